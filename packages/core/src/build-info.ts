@@ -1,0 +1,72 @@
+import type { JsonSchema } from './tool-definition.js';
+
+/**
+ * What the anytool build step learned from a tool's source and passes into the
+ * `@Tool()` decorator, the `tool()` call or a `BaseTool` subclass (as the static
+ * `[BUILD_INFO]` property). Users do not write it by hand.
+ */
+export interface ToolBuildInfo {
+  /** The JSDoc summary of the function or method. */
+  description?: string;
+  /** JSON Schema of the arguments object. */
+  parameters?: JsonSchema;
+  /**
+   * The argument each non-context parameter receives, in declaration order: a
+   * property name of the arguments object, or `WHOLE_ARGUMENTS` for a single
+   * destructured parameter that receives the whole object.
+   */
+  paramNames?: readonly string[];
+  /** The position of the `ExecutionContext` parameter, when the function declares one. */
+  contextIndex?: number;
+  /** JSON Schema of the (awaited) return type, when it is an object type. */
+  outputSchema?: JsonSchema;
+  /**
+   * Steps applied to the validated arguments before the tool runs (reviving
+   * `Date`s, building class instances). Filled by the build step.
+   */
+  prepare?: readonly ArgumentPreparer[];
+}
+
+/** Turns validated JSON arguments into what the function expects; may reject them with a message. */
+export type ArgumentPreparer = (args: Record<string, unknown>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** In `paramNames`, the parameter that receives the whole arguments object. */
+export const WHOLE_ARGUMENTS = '*';
+
+/** The static property of a `BaseTool` subclass where the build step leaves its `ToolBuildInfo`. */
+export const BUILD_INFO: unique symbol = Symbol.for('anytool.buildInfo') as never;
+
+/** Calls `fn` with the arguments object spread into its parameters, the context at its declared position. */
+export type Invoker = (thisArg: unknown, context: unknown, args: Record<string, unknown>) => unknown;
+
+/**
+ * Makes the function that maps one arguments object onto a function's parameters.
+ * With `paramNames` each parameter gets its property; without them the function
+ * receives the arguments object first and, when `contextIndex` is given, the context there.
+ */
+export function makeInvoker(fn: (...args: never[]) => unknown, paramNames: readonly string[] | undefined, contextIndex: number | undefined): Invoker {
+  const call = fn as (...args: unknown[]) => unknown;
+  if (paramNames === undefined) {
+    if (contextIndex === undefined) return (self, _context, args) => call.call(self, args);
+    if (contextIndex === 0) return (self, context, args) => call.call(self, context, args);
+    return (self, context, args) => call.call(self, args, context);
+  }
+  const names = [...paramNames];
+  const arity = names.length + (contextIndex === undefined ? 0 : 1);
+  if (contextIndex === undefined && names.length === 1) {
+    const only = names[0]!;
+    return only === WHOLE_ARGUMENTS ? (self, _context, args) => call.call(self, args) : (self, _context, args) => call.call(self, args[only]);
+  }
+  return (self, context, args) => {
+    const argv = new Array<unknown>(arity);
+    let n = 0;
+    for (let i = 0; i < arity; i++) {
+      if (i === contextIndex) argv[i] = context;
+      else {
+        const name = names[n++]!;
+        argv[i] = name === WHOLE_ARGUMENTS ? args : args[name];
+      }
+    }
+    return call.apply(self, argv);
+  };
+}

@@ -1,0 +1,22 @@
+import { setContextParam } from './records.js';
+
+export type ContextDecorator = (target: object, propertyKey: string | symbol | undefined, parameterIndex: number) => void;
+
+/**
+ * Legacy (`experimentalDecorators`) parameter decorator: marks the parameter
+ * that receives the run's `ExecutionContext`. Standard decorators have no
+ * parameter decorators: there, type the parameter as `ExecutionContext` and the
+ * build step finds it.
+ */
+export function Context(): ContextDecorator {
+  return (target, propertyKey, parameterIndex) => {
+    if (propertyKey === undefined) return;
+    const owner = typeof target === 'function' ? target : target.constructor;
+    setContextParam(owner, propertyKey, parameterIndex, true);
+  };
+}
+
+/** The imperative twin of `@Context()`: parameter `index` of `method` receives the context. */
+export function defineContext<T extends object>(target: abstract new (...args: never[]) => T, method: keyof T & (string | symbol), index: number): void {
+  setContextParam(target, method, index, false);
+}

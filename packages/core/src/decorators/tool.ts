@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import type { ToolBuildInfo } from '../build-info.js';
+import { AnytoolError, ErrorCode } from '../errors.js';
+import { addToMetadata, addToReflectMetadata, ownMetadata, type ToolOptions, type ToolRecord } from './records.js';
+
+/** Works as a TC39 standard method decorator and as a legacy `experimentalDecorators` one. */
+export interface ToolDecorator {
+  // The method's own signature does not matter to the recorder.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  (value: (this: any, ...args: any[]) => any, context: ClassMethodDecoratorContext): void;
+  (target: object, propertyKey: string | symbol, descriptor?: PropertyDescriptor): void;
+}
+
+function isStandardContext(value: unknown): value is ClassMethodDecoratorContext {
+  return typeof value === 'object' && value !== null && 'kind' in value && 'metadata' in value;
+}
+
+function record(method: string | symbol, options: ToolOptions | undefined, build: ToolBuildInfo | undefined): ToolRecord {
+  const entry: ToolRecord = { method, options: { ...options } };
+  if (build) entry.build = build;
+  return entry;
+}
+
+/**
+ * Marks a method as a tool. It only records: `toolsFrom(instance)` builds the
+ * tools. The build step passes the schema and description as the second argument.
+ *
+ * @example
+ * class Weather {
+ *   /** Current weather for a city. *\/
+ *   @Tool() getWeather(city: string, unit: 'celsius' | 'fahrenheit' = 'celsius') { ... }
+ * }
+ * const tools = toolsFrom(new Weather());
+ */
+export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorator {
+  return ((...args: unknown[]) => {
+    const [value, context] = args;
+    if (isStandardContext(context)) {
+      if (context.kind !== 'method' || context.static || context.private) {
+        const what = context.kind !== 'method' ? `a ${context.kind}` : context.static ? 'a static method' : 'a private method';
+        throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on ${what} (${String(context.name)}): put @Tool() on a public instance method`);
+      }
+      addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
+      return;
+    }
+    const target = value as object;
+    const key = context as string | symbol;
+    if (typeof target === 'function') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on static method ${target.name}.${String(key)}: put @Tool() on a public instance method`);
+    }
+    addToReflectMetadata(target.constructor, record(key, options, build));
+  }) as ToolDecorator;
+}
+
+/**
+ * The imperative twin of `@Tool()`: records `Class.prototype[method]` as a tool.
+ *
+ * @example
+ * defineTool(Weather, 'getWeather', { description: 'Current weather.', parameters: { type: 'object', ... } });
+ */
+export function defineTool<T extends object>(target: abstract new (...args: never[]) => T, method: keyof T & (string | symbol), options?: ToolOptions, build?: ToolBuildInfo): void {
+  if (typeof (target.prototype as Record<PropertyKey, unknown>)[method] !== 'function') {
+    throw new AnytoolError(ErrorCode.InvalidOptions, `defineTool(${target.name}, ${String(method)}): ${target.name}.prototype.${String(method)} is not a method`);
+  }
+  addToMetadata(ownMetadata(target), record(method, options, build));
+}

@@ -1,0 +1,72 @@
+/**
+ * Every error anytool throws or reports carries one of these stable codes.
+ * Callers branch on `code`, never on message text.
+ */
+export const ErrorCode = {
+  /** A tool name was registered twice in one toolset. */
+  DuplicateTool: 'DUPLICATE_TOOL',
+  /** A tool name breaks a provider's naming rule. */
+  InvalidToolName: 'INVALID_TOOL_NAME',
+  /** A tool has no parameter schema and the build step did not provide one. */
+  MissingSchema: 'MISSING_SCHEMA',
+  /** A tool has no description and the build step did not provide one. */
+  MissingDescription: 'MISSING_DESCRIPTION',
+  /** A tool's JSON Schema is not a valid schema. */
+  InvalidSchema: 'INVALID_SCHEMA',
+  /** Options given to a tool, decorator or toolset are malformed. */
+  InvalidOptions: 'INVALID_OPTIONS',
+  /** The model asked for a tool that the toolset does not hold. */
+  UnknownTool: 'UNKNOWN_TOOL',
+  /** The model's arguments did not match the tool's schema. */
+  InvalidArguments: 'INVALID_ARGUMENTS',
+  /** The tool threw or rejected. */
+  ToolFailed: 'TOOL_FAILED',
+  /** The tool did not settle within its timeout. */
+  Timeout: 'TIMEOUT',
+  /** The run was aborted before or while the tool ran. */
+  Aborted: 'ABORTED',
+  /** The tool returned a value that cannot be turned into a tool result. */
+  InvalidResult: 'INVALID_RESULT',
+  /** A type has no faithful JSON Schema (build step). */
+  UnsupportedType: 'UNSUPPORTED_TYPE',
+  /** An MCP server could not be started or connected to. */
+  McpConnectFailed: 'MCP_CONNECT_FAILED',
+  /** The connection to an MCP server closed while a call was in flight. */
+  McpConnectionClosed: 'MCP_CONNECTION_CLOSED',
+  /** An MCP server answered with a protocol error. */
+  McpProtocolError: 'MCP_PROTOCOL_ERROR',
+  /** An MCP server's tool result did not match its output schema. */
+  McpInvalidResult: 'MCP_INVALID_RESULT',
+  /** A model call failed after the client's own retries. */
+  ModelFailed: 'MODEL_FAILED',
+  /** A tool call was refused by the approval callback. */
+  ApprovalDenied: 'APPROVAL_DENIED',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface AnytoolErrorOptions {
+  cause?: unknown;
+}
+
+/** The one base class of anytool's errors: a stable `code`, a readable message and a `cause`. */
+export class AnytoolError extends Error {
+  override readonly name: string = 'AnytoolError';
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: AnytoolErrorOptions) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+/** Returns a readable one-line message for anything thrown. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

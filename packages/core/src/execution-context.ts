@@ -1,0 +1,153 @@
+import type { ToolResult } from './tool-result.js';
+
+/** Epoch milliseconds with sub-millisecond precision (monotonic within the process). */
+export function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+interface EventBase {
+  /** When the event happened, epoch milliseconds with sub-millisecond precision. */
+  time: number;
+}
+
+export interface ToolCallEvent extends EventBase {
+  type: 'tool_call';
+  callId: string;
+  tool: string;
+  args: unknown;
+}
+
+export interface ToolResultEvent extends EventBase {
+  type: 'tool_result';
+  callId: string;
+  tool: string;
+  result: ToolResult;
+  /** Milliseconds between the tool_call event and this one. */
+  durationMs: number;
+}
+
+export interface ProgressEvent extends EventBase {
+  type: 'progress';
+  callId?: string;
+  tool?: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface MessageEvent extends EventBase {
+  type: 'message';
+  role: 'system' | 'user' | 'assistant';
+  text: string;
+  /** Extra data a runtime attaches (tool calls of an assistant turn, usage...). */
+  data?: unknown;
+}
+
+export interface ErrorEvent extends EventBase {
+  type: 'error';
+  code: string;
+  message: string;
+  callId?: string;
+  tool?: string;
+}
+
+/** Everything a run records, in the order it happened. */
+export type RunEvent = ToolCallEvent | ToolResultEvent | ProgressEvent | MessageEvent | ErrorEvent;
+
+/** A run event before its time is stamped. */
+export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> & { time?: number } : never) : never;
+
+export type RunEventListener = (event: RunEvent) => void;
+
+export interface ExecutionContextOptions {
+  runId?: string;
+  state?: Map<string, unknown>;
+  signal?: AbortSignal;
+}
+
+let runCounter = 0;
+
+/**
+ * One run's state, handed to every tool call. Most tools ignore it; tools that
+ * declare a context parameter receive it.
+ *
+ * `events` is append-only: tools and runtimes add to it through `record`, and
+ * listeners see each event as it is recorded. JavaScript runs one callback at a
+ * time, so tools running concurrently can share `state` and `events` safely.
+ *
+ * @example
+ * const context = new ExecutionContext({ signal: AbortSignal.timeout(30_000) });
+ * await toolset.invoke('add', { a: 1, b: 2 }, context);
+ * console.log(context.events);
+ */
+export class ExecutionContext {
+  readonly runId: string;
+  /** Shared between the tools of one run. */
+  readonly state: Map<string, unknown>;
+  /** The run's abort signal; a tool that honours it stops early. */
+  readonly signal: AbortSignal | undefined;
+  private readonly log: RunEvent[];
+  private readonly listeners: RunEventListener[];
+  private readonly shared: { calls: number };
+
+  constructor(options: ExecutionContextOptions = {}) {
+    this.runId = options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`;
+    this.state = options.state ?? new Map();
+    this.signal = options.signal;
+    this.log = [];
+    this.listeners = [];
+    this.shared = { calls: 0 };
+  }
+
+  /** The run's events, oldest first. */
+  get events(): readonly RunEvent[] {
+    return this.log;
+  }
+
+  /** Appends an event (stamping its time) and tells the listeners. */
+  record(event: RunEventInput): RunEvent {
+    const stamped = (event.time === undefined ? { ...event, time: now() } : event) as RunEvent;
+    this.log.push(stamped);
+    for (let i = 0; i < this.listeners.length; i++) {
+      try {
+        this.listeners[i]!(stamped);
+      } catch {
+        // A broken listener must not break the run; the event is still recorded.
+      }
+    }
+    return stamped;
+  }
+
+  /** Calls `listener` for every event recorded from now on; returns the unsubscribe function. */
+  subscribe(listener: RunEventListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
+
+  /** A fresh call id, unique within this run. */
+  nextCallId(): string {
+    return `call_${++this.shared.calls}`;
+  }
+
+  /**
+   * A view of this run with another abort signal: the same run id, state, events
+   * and listeners. Used to give one call its own deadline.
+   */
+  withSignal(signal: AbortSignal): ExecutionContext {
+    const view = Object.create(ExecutionContext.prototype) as ExecutionContext;
+    Object.assign(view, this, { signal });
+    return view;
+  }
+
+  /** Records a progress event for the call in progress (tools call this to report progress). */
+  progress(progress: number, total?: number, message?: string, callId?: string): void {
+    const event: RunEventInput = { type: 'progress', progress };
+    if (total !== undefined) event.total = total;
+    if (message !== undefined) event.message = message;
+    if (callId !== undefined) event.callId = callId;
+    this.record(event);
+  }
+}

@@ -1,0 +1,68 @@
+import { BaseTool, type BaseToolOptions } from './base-tool.js';
+import { makeInvoker, type Invoker, type ToolBuildInfo } from './build-info.js';
+import { AnytoolError, ErrorCode } from './errors.js';
+import type { ExecutionContext } from './execution-context.js';
+
+/** Options of `tool(fn, options)`. */
+export interface FunctionToolOptions extends BaseToolOptions {
+  /**
+   * Only for a function given explicit `parameters` and no build information:
+   * `true` passes the context as its second argument, after the arguments object.
+   */
+  context?: boolean;
+}
+
+// Any function: its parameters are matched from the arguments object at run time.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyFunction = (...args: any[]) => unknown;
+
+/**
+ * A plain function, sync or async, as a tool.
+ *
+ * Two calling conventions:
+ * - With build information (the anytool build step read the function's
+ *   parameters), each parameter receives the argument of the same name, and a
+ *   parameter typed `ExecutionContext` receives the context wherever it stands.
+ * - With explicit `parameters` and no build information, the function receives
+ *   the arguments object, and the context second only with `{ context: true }`.
+ */
+export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool {
+  readonly fn: Fn;
+  /** Whether the function receives the run's context. */
+  readonly needsContext: boolean;
+  private readonly invoker: Invoker;
+
+  constructor(fn: Fn, options: FunctionToolOptions = {}, build?: ToolBuildInfo) {
+    if (typeof fn !== 'function') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
+    }
+    super({ ...options, name: options.name ?? fn.name }, build ?? {});
+    this.fn = fn;
+    this.source = `function ${fn.name || '(anonymous)'}`;
+    const useBuild = build?.paramNames !== undefined && options.parameters === undefined;
+    if (options.context === true && useBuild) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: { context: true } is only for tools given explicit parameters; the build step already knows where the context parameter is`);
+    }
+    const contextIndex = useBuild ? build.contextIndex : options.context === true ? 1 : undefined;
+    this.needsContext = contextIndex !== undefined;
+    this.invoker = makeInvoker(fn, useBuild ? build.paramNames : undefined, contextIndex);
+  }
+
+  execute(context: ExecutionContext, args: Record<string, unknown>): unknown {
+    return this.invoker(undefined, context, args);
+  }
+}
+
+/**
+ * Wraps a function as a tool. The anytool build step fills in the description
+ * (from JSDoc) and the parameter schema (from the parameter types); without it,
+ * pass `parameters` yourself.
+ *
+ * @example
+ * const calculator = tool(function calculator(expression: string): number {
+ *   // ...
+ * }, { description: 'Calculate a math expression.' });
+ */
+export function tool<Fn extends AnyFunction>(fn: Fn, options?: FunctionToolOptions, build?: ToolBuildInfo): FunctionTool<Fn> {
+  return new FunctionTool(fn, options, build);
+}

@@ -1,0 +1,59 @@
+// The public API of @anytool/core. Anything exported here is public API: add with care.
+import './decorators/metadata-keys.js';
+
+export { AnytoolError, ErrorCode, describeError } from './errors.js';
+export type { AnytoolErrorOptions } from './errors.js';
+
+export { ExecutionContext, now } from './execution-context.js';
+export type {
+  ErrorEvent,
+  ExecutionContextOptions,
+  MessageEvent,
+  ProgressEvent,
+  RunEvent,
+  RunEventInput,
+  RunEventListener,
+  ToolCallEvent,
+  ToolResultEvent,
+} from './execution-context.js';
+
+export type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
+
+export { errorResult, imageResult, isToolResult, normalizeResult, resultText, sniffMimeType, textResult, toBase64, toolResult } from './tool-result.js';
+export type { AudioContent, ContentPart, ImageContent, ResourceContent, ResourceLinkContent, TextContent, ToolResult } from './tool-result.js';
+
+export { BaseTool } from './base-tool.js';
+export type { BaseToolOptions, InvokeOptions } from './base-tool.js';
+
+export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
+export type { ArgumentPreparer, ToolBuildInfo } from './build-info.js';
+
+export { FunctionTool, tool } from './function-tool.js';
+export type { AnyFunction, FunctionToolOptions } from './function-tool.js';
+
+export { Tool, defineTool } from './decorators/tool.js';
+export type { ToolDecorator } from './decorators/tool.js';
+export { Context, defineContext } from './decorators/context.js';
+export type { ContextDecorator } from './decorators/context.js';
+export type { ToolOptions, ToolRecord } from './decorators/records.js';
+
+export { MethodTool, toolsFrom } from './method-tool.js';
+
+export { Toolset } from './toolset.js';
+export type { DynamicToolSource, ToolSource } from './toolset.js';
+
+export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
+
+export { compileValidator, formatProblems, schemaProblems } from './validation.js';
+export type { ArgsValidator, ArgumentProblem } from './validation.js';
+
+export { lowerDefinitions } from './providers/index.js';
+export type { DefinitionFormat, FormatMap, FormatOptions, FormatTool, Lowered, LoweringNote } from './providers/index.js';
+export { toOpenAIChatTools, toOpenAIResponsesTools } from './providers/openai.js';
+export type { OpenAIChatTool, OpenAIFormatOptions, OpenAIResponsesTool } from './providers/openai.js';
+export { toAnthropicTools } from './providers/anthropic.js';
+export type { AnthropicTool } from './providers/anthropic.js';
+export { toGeminiTools } from './providers/gemini.js';
+export type { GeminiFunctionDeclaration } from './providers/gemini.js';
+export { toMcpTools } from './providers/mcp.js';
+export type { McpToolDefinition } from './providers/mcp.js';

@@ -1,0 +1,40 @@
+import type { JsonSchema } from '../tool-definition.js';
+
+/** One thing a provider lowering had to drop or change in a tool's schema. */
+export interface LoweringNote {
+  tool: string;
+  /** JSON Pointer into the tool's parameter schema. */
+  path: string;
+  action: 'dropped' | 'changed' | 'not-strict';
+  detail: string;
+}
+
+/** A provider's tools plus the notes of what the lowering lost or changed. */
+export interface Lowered<T> {
+  tools: T[];
+  notes: LoweringNote[];
+}
+
+/** Keywords that carry nothing a model uses; dropping them is not worth a note. */
+export const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment']);
+
+export function isSchema(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Escapes one JSON Pointer segment. */
+export function pointer(path: string, segment: string | number): string {
+  return `${path}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+/** The definitions a schema's `$ref`s can point to (`$defs` and draft-07 `definitions`). */
+export function collectDefs(schema: JsonSchema): Record<string, JsonSchema> {
+  return { ...((schema['definitions'] as Record<string, JsonSchema> | undefined) ?? {}), ...((schema['$defs'] as Record<string, JsonSchema> | undefined) ?? {}) };
+}
+
+/** The name of the local definition a `$ref` points to, if it is one. */
+export function localRefName(ref: unknown): string | undefined {
+  if (typeof ref !== 'string') return undefined;
+  const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
+  return match ? decodeURIComponent(match[1]!).replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
+}

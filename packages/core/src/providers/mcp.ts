@@ -1,0 +1,41 @@
+import type { ToolDefinition } from '../tool-definition.js';
+import type { Lowered } from './lowering.js';
+
+/** A tool as MCP's `tools/list` describes it. */
+export interface McpToolDefinition {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: { type: 'object'; [keyword: string]: unknown };
+  outputSchema?: { type: 'object'; [keyword: string]: unknown };
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+/** MCP tool definitions: JSON Schema as it is, annotations as MCP's hints. */
+export function toMcpTools(definitions: readonly ToolDefinition[]): Lowered<McpToolDefinition> {
+  const tools = definitions.map((d): McpToolDefinition => {
+    const tool: McpToolDefinition = { name: d.name, description: d.description, inputSchema: { ...d.parameters, type: 'object' } };
+    if (d.title !== undefined) tool.title = d.title;
+    if (d.outputSchema !== undefined) {
+      if (d.outputSchema['type'] === 'object') tool.outputSchema = { ...d.outputSchema, type: 'object' };
+    }
+    const a = d.annotations;
+    if (a !== undefined || d.title !== undefined) {
+      const hints: NonNullable<McpToolDefinition['annotations']> = {};
+      if (d.title !== undefined) hints.title = d.title;
+      if (a?.readOnly !== undefined) hints.readOnlyHint = a.readOnly;
+      if (a?.destructive !== undefined) hints.destructiveHint = a.destructive;
+      if (a?.idempotent !== undefined) hints.idempotentHint = a.idempotent;
+      if (a?.openWorld !== undefined) hints.openWorldHint = a.openWorld;
+      tool.annotations = hints;
+    }
+    return tool;
+  });
+  return { tools, notes: [] };
+}

@@ -1,0 +1,29 @@
+/** A JSON Schema object (any draft anytool emits: draft-07 keywords plus `$defs`). */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** Hints about a tool's behaviour, the neutral form of MCP's tool annotations. */
+export interface ToolAnnotations {
+  /** The tool does not change its environment. */
+  readOnly?: boolean;
+  /** The tool may make destructive changes (only meaningful when not read-only). */
+  destructive?: boolean;
+  /** Calling the tool again with the same arguments has no further effect. */
+  idempotent?: boolean;
+  /** The tool talks to an open world of external entities (the web, other systems). */
+  openWorld?: boolean;
+}
+
+/**
+ * The neutral description of a tool, from which every provider format is made
+ * (see `providers/`).
+ */
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description: string;
+  /** JSON Schema of the arguments object; always `type: "object"` at the root. */
+  parameters: JsonSchema;
+  /** JSON Schema of the structured result, when the tool has one. */
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+}

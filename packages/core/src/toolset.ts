@@ -1,0 +1,218 @@
+import { BaseTool, type InvokeOptions } from './base-tool.js';
+import { AnytoolError, ErrorCode } from './errors.js';
+import { ExecutionContext, now } from './execution-context.js';
+import { hasToolRecords, toolsFrom } from './method-tool.js';
+import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool, type Lowered } from './providers/index.js';
+import type { ToolDefinition } from './tool-definition.js';
+import { errorResult, type ToolResult } from './tool-result.js';
+import { schemaProblems } from './validation.js';
+
+/**
+ * A source of tools that can change over time (an MCP server's tools after
+ * `tools/list_changed`, another toolset). A toolset that holds one follows its changes.
+ */
+export interface DynamicToolSource {
+  readonly tools: readonly BaseTool[];
+  /** Calls `listener` after the tools changed; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void;
+}
+
+/** Anything a toolset can hold. */
+export type ToolSource = BaseTool | DynamicToolSource | object | readonly ToolSource[];
+
+interface Entry {
+  tools(): readonly BaseTool[];
+  unsubscribe?: () => void;
+}
+
+function isDynamicSource(value: unknown): value is DynamicToolSource {
+  return typeof value === 'object' && value !== null && 'subscribe' in value && 'tools' in value && typeof (value as DynamicToolSource).subscribe === 'function';
+}
+
+/** Checks a tool's definition and schema; throws the coded error a developer needs. */
+function checkTool(tool: BaseTool): ToolDefinition {
+  const definition = tool.definition;
+  const problems = schemaProblems(definition.parameters);
+  if (problems !== undefined) {
+    throw new AnytoolError(ErrorCode.InvalidSchema, `${tool.label}: its parameter schema is not valid JSON Schema (${problems})`);
+  }
+  if (definition.outputSchema !== undefined) {
+    const outputProblems = schemaProblems(definition.outputSchema);
+    if (outputProblems !== undefined) throw new AnytoolError(ErrorCode.InvalidSchema, `${tool.label}: its output schema is not valid JSON Schema (${outputProblems})`);
+  }
+  return definition;
+}
+
+/**
+ * Holds tools from every source under unique names and is the agent's single
+ * entry point: `definitions(format)` for what the model sees, `invoke(name,
+ * args, context)` for the call.
+ *
+ * @example
+ * const toolset = new Toolset(calculator, new WeatherTools(), mcpTools);
+ * const result = await toolset.invoke('calculator', '{"expression":"2+2"}', context);
+ */
+export class Toolset implements DynamicToolSource {
+  private readonly entries: Entry[] = [];
+  private byName = new Map<string, BaseTool>();
+  private readonly listeners: Array<() => void> = [];
+  /** Problems found while following a dynamic source (a name collision after a refresh). */
+  readonly warnings: string[] = [];
+
+  constructor(...sources: ToolSource[]) {
+    this.add(...sources);
+  }
+
+  /**
+   * Adds tools: `BaseTool`s, arrays of them, instances of classes with `@Tool`
+   * methods, other toolsets and dynamic sources. A name already held, or a bad
+   * definition, throws a coded error and nothing is added.
+   */
+  add(...sources: ToolSource[]): this {
+    const added: Entry[] = [];
+    for (const source of sources) this.collect(source, added);
+    const next = this.index([...this.entries, ...added]);
+    this.entries.push(...added);
+    this.byName = next;
+    for (const entry of added) {
+      const dynamic = (entry as Entry & { source?: DynamicToolSource }).source;
+      if (dynamic) entry.unsubscribe = dynamic.subscribe(() => this.refresh());
+    }
+    this.notify();
+    return this;
+  }
+
+  /** Removes the tools with these names (from static sources; a dynamic source keeps its own). */
+  remove(...names: string[]): this {
+    const drop = new Set(names);
+    for (const entry of this.entries) {
+      if ((entry as Entry & { source?: DynamicToolSource }).source) continue;
+      const kept = entry.tools().filter((t) => !drop.has(t.name));
+      entry.tools = () => kept;
+    }
+    this.byName = this.index(this.entries);
+    this.notify();
+    return this;
+  }
+
+  private collect(source: ToolSource, into: Entry[]): void {
+    if (source instanceof BaseTool) {
+      checkTool(source);
+      const list = [source];
+      into.push({ tools: () => list });
+    } else if (Array.isArray(source)) {
+      for (const item of source as readonly ToolSource[]) this.collect(item, into);
+    } else if (isDynamicSource(source)) {
+      if (source === this) throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself');
+      for (const tool of source.tools) checkTool(tool);
+      into.push(Object.assign({ tools: () => source.tools }, { source }));
+    } else if (hasToolRecords(source)) {
+      const list = toolsFrom(source);
+      for (const tool of list) checkTool(tool);
+      into.push({ tools: () => list });
+    } else {
+      const value = source as unknown;
+      const what = typeof value === 'object' && value !== null ? `an instance of ${value.constructor.name} with no @Tool() methods` : String(value);
+      throw new AnytoolError(ErrorCode.InvalidOptions, `Toolset.add(): cannot take ${what}; pass tools, arrays of tools, instances of classes with @Tool() methods, toolsets or MCP toolsets`);
+    }
+  }
+
+  private index(entries: readonly Entry[]): Map<string, BaseTool> {
+    const map = new Map<string, BaseTool>();
+    for (const entry of entries) {
+      for (const tool of entry.tools()) {
+        const held = map.get(tool.name);
+        if (held !== undefined && held !== tool) {
+          throw new AnytoolError(ErrorCode.DuplicateTool, `two tools are named "${tool.name}": ${held.label} and ${tool.label}; rename one with { name: '...' } (MCP toolsets can prefix their names)`);
+        }
+        map.set(tool.name, tool);
+      }
+    }
+    return map;
+  }
+
+  private refresh(): void {
+    try {
+      this.byName = this.index(this.entries);
+    } catch (error) {
+      // A dynamic source changed into a collision: keep what was held and say so.
+      this.warnings.push(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.notify();
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** Every tool held, in the order they were added. */
+  get tools(): readonly BaseTool[] {
+    return [...this.byName.values()];
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  get size(): number {
+    return this.byName.size;
+  }
+
+  get(name: string): BaseTool | undefined {
+    return this.byName.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
+
+  /** Stops following dynamic sources. */
+  dispose(): void {
+    for (const entry of this.entries) entry.unsubscribe?.();
+  }
+
+  /** The neutral definitions of every tool. */
+  neutralDefinitions(): ToolDefinition[] {
+    return this.tools.map((t) => t.definition);
+  }
+
+  /** The tools in a provider's format. What the lowering changed is in `lower(format).notes`. */
+  definitions<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): FormatTool<F>[] {
+    return this.lower(format, options).tools;
+  }
+
+  /** The tools in a provider's format plus a note for everything the lowering dropped or changed. */
+  lower<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+    return lowerDefinitions(format, this.neutralDefinitions(), options);
+  }
+
+  /**
+   * The agent's single entry point: finds the tool by name and calls it. Never
+   * throws; an unknown name is an error result that lists the valid names.
+   */
+  invoke(name: string, rawArgs: unknown, context: ExecutionContext = new ExecutionContext(), options?: InvokeOptions): Promise<ToolResult> {
+    const tool = this.byName.get(name);
+    if (tool !== undefined) return tool.invoke(context, rawArgs, options);
+    return Promise.resolve(this.unknownTool(name, rawArgs, context, options));
+  }
+
+  private unknownTool(name: string, rawArgs: unknown, context: ExecutionContext, options: InvokeOptions | undefined): ToolResult {
+    const callId = options?.callId ?? context.nextCallId();
+    const started = now();
+    context.record({ type: 'tool_call', callId, tool: name, args: rawArgs, time: started });
+    const valid = this.names;
+    const list = valid.length === 0 ? 'there are no tools' : `the available tools are: ${valid.join(', ')}`;
+    const result = errorResult(ErrorCode.UnknownTool, `Unknown tool "${name}"; ${list}. Call one of those.`);
+    context.record({ type: 'tool_result', callId, tool: name, result, durationMs: now() - started });
+    return result;
+  }
+}
