@@ -22,7 +22,7 @@ function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>
 // decorators and under legacy experimentalDecorators + emitDecoratorMetadata.
 const config: Config = {
   projects: [
-    project('core', ['<rootDir>/packages/core/test/**/*.test.ts']),
+    project('core', ['<rootDir>/packages/core/test/**/*.test.ts'], undefined, { testPathIgnorePatterns: ['\\.legacy\\.test\\.ts$'] }),
     project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts']),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),

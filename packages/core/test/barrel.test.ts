@@ -1,0 +1,30 @@
+import * as core from '@anytool/core';
+
+describe('the public surface of @anytool/core', () => {
+  it('exports exactly the intended names', () => {
+    expect(Object.keys(core).sort()).toEqual(
+      [
+        'AnytoolError', 'BUILD_INFO', 'BaseTool', 'Context', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
+        'TOOL_NAME_RULES', 'Tool', 'Toolset', 'WHOLE_ARGUMENTS', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
+        'errorResult', 'formatProblems', 'imageResult', 'isToolResult', 'lowerDefinitions', 'normalizeResult', 'now', 'resultText', 'schemaProblems',
+        'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',
+        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom',
+      ].sort(),
+    );
+  });
+
+  it('every exported error class carries a code from ErrorCode', () => {
+    const codes = new Set<string>(Object.values(core.ErrorCode));
+    const errorClasses = (Object.values(core) as unknown[]).filter((v): v is Function => typeof v === 'function' && v.prototype instanceof Error);
+    expect(errorClasses.length).toBeGreaterThan(0);
+    for (const ErrorClass of errorClasses) {
+      const instance = new (ErrorClass as unknown as new (code: string, message: string) => core.AnytoolError)(core.ErrorCode.ToolFailed, 'x');
+      expect(codes.has(instance.code)).toBe(true);
+    }
+    expect(new Set(Object.values(core.ErrorCode)).size).toBe(Object.values(core.ErrorCode).length);
+  });
+
+  it('keeps storage internals private', () => {
+    for (const name of ['readToolRecords', 'addToMetadata', 'TOOL_RECORDS', 'CONTEXT_PARAMS', 'makeInvoker', 'compileNullStripper']) expect(name in core).toBe(false);
+  });
+});

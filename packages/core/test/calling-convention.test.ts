@@ -1,0 +1,58 @@
+import { ExecutionContext, FunctionTool, Toolset, WHOLE_ARGUMENTS, tool, ErrorCode, AnytoolError } from '@anytool/core';
+
+const schema = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number', default: 10 } }, required: ['a'] };
+
+describe('calling convention', () => {
+  it('with build information, parameters are matched by name and the context sits at its declared position', async () => {
+    const calls: unknown[][] = [];
+    const fn = (a: number, context: ExecutionContext, b = 10): number => {
+      calls.push([a, context instanceof ExecutionContext, b]);
+      return a + b;
+    };
+    const t = tool(fn, { name: 'add', description: 'Add.' }, { parameters: schema, paramNames: ['a', 'b'], contextIndex: 1 });
+    expect(t.needsContext).toBe(true);
+    const toolset = new Toolset(t);
+    expect((await toolset.invoke('add', { b: 2, a: 1 })).structured).toBe(3);
+    expect(calls).toEqual([[1, true, 2]]);
+  });
+
+  it('a destructured parameter receives the whole arguments object', async () => {
+    const t = tool(({ a, b }: { a: number; b: number }) => a * b, { name: 'mul', description: 'Multiply.' }, { parameters: schema, paramNames: [WHOLE_ARGUMENTS] });
+    expect((await new Toolset(t).invoke('mul', { a: 3, b: 4 })).structured).toBe(12);
+  });
+
+  it('with explicit parameters, the function receives the arguments object, and the context second only when declared', async () => {
+    const plain = tool((args: { a: number }, ...rest: unknown[]) => [args.a, rest.length], { name: 'plain', description: 'x', parameters: schema });
+    const aware = tool((args: { a: number }, context: ExecutionContext) => [args.a, context.runId], { name: 'aware', description: 'x', parameters: schema, context: true });
+    const toolset = new Toolset(plain, aware);
+    const context = new ExecutionContext({ runId: 'r1' });
+    expect((await toolset.invoke('plain', { a: 1 }, context)).structured).toEqual([1, 0]);
+    expect((await toolset.invoke('aware', { a: 2 }, context)).structured).toEqual([2, 'r1']);
+  });
+
+  it('sync and async functions alike', async () => {
+    const sync = tool(() => 'sync', { name: 'sync', description: 'x', parameters: { type: 'object', properties: {} } });
+    const asyncTool = tool(async () => 'async', { name: 'async_tool', description: 'x', parameters: { type: 'object', properties: {} } });
+    const toolset = new Toolset(sync, asyncTool);
+    expect((await toolset.invoke('sync', {})).content).toEqual([{ type: 'text', text: 'sync' }]);
+    expect((await toolset.invoke('async_tool', {})).content).toEqual([{ type: 'text', text: 'async' }]);
+  });
+
+  it('a function with neither build information nor parameters fails at registration, saying how to fix it', () => {
+    const make = (): FunctionTool => new FunctionTool(function lonely() {
+      return 1;
+    }, { description: 'x' });
+    expect(() => new Toolset(make())).toThrow(AnytoolError);
+    try {
+      new Toolset(make());
+    } catch (error) {
+      expect((error as AnytoolError).code).toBe(ErrorCode.MissingSchema);
+      expect((error as Error).message).toContain('function lonely');
+      expect((error as Error).message).toMatch(/build step.*or pass \{ parameters/);
+    }
+  });
+
+  it('rejects { context: true } on a tool whose build information already places the context', () => {
+    expect(() => tool((a: number) => a, { description: 'x', context: true }, { parameters: schema, paramNames: ['a'] })).toThrow(/context: true/);
+  });
+});

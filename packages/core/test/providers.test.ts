@@ -1,0 +1,135 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { FunctionDeclaration } from '@google/genai';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type OpenAI from 'openai';
+import Ajv from 'ajv';
+import { ExecutionContext, Toolset, tool, type JsonSchema } from '@anytool/core';
+
+const treeSchema: JsonSchema = {
+  type: 'object',
+  properties: { root: { $ref: '#/$defs/Node' } },
+  required: ['root'],
+  $defs: { Node: { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['value'] } },
+};
+
+const samples = [
+  tool(() => 1, {
+    name: 'search',
+    description: 'Search.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, description: 'What to look for' },
+        limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+        sort: { type: 'string', enum: ['new', 'top'] },
+        filters: { type: 'object', properties: { since: { type: 'string', format: 'date-time' }, tags: { type: 'array', items: { type: 'string' }, uniqueItems: true } } },
+        shape: { oneOf: [{ type: 'object', properties: { kind: { const: 'circle' }, r: { type: 'number' } }, required: ['kind', 'r'] }, { type: 'object', properties: { kind: { const: 'square' }, side: { type: 'number' } }, required: ['kind', 'side'] }] },
+      },
+      required: ['query'],
+    },
+  }),
+  tool(() => 1, { name: 'tree_sum', description: 'Sum a tree.', parameters: treeSchema }),
+  tool(() => 1, { name: 'tally', description: 'Tally by key.', parameters: { type: 'object', properties: { counts: { type: 'object', additionalProperties: { type: 'number' } } }, required: ['counts'] } }),
+  tool(() => 1, { name: 'noop', description: 'Takes nothing.', parameters: { type: 'object', properties: {} }, annotations: { readOnly: true, idempotent: true }, title: 'No-op' }),
+];
+const toolset = new Toolset(samples);
+
+describe('provider formats', () => {
+  it('are assignable to the official SDK types (checked by the compiler)', () => {
+    const chat: OpenAI.Chat.Completions.ChatCompletionTool[] = toolset.definitions('openai');
+    const responses: OpenAI.Responses.FunctionTool[] = toolset.definitions('openai-responses');
+    const anthropic: Anthropic.Messages.Tool[] = toolset.definitions('anthropic');
+    const gemini: FunctionDeclaration[] = toolset.definitions('gemini');
+    const mcp: McpTool[] = toolset.definitions('mcp');
+    for (const list of [chat, responses, anthropic, gemini, mcp]) expect(list).toHaveLength(samples.length);
+  });
+
+  it('every emitted schema is valid JSON Schema', () => {
+    const ajv = new Ajv({ strict: false });
+    const schemas: unknown[] = [
+      ...toolset.definitions('openai').map((t) => t.function.parameters),
+      ...toolset.definitions('openai', { strict: false }).map((t) => t.function.parameters),
+      ...toolset.definitions('openai-responses').map((t) => t.parameters),
+      ...toolset.definitions('anthropic').map((t) => t.input_schema),
+      ...toolset.definitions('gemini').map((t) => t.parametersJsonSchema),
+      ...toolset.definitions('mcp').flatMap((t) => [t.inputSchema, ...(t.outputSchema ? [t.outputSchema] : [])]),
+    ];
+    for (const schema of schemas) expect({ schema, valid: ajv.validateSchema(schema as object), errors: ajv.errors }).toMatchObject({ valid: true });
+  });
+
+  it('OpenAI strict mode: closed objects, all properties required, optional ones nullable', () => {
+    const [search] = toolset.definitions('openai');
+    const p = search!.function.parameters as { properties: Record<string, JsonSchema>; required: string[]; additionalProperties: boolean };
+    expect(search!.function.strict).toBe(true);
+    expect(p.additionalProperties).toBe(false);
+    expect(p.required).toEqual(['query', 'limit', 'sort', 'filters', 'shape']);
+    expect(p.properties['query']).toEqual({ type: 'string', description: 'What to look for' });
+    expect(p.properties['limit']).toEqual({ type: ['integer', 'null'], minimum: 1, maximum: 50 });
+    expect(p.properties['sort']).toEqual({ type: ['string', 'null'], enum: ['new', 'top', null] });
+    const filters = p.properties['filters'] as { type: string[]; additionalProperties: boolean; required: string[] };
+    expect(filters.type).toEqual(['object', 'null']);
+    expect(filters.additionalProperties).toBe(false);
+    expect(filters.required).toEqual(['since', 'tags']);
+    expect((p.properties['shape'] as { anyOf: unknown[] }).anyOf).toHaveLength(3);
+  });
+
+  it('reports everything a lowering dropped or changed', () => {
+    const { notes } = toolset.lower('openai');
+    const by = (tool: string, action: string) => notes.filter((n) => n.tool === tool && n.action === action).map((n) => n.path);
+    expect(by('search', 'dropped')).toEqual(expect.arrayContaining(['/properties/query/minLength', '/properties/limit/default', '/properties/filters/properties/tags/uniqueItems']));
+    expect(by('search', 'changed')).toEqual(expect.arrayContaining(['/properties/shape/oneOf', '/properties/limit']));
+    expect(by('tally', 'not-strict')).toEqual(['/properties/counts/additionalProperties']);
+    expect(toolset.definitions('openai').find((t) => t.function.name === 'tally')!.function.strict).toBe(false);
+    expect(by('tree_sum', 'not-strict')).toEqual([]);
+  });
+
+  it('Gemini: $refs inlined (recursion cut and noted), unsupported keywords dropped and noted', () => {
+    const { tools, notes } = toolset.lower('gemini');
+    const tree = JSON.stringify(tools.find((t) => t.name === 'tree_sum')!.parametersJsonSchema);
+    expect(tree).not.toContain('$ref');
+    expect(tree).not.toContain('$defs');
+    expect(notes.some((n) => n.tool === 'tree_sum' && /recursive type "Node"/.test(n.detail))).toBe(true);
+    expect(notes.some((n) => n.tool === 'search' && n.path === '/properties/limit/default' && n.action === 'dropped')).toBe(true);
+    const shape = (tools[0]!.parametersJsonSchema['properties'] as Record<string, JsonSchema>)['shape']!;
+    expect(shape['anyOf']).toBeDefined();
+  });
+
+  it('MCP: annotations become hints, the title travels', () => {
+    const noop = toolset.definitions('mcp').find((t) => t.name === 'noop')!;
+    expect(noop).toMatchObject({ title: 'No-op', annotations: { title: 'No-op', readOnlyHint: true, idempotentHint: true } });
+  });
+});
+
+describe('OpenAI strict round trip', () => {
+  it("an optional parameter's null from the model arrives as the parameter's default", async () => {
+    const received: unknown[] = [];
+    const forecast = tool(
+      (city: string, unit = 'celsius', days = 3) => {
+        received.push([city, unit, days]);
+        return `${city} ${unit} ${days}`;
+      },
+      { name: 'forecast', description: 'Forecast.' },
+      { parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' }, days: { type: 'integer', default: 3 } }, required: ['city'] }, paramNames: ['city', 'unit', 'days'] },
+    );
+    const own = new Toolset(forecast);
+    const [definition] = own.definitions('openai');
+    // What strict mode lets a model send: every property present, optional ones null.
+    const modelArgs = '{"city":"Oslo","unit":null,"days":null}';
+    const strictValidate = new Ajv({ strict: false }).compile(definition!.function.parameters);
+    expect(strictValidate(JSON.parse(modelArgs))).toBe(true);
+    const result = await own.invoke('forecast', modelArgs, new ExecutionContext());
+    expect(result.isError).toBe(false);
+    expect(received).toEqual([['Oslo', 'celsius', 3]]);
+    await own.invoke('forecast', '{"city":"Oslo","unit":"fahrenheit","days":null}');
+    expect(received[1]).toEqual(['Oslo', 'fahrenheit', 3]);
+  });
+
+  it('a null for a property that accepts null is kept', async () => {
+    const echo = tool((args: { note?: string | null }) => ({ note: args.note === null ? 'null' : typeof args.note }), {
+      name: 'echo',
+      description: 'x',
+      parameters: { type: 'object', properties: { note: { type: ['string', 'null'] } } },
+    });
+    expect((await new Toolset(echo).invoke('echo', { note: null })).structured).toEqual({ note: 'null' });
+  });
+});
