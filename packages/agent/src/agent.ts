@@ -1,0 +1,258 @@
+import {
+  AnytoolError,
+  ErrorCode,
+  ExecutionContext,
+  Toolset,
+  describeError,
+  errorResult,
+  now,
+  type BaseTool,
+  type ToolResult,
+  type ToolSource,
+} from '@anytool/core';
+import { addUsage, emptyUsage, type AssistantMessage, type Model, type ModelMessage, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
+
+/** What the approval callback is asked about. */
+export interface ApprovalRequest {
+  tool: BaseTool;
+  /** The arguments as the model sent them (not yet validated). */
+  args: unknown;
+  callId: string;
+  context: ExecutionContext;
+}
+
+/** `true` runs the call; `false` (or `{ approved: false, reason }`) sends a refusal back to the model. */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+export type ApprovalCallback = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+export interface AgentOptions {
+  model: Model;
+  /** Anything a `Toolset` takes (tools, arrays, `@Tool` class instances, MCP toolsets), or a `Toolset`. */
+  tools?: ToolSource;
+  /** The system prompt. */
+  instructions?: string;
+  /** Model turns per run (each turn's tool calls included); 10 by default. */
+  maxSteps?: number;
+  /** Wall-clock limit of a run in milliseconds; none by default. */
+  timeoutMs?: number;
+  /**
+   * Asked before running a tool that needs approval: one with `requiresApproval`,
+   * or one whose annotations say destructive (as MCP servers mark them). With no
+   * callback such calls are refused.
+   */
+  approve?: ApprovalCallback;
+  /** Sent with every model request. */
+  settings?: ModelSettings;
+}
+
+export interface RunOptions {
+  /** The run's context: its state and events. A fresh one by default. */
+  context?: ExecutionContext;
+  /** Aborts the run: the model call in flight and the tools running stop. */
+  signal?: AbortSignal;
+  /** Overrides the agent's `maxSteps` for this run. */
+  maxSteps?: number;
+  /** Overrides the agent's `timeoutMs` for this run. */
+  timeoutMs?: number;
+}
+
+/** Why a run ended. */
+export type StopReason = 'final_answer' | 'max_steps' | 'timeout' | 'aborted';
+
+export interface RunResult {
+  /** The model's last text: the answer when `stopReason` is `final_answer`. */
+  text: string;
+  stopReason: StopReason;
+  /** Model turns taken. */
+  steps: number;
+  /** Tokens used by every model call of the run. */
+  usage: Usage;
+  /** The whole conversation, to continue it with `agent.run(messages)`. */
+  messages: ModelMessage[];
+  /** The run's context; `context.events` tells the whole story in order. */
+  context: ExecutionContext;
+}
+
+/** Whether a tool must not run alongside the other calls of its turn. */
+function runsAlone(tool: BaseTool | undefined): boolean {
+  const annotations = tool?.annotations;
+  return annotations !== undefined && annotations.readOnly !== true && (annotations.destructive === true || annotations.idempotent === false);
+}
+
+function needsApproval(tool: BaseTool | undefined): boolean {
+  if (tool === undefined) return false;
+  return tool.requiresApproval || (tool.annotations?.destructive === true && tool.annotations.readOnly !== true);
+}
+
+/**
+ * An agent: a model, the tools it may call and instructions. `run` loops: it
+ * sends the conversation and the tool definitions to the model, runs the tool
+ * calls the model asked for through `toolset.invoke`, sends the results back
+ * and repeats until the model answers without tool calls or a limit is hit.
+ *
+ * The tool calls of one turn run concurrently, except tools marked destructive
+ * or not idempotent, which run one at a time in the model's order. Every tool
+ * failure (unknown tool, bad arguments, exception, timeout, refusal) goes back
+ * to the model as a tool result it can act on. A model call that still fails
+ * after the client's own retries ends the run with a `MODEL_FAILED` error.
+ *
+ * @example
+ * const agent = new Agent({ model, tools: [calculator, new WeatherTools()], instructions: 'Be brief.' });
+ * const { text, stopReason, usage, context } = await agent.run('What is 17 * 23?');
+ */
+export class Agent {
+  readonly model: Model;
+  readonly toolset: Toolset;
+  readonly instructions: string | undefined;
+  readonly maxSteps: number;
+  readonly timeoutMs: number | undefined;
+  private readonly approve: ApprovalCallback | undefined;
+  private readonly settings: ModelSettings | undefined;
+
+  constructor(options: AgentOptions) {
+    if (typeof options?.model?.generate !== 'function') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'new Agent(): `model` must be a Model (an object with generate(request)); use OpenAIModel, AnthropicModel or ScriptedModel');
+    }
+    const maxSteps = options.maxSteps ?? 10;
+    checkLimit('maxSteps', maxSteps);
+    if (options.timeoutMs !== undefined) checkLimit('timeoutMs', options.timeoutMs);
+    this.model = options.model;
+    this.toolset = options.tools instanceof Toolset ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
+    this.instructions = options.instructions;
+    this.maxSteps = maxSteps;
+    this.timeoutMs = options.timeoutMs;
+    this.approve = options.approve;
+    this.settings = options.settings;
+  }
+
+  /**
+   * Runs the loop for one input: a user message, or a whole conversation (for
+   * example `result.messages` of an earlier run plus a new user message).
+   */
+  async run(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult> {
+    const maxSteps = options.maxSteps ?? this.maxSteps;
+    checkLimit('maxSteps', maxSteps);
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    if (timeoutMs !== undefined) checkLimit('timeoutMs', timeoutMs);
+
+    const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const signals = [options.context?.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
+    const context = options.context ?? new ExecutionContext(signal === undefined ? {} : { signal });
+    const runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
+
+    const messages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
+    if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
+    const last = messages[messages.length - 1];
+    if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
+
+    const usage = emptyUsage();
+    let text = '';
+    const finish = (stopReason: StopReason, steps: number): RunResult => ({ text, stopReason, steps, usage, messages, context });
+    const interrupted = (steps: number): RunResult => {
+      const timedOut = deadline?.aborted === true;
+      const code = timedOut ? ErrorCode.Timeout : ErrorCode.Aborted;
+      const why = timedOut ? `the run's time limit of ${timeoutMs} ms ran out` : `the run was aborted${signal?.reason === undefined ? '' : ` (${describeError(signal.reason)})`}`;
+      context.record({ type: 'error', code, message: `Agent stopped after ${steps} model turn(s): ${why}` });
+      return finish(timedOut ? 'timeout' : 'aborted', steps);
+    };
+
+    for (let step = 1; step <= maxSteps; step++) {
+      if (signal?.aborted) return interrupted(step - 1);
+      let response: ModelResponse;
+      try {
+        response = await this.model.generate({
+          ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
+          messages,
+          tools: this.toolset.neutralDefinitions(),
+          ...(this.settings === undefined ? {} : { settings: this.settings }),
+          ...(signal === undefined ? {} : { signal }),
+        });
+      } catch (error) {
+        if (signal?.aborted) return interrupted(step - 1);
+        const failure = modelFailure(this.model, step, error);
+        context.record({ type: 'error', code: failure.code, message: failure.message });
+        throw failure;
+      }
+      addUsage(usage, response.usage);
+      text = response.text;
+      const calls = response.toolCalls.map((call) => (call.id === '' ? { ...call, id: context.nextCallId() } : call));
+      const assistant: AssistantMessage = { role: 'assistant', content: response.text };
+      if (calls.length > 0) assistant.toolCalls = calls;
+      messages.push(assistant);
+      context.record({
+        type: 'message',
+        role: 'assistant',
+        text: response.text,
+        data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
+      });
+      if (calls.length === 0) return finish('final_answer', step);
+
+      const results = await this.runCalls(calls, runContext);
+      calls.forEach((call, i) => messages.push({ role: 'tool', callId: call.id, name: call.name, result: results[i]! }));
+      if (signal?.aborted) return interrupted(step);
+    }
+    return finish('max_steps', maxSteps);
+  }
+
+  /** Runs one turn's calls: concurrently, except tools that must run alone, which queue in model order. */
+  private runCalls(calls: readonly ModelToolCall[], context: ExecutionContext): Promise<ToolResult[]> {
+    let queue: Promise<unknown> = Promise.resolve();
+    const pending = calls.map((call) => {
+      const tool = this.toolset.get(call.name);
+      if (!runsAlone(tool)) return this.runCall(call, tool, context);
+      const turn = queue.then(() => this.runCall(call, tool, context));
+      queue = turn;
+      return turn;
+    });
+    return Promise.all(pending);
+  }
+
+  /** One call, approval first when the tool needs it. Never throws. */
+  private runCall(call: ModelToolCall, tool: BaseTool | undefined, context: ExecutionContext): Promise<ToolResult> {
+    if (!needsApproval(tool)) return this.toolset.invoke(call.name, call.arguments, context, { callId: call.id });
+    return this.approved(call, tool!, context).then((refusal) =>
+      refusal === undefined ? this.toolset.invoke(call.name, call.arguments, context, { callId: call.id }) : this.refuse(call, refusal, context),
+    );
+  }
+
+  /** Asks the approval callback; returns the refusal reason, or undefined when approved. */
+  private async approved(call: ModelToolCall, tool: BaseTool, context: ExecutionContext): Promise<string | undefined> {
+    if (this.approve === undefined) return `tool "${tool.name}" needs approval and the agent has no approve callback (pass { approve } to new Agent)`;
+    try {
+      const decision = await this.approve({ tool, args: call.arguments, callId: call.id, context });
+      const approved = typeof decision === 'boolean' ? decision : decision.approved;
+      if (approved) return undefined;
+      return (typeof decision === 'object' ? decision.reason : undefined) ?? 'the user refused';
+    } catch (error) {
+      const message = `the approval callback threw for tool "${tool.name}": ${describeError(error)}`;
+      context.record({ type: 'error', code: ErrorCode.ApprovalDenied, message, callId: call.id, tool: tool.name });
+      return message;
+    }
+  }
+
+  private refuse(call: ModelToolCall, reason: string, context: ExecutionContext): ToolResult {
+    const started = now();
+    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments, time: started });
+    const result = errorResult(
+      ErrorCode.ApprovalDenied,
+      `The call to tool "${call.name}" was not approved (${reason}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
+      `${call.name}: approval denied: ${reason}`,
+    );
+    const ended = now();
+    context.record({ type: 'tool_result', callId: call.id, tool: call.name, result, durationMs: ended - started, time: ended });
+    return result;
+  }
+}
+
+function checkLimit(name: string, value: number): void {
+  if (!Number.isFinite(value) || value <= 0 || (name === 'maxSteps' && !Number.isInteger(value))) {
+    throw new AnytoolError(ErrorCode.InvalidOptions, `Agent: \`${name}\` must be a positive ${name === 'maxSteps' ? 'integer' : 'number'}, got ${String(value)}`);
+  }
+}
+
+function modelFailure(model: Model, step: number, error: unknown): AnytoolError {
+  if (error instanceof AnytoolError && error.code === ErrorCode.ModelFailed) return error;
+  return new AnytoolError(ErrorCode.ModelFailed, `Agent: model ${model.name} failed on turn ${step}: ${describeError(error)}`, { cause: error });
+}

@@ -1,0 +1,24 @@
+// The public API of @anytool/agent. Anything exported here is public API: add with care.
+// The adapters over official clients live on their own subpaths, so their
+// clients stay optional: `@anytool/agent/openai`, `@anytool/agent/anthropic`.
+
+export { Agent } from './agent.js';
+export type { AgentOptions, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
+
+export { addUsage, emptyUsage } from './model.js';
+export type {
+  AssistantMessage,
+  Model,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelSettings,
+  ModelStopReason,
+  ModelToolCall,
+  ToolMessage,
+  Usage,
+  UserMessage,
+} from './model.js';
+
+export { ScriptedModel, latestToolResults } from './models/scripted.js';
+export type { ScriptStep, ScriptedModelOptions, ScriptedToolCall, ScriptedTurn } from './models/scripted.js';

@@ -1,0 +1,101 @@
+import type { ToolDefinition, ToolResult } from '@anytool/core';
+
+/** One tool call the model asked for. */
+export interface ModelToolCall {
+  /** The provider's id for the call; tool results are matched back to it. */
+  id: string;
+  name: string;
+  /**
+   * The arguments exactly as the model sent them: a JSON string (OpenAI), an
+   * object (Anthropic). The toolset parses and validates them, so a string that
+   * is not JSON becomes an error result the model can correct.
+   */
+  arguments: unknown;
+}
+
+export interface UserMessage {
+  role: 'user';
+  content: string;
+}
+
+export interface AssistantMessage {
+  role: 'assistant';
+  content: string;
+  toolCalls?: ModelToolCall[];
+}
+
+/** The result of one tool call, sent back to the model. */
+export interface ToolMessage {
+  role: 'tool';
+  callId: string;
+  /** The tool's name, as the model called it. */
+  name: string;
+  result: ToolResult;
+}
+
+/** The conversation in a provider-neutral form; adapters translate it. */
+export type ModelMessage = UserMessage | AssistantMessage | ToolMessage;
+
+/** Per-request settings every adapter understands; adapters ignore what their provider lacks. */
+export interface ModelSettings {
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** What the agent sends the model on each turn. */
+export interface ModelRequest {
+  /** The system prompt. */
+  instructions?: string;
+  messages: readonly ModelMessage[];
+  /** The neutral definitions; each adapter lowers them to its provider's format. */
+  tools: readonly ToolDefinition[];
+  settings?: ModelSettings;
+  /** Aborts the request (the run was aborted or ran out of time). */
+  signal?: AbortSignal;
+}
+
+/** Tokens used by one model call (or, summed, by a run). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** Why the model stopped talking, in neutral terms. */
+export type ModelStopReason = 'end' | 'tool_calls' | 'max_tokens' | 'content_filter' | 'other';
+
+/** What the model answered. */
+export interface ModelResponse {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: Usage;
+  stopReason: ModelStopReason;
+  /** The provider's own stop reason, for logs. */
+  providerStopReason?: string;
+}
+
+/**
+ * The one interface the agent talks to. Adapters wrap official clients
+ * (`OpenAIModel`, `AnthropicModel`); `ScriptedModel` replays turns for tests.
+ *
+ * `generate` throws when the call fails after the client's own retries; the
+ * agent ends the run with a `MODEL_FAILED` error.
+ */
+export interface Model {
+  /** A readable name for transcripts and errors: "openai gpt-4.1-mini". */
+  readonly name: string;
+  generate(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** Zero usage, the start of a sum. */
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+}
+
+/** Adds `more` into `into` (mutates and returns `into`). */
+export function addUsage(into: Usage, more: Usage): Usage {
+  into.inputTokens += more.inputTokens;
+  into.outputTokens += more.outputTokens;
+  into.totalTokens += more.totalTokens;
+  return into;
+}

@@ -1,0 +1,152 @@
+import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
+import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
+import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+
+export interface AnthropicModelOptions {
+  /** The model id, e.g. "claude-sonnet-4-5". */
+  model: string;
+  /** A client you configured yourself; the options below are ignored when given. */
+  client?: Anthropic;
+  /** Defaults to the ANTHROPIC_API_KEY environment variable (the client's own default). */
+  apiKey?: string;
+  baseURL?: string;
+  /** Retries of a failed request, done by the official client (its default is 2). */
+  maxRetries?: number;
+  /** Request timeout in milliseconds, enforced by the official client. */
+  timeout?: number;
+  /** The Messages API requires `max_tokens`; 4096 unless the request's settings say otherwise. */
+  maxTokens?: number;
+}
+
+type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
+type ContentBlockParam = Anthropic.ContentBlockParam;
+type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>;
+
+/**
+ * A model behind Anthropic's Messages API, through the official
+ * `@anthropic-ai/sdk` client. Tool results of one turn go back in one user
+ * message, as the API requires. Failed requests are retried by the client
+ * (`maxRetries`); a request that still fails throws `MODEL_FAILED`.
+ *
+ * @example
+ * const model = new AnthropicModel({ model: 'claude-sonnet-4-5' });
+ */
+export class AnthropicModel implements Model {
+  readonly name: string;
+  readonly client: Anthropic;
+  private readonly model: string;
+  private readonly maxTokens: number;
+
+  constructor(options: AnthropicModelOptions) {
+    if (typeof options?.model !== 'string' || options.model === '') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'new AnthropicModel(): `model` must be a model id such as "claude-sonnet-4-5"');
+    }
+    this.model = options.model;
+    this.name = `anthropic ${options.model}`;
+    this.maxTokens = options.maxTokens ?? 4096;
+    if (options.client !== undefined) {
+      this.client = options.client;
+    } else {
+      const clientOptions: ClientOptions = {};
+      if (options.apiKey !== undefined) clientOptions.apiKey = options.apiKey;
+      if (options.baseURL !== undefined) clientOptions.baseURL = options.baseURL;
+      if (options.maxRetries !== undefined) clientOptions.maxRetries = options.maxRetries;
+      if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
+      this.client = new Anthropic(clientOptions);
+    }
+  }
+
+  /** The request body this adapter sends for `request`. */
+  toParams(request: ModelRequest): CreateParams {
+    const messages: Anthropic.MessageParam[] = [];
+    let pendingResults: ContentBlockParam[] | undefined;
+    for (const message of request.messages) {
+      if (message.role === 'tool') {
+        const block: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId, content: toResultContent(message.result) };
+        if (message.result.isError) block.is_error = true;
+        if (pendingResults === undefined) {
+          pendingResults = [block];
+          messages.push({ role: 'user', content: pendingResults });
+        } else {
+          pendingResults.push(block);
+        }
+        continue;
+      }
+      pendingResults = undefined;
+      if (message.role === 'user') {
+        messages.push({ role: 'user', content: message.content });
+      } else {
+        const content: ContentBlockParam[] = [];
+        if (message.content !== '') content.push({ type: 'text', text: message.content });
+        for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputObject(call.arguments) });
+        messages.push({ role: 'assistant', content: content.length === 0 ? '' : content });
+      }
+    }
+    const params: CreateParams = { model: this.model, max_tokens: request.settings?.maxTokens ?? this.maxTokens, messages };
+    if (request.instructions !== undefined) params.system = request.instructions;
+    if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools).tools;
+    if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
+    return params;
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    let message: Anthropic.Message;
+    try {
+      message = await this.client.messages.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the request failed after the client's retries (maxRetries ${this.client.maxRetries}): ${describeError(error)}`, { cause: error });
+    }
+    return fromMessage(message);
+  }
+}
+
+/** Tool-use input is an object; a call that carried a string (not valid JSON) is sent back wrapped, so the history stays valid. */
+function inputObject(args: unknown): Record<string, unknown> {
+  if (typeof args === 'object' && args !== null && !Array.isArray(args)) return args as Record<string, unknown>;
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // Not JSON: fall through and keep the raw text.
+    }
+    return { raw: args };
+  }
+  return {};
+}
+
+function toResultContent(result: ToolResult): ToolResultContent {
+  const blocks: ToolResultContent = [];
+  for (const part of result.content) {
+    if (part.type === 'image' && ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(part.mimeType)) {
+      blocks.push({ type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } });
+    } else {
+      const text = resultText({ content: [part], isError: false });
+      if (text !== '') blocks.push({ type: 'text', text });
+    }
+  }
+  if (blocks.length === 0) blocks.push({ type: 'text', text: result.isError ? 'error' : '(no output)' });
+  return blocks;
+}
+
+const STOP_REASONS: Record<string, ModelStopReason> = { end_turn: 'end', stop_sequence: 'end', tool_use: 'tool_calls', max_tokens: 'max_tokens', refusal: 'content_filter' };
+
+function fromMessage(message: Anthropic.Message): ModelResponse {
+  const texts: string[] = [];
+  const toolCalls: ModelToolCall[] = [];
+  for (const block of message.content) {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
+  }
+  const input = message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
+  const output = message.usage.output_tokens;
+  const response: ModelResponse = {
+    text: texts.join(''),
+    toolCalls,
+    usage: { inputTokens: input, outputTokens: output, totalTokens: input + output },
+    stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
+  };
+  if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
+  return response;
+}

@@ -1,0 +1,141 @@
+import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
+import { OpenAI, type ClientOptions } from 'openai';
+import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+
+export interface OpenAIModelOptions {
+  /** The model id, e.g. "gpt-4.1-mini" (or whatever an OpenAI-compatible server serves). */
+  model: string;
+  /** A client you configured yourself; the options below are ignored when given. */
+  client?: OpenAI;
+  /** Defaults to the OPENAI_API_KEY environment variable (the client's own default). */
+  apiKey?: string;
+  /** Any OpenAI-compatible server, e.g. "http://127.0.0.1:11434/v1". Defaults to OPENAI_BASE_URL or OpenAI. */
+  baseURL?: string;
+  /** Retries of a failed request, done by the official client (its default is 2). */
+  maxRetries?: number;
+  /** Request timeout in milliseconds, enforced by the official client. */
+  timeout?: number;
+  /** Strict mode (structured outputs) for tool arguments; on by default. */
+  strict?: boolean;
+  /** Whether the model may ask for several tool calls in one turn; the provider's default when left out. */
+  parallelToolCalls?: boolean;
+}
+
+type CreateParams = ChatCompletionCreateParamsNonStreaming;
+
+/**
+ * A model behind OpenAI's Chat Completions API, through the official `openai`
+ * client. Any OpenAI-compatible server works through `baseURL`. Tool schemas
+ * are sent in strict mode by default (core lowers them; a `null` the model sends
+ * for an optional argument reaches the tool as "absent"). Failed requests are
+ * retried by the client (`maxRetries`); a request that still fails throws
+ * `MODEL_FAILED`.
+ *
+ * @example
+ * const model = new OpenAIModel({ model: 'gpt-4.1-mini' });
+ * const local = new OpenAIModel({ model: 'llama3.1', baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'unused' });
+ */
+export class OpenAIModel implements Model {
+  readonly name: string;
+  readonly client: OpenAI;
+  private readonly model: string;
+  private readonly strict: boolean;
+  private readonly parallelToolCalls: boolean | undefined;
+
+  constructor(options: OpenAIModelOptions) {
+    if (typeof options?.model !== 'string' || options.model === '') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'new OpenAIModel(): `model` must be a model id such as "gpt-4.1-mini"');
+    }
+    this.model = options.model;
+    this.name = `openai ${options.model}`;
+    this.strict = options.strict ?? true;
+    this.parallelToolCalls = options.parallelToolCalls;
+    if (options.client !== undefined) {
+      this.client = options.client;
+    } else {
+      const clientOptions: ClientOptions = {};
+      if (options.apiKey !== undefined) clientOptions.apiKey = options.apiKey;
+      if (options.baseURL !== undefined) clientOptions.baseURL = options.baseURL;
+      if (options.maxRetries !== undefined) clientOptions.maxRetries = options.maxRetries;
+      if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
+      try {
+        this.client = new OpenAI(clientOptions);
+      } catch (error) {
+        throw new AnytoolError(ErrorCode.InvalidOptions, `new OpenAIModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
+      }
+    }
+  }
+
+  /** The request body this adapter sends for `request` (also handy for logging). */
+  toParams(request: ModelRequest): CreateParams {
+    const messages: ChatCompletionMessageParam[] = [];
+    if (request.instructions !== undefined) messages.push({ role: 'system', content: request.instructions });
+    for (const message of request.messages) {
+      if (message.role === 'user') {
+        messages.push({ role: 'user', content: message.content });
+      } else if (message.role === 'assistant') {
+        const calls = message.toolCalls ?? [];
+        if (calls.length === 0) {
+          messages.push({ role: 'assistant', content: message.content });
+        } else {
+          messages.push({
+            role: 'assistant',
+            content: message.content === '' ? null : message.content,
+            tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: argumentString(call.arguments) } })),
+          });
+        }
+      } else {
+        messages.push({ role: 'tool', tool_call_id: message.callId, content: resultText(message.result) || (message.result.isError ? 'error' : '(no output)') });
+      }
+    }
+    const params: CreateParams = { model: this.model, messages };
+    if (request.tools.length > 0) {
+      params.tools = lowerDefinitions('openai', request.tools, { strict: this.strict }).tools;
+      if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
+    }
+    if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
+    if (request.settings?.maxTokens !== undefined) params.max_completion_tokens = request.settings.maxTokens;
+    return params;
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    let completion: ChatCompletion;
+    try {
+      completion = await this.client.chat.completions.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the request failed after the client's retries (maxRetries ${this.client.maxRetries}): ${describeError(error)}`, { cause: error });
+    }
+    return fromCompletion(completion, this.name);
+  }
+}
+
+function argumentString(args: unknown): string {
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
+}
+
+const STOP_REASONS: Record<string, ModelStopReason> = { stop: 'end', tool_calls: 'tool_calls', function_call: 'tool_calls', length: 'max_tokens', content_filter: 'content_filter' };
+
+function fromCompletion(completion: ChatCompletion, name: string): ModelResponse {
+  const choice = completion.choices?.[0];
+  if (choice === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${name}: the response has no choices`);
+  const message = choice.message;
+  const toolCalls: ModelToolCall[] = [];
+  for (const call of message.tool_calls ?? []) {
+    // Arguments stay the raw string: the toolset parses it and reports bad JSON to the model.
+    if (call.type === 'function') toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
+    else toolCalls.push({ id: call.id, name: call.custom.name, arguments: call.custom.input });
+  }
+  const input = completion.usage?.prompt_tokens ?? 0;
+  const output = completion.usage?.completion_tokens ?? 0;
+  const text = message.content ?? message.refusal ?? '';
+  const response: ModelResponse = {
+    text,
+    toolCalls,
+    usage: { inputTokens: input, outputTokens: output, totalTokens: completion.usage?.total_tokens ?? input + output },
+    stopReason: STOP_REASONS[choice.finish_reason] ?? 'other',
+  };
+  if (choice.finish_reason !== undefined) response.providerStopReason = choice.finish_reason;
+  return response;
+}
