@@ -1,0 +1,121 @@
+import type { Readable, Writable } from 'node:stream';
+import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool/core';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { listenHttp, type HttpServeOptions } from './http.js';
+import { ServedTools, asToolset, createMcpServer, type McpServerOptions } from './tool-server.js';
+
+/** Options of `serveMcp` over stdio (the client started this process). */
+export interface StdioServeOptions extends McpServerOptions {
+  transport: 'stdio';
+  /** Default `process.stdin`. */
+  stdin?: Readable;
+  /** Default `process.stdout`. Nothing else may write to it while serving. */
+  stdout?: Writable;
+}
+
+export type ServeMcpOptions = (StdioServeOptions | HttpServeOptions) & {
+  /** Close gracefully on SIGINT / SIGTERM (what a command-line server wants). Default false. */
+  handleSignals?: boolean;
+};
+
+/** A running MCP server. */
+export interface McpServerHandle {
+  readonly transport: 'stdio' | 'http';
+  /** The endpoint, over HTTP (`http://127.0.0.1:PORT/mcp`). */
+  readonly url: string | undefined;
+  /** The bound host, over HTTP. */
+  readonly host: string | undefined;
+  /** The bound port, over HTTP (the real one when 0 was asked for). */
+  readonly port: number | undefined;
+  /** The toolset being served; adding or removing tools tells connected clients. */
+  readonly toolset: Toolset;
+  /** Open sessions (HTTP) or 1 while the stdio client is connected. */
+  readonly sessionCount: number;
+  /** Stops serving: ends every session (in-flight calls see their signal abort), closes the listener. */
+  close(): Promise<void>;
+  /** Settles when the server has stopped, whatever stopped it (close(), stdin ending, a signal). */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Serves tools as an MCP server, over stdio or streamable HTTP. Takes a
+ * `Toolset` (its later changes reach clients as `tools/list_changed`) or
+ * anything a Toolset takes: tools, decorated class instances, arrays, MCP toolsets.
+ *
+ * @example
+ * const server = await serveMcp(new Toolset(new WeatherTools(), calculator), { transport: 'http', port: 3000 });
+ * console.log(`MCP endpoint: ${server.url}`);
+ * // later
+ * await server.close();
+ */
+export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOptions): Promise<McpServerHandle> {
+  const toolset = asToolset(tools);
+  const served = new ServedTools(toolset);
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  let stop: () => Promise<void>;
+  let sessions: () => number;
+  let http: { url: string; host: string; port: number } | undefined;
+
+  if (options.transport === 'stdio') {
+    const stdin = options.stdin ?? process.stdin;
+    const server = createMcpServer(served, options);
+    const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+    let open = true;
+    server.onclose = ((own) => () => {
+      open = false;
+      own?.();
+      void handle.close();
+    })(server.onclose);
+    const onEnd = (): void => void handle.close();
+    stdin.once('end', onEnd);
+    stop = async () => {
+      stdin.off('end', onEnd);
+      if (open) await server.close();
+    };
+    sessions = () => (open ? 1 : 0);
+    await server.connect(transport);
+  } else if (options.transport === 'http') {
+    const listener = await listenHttp(served, options);
+    http = listener;
+    stop = () => listener.close();
+    sessions = () => listener.sessionCount;
+  } else {
+    served.dispose();
+    const given = (options as { transport?: unknown }).transport;
+    throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): transport must be "stdio" or "http", got ${JSON.stringify(given)}`);
+  }
+
+  let closing: Promise<void> | undefined;
+  const onSignal = (): void => void handle.close();
+  const handle: McpServerHandle = {
+    transport: options.transport,
+    url: http?.url,
+    host: http?.host,
+    port: http?.port,
+    toolset,
+    get sessionCount() {
+      return sessions();
+    },
+    closed,
+    close() {
+      return (closing ??= (async () => {
+        if (options.handleSignals) {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+        try {
+          await stop();
+        } finally {
+          served.dispose();
+          resolveClosed();
+        }
+      })());
+    },
+  };
+  if (options.handleSignals) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  return handle;
+}
