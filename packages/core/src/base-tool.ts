@@ -3,6 +3,7 @@ import { AnytoolError, ErrorCode, describeError } from './errors.js';
 import { now, type ExecutionContext } from './execution-context.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
+import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
 import { compileNullStripper, compileValidator, formatProblems, type ArgsValidator } from './validation.js';
 
@@ -30,7 +31,36 @@ export interface InvokeOptions {
   timeoutMs?: number;
 }
 
-type Prepared = { ok: true; args: Record<string, unknown> } | { ok: false; result: ToolResult };
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** What `prepare` returns when the arguments are refused (cheaper to test than a result's brand). */
+class Refusal {
+  constructor(readonly result: ToolResult) {}
+}
+
+function refuse(code: ErrorCode | string, text: string, message?: string): Refusal {
+  return new Refusal(errorResult(code, text, message));
+}
+
+/** Settles with the tool's outcome, or rejects with an Aborted error as soon as the run is aborted. */
+function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+    const stop = abortWatch(signal, onAbort);
+    value.then(
+      (v) => {
+        stop();
+        resolve(v);
+      },
+      (error: unknown) => {
+        stop();
+        reject(error);
+      },
+    );
+  });
+}
 
 /**
  * The contract every tool fulfils, whatever its source. Subclasses implement
@@ -132,53 +162,74 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * The one uniform call. Never throws: unknown input, invalid arguments, an
    * exception in the tool, a timeout or an abort all become error results.
    */
-  async invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
+  invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
+    // The hot path of every agent: kept free of closures, timers and listeners
+    // unless a timeout, an abort signal or an async tool needs them.
     const callId = options?.callId ?? context.nextCallId();
     const started = now();
     context.record({ type: 'tool_call', callId, tool: this.name, args: rawArgs, time: started });
-    let result: ToolResult;
     const signal = context.signal;
-    if (signal?.aborted) {
-      result = this.abortedResult(signal);
-    } else {
-      const prepared = this.prepare(rawArgs);
-      if (!prepared.ok) {
-        result = prepared.result;
-      } else {
-        try {
-          let args = prepared.args;
-          if (this.preparers !== undefined) for (const step of this.preparers) args = await step(args);
-          const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-          const value =
-            timeoutMs === undefined && signal === undefined
-              ? await this.execute(context, args as Args)
-              : await this.guarded(context, args as Args, timeoutMs, signal);
-          result = normalizeResult(value);
-        } catch (error) {
-          result = this.failure(error);
-        }
-      }
+    if (signal?.aborted) return Promise.resolve(this.finish(context, callId, started, this.abortedResult(signal)));
+    const prepared = this.prepare(rawArgs);
+    if (prepared instanceof Refusal) return Promise.resolve(this.finish(context, callId, started, prepared.result));
+    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+    if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs);
+    let value: unknown;
+    try {
+      value = this.execute(context, prepared as Args);
+    } catch (error) {
+      return Promise.resolve(this.finish(context, callId, started, this.failure(error)));
     }
+    if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
+    const running = signal !== undefined ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
+    return running.then(
+      (v) => this.settle(context, callId, started, v),
+      (error: unknown) => this.finish(context, callId, started, this.failure(error)),
+    );
+  }
+
+  /** Runs the build step's preparers and honours a deadline. */
+  private async slowCall(context: ExecutionContext, callId: string, started: number, prepared: Record<string, unknown>, timeoutMs: number | undefined): Promise<ToolResult> {
+    let result: ToolResult;
+    try {
+      let args = prepared;
+      if (this.preparers !== undefined) for (const step of this.preparers) args = await step(args);
+      result = normalizeResult(await this.guarded(context, args as Args, timeoutMs, context.signal));
+    } catch (error) {
+      result = this.failure(error);
+    }
+    return this.finish(context, callId, started, result);
+  }
+
+  private settle(context: ExecutionContext, callId: string, started: number, value: unknown): ToolResult {
+    let result: ToolResult;
+    try {
+      result = normalizeResult(value);
+    } catch (error) {
+      result = this.failure(error);
+    }
+    return this.finish(context, callId, started, result);
+  }
+
+  private finish(context: ExecutionContext, callId: string, started: number, result: ToolResult): ToolResult {
     const ended = now();
     context.record({ type: 'tool_result', callId, tool: this.name, result, durationMs: ended - started, time: ended });
     return result;
   }
 
-  /** Parses, strips strict-mode nulls and validates; a failure becomes an error result. */
-  private prepare(rawArgs: unknown): Prepared {
+  /** Parses, strips strict-mode nulls and validates; returns the arguments or an error result. */
+  private prepare(rawArgs: unknown): Record<string, unknown> | Refusal {
     let args: unknown = rawArgs;
     if (typeof args === 'string') {
       try {
         args = args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
-        const text = `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`;
-        return { ok: false, result: errorResult(ErrorCode.InvalidArguments, text) };
+        return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`);
       }
     }
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) {
-      const text = `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`;
-      return { ok: false, result: errorResult(ErrorCode.InvalidArguments, text) };
+      return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
     }
     let validator = this.validator;
     if (validator === undefined) {
@@ -188,50 +239,49 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         this.stripNulls = compileNullStripper(parameters);
       } catch (error) {
         const code = error instanceof AnytoolError ? error.code : ErrorCode.InvalidSchema;
-        return { ok: false, result: errorResult(code, `Tool "${this.name}" cannot be called: its definition is broken. Do not retry it.`, describeError(error)) };
+        return refuse(code, `Tool "${this.name}" cannot be called: its definition is broken. Do not retry it.`, describeError(error));
       }
     }
     let object = args as Record<string, unknown>;
     if (this.stripNulls !== undefined) object = this.stripNulls(object);
     if (!validator(object)) {
       const problems = formatProblems(validator.problems());
-      const text = `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`;
-      return { ok: false, result: errorResult(ErrorCode.InvalidArguments, text) };
+      return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`);
     }
-    return { ok: true, args: object };
+    return object;
   }
 
   /** Runs `execute` under a deadline and the run's abort signal; a tool that ignores both still settles on time. */
   private guarded(context: ExecutionContext, args: Args, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<unknown> {
+    if (timeoutMs === undefined) {
+      const value = this.execute(context, args);
+      return signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+    }
     return new Promise((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let callContext = context;
-      const onAbort = (): void => {
-        cleanup();
-        reject(new AnytoolError(ErrorCode.Aborted, `Tool "${this.name}" was cancelled because the run was aborted.`, { cause: signal?.reason }));
-      };
-      const cleanup = (): void => {
-        if (timer !== undefined) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      if (timeoutMs !== undefined) {
-        const deadline = new AbortController();
-        callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
-        timer = setTimeout(() => {
-          const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${timeoutMs} ms.`);
-          cleanup();
-          deadline.abort(error);
-          reject(error);
-        }, timeoutMs);
+      const deadline = new AbortController();
+      const callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
+      const timer = setTimeout(() => {
+        const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${timeoutMs} ms.`);
+        deadline.abort(error);
+        reject(error);
+      }, timeoutMs);
+      const done = (): void => clearTimeout(timer);
+      let value: unknown;
+      try {
+        value = this.execute(callContext, args);
+      } catch (error) {
+        done();
+        reject(error);
+        return;
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
-      new Promise<unknown>((run) => run(this.execute(callContext, args))).then(
-        (value) => {
-          cleanup();
-          resolve(value);
+      const running = signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+      running.then(
+        (v) => {
+          done();
+          resolve(v);
         },
         (error: unknown) => {
-          cleanup();
+          done();
           reject(error);
         },
       );

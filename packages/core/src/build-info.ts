@@ -53,10 +53,15 @@ export function makeInvoker(fn: (...args: never[]) => unknown, paramNames: reado
   }
   const names = [...paramNames];
   const arity = names.length + (contextIndex === undefined ? 0 : 1);
-  if (contextIndex === undefined && names.length === 1) {
-    const only = names[0]!;
-    return only === WHOLE_ARGUMENTS ? (self, _context, args) => call.call(self, args) : (self, _context, args) => call.call(self, args[only]);
+  if (contextIndex === undefined && !names.includes(WHOLE_ARGUMENTS)) {
+    // Fixed arities without the generic loop: this runs on every call.
+    const [n0, n1, n2] = names as [string, string, string];
+    if (names.length === 0) return (self) => call.call(self);
+    if (names.length === 1) return (self, _context, args) => call.call(self, args[n0]);
+    if (names.length === 2) return (self, _context, args) => call.call(self, args[n0], args[n1]);
+    if (names.length === 3) return (self, _context, args) => call.call(self, args[n0], args[n1], args[n2]);
   }
+  if (contextIndex === undefined && names.length === 1) return (self, _context, args) => call.call(self, args);
   return (self, context, args) => {
     const argv = new Array<unknown>(arity);
     let n = 0;

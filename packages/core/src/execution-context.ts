@@ -1,8 +1,10 @@
 import type { ToolResult } from './tool-result.js';
 
 /** Epoch milliseconds with sub-millisecond precision (monotonic within the process). */
+const origin = performance.timeOrigin;
+
 export function now(): number {
-  return performance.timeOrigin + performance.now();
+  return origin + performance.now();
 }
 
 interface EventBase {

@@ -1,0 +1,26 @@
+/**
+ * One 'abort' listener per signal, however many calls wait on it: adding and
+ * removing an EventTarget listener per tool call costs more than the call.
+ */
+const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Calls `onAbort` once when `signal` aborts; returns the function that stops watching. */
+export function abortWatch(signal: AbortSignal, onAbort: () => void): () => void {
+  let set = watchers.get(signal);
+  if (set === undefined) {
+    const waiting = new Set<() => void>();
+    set = waiting;
+    watchers.set(signal, waiting);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const fn of [...waiting]) fn();
+        waiting.clear();
+      },
+      { once: true },
+    );
+  }
+  set.add(onAbort);
+  const owner = set;
+  return () => void owner.delete(onAbort);
+}
