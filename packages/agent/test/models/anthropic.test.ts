@@ -1,0 +1,110 @@
+import { ErrorCode, imageResult, tool } from '@anytool/core';
+import { Agent } from '@anytool/agent';
+import { AnthropicModel } from '../../src/models/anthropic.js';
+import { startProviderServer, type ProviderServer } from './provider-server.js';
+
+const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsius' | 'fahrenheit' }) => `${city}: 21 ${unit}`, {
+  name: 'get_weather',
+  description: 'Current weather in a city.',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' } },
+    required: ['city'],
+  },
+});
+
+/** A Messages API response, in the documented shape. */
+function message(content: unknown[], stopReason: string, usage = { input_tokens: 50, output_tokens: 20 }): Record<string, unknown> {
+  return {
+    id: 'msg_test',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage },
+  };
+}
+
+describe('AnthropicModel (Messages through the official client)', () => {
+  let server: ProviderServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('sends the tools, runs two parallel tool_use blocks (a null optional, bad JSON) and returns results in one user message', async () => {
+    server = await startProviderServer([
+      {
+        body: message(
+          [
+            { type: 'text', text: 'Checking both cities.' },
+            { type: 'tool_use', id: 'toolu_oslo', name: 'get_weather', input: { city: 'Oslo', unit: null } },
+            // Not a documented shape for non-streaming responses (input is an object there); a proxy or a partial stream could send it.
+            { type: 'tool_use', id: 'toolu_paris', name: 'get_weather', input: '{"city": "Paris"' },
+          ],
+          'tool_use',
+        ),
+      },
+      { body: message([{ type: 'text', text: 'Oslo is 21 celsius.' }], 'end_turn', { input_tokens: 90, output_tokens: 10 }) },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'test-key', baseURL: server.url, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [weather], instructions: 'You report weather.' }).run('Weather in Oslo and Paris?');
+
+    expect(result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 } });
+    const [first, second] = server.requests;
+    expect(first).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { 'x-api-key': 'test-key', 'anthropic-version': expect.any(String) } });
+    expect(first!.body).toMatchObject({ model: 'claude-test', max_tokens: 4096, system: 'You report weather.', messages: [{ role: 'user', content: 'Weather in Oslo and Paris?' }] });
+    expect(first!.body['tools']).toEqual([{ name: 'get_weather', description: 'Current weather in a city.', input_schema: weather.definition.parameters }]);
+
+    const messages = second!.body['messages'] as Array<{ role: string; content: unknown }>;
+    expect(messages[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Checking both cities.' },
+        { type: 'tool_use', id: 'toolu_oslo', name: 'get_weather', input: { city: 'Oslo', unit: null } },
+        { type: 'tool_use', id: 'toolu_paris', name: 'get_weather', input: { raw: '{"city": "Paris"' } },
+      ],
+    });
+    expect(messages[2]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 'toolu_oslo', content: [{ type: 'text', text: 'Oslo: 21 celsius' }] },
+        { type: 'tool_result', tool_use_id: 'toolu_paris', is_error: true, content: [{ type: 'text', text: expect.stringContaining('not valid JSON') }] },
+      ],
+    });
+    expect(messages).toHaveLength(3);
+    const codes = result.context.events.flatMap((e) => (e.type === 'tool_result' ? [e.result.error?.code] : []));
+    expect(codes).toEqual([undefined, ErrorCode.InvalidArguments]);
+  });
+
+  it('sends image results as image blocks', () => {
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const params = model.toParams({
+      messages: [
+        { role: 'user', content: 'draw' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'draw', arguments: '{}' }] },
+        { role: 'tool', callId: 't1', name: 'draw', result: imageResult(png) },
+      ],
+      tools: [],
+      settings: { maxTokens: 64, temperature: 0.5 },
+    });
+    expect(params).toMatchObject({ max_tokens: 64, temperature: 0.5 });
+    expect(params).not.toHaveProperty('tools');
+    expect(params.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'draw', input: {} }] });
+    expect(params.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] });
+  });
+
+  it('lets the client retry a failed request, then ends the run with MODEL_FAILED', async () => {
+    const overloaded = { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after-ms': '1' } };
+    server = await startProviderServer([overloaded, { body: message([{ type: 'text', text: 'recovered' }], 'end_turn') }, overloaded, overloaded]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 1 });
+    const agent = new Agent({ model });
+    expect((await agent.run('first')).text).toBe('recovered');
+    expect(server.requests).toHaveLength(2);
+    await expect(agent.run('second')).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/anthropic claude-test.*maxRetries 1.*Overloaded/) });
+    expect(server.requests).toHaveLength(4);
+  });
+});

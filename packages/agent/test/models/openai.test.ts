@@ -1,0 +1,147 @@
+import { ErrorCode, tool } from '@anytool/core';
+import { Agent } from '@anytool/agent';
+import { OpenAIModel } from '../../src/models/openai.js';
+import { startProviderServer, type ProviderServer } from './provider-server.js';
+
+const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsius' | 'fahrenheit' }) => `${city}: 21 ${unit}`, {
+  name: 'get_weather',
+  description: 'Current weather in a city.',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' } },
+    required: ['city'],
+  },
+});
+
+/** A Chat Completions response, in the documented shape. */
+function completion(message: Record<string, unknown>, finishReason: string, usage = { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 }): Record<string, unknown> {
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 1_760_000_000,
+    model: 'gpt-test',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, annotations: [], ...message }, logprobs: null, finish_reason: finishReason }],
+    usage,
+    service_tier: 'default',
+    system_fingerprint: null,
+  };
+}
+
+describe('OpenAIModel (Chat Completions through the official client)', () => {
+  let server: ProviderServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it('sends strict tools, runs two parallel calls (a strict null, bad JSON) and sends the results back', async () => {
+    server = await startProviderServer([
+      {
+        body: completion(
+          {
+            tool_calls: [
+              { id: 'call_oslo', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo","unit":null}' } },
+              { id: 'call_paris', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris", "unit": "celsius"' } },
+            ],
+          },
+          'tool_calls',
+        ),
+      },
+      { body: completion({ content: 'Oslo is 21 celsius; Paris failed.' }, 'stop', { prompt_tokens: 90, completion_tokens: 10, total_tokens: 100 }) },
+    ]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'test-key', baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [weather], instructions: 'You report weather.' }).run('Weather in Oslo and Paris?');
+
+    expect(result).toMatchObject({ text: 'Oslo is 21 celsius; Paris failed.', stopReason: 'final_answer', usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 } });
+    const [first, second] = server.requests;
+    expect(first).toMatchObject({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: 'Bearer test-key' } });
+    expect(first!.body['tools']).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Current weather in a city.',
+          parameters: {
+            type: 'object',
+            properties: { city: { type: 'string' }, unit: { type: ['string', 'null'], enum: ['celsius', 'fahrenheit', null] } },
+            required: ['city', 'unit'],
+            additionalProperties: false,
+          },
+          strict: true,
+        },
+      },
+    ]);
+    expect(first!.body['messages']).toEqual([
+      { role: 'system', content: 'You report weather.' },
+      { role: 'user', content: 'Weather in Oslo and Paris?' },
+    ]);
+
+    const messages = second!.body['messages'] as Array<Record<string, unknown>>;
+    expect(messages[2]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: 'call_oslo', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo","unit":null}' } },
+        { id: 'call_paris', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris", "unit": "celsius"' } },
+      ],
+    });
+    // The strict-mode null reached the tool as "absent", so its default applied.
+    expect(messages[3]).toEqual({ role: 'tool', tool_call_id: 'call_oslo', content: 'Oslo: 21 celsius' });
+    expect(messages[4]).toMatchObject({ role: 'tool', tool_call_id: 'call_paris', content: expect.stringContaining('not valid JSON') });
+    const events = result.context.events.filter((e) => e.type === 'tool_result');
+    expect(events.map((e) => e.type === 'tool_result' && [e.callId, e.result.error?.code])).toEqual([['call_oslo', undefined], ['call_paris', ErrorCode.InvalidArguments]]);
+  });
+
+  it('sends schemas as they are when strict mode is off, and no tools when there are none', async () => {
+    server = await startProviderServer([{ body: completion({ content: 'hi' }, 'stop') }, { body: completion({ content: 'hi' }, 'stop') }]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, strict: false, parallelToolCalls: true });
+    await new Agent({ model, tools: [weather], settings: { temperature: 0, maxTokens: 100 } }).run('hi');
+    await new Agent({ model }).run('hi');
+    const [withTools, without] = server.requests;
+    expect(withTools!.body).toMatchObject({
+      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather.definition.parameters, strict: false } }],
+      parallel_tool_calls: true,
+      temperature: 0,
+      max_completion_tokens: 100,
+    });
+    expect(without!.body).not.toHaveProperty('tools');
+  });
+
+  it('lets the client retry a failed request, then ends the run with MODEL_FAILED', async () => {
+    const overloaded = { status: 500, body: { error: { message: 'The server is overloaded', type: 'server_error', code: null, param: null } }, headers: { 'retry-after-ms': '1' } };
+    server = await startProviderServer([overloaded, { body: completion({ content: 'recovered' }, 'stop') }, overloaded, overloaded]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 1 });
+    const agent = new Agent({ model });
+    expect((await agent.run('first')).text).toBe('recovered');
+    expect(server.requests).toHaveLength(2);
+
+    const failed = agent.run('second');
+    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai gpt-test.*maxRetries 1.*overloaded/) });
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it('reports a missing API key as a coded error', () => {
+    const saved = process.env['OPENAI_API_KEY'];
+    delete process.env['OPENAI_API_KEY'];
+    try {
+      expect(() => new OpenAIModel({ model: 'gpt-test' })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('OPENAI_API_KEY') }));
+      expect(() => new OpenAIModel({ model: '' })).toThrow(/model id/);
+    } finally {
+      if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
+    }
+  });
+
+  it('sends object arguments as JSON strings and an empty result as text the API accepts', () => {
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k' });
+    const params = model.toParams({
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'a', name: 'get_weather', arguments: { city: 'Oslo' } }] },
+        { role: 'tool', callId: 'a', name: 'get_weather', result: { content: [], isError: false } },
+      ],
+      tools: [],
+    });
+    expect(params.messages[1]).toMatchObject({ tool_calls: [{ function: { arguments: '{"city":"Oslo"}' } }] });
+    expect(params.messages[2]).toEqual({ role: 'tool', tool_call_id: 'a', content: '(no output)' });
+  });
+});

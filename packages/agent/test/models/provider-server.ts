@@ -1,0 +1,54 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ProviderServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 (a free port) that answers each request with
+ * the next reply of a script, the way a provider's API would.
+ */
+export async function startProviderServer(replies: Array<Reply | ((request: ReceivedRequest) => Reply)>): Promise<ProviderServer> {
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+      requests.push(received);
+      const next = replies[requests.length - 1];
+      const reply: Reply = next === undefined ? { status: 500, body: { error: { message: 'the test server has no reply left', type: 'server_error' } } } : typeof next === 'function' ? next(received) : next;
+      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
+      res.end(JSON.stringify(reply.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
