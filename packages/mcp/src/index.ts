@@ -9,3 +9,14 @@ export type { McpServerOptions } from './server/tool-server.js';
 export { MCP_SESSION_KEY, mcpSession } from './server/mcp-session.js';
 export type { McpSession } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
+
+// Client: MCP servers' tools as BaseTools over kept connections.
+export { McpToolset } from './client/mcp-toolset.js';
+export type { McpToolsetOptions } from './client/mcp-toolset.js';
+export { McpTool } from './client/mcp-tool.js';
+export { McpConnection } from './client/connection.js';
+export type { ElicitationHandler, McpCallOptions, McpClientOptions, McpRestartOptions, McpRoot, SamplingHandler } from './client/connection.js';
+export { readMcpServers } from './client/config.js';
+export type { McpHttpServerConfig, McpServerConfig, McpServersConfig, McpServerTuning, McpStdioServerConfig } from './client/config.js';
+export { mcpToolName } from './client/tool-names.js';
+export { runServeCommand, toolsetFromModule } from './server/serve-command.js';

@@ -1,0 +1,112 @@
+import { AnytoolError, ErrorCode } from '@anytool/core';
+
+/** Settings anytool reads on top of the desktop `mcpServers` shape; desktop clients ignore them. */
+export interface McpServerTuning {
+  /** Per-request timeout in milliseconds for this server's tools (reset whenever the server reports progress). */
+  timeoutMs?: number;
+  /** Per-tool timeouts in milliseconds, by the server's own tool name. */
+  toolTimeouts?: Record<string, number>;
+  /** How long the server may take to start and answer `initialize`. */
+  startTimeoutMs?: number;
+  /** Skip this server (the desktop clients' switch). */
+  disabled?: boolean;
+}
+
+/** A server started as a child process and spoken to over its stdin and stdout. */
+export interface McpStdioServerConfig extends McpServerTuning {
+  type?: 'stdio';
+  command: string;
+  args?: string[];
+  /** Added to the safe default environment (PATH, HOME, USER, ...); it never replaces it. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Pass the parent's whole environment (under `env`) instead of only the safe defaults. */
+  inheritEnv?: boolean;
+}
+
+/** A server reached over HTTP: streamable HTTP, falling back to the old HTTP+SSE transport when the server is that old. */
+export interface McpHttpServerConfig extends McpServerTuning {
+  /** `"sse"` goes straight to the old HTTP+SSE transport; anything else tries streamable HTTP first. */
+  type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
+  url: string;
+  headers?: Record<string, string>;
+}
+
+/** One entry of `mcpServers`. */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+/** The JSON that desktop MCP clients use: `{ "mcpServers": { "<name>": { "command": ... } } }`. */
+export interface McpServersConfig {
+  mcpServers: Record<string, McpServerConfig>;
+}
+
+export function isHttpConfig(config: McpServerConfig): config is McpHttpServerConfig {
+  return 'url' in config && typeof config.url === 'string';
+}
+
+const STRING_MAP_KEYS = ['env', 'headers', 'toolTimeouts'] as const;
+
+function fail(where: string, problem: string): never {
+  throw new AnytoolError(ErrorCode.InvalidOptions, `${where}: ${problem}`);
+}
+
+function checkOne(name: string, value: unknown): McpServerConfig {
+  const where = `MCP server "${name}"`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, `its configuration must be an object such as { "command": "npx", "args": [...] } or { "url": "https://..." } (got ${Array.isArray(value) ? 'an array' : typeof value})`);
+  const config = value as Record<string, unknown>;
+  const hasCommand = config['command'] !== undefined;
+  const hasUrl = config['url'] !== undefined;
+  if (hasCommand === hasUrl) fail(where, 'give exactly one of "command" (a server started as a child process) or "url" (a server reached over HTTP)');
+  if (hasCommand) {
+    if (typeof config['command'] !== 'string' || config['command'].trim() === '') fail(where, '"command" must be a non-empty string');
+    if (config['args'] !== undefined && (!Array.isArray(config['args']) || config['args'].some((a) => typeof a !== 'string'))) fail(where, '"args" must be an array of strings');
+    if (config['cwd'] !== undefined && typeof config['cwd'] !== 'string') fail(where, '"cwd" must be a string');
+  } else {
+    if (typeof config['url'] !== 'string') fail(where, '"url" must be a string');
+    try {
+      const url = new URL(config['url']);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(where, `"url" must be an http or https URL (got ${JSON.stringify(config['url'])})`);
+    } catch (error) {
+      if (error instanceof AnytoolError) throw error;
+      fail(where, `"url" is not a valid URL (got ${JSON.stringify(config['url'])})`);
+    }
+  }
+  for (const key of STRING_MAP_KEYS) {
+    const map = config[key];
+    if (map === undefined) continue;
+    const expected = key === 'toolTimeouts' ? 'number' : 'string';
+    if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== expected)) fail(where, `"${key}" must be an object of ${expected} values`);
+  }
+  for (const key of ['timeoutMs', 'startTimeoutMs'] as const) {
+    const ms = config[key];
+    if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0))) fail(where, `"${key}" must be a positive number of milliseconds`);
+  }
+  return config as unknown as McpServerConfig;
+}
+
+/**
+ * Reads the desktop `mcpServers` shape (as an object or its JSON text), or a bare
+ * map of server name to configuration, and checks every entry. Bad input throws
+ * `INVALID_OPTIONS` naming the server and the field.
+ */
+export function readMcpServers(input: McpServersConfig | Record<string, McpServerConfig> | string): Map<string, McpServerConfig> {
+  let value: unknown = input;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch (error) {
+      fail('MCP configuration', `the text is not valid JSON (${error instanceof Error ? error.message : String(error)}); paste the { "mcpServers": { ... } } object`);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('MCP configuration', 'expected { "mcpServers": { "<name>": { ... } } }');
+  const servers = 'mcpServers' in value ? (value as { mcpServers: unknown }).mcpServers : value;
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) fail('MCP configuration', '"mcpServers" must be an object of server name to configuration');
+  const out = new Map<string, McpServerConfig>();
+  for (const [name, config] of Object.entries(servers)) {
+    if (name.trim() === '') fail('MCP configuration', 'a server name is empty');
+    const checked = checkOne(name, config);
+    if (checked.disabled === true) continue;
+    out.set(name, checked);
+  }
+  return out;
+}

@@ -1,0 +1,509 @@
+import { AnytoolError, ErrorCode, describeError } from '@anytool/core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  ListToolsResultSchema,
+  ErrorCode as McpErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+  type CreateMessageRequestParams,
+  type CreateMessageResult,
+  type ElicitRequestParams,
+  type ElicitResult,
+  type Implementation,
+  type Progress,
+  type Tool as McpToolInfo,
+} from '@modelcontextprotocol/sdk/types.js';
+import { isHttpConfig, type McpServerConfig } from './config.js';
+
+/** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
+export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
+
+/** Answers a server's `elicitation/create` request (asks the user for input). */
+export type ElicitationHandler = (params: ElicitRequestParams, extra: { server: string; signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
+
+/** A root the client exposes to servers (`roots/list`). */
+export interface McpRoot {
+  uri: string;
+  name?: string;
+}
+
+/** How a server that stopped is started again on the next call. */
+export interface McpRestartOptions {
+  /** Starts tried before a call gives up (default 3). */
+  maxAttempts?: number;
+  /** Wait before the second attempt, doubled for each further one (default 200 ms). */
+  initialDelayMs?: number;
+  /** Longest wait between attempts (default 5000 ms). */
+  maxDelayMs?: number;
+}
+
+/** Options of a connection to one MCP server. */
+export interface McpClientOptions {
+  /** Sent in `initialize` (default `{ name: 'anytool', version: <package version> }`). */
+  clientInfo?: Implementation;
+  /** Default per-request timeout in milliseconds, reset whenever the server reports progress (default 60 000). */
+  timeoutMs?: number;
+  /** A hard cap on one call however much progress it reports. */
+  maxTotalTimeoutMs?: number;
+  /** How long a server may take to start and answer `initialize` (default 30 000). */
+  startTimeoutMs?: number;
+  restart?: McpRestartOptions;
+  /** Serves the servers' sampling requests; without it the client does not offer sampling and refuses such requests. */
+  sampling?: SamplingHandler;
+  /** Serves the servers' elicitation requests; without it the client does not offer elicitation and refuses such requests. */
+  elicitation?: ElicitationHandler;
+  /** Roots offered to servers; give `[]` to offer the capability and set them later with `setRoots`. */
+  roots?: McpRoot[];
+  /** Sees each chunk a stdio server writes to stderr (it is captured, never printed). */
+  onStderr?: (server: string, text: string) => void;
+}
+
+/** Per-call options of `McpConnection.callTool`. */
+export interface McpCallOptions {
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+  onprogress?: ((progress: Progress) => void) | undefined;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_START_TIMEOUT_MS = 30_000;
+const STDERR_KEEP = 16_384;
+const STDERR_TAIL_LINES = 20;
+const STDERR_TAIL_CHARS = 2_000;
+const MAX_DIAGNOSTICS = 100;
+const MAX_PAGES = 1_000;
+const CLIENT_INFO: Implementation = { name: 'anytool', version: '0.1.0' };
+
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && value > 0 ? value : fallback;
+}
+
+/**
+ * One kept connection to one MCP server, over stdio or HTTP. It is opened once
+ * and reused for every call; when a stdio server dies, the calls in flight fail
+ * at once with `MCP_CONNECTION_CLOSED` and the next call starts the server again
+ * (with backoff, a bounded number of attempts); an HTTP session the server
+ * forgot (404) is initialized again. The server's stderr is captured, not
+ * printed, and its tail goes into start errors.
+ *
+ * Most code uses `McpToolset`, which holds one connection per server.
+ *
+ * @example
+ * await using everything = await McpConnection.open('everything', { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] });
+ * const result = await everything.callTool('echo', { message: 'hi' });
+ */
+export class McpConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  /** Problems seen on the connection (unparseable lines on stdout, transport errors, restarts), oldest first, capped. */
+  readonly diagnostics: string[] = [];
+  private readonly options: McpClientOptions;
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private opening: Promise<Client> | undefined;
+  private closing: Promise<void> | undefined;
+  private closed = false;
+  private stderrText = '';
+  private toolInfos: McpToolInfo[] = [];
+  private roots: McpRoot[];
+  private readonly listeners = new Set<() => void>();
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
+  private startCount = 0;
+
+  private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
+    this.name = name;
+    this.config = config;
+    this.options = options;
+    this.roots = options.roots ?? [];
+  }
+
+  /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
+  static async open(name: string, config: McpServerConfig, options: McpClientOptions = {}): Promise<McpConnection> {
+    const connection = new McpConnection(name, config, options);
+    await connection.start();
+    return connection;
+  }
+
+  /** The server's tools as it describes them, every page of `tools/list`. */
+  get tools(): readonly McpToolInfo[] {
+    return this.toolInfos;
+  }
+
+  /** True while a session is open. */
+  get connected(): boolean {
+    return this.client !== undefined;
+  }
+
+  /** The pid of the stdio server's process while it runs. */
+  get pid(): number | undefined {
+    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+  }
+
+  /** How many times the server was started (or connected to); more than 1 after restarts. */
+  get starts(): number {
+    return this.startCount;
+  }
+
+  /** What the server wrote to stderr since it was last started (the last 16 KB). */
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.client?.getServerVersion();
+  }
+
+  get instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
+  /** Calls `listener` after the server's tool list changed (and was read again); returns the unsubscribe function. */
+  onToolsChanged(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls a tool on the kept session. The signal cancels the request (the server
+   * gets `notifications/cancelled`); the timeout restarts on every progress
+   * notification. Failures throw `AnytoolError`s: `TIMEOUT`,
+   * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`.
+   */
+  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
+    const timeout = options.timeoutMs ?? positive(this.config.timeoutMs, positive(this.options.timeoutMs, DEFAULT_TIMEOUT_MS));
+    const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
+    if (options.signal !== undefined) request.signal = options.signal;
+    if (options.onprogress !== undefined) request.onprogress = options.onprogress;
+    if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
+    let client = this.client !== undefined ? this.client : await this.reconnect();
+    try {
+      return (await client.callTool({ name, arguments: args }, undefined, request)) as CallToolResult;
+    } catch (error) {
+      if (!this.sessionExpired(error, client)) throw await this.callError(error, name, timeout, options.signal);
+    }
+    // The server forgot the session (HTTP 404): the call never ran, so open a new session and send it once more.
+    this.note('the server answered 404 for the session: initializing a new session');
+    await this.drop(client);
+    client = await this.reconnect();
+    try {
+      return (await client.callTool({ name, arguments: args }, undefined, request)) as CallToolResult;
+    } catch (error) {
+      throw await this.callError(error, name, timeout, options.signal);
+    }
+  }
+
+  /** Reads every page of `tools/list` again and tells the listeners. */
+  async refreshTools(): Promise<void> {
+    const client = this.client !== undefined ? this.client : await this.reconnect();
+    this.toolInfos = await this.listAllTools(client);
+    this.notify();
+  }
+
+  /** Replaces the roots and tells the server (`notifications/roots/list_changed`). Needs the `roots` option at open. */
+  async setRoots(roots: McpRoot[]): Promise<void> {
+    if (this.options.roots === undefined) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `MCP server "${this.name}": setRoots() needs the client to offer roots; pass { roots: [] } (or the first roots) when connecting`);
+    }
+    this.roots = roots;
+    if (this.client !== undefined) await this.client.sendRootsListChanged();
+  }
+
+  /** Ends the session and the server's process. Calls in flight fail with `MCP_CONNECTION_CLOSED`. */
+  close(): Promise<void> {
+    if (this.closing !== undefined) return this.closing;
+    this.closed = true;
+    const client = this.client;
+    const transport = this.transport;
+    const opening = this.opening;
+    this.client = undefined;
+    this.closing = (async () => {
+      // A start in progress sees `closed` when it finishes and closes its own client.
+      if (opening !== undefined) await opening.catch(() => undefined);
+      if (client === undefined) return;
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
+      await client.close().catch(() => undefined);
+    })();
+    return this.closing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private reconnect(): Promise<Client> {
+    if (this.closed) return Promise.reject(this.closedError());
+    return (this.opening ??= this.restart().finally(() => {
+      this.opening = undefined;
+    }));
+  }
+
+  private async restart(): Promise<Client> {
+    const restart = this.options.restart ?? {};
+    const attempts = Math.max(1, Math.floor(restart.maxAttempts ?? 3));
+    const initial = positive(restart.initialDelayMs, 200);
+    const longest = positive(restart.maxDelayMs, 5_000);
+    let last: unknown;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (attempt > 1) await sleep(Math.min(initial * 2 ** (attempt - 2), longest));
+      if (this.closed) throw this.closedError();
+      try {
+        this.note(`starting the server again (attempt ${attempt} of ${attempts})`);
+        return await this.start();
+      } catch (error) {
+        last = error;
+      }
+    }
+    throw new AnytoolError(ErrorCode.McpConnectFailed, `MCP server "${this.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`, { cause: last });
+  }
+
+  private async start(): Promise<Client> {
+    const startTimeout = positive(this.config.startTimeoutMs, positive(this.options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS));
+    this.stderrText = '';
+    let transport = this.createTransport(false);
+    let client = this.createClient();
+    try {
+      await client.connect(transport, { timeout: startTimeout });
+    } catch (error) {
+      await this.abandon(client, transport);
+      if (!(transport instanceof StreamableHTTPClientTransport) || !this.shouldFallBackToSse(error)) throw await this.startError(error, startTimeout);
+      // An old server that only speaks HTTP+SSE.
+      this.note(`streamable HTTP was refused (${describeError(error)}): trying the HTTP+SSE transport`);
+      transport = this.createTransport(true);
+      client = this.createClient();
+      try {
+        await client.connect(transport, { timeout: startTimeout });
+      } catch (sseError) {
+        await this.abandon(client, transport);
+        throw await this.startError(sseError, startTimeout);
+      }
+    }
+    if (this.closed) {
+      await client.close().catch(() => undefined);
+      throw this.closedError();
+    }
+    this.client = client;
+    this.transport = transport;
+    this.startCount++;
+    try {
+      const before = this.toolInfos;
+      this.toolInfos = await this.listAllTools(client);
+      if (this.startCount > 1 && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
+    } catch (error) {
+      await this.drop(client);
+      throw await this.startError(error, startTimeout);
+    }
+    return client;
+  }
+
+  private createTransport(sse: boolean): Transport {
+    const config = this.config;
+    if (isHttpConfig(config)) {
+      const url = new URL(config.url);
+      const requestInit: RequestInit = config.headers === undefined ? {} : { headers: config.headers };
+      if (sse || config.type === 'sse') return new SSEClientTransport(url, { requestInit });
+      return new StreamableHTTPClientTransport(url, { requestInit });
+    }
+    const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
+    const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
+      command: config.command,
+      args: config.args ?? [],
+      env: { ...base, ...config.env },
+      stderr: 'pipe',
+    };
+    if (config.cwd !== undefined) params.cwd = config.cwd;
+    const transport = new StdioClientTransport(params);
+    const onStderr = this.options.onStderr;
+    transport.stderr?.on('data', (chunk: Buffer | string) => {
+      const text = chunk.toString();
+      const kept = this.stderrText + text;
+      this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
+      onStderr?.(this.name, text);
+    });
+    return transport;
+  }
+
+  private createClient(): Client {
+    const options = this.options;
+    const capabilities: ClientCapabilities = {};
+    if (options.sampling !== undefined) capabilities.sampling = {};
+    if (options.elicitation !== undefined) capabilities.elicitation = {};
+    if (options.roots !== undefined) capabilities.roots = { listChanged: true };
+    const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities });
+    const sampling = options.sampling;
+    if (sampling !== undefined) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, { server: this.name, signal: extra.signal }));
+    const elicitation = options.elicitation;
+    if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, { server: this.name, signal: extra.signal }));
+    if (options.roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.roots.map((r) => ({ ...r })) }));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRefresh(client));
+    client.onclose = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      if (!this.closed) this.note('the server closed the connection; the next call starts it again');
+    };
+    client.onerror = (error) => this.note(describeError(error));
+    return client;
+  }
+
+  private async listAllTools(client: Client): Promise<McpToolInfo[]> {
+    if (client.getServerCapabilities()?.tools === undefined) return [];
+    const tools: McpToolInfo[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema);
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) return tools;
+      if (seen.has(cursor)) {
+        this.note(`tools/list returned the cursor ${JSON.stringify(cursor)} twice; stopped reading pages`);
+        return tools;
+      }
+      seen.add(cursor);
+    }
+    this.note(`tools/list had more than ${MAX_PAGES} pages; stopped reading`);
+    return tools;
+  }
+
+  private scheduleRefresh(client: Client): void {
+    if (this.refreshing !== undefined) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        try {
+          if (this.client !== client) return;
+          this.toolInfos = await this.listAllTools(client);
+          this.notify();
+        } catch (error) {
+          this.note(`could not read the tools again after tools/list_changed: ${describeError(error)}`);
+        }
+      } while (this.refreshAgain);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.note(`a tools-changed listener threw: ${describeError(error)}`);
+      }
+    }
+  }
+
+  private note(message: string): void {
+    this.diagnostics.push(message);
+    if (this.diagnostics.length > MAX_DIAGNOSTICS) this.diagnostics.splice(0, this.diagnostics.length - MAX_DIAGNOSTICS);
+  }
+
+  /** Closes a client whose start failed; a stdio child is killed at once rather than waited for. */
+  private async abandon(client: Client, transport: Transport): Promise<void> {
+    if (transport instanceof StdioClientTransport && transport.pid !== null) {
+      try {
+        process.kill(transport.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+  }
+
+  /** Forgets a session (it died or expired) and closes what is left of it. */
+  private async drop(client: Client): Promise<void> {
+    if (this.client === client) {
+      this.client = undefined;
+      this.transport = undefined;
+    }
+    await client.close().catch(() => undefined);
+  }
+
+  private sessionExpired(error: unknown, client: Client): boolean {
+    return error instanceof StreamableHTTPError && error.code === 404 && client.transport instanceof StreamableHTTPClientTransport && !this.closed;
+  }
+
+  private shouldFallBackToSse(error: unknown): boolean {
+    return error instanceof StreamableHTTPError && (error.code === 400 || error.code === 404 || error.code === 405);
+  }
+
+  private stderrTail(): string {
+    const lines = this.stderrText.trimEnd().split('\n');
+    const tail = lines.slice(-STDERR_TAIL_LINES).join('\n');
+    return tail.length > STDERR_TAIL_CHARS ? tail.slice(tail.length - STDERR_TAIL_CHARS) : tail;
+  }
+
+  private describeServer(): string {
+    const config = this.config;
+    if (isHttpConfig(config)) return `MCP server "${this.name}" at ${config.url}`;
+    return `MCP server "${this.name}" (${[config.command, ...(config.args ?? [])].join(' ')})`;
+  }
+
+  private async startError(error: unknown, startTimeout: number): Promise<AnytoolError> {
+    if (error instanceof AnytoolError && error.code === ErrorCode.McpConnectFailed) return error;
+    await tick(); // let the last stderr chunks of a dead process arrive
+    let reason: string;
+    if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) reason = 'it exited (or closed its output) before answering initialize';
+    else if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) reason = `it did not answer initialize within ${startTimeout} ms`;
+    else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') reason = `the command was not found (${describeError(error)}); check "command" and PATH`;
+    else reason = describeError(error);
+    const isStdio = !isHttpConfig(this.config);
+    const tail = isStdio ? this.stderrTail() : '';
+    const stderr = !isStdio ? '' : tail === '' ? ' It wrote nothing to stderr.' : `\nLast lines of its stderr:\n${tail}`;
+    return new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason}.${stderr}`, { cause: error });
+  }
+
+  private async callError(error: unknown, tool: string, timeout: number, signal: AbortSignal | undefined): Promise<unknown> {
+    if (error instanceof AnytoolError) return error;
+    if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError))) {
+      return error instanceof AnytoolError ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
+    }
+    if (error instanceof McpError) {
+      if (error.code === McpErrorCode.RequestTimeout) {
+        return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.`, { cause: error });
+      }
+      if (error.code === McpErrorCode.ConnectionClosed) return this.connectionClosed(tool, error);
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${error.message}`, { cause: error });
+    }
+    if (error instanceof StreamableHTTPError) {
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${error.code ?? '?'}: ${error.message}`, { cause: error });
+    }
+    if (this.client === undefined || /not connected/i.test(describeError(error))) return this.connectionClosed(tool, error);
+    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${describeError(error)}`, { cause: error });
+  }
+
+  private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {
+    if (this.closed) return new AnytoolError(ErrorCode.McpConnectionClosed, `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`, { cause });
+    await tick();
+    const tail = isHttpConfig(this.config) ? '' : this.stderrTail();
+    const stderr = tail === '' ? '' : ` Last lines of its stderr:\n${tail}`;
+    return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.${stderr}`, { cause });
+  }
+
+  private closedError(): AnytoolError {
+    return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}": the connection was closed with close(); open a new one to call its tools.`);
+  }
+}
+
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}

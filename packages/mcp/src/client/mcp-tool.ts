@@ -1,0 +1,75 @@
+import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { McpConnection } from './connection.js';
+import { mapCallResult, type ResultOrigin } from './result-mapping.js';
+
+/** MCP's `*Hint` annotations in the neutral form. */
+function mapAnnotations(info: McpToolInfo): ToolAnnotations | undefined {
+  const hints = info.annotations;
+  if (hints === undefined) return undefined;
+  const out: ToolAnnotations = {};
+  if (hints.readOnlyHint !== undefined) out.readOnly = hints.readOnlyHint;
+  if (hints.destructiveHint !== undefined) out.destructive = hints.destructiveHint;
+  if (hints.idempotentHint !== undefined) out.idempotent = hints.idempotentHint;
+  if (hints.openWorldHint !== undefined) out.openWorld = hints.openWorldHint;
+  return Object.keys(out).length === 0 ? undefined : out;
+}
+
+/**
+ * A tool that lives on an MCP server, as a `BaseTool`: it carries the server's
+ * input schema, output schema, title and annotations, and `invoke` calls it on
+ * the connection's kept session. Made by `McpToolset`; use it like any tool.
+ */
+export class McpTool extends BaseTool {
+  /** The server's name in the configuration. */
+  readonly server: string;
+  /** The tool's name on its server (`name` may carry a prefix or be shortened). */
+  readonly remoteName: string;
+  /** The tool as the server described it in `tools/list`. */
+  readonly info: McpToolInfo;
+  /** Per-request timeout in milliseconds, restarted by every progress notification. */
+  requestTimeoutMs: number | undefined;
+  private readonly connection: McpConnection;
+  private origin: ResultOrigin | undefined;
+
+  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number) {
+    const title = info.title ?? info.annotations?.title;
+    const description = info.description !== undefined && info.description.trim() !== '' ? info.description : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
+    super({ name, description, parameters: info.inputSchema as Record<string, unknown> });
+    if (title !== undefined) this.title = title;
+    if (info.outputSchema !== undefined) this.outputSchema = info.outputSchema as Record<string, unknown>;
+    const annotations = mapAnnotations(info);
+    if (annotations !== undefined) this.annotations = annotations;
+    this.source = `mcp ${connection.name}`;
+    this.server = connection.name;
+    this.remoteName = info.name;
+    this.info = info;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this.connection = connection;
+  }
+
+  /** Calls the tool on the server; progress notifications become `progress` events of the run. */
+  async execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
+    const onprogress = (progress: Progress): void => {
+      const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
+      if (progress.total !== undefined) event.total = progress.total;
+      if (progress.message !== undefined) event.message = progress.message;
+      context.record(event);
+    };
+    const result = await this.connection.callTool(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress });
+    return mapCallResult(result, (this.origin ??= this.makeOrigin()));
+  }
+
+  private makeOrigin(): ResultOrigin {
+    let outputValidator: ArgsValidator | undefined;
+    if (this.outputSchema !== undefined) {
+      try {
+        outputValidator = compileValidator(this.outputSchema, this.label);
+      } catch {
+        // A schema that does not compile was reported when the toolset checked it; results pass unchecked.
+        outputValidator = undefined;
+      }
+    }
+    return { server: this.server, tool: this.name, outputValidator };
+  }
+}

@@ -1,0 +1,170 @@
+import { AnytoolError, ErrorCode, describeError, schemaProblems, type DynamicToolSource } from '@anytool/core';
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { readMcpServers, type McpServerConfig, type McpServersConfig } from './config.js';
+import { McpConnection, type McpClientOptions } from './connection.js';
+import { McpTool } from './mcp-tool.js';
+import { mcpToolName } from './tool-names.js';
+
+/** Options of `McpToolset.connect`: the connection options plus naming. */
+export interface McpToolsetOptions extends McpClientOptions {
+  /** Name every tool `<server>_<tool>`. Without it, two servers with a tool of the same name are an error. */
+  prefix?: boolean;
+}
+
+/**
+ * The tools of one or more MCP servers as a dynamic tool source: put it in a
+ * `Toolset` next to local tools and the toolset follows each server's
+ * `tools/list_changed`. One kept connection per server.
+ *
+ * @example
+ * await using mcp = await McpToolset.connect({
+ *   mcpServers: { filesystem: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/tmp'] } },
+ * }, { prefix: true });
+ * const toolset = new Toolset(calculator, mcp);
+ * await toolset.invoke('filesystem_list_directory', { path: '/tmp' }, context);
+ */
+export class McpToolset implements DynamicToolSource {
+  /** Problems met while following the servers (a tool dropped for a bad schema or a name collision). */
+  readonly warnings: string[] = [];
+  private readonly connectionsByName: ReadonlyMap<string, McpConnection>;
+  private readonly options: McpToolsetOptions;
+  private current: McpTool[] = [];
+  private byName = new Map<string, McpTool>();
+  private readonly listeners = new Set<() => void>();
+  private readonly unsubscribes: Array<() => void> = [];
+
+  private constructor(connections: readonly McpConnection[], options: McpToolsetOptions) {
+    this.connectionsByName = new Map(connections.map((c) => [c.name, c]));
+    this.options = options;
+    this.rebuild(true);
+    for (const connection of connections) {
+      this.unsubscribes.push(
+        connection.onToolsChanged(() => {
+          this.rebuild(false);
+          this.notify();
+        }),
+      );
+    }
+  }
+
+  /**
+   * Connects to every server of a desktop-style `mcpServers` configuration (the
+   * object, its JSON text, or a bare map of name to configuration), in parallel.
+   * If any server fails to start, the others are closed and the error (with
+   * the server's stderr tail) is thrown.
+   */
+  static async connect(config: McpServersConfig | Record<string, McpServerConfig> | string, options: McpToolsetOptions = {}): Promise<McpToolset> {
+    const servers = readMcpServers(config);
+    const opened = await Promise.allSettled([...servers].map(([name, server]) => McpConnection.open(name, server, options)));
+    const connections = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    const failures = opened.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
+    if (failures.length > 0) {
+      await Promise.all(connections.map((c) => c.close()));
+      if (failures.length === 1) throw failures[0];
+      throw new AnytoolError(ErrorCode.McpConnectFailed, `${failures.length} MCP servers could not be started:\n${failures.map((f) => `- ${describeError(f)}`).join('\n')}`, { cause: failures[0] });
+    }
+    return McpToolset.from(connections, options);
+  }
+
+  /** A toolset over connections already open (the toolset closes them on `close()`). */
+  static from(connections: readonly McpConnection[], options: McpToolsetOptions = {}): McpToolset {
+    try {
+      return new McpToolset(connections, options);
+    } catch (error) {
+      void Promise.all(connections.map((c) => c.close()));
+      throw error;
+    }
+  }
+
+  /** Every tool of every server, named for the model. */
+  get tools(): readonly McpTool[] {
+    return this.current;
+  }
+
+  get names(): string[] {
+    return this.current.map((t) => t.name);
+  }
+
+  get(name: string): McpTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The connection to a server, by its name in the configuration. */
+  connection(server: string): McpConnection | undefined {
+    return this.connectionsByName.get(server);
+  }
+
+  get connections(): McpConnection[] {
+    return [...this.connectionsByName.values()];
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Ends every session and every server process. */
+  async close(): Promise<void> {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    await Promise.all(this.connections.map((c) => c.close()));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  private timeoutFor(connection: McpConnection, info: McpToolInfo): number | undefined {
+    return connection.config.toolTimeouts?.[info.name] ?? connection.config.timeoutMs ?? this.options.timeoutMs;
+  }
+
+  /** Makes the tool list from the servers' lists; `strict` throws on a collision, otherwise the later tool is dropped with a warning. */
+  private rebuild(strict: boolean): void {
+    const previous = new Map(this.current.map((t) => [`${t.server}\u0000${t.remoteName}`, t]));
+    const byName = new Map<string, McpTool>();
+    const prefix = this.options.prefix === true;
+    for (const connection of this.connectionsByName.values()) {
+      for (const info of connection.tools) {
+        const name = mcpToolName(connection.name, info.name, prefix);
+        const problem = schemaProblems(info.inputSchema as Record<string, unknown>) ?? (info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema as Record<string, unknown>));
+        if (problem !== undefined) {
+          this.warn(`MCP server "${connection.name}": tool "${info.name}" was left out because its schema is not valid JSON Schema (${problem})`);
+          continue;
+        }
+        const held = byName.get(name);
+        if (held !== undefined) {
+          const message =
+            held.server === connection.name
+              ? `MCP server "${connection.name}": the tools "${held.remoteName}" and "${info.name}" both become "${name}" under the provider naming rules; rename one on the server`
+              : `MCP servers "${held.server}" and "${connection.name}" both have a tool named "${name}"; pass { prefix: true } to name tools <server>_<tool>`;
+          if (strict) throw new AnytoolError(ErrorCode.DuplicateTool, message);
+          this.warn(`${message} (the second one was left out)`);
+          continue;
+        }
+        const old = previous.get(`${connection.name}\u0000${info.name}`);
+        const tool = old !== undefined && old.name === name && old.info === info ? old : this.reuse(old, connection, info, name);
+        byName.set(name, tool);
+      }
+    }
+    this.byName = byName;
+    this.current = [...byName.values()];
+  }
+
+  private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
+    if (old !== undefined && old.name === name && JSON.stringify(old.info) === JSON.stringify(info)) return old;
+    return new McpTool(connection, info, name, this.timeoutFor(connection, info));
+  }
+
+  private warn(message: string): void {
+    this.warnings.push(message);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.warn(`a listener threw: ${describeError(error)}`);
+      }
+    }
+  }
+}
