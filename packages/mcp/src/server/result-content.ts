@@ -23,6 +23,10 @@ export function toContentBlock(part: ContentPart): ContentBlock {
       if (part.mimeType !== undefined) link.mimeType = part.mimeType;
       return link;
     }
+    default: {
+      const unknown: never = part;
+      return { type: 'text', text: JSON.stringify(unknown) };
+    }
   }
 }
 

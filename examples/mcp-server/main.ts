@@ -1,0 +1,21 @@
+// Serves the example tools as an MCP server, from code:
+//   node examples/dist/mcp-server/main.js                 (stdio: for a client that starts this process)
+//   node examples/dist/mcp-server/main.js --http --port 3000
+import { Toolset } from '@anytool/core';
+import { serveMcp } from '@anytool/mcp';
+import { conformanceTools, demoTools } from './tools.js';
+
+const args = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+};
+
+const toolset = new Toolset(conformanceTools, demoTools);
+const server = args.includes('--http')
+  ? await serveMcp(toolset, { transport: 'http', port: Number(option('--port') ?? 3000), host: option('--host') ?? '127.0.0.1', name: 'anytool-example', handleSignals: true })
+  : await serveMcp(toolset, { transport: 'stdio', name: 'anytool-example', handleSignals: true });
+
+// stdout belongs to the protocol over stdio: say everything else on stderr.
+console.error(server.url === undefined ? `serving ${toolset.size} tools over stdio` : `serving ${toolset.size} tools at ${server.url}`);
+await server.closed;
