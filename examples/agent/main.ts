@@ -1,0 +1,64 @@
+// The main demo: an agent with local @Tool tools, answering a question that
+// needs several tool calls, printing the transcript as it runs. With no API
+// key it runs on the ScriptedModel; OPENAI_API_KEY (or OPENAI_BASE_URL for an
+// OpenAI-compatible server) or ANTHROPIC_API_KEY picks a real model.
+import { ExecutionContext, Toolset, now } from '@anytool/core';
+import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
+import { QUESTION, scriptedTravelModel } from './script.js';
+import { TravelDesk, add } from './tools.js';
+import { printTranscript } from './transcript.js';
+
+const INSTRUCTIONS = 'You are a travel assistant. Use the tools for every fact and number; never guess. Answer in two or three sentences.';
+
+async function chooseModel(sumTool: string): Promise<{ model: Model; banner: string }> {
+  const env = process.env;
+  if (env['OPENAI_API_KEY'] || env['OPENAI_BASE_URL']) {
+    const { OpenAIModel } = await import('@anytool/agent/openai');
+    const model = new OpenAIModel({
+      model: env['OPENAI_MODEL'] ?? 'gpt-4.1-mini',
+      apiKey: env['OPENAI_API_KEY'] || 'unused-by-local-servers',
+      ...(env['OPENAI_BASE_URL'] ? { baseURL: env['OPENAI_BASE_URL'] } : {}),
+    });
+    return { model, banner: `anytool demo on ${model.name}${env['OPENAI_BASE_URL'] ? ` at ${env['OPENAI_BASE_URL']}` : ''} (set OPENAI_MODEL to change the model)` };
+  }
+  if (env['ANTHROPIC_API_KEY']) {
+    const { AnthropicModel } = await import('@anytool/agent/anthropic');
+    const model = new AnthropicModel({ model: env['ANTHROPIC_MODEL'] ?? 'claude-sonnet-4-5' });
+    return { model, banner: `anytool demo on ${model.name} (set ANTHROPIC_MODEL to change the model)` };
+  }
+  return {
+    model: scriptedTravelModel(sumTool),
+    banner: 'anytool demo on the ScriptedModel: no OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set, so the model turns are replayed offline (the tools are real).',
+  };
+}
+
+/** The demo's approval policy: holds of up to three nights are fine. A real app would ask the user. */
+function approve({ tool, args }: ApprovalRequest): boolean {
+  const nights = typeof args === 'object' && args !== null ? (args as { nights?: unknown }).nights : undefined;
+  const approved = typeof nights === 'number' && nights <= 3;
+  console.log(`             approval for ${tool.name} ${JSON.stringify(args)}: ${approved ? 'approved' : 'refused'} (demo policy: holds of up to 3 nights)`);
+  return approved;
+}
+
+const desk = new TravelDesk();
+const toolset = new Toolset(desk, add);
+const { model, banner } = await chooseModel('add');
+console.log(banner);
+console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join(', ')}\n`);
+
+const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve });
+const context = new ExecutionContext();
+const stop = printTranscript(context, toolset);
+const started = now();
+try {
+  const result = await agent.run(QUESTION, { context });
+  const calls = context.events.filter((e) => e.type === 'tool_call').length;
+  console.log(`\nanswer: ${result.text}`);
+  console.log(
+    `\nstopped: ${result.stopReason} after ${result.steps} model turn(s) and ${calls} tool call(s); ` +
+      `tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out; ${(now() - started).toFixed(0)} ms`,
+  );
+  if (result.stopReason !== 'final_answer') process.exitCode = 1;
+} finally {
+  stop();
+}
