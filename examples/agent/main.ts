@@ -1,11 +1,14 @@
-// The main demo: an agent with local @Tool tools, answering a question that
-// needs several tool calls, printing the transcript as it runs. With no API
+// The main demo: an agent with local @Tool tools and the tools of a real MCP
+// server from npm (started as a child process over stdio), answering a question
+// that needs several tool calls, printing the transcript as it runs. With no API
 // key it runs on the ScriptedModel; OPENAI_API_KEY (or OPENAI_BASE_URL for an
 // OpenAI-compatible server) or ANTHROPIC_API_KEY picks a real model.
+import { createRequire } from 'node:module';
 import { ExecutionContext, Toolset, now } from '@anytool/core';
 import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
+import { McpToolset } from '@anytool/mcp';
 import { QUESTION, scriptedTravelModel } from './script.js';
-import { TravelDesk, add } from './tools.js';
+import { TravelDesk } from './tools.js';
 import { printTranscript } from './transcript.js';
 
 const INSTRUCTIONS = 'You are a travel assistant. Use the tools for every fact and number; never guess. Answer in two or three sentences.';
@@ -40,10 +43,14 @@ function approve({ tool, args }: ApprovalRequest): boolean {
   return approved;
 }
 
-const desk = new TravelDesk();
-const toolset = new Toolset(desk, add);
-const { model, banner } = await chooseModel('add');
+const { model, banner } = await chooseModel('everything_get-sum');
 console.log(banner);
+
+// The reference MCP server from npm, as a child process spoken to over stdio.
+const serverEntry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true });
+// The server has a dozen demo tools; this agent gets two of them next to its local ones.
+const toolset = new Toolset(new TravelDesk(), mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'));
 console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join(', ')}\n`);
 
 const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve });
@@ -61,4 +68,5 @@ try {
   if (result.stopReason !== 'final_answer') process.exitCode = 1;
 } finally {
   stop();
+  await mcp.close();
 }

@@ -1,4 +1,4 @@
-import { Tool, tool } from '@anytool/core';
+import { Tool } from '@anytool/core';
 
 interface Forecast {
   city: string;
@@ -67,13 +67,3 @@ export class TravelDesk {
     return `room held in ${FORECASTS[known(city)]!.city} for ${nights} night(s), reference ${reference}`;
   }
 }
-
-/** A local tool from a plain function, used when no MCP server is at hand. */
-export const add = tool(function add({ a, b }: { a: number; b: number }): number {
-  return a + b;
-}, {
-  name: 'add',
-  description: 'Add two numbers.',
-  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
-  annotations: { readOnly: true },
-});

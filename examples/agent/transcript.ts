@@ -27,8 +27,9 @@ export function printTranscript(context: ExecutionContext, toolset: Toolset, pri
           break;
         }
         const data = event.data as { step: number; toolCalls: ModelToolCall[]; usage: Usage };
-        const asks = data.toolCalls.length === 0 ? 'final answer' : `asks for ${data.toolCalls.length} tool call(s)`;
-        print(`${at(event)} model turn ${data.step} (${data.usage.inputTokens} in / ${data.usage.outputTokens} out tokens), ${asks}${event.text === '' ? '' : `: ${short(event.text)}`}`);
+        const tokens = `${data.usage.inputTokens} in / ${data.usage.outputTokens} out tokens`;
+        if (data.toolCalls.length === 0) print(`${at(event)} model turn ${data.step} (${tokens}): the final answer`);
+        else print(`${at(event)} model turn ${data.step} (${tokens}), asks for ${data.toolCalls.length} tool call(s)${event.text === '' ? '' : `: ${short(event.text)}`}`);
         break;
       }
       case 'tool_call': {
