@@ -1,0 +1,98 @@
+import { resolve } from 'node:path';
+import ts from 'typescript';
+import { analyzeSourceFile } from '../transformer/tool-sites.js';
+import { anytoolTransformer } from '../transformer/transformer.js';
+
+/** Where `anytool build` writes its messages (the CLI passes the process streams). */
+export interface CommandOutput {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+const defaultOutput: CommandOutput = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+
+/**
+ * Reads a project like tsc does (`-p tsconfig.json`, or the files and options on
+ * the command line, or the tsconfig.json found from the current directory).
+ */
+export function readProject(args: readonly string[], output: CommandOutput = defaultOutput): ts.ParsedCommandLine | undefined {
+  const commandLine = ts.parseCommandLine([...args]);
+  if (commandLine.errors.length > 0) {
+    output.err(formatDiagnostics(commandLine.errors, false));
+    return undefined;
+  }
+  let project = commandLine.options.project;
+  if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), ts.sys.fileExists);
+  if (project === undefined) {
+    if (commandLine.fileNames.length === 0) {
+      output.err('anytool: no tsconfig.json found and no files given; run it as `anytool build -p tsconfig.json`\n');
+      return undefined;
+    }
+    return commandLine;
+  }
+  const configFile = ts.sys.directoryExists(project) ? resolve(project, 'tsconfig.json') : resolve(project);
+  const { project: _p, ...overrides } = commandLine.options;
+  let configError: ts.Diagnostic | undefined;
+  const host: ts.ParseConfigFileHost = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      configError = d;
+    },
+  };
+  const parsed = ts.getParsedCommandLineOfConfigFile(configFile, overrides, host);
+  if (parsed === undefined) {
+    output.err(configError === undefined ? `anytool: cannot read ${configFile}\n` : formatDiagnostics([configError], false));
+    return undefined;
+  }
+  return parsed;
+}
+
+/** A compiler host that parses all JSDoc (tsc skips it since TypeScript 5.3; descriptions live there). */
+export function createJsDocHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseAll;
+  return host;
+}
+
+/**
+ * `anytool build [tsc options] [-p tsconfig.json]`: compiles the project like
+ * tsc, with the anytool transformer, and prints tsc's and the build step's
+ * diagnostics. With `noEmit` it only checks. Returns the exit code.
+ */
+export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput): number {
+  const parsed = readProject(args, output);
+  if (parsed === undefined) return 1;
+  const host = createJsDocHost(parsed.options);
+  const createOptions: ts.CreateProgramOptions = { rootNames: parsed.fileNames, options: parsed.options, host, configFileParsingDiagnostics: parsed.errors };
+  if (parsed.projectReferences !== undefined) createOptions.projectReferences = parsed.projectReferences;
+  const program = ts.createProgram(createOptions);
+  const diagnostics: ts.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
+  const own: ts.Diagnostic[] = [];
+  if (parsed.options.noEmit) {
+    for (const file of program.getSourceFiles()) {
+      if (file.isDeclarationFile || program.isSourceFileFromExternalLibrary(file)) continue;
+      own.push(...analyzeSourceFile(program, file).diagnostics);
+    }
+  } else {
+    const emitted = program.emit(undefined, undefined, undefined, undefined, {
+      before: [anytoolTransformer(program, { onDiagnostics: (d) => own.push(...d) })],
+    });
+    diagnostics.push(...emitted.diagnostics);
+  }
+  diagnostics.push(...own);
+  const pretty = typeof parsed.options['pretty'] === "boolean" ? parsed.options['pretty'] : process.stdout.isTTY === true;
+  if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, pretty));
+  const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).length;
+  if (errors > 0) output.err(`\nFound ${errors} error${errors === 1 ? '' : 's'}.\n`);
+  return errors > 0 ? 1 : 0;
+}
+
+export function formatDiagnostics(diagnostics: readonly ts.Diagnostic[], pretty: boolean): string {
+  const host: ts.FormatDiagnosticsHost = {
+    getCanonicalFileName: (f) => f,
+    getCurrentDirectory: () => process.cwd(),
+    getNewLine: () => '\n',
+  };
+  const text = pretty ? ts.formatDiagnosticsWithColorAndContext(diagnostics, host) : ts.formatDiagnostics(diagnostics, host);
+  return text.replace(/ TS(9100\d):/g, ' ANYTOOL$1:');
+}

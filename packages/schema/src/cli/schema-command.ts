@@ -1,0 +1,65 @@
+import { dirname, resolve } from 'node:path';
+import ts from 'typescript';
+import { analyzeSourceFile, type BuildInfoData } from '../transformer/tool-sites.js';
+import { createJsDocHost, formatDiagnostics, readProject, type CommandOutput } from './build-command.js';
+
+/** One tool as the build step sees it: what `anytool schema` prints. */
+export interface ToolDescription extends BuildInfoData {
+  /** The tool's name (an explicit `name` option, else the function, method or class name). */
+  name: string;
+  /** Where it is declared: `Weather.getWeather`, `tool(searchWeb)`, `class Clock`. */
+  source: string;
+  /** Names of the argument preparers the build step adds (`reviveDates`, `validateClass`). */
+  prepare?: string[];
+}
+
+/** The result of describing the tools in one file. */
+export interface ToolDescriptions {
+  tools: ToolDescription[];
+  diagnostics: ts.Diagnostic[];
+}
+
+/**
+ * Describes the tools declared in `file`, with the compiler options of the
+ * nearest tsconfig.json (or `tsconfig` when given): the definitions the build
+ * step would inline.
+ */
+export function describeTools(file: string, tsconfig?: string): ToolDescriptions {
+  const fileName = resolve(file);
+  const configFile = tsconfig ?? ts.findConfigFile(dirname(fileName), ts.sys.fileExists);
+  let options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
+  if (configFile !== undefined) {
+    const parsed = readProject(['-p', configFile], { out: () => undefined, err: () => undefined });
+    if (parsed !== undefined) options = parsed.options;
+  }
+  const program = ts.createProgram({ rootNames: [fileName], options: { ...options, noEmit: true }, host: createJsDocHost(options) });
+  const source = program.getSourceFile(fileName);
+  if (source === undefined) throw new Error(`anytool schema: cannot read ${fileName}`);
+  const { sites, diagnostics } = analyzeSourceFile(program, source);
+  const tools = sites.map((site): ToolDescription => {
+    const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
+    if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'reviveDates' : 'validateClass'));
+    return tool;
+  });
+  return { tools, diagnostics };
+}
+
+/** `anytool schema <file> [-p tsconfig.json]`: prints the definitions as JSON. Returns the exit code. */
+export function schemaCommand(args: readonly string[], output: CommandOutput): number {
+  const rest = [...args];
+  let tsconfig: string | undefined;
+  const at = rest.findIndex((a) => a === '-p' || a === '--project');
+  if (at >= 0) {
+    tsconfig = rest[at + 1];
+    rest.splice(at, 2);
+  }
+  const file = rest[0];
+  if (file === undefined || rest.length > 1) {
+    output.err('usage: anytool schema <file.ts> [-p tsconfig.json]\n');
+    return 1;
+  }
+  const { tools, diagnostics } = describeTools(file, tsconfig);
+  if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, false));
+  output.out(`${JSON.stringify(tools, null, 2)}\n`);
+  return diagnostics.some((d) => d.category === ts.DiagnosticCategory.Error) ? 1 : 0;
+}

@@ -1,0 +1,14 @@
+// The public API of @anytool/schema (build time). Anything exported here is public API: add with care.
+// Run-time helpers for generated code are in '@anytool/schema/runtime'.
+
+export { anytoolTransformer, formatAnytoolDiagnostics, RUNTIME_MODULE } from './transformer/transformer.js';
+export type { AnytoolTransformerOptions } from './transformer/transformer.js';
+export { analyzeSourceFile, DiagnosticCode } from './transformer/tool-sites.js';
+export type { BuildInfoData, SourceAnalysis, ToolSite, PreparerSpec, ClassReference } from './transformer/tool-sites.js';
+export { tspcTransformer } from './ways-in/ts-patch.js';
+export type { TspcExtras } from './ways-in/ts-patch.js';
+export { buildCommand, readProject } from './cli/build-command.js';
+export type { CommandOutput } from './cli/build-command.js';
+export { describeTools, schemaCommand } from './cli/schema-command.js';
+export type { ToolDescription, ToolDescriptions } from './cli/schema-command.js';
+export { main } from './cli/main.js';

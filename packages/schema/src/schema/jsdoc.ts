@@ -1,0 +1,35 @@
+import type ts from 'typescript';
+import { JsonSchemaGenerator, getDefaultArgs } from 'typescript-json-schema';
+import type { JsonSchema } from '@anytool/core';
+
+/** The part of typescript-json-schema's generator used here: JSDoc text and tags into schema keywords. */
+interface CommentParser {
+  parseCommentsIntoDefinition(symbol: ts.Symbol | undefined, definition: Record<string, unknown>, otherAnnotations: Record<string, true>): void;
+}
+
+/**
+ * Reads a symbol's JSDoc into schema keywords (`description`, `@minimum`,
+ * `@maxLength`, `@pattern`, `@format`, `@default`, `@example` ...), with
+ * typescript-json-schema's own parser, constructed on the emitting program's checker.
+ */
+export class JsDocReader {
+  private readonly parser: CommentParser;
+
+  constructor(checker: ts.TypeChecker) {
+    const generator = new JsonSchemaGenerator([], {}, {}, {}, checker, { ...getDefaultArgs(), validationKeywords: ['example'] });
+    this.parser = generator as unknown as CommentParser;
+  }
+
+  /** Adds the symbol's description and keyword tags to `schema`. */
+  annotate(symbol: ts.Symbol, schema: JsonSchema): void {
+    const found: Record<string, unknown> = {};
+    this.parser.parseCommentsIntoDefinition(symbol, found, {});
+    if ('example' in found) {
+      found['examples'] = [found['example']];
+      delete found['example'];
+    }
+    delete found['ignore'];
+    if (typeof found['description'] === 'string' && found['description'] === '') delete found['description'];
+    Object.assign(schema, found);
+  }
+}

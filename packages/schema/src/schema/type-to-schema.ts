@@ -1,0 +1,390 @@
+import ts from 'typescript';
+import type { JsonSchema } from '@anytool/core';
+import { applyClassValidatorConstraints, type ClassValidatorInfo } from './class-validator.js';
+import type { JsDocReader } from './jsdoc.js';
+
+/** A type the walker could not turn into a faithful JSON Schema, or accepted with a warning. */
+export interface TypeIssue {
+  severity: 'error' | 'warning';
+  /** Where inside the parameter: property names, `[]` for array items. */
+  path: readonly string[];
+  /** The TypeScript type as written by the checker. */
+  typeText: string;
+  /** What is wrong and what to write instead. */
+  message: string;
+}
+
+/** What walking one root type (a parameter list or a return type) produced. */
+export interface SchemaWalk {
+  issues: TypeIssue[];
+  /** Paths (from the arguments object) of values typed `Date`, revived before the call. */
+  datePaths: string[][];
+  /** Definitions of recursive types, referenced as `#/$defs/<name>`. */
+  defs: Record<string, JsonSchema>;
+}
+
+/** Knows which declarations belong to anytool and to class-validator. */
+export interface SymbolOracle {
+  isClassValidatorDecorator(decorator: ts.Decorator): string | undefined;
+}
+
+const UNSUPPORTED_GLOBALS: Record<string, string> = {
+  Map: 'a Map has no JSON form; use Record<string, V> (a plain object) or an array of [key, value] tuples',
+  ReadonlyMap: 'a Map has no JSON form; use Record<string, V> (a plain object) or an array of [key, value] tuples',
+  WeakMap: 'a WeakMap has no JSON form; use Record<string, V> (a plain object)',
+  Set: 'a Set has no JSON form; use an array (T[])',
+  ReadonlySet: 'a Set has no JSON form; use an array (T[])',
+  WeakSet: 'a WeakSet has no JSON form; use an array (T[])',
+  Promise: 'a Promise is not data; take the awaited value (T) instead',
+  RegExp: 'a RegExp has no JSON form; take the pattern as a string',
+  Uint8Array: 'binary data has no JSON form; take a base64 string',
+  ArrayBuffer: 'binary data has no JSON form; take a base64 string',
+  Buffer: 'binary data has no JSON form; take a base64 string',
+};
+
+/**
+ * Turns TypeScript types into JSON Schema, straight from the emitting
+ * program's type checker. One instance per root schema (its `$defs` are shared
+ * by everything walked through it).
+ */
+export class TypeSchemaWalker {
+  readonly walk: SchemaWalk = { issues: [], datePaths: [], defs: {} };
+  /** Class-validator classes met at the top of a parameter: the parameter's path and the class. */
+  readonly validatedClasses: ClassValidatorInfo[] = [];
+  private readonly active = new Set<ts.Type>();
+  private readonly recursive = new Set<ts.Type>();
+  private readonly defNames = new Map<ts.Type, string>();
+  private readonly usedNames = new Set<string>();
+
+  constructor(
+    private readonly checker: ts.TypeChecker,
+    private readonly jsdoc: JsDocReader,
+    private readonly oracle: SymbolOracle,
+  ) {}
+
+  /** The schema of `type`; `node` (the declared type) gives literal unions their source order. */
+  schemaOf(type: ts.Type, path: string[], node?: ts.TypeNode): JsonSchema {
+    const flags = type.flags;
+    if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) {
+      this.issue('warning', path, type, `${flags & ts.TypeFlags.Any ? 'any' : 'unknown'} accepts any JSON value ({}); give it a precise type so the model knows what to send`);
+      return {};
+    }
+    if (flags & ts.TypeFlags.Never) return { not: {} };
+    if (flags & (ts.TypeFlags.BigInt | ts.TypeFlags.BigIntLiteral)) {
+      this.issue('error', path, type, 'bigint has no JSON form; use number, or a string of digits for values beyond 2^53');
+      return {};
+    }
+    if (flags & (ts.TypeFlags.ESSymbol | ts.TypeFlags.UniqueESSymbol)) {
+      this.issue('error', path, type, 'a symbol has no JSON form; use a string (or a union of string literals)');
+      return {};
+    }
+    if (flags & ts.TypeFlags.Boolean) return { type: 'boolean' };
+    if (flags & ts.TypeFlags.EnumLiteral && !(flags & ts.TypeFlags.Union)) return this.literalSchema([literalValue(type)]);
+    if (flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral)) return this.literalSchema([literalValue(type)]);
+    if (flags & (ts.TypeFlags.String | ts.TypeFlags.StringMapping)) return { type: 'string' };
+    if (flags & ts.TypeFlags.Number) return { type: 'number' };
+    if (flags & ts.TypeFlags.Null) return { type: 'null' };
+    if (flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) {
+      this.issue('error', path, type, 'undefined has no JSON form; make the parameter or property optional instead');
+      return {};
+    }
+    if (flags & ts.TypeFlags.TemplateLiteral) return { type: 'string', pattern: templatePattern(type as ts.TemplateLiteralType) };
+    if (flags & ts.TypeFlags.TypeParameter) {
+      const constraint = this.checker.getBaseConstraintOfType(type);
+      if (constraint === undefined || constraint === type || constraint.flags & ts.TypeFlags.Unknown) {
+        this.issue('warning', path, type, 'an unconstrained type parameter accepts any JSON value ({}); give it a constraint such as `T extends string`');
+        return {};
+      }
+      return this.schemaOf(constraint, path);
+    }
+    if (flags & (ts.TypeFlags.Index | ts.TypeFlags.IndexedAccess | ts.TypeFlags.Conditional | ts.TypeFlags.Substitution)) {
+      const constraint = this.checker.getBaseConstraintOfType(type);
+      if (constraint !== undefined && constraint !== type) return this.schemaOf(constraint, path);
+      this.issue('warning', path, type, 'this type could not be resolved to a JSON Schema and accepts any JSON value ({})');
+      return {};
+    }
+    if (flags & ts.TypeFlags.Union) return this.guarded(type, () => this.unionSchema(type as ts.UnionType, path, node));
+    if (flags & ts.TypeFlags.Intersection) return this.guarded(type, () => this.intersectionSchema(type as ts.IntersectionType, path));
+    if (flags & ts.TypeFlags.Object) return this.objectSchema(type as ts.ObjectType, path);
+    if (flags & ts.TypeFlags.NonPrimitive) return { type: 'object' };
+    this.issue('error', path, type, 'this type has no JSON Schema; use JSON data types (string, number, boolean, arrays, plain objects)');
+    return {};
+  }
+
+  /** Whether the (awaited) type is a plain object type worth an output schema. */
+  isPlainObjectType(type: ts.Type): boolean {
+    if (!(type.flags & ts.TypeFlags.Object)) return false;
+    if (this.checker.isArrayType(type) || this.checker.isTupleType(type)) return false;
+    if (this.checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0) return false;
+    const symbol = type.getSymbol();
+    if (symbol !== undefined && (globalName(this.checker, symbol) !== undefined || symbol.getName() === 'Date')) return false;
+    return true;
+  }
+
+  private issue(severity: TypeIssue['severity'], path: readonly string[], type: ts.Type, message: string): void {
+    this.walk.issues.push({ severity, path: [...path], typeText: this.checker.typeToString(type), message });
+  }
+
+  /** Walks a type that may refer to itself; a recursive type becomes a `$defs` entry and a `$ref`. */
+  private guarded(type: ts.Type, build: () => JsonSchema): JsonSchema {
+    const known = this.defNames.get(type);
+    if (known !== undefined && !this.active.has(type)) return { $ref: `#/$defs/${known}` };
+    if (this.active.has(type)) {
+      this.recursive.add(type);
+      return { $ref: `#/$defs/${this.nameFor(type)}` };
+    }
+    this.active.add(type);
+    let schema: JsonSchema;
+    try {
+      schema = build();
+    } finally {
+      this.active.delete(type);
+    }
+    if (!this.recursive.has(type)) return schema;
+    const name = this.nameFor(type);
+    this.walk.defs[name] = schema;
+    return { $ref: `#/$defs/${name}` };
+  }
+
+  private nameFor(type: ts.Type): string {
+    const existing = this.defNames.get(type);
+    if (existing !== undefined) return existing;
+    const base = (type.aliasSymbol ?? type.getSymbol())?.getName().replace(/[^A-Za-z0-9_]/g, '') || 'Type';
+    let name = base === '__type' || base === '__object' ? 'Type' : base;
+    for (let i = 2; this.usedNames.has(name); i++) name = `${base}${i}`;
+    this.usedNames.add(name);
+    this.defNames.set(type, name);
+    return name;
+  }
+
+  private literalSchema(values: unknown[]): JsonSchema {
+    const types = [...new Set(values.map((v) => (v === null ? 'null' : typeof v === 'number' ? 'number' : typeof v)))];
+    return { type: types.length === 1 ? types[0] : types, enum: values };
+  }
+
+  private unionSchema(type: ts.UnionType, path: string[], node: ts.TypeNode | undefined): JsonSchema {
+    const members = type.types.filter((t) => !(t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)));
+    if (members.length === 0) return this.schemaOf(type.types[0]!, path);
+    const isEnum = type.flags & ts.TypeFlags.EnumLiteral;
+    const hasTrue = members.some((t) => t.flags & ts.TypeFlags.BooleanLiteral && literalValue(t) === true);
+    const hasFalse = members.some((t) => t.flags & ts.TypeFlags.BooleanLiteral && literalValue(t) === false);
+    const bothBooleans = hasTrue && hasFalse;
+    const literals: unknown[] = [];
+    const others: ts.Type[] = [];
+    for (const member of members) {
+      if (bothBooleans && member.flags & ts.TypeFlags.BooleanLiteral) continue;
+      if (member.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral) || (member.flags & ts.TypeFlags.Null && !isEnum)) literals.push(literalValue(member));
+      else others.push(member);
+    }
+    const ordered = this.sourceOrder(literals, type, node);
+    if (bothBooleans) others.unshift(this.checker.getBooleanType());
+    if (others.length === 0) return this.literalSchema(ordered);
+    const schemas: JsonSchema[] = [];
+    const simple: string[] = [];
+    const nonNullLiterals = ordered.filter((v) => v !== null);
+    const takesNull = ordered.length !== nonNullLiterals.length;
+    if (nonNullLiterals.length > 0) schemas.push(this.literalSchema(nonNullLiterals));
+    if (takesNull) simple.push('null');
+    for (const member of others) {
+      const schema = this.schemaOf(member, path);
+      const keys = Object.keys(schema);
+      if (keys.length === 1 && keys[0] === 'type' && typeof schema['type'] === 'string') simple.push(schema['type']);
+      else schemas.push(schema);
+    }
+    if (simple.length > 0) {
+      // `string | null` reads better as one `type` list; a literal enum then takes null in its values.
+      if (schemas.length === 0) return { type: simple.length === 1 ? simple[0] : simple };
+      const enumSchema = schemas.length === 1 ? schemas[0]! : undefined;
+      if (enumSchema !== undefined && Array.isArray(enumSchema['enum']) && simple.length === 1 && simple[0] === 'null') {
+        const types = Array.isArray(enumSchema['type']) ? enumSchema['type'] : [enumSchema['type']];
+        return { type: [...types, 'null'], enum: [...(enumSchema['enum'] as unknown[]), null] };
+      }
+      schemas.push({ type: simple.length === 1 ? simple[0] : simple });
+    }
+    return schemas.length === 1 ? schemas[0]! : { anyOf: schemas };
+  }
+
+  /** Puts literal values in the order the source wrote them (the checker orders them by type id). */
+  private sourceOrder(values: unknown[], type: ts.UnionType, node: ts.TypeNode | undefined): unknown[] {
+    if (values.length < 2) return values;
+    const written: unknown[] = [];
+    const seen = new Set<ts.Node>();
+    const collect = (n: ts.Node | undefined): void => {
+      if (n === undefined || seen.has(n)) return;
+      seen.add(n);
+      if (ts.isUnionTypeNode(n)) n.types.forEach(collect);
+      else if (ts.isParenthesizedTypeNode(n)) collect(n.type);
+      else if (ts.isLiteralTypeNode(n)) {
+        const lit = n.literal;
+        if (ts.isStringLiteral(lit) || ts.isNoSubstitutionTemplateLiteral(lit)) written.push(lit.text);
+        else if (ts.isNumericLiteral(lit)) written.push(Number(lit.text));
+        else if (ts.isPrefixUnaryExpression(lit) && ts.isNumericLiteral(lit.operand)) written.push(-Number(lit.operand.text));
+        else if (lit.kind === ts.SyntaxKind.TrueKeyword) written.push(true);
+        else if (lit.kind === ts.SyntaxKind.FalseKeyword) written.push(false);
+        else if (lit.kind === ts.SyntaxKind.NullKeyword) written.push(null);
+      } else if (ts.isTypeReferenceNode(n)) {
+        let symbol = this.checker.getSymbolAtLocation(n.typeName);
+        if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = this.checker.getAliasedSymbol(symbol);
+        for (const declaration of symbol?.declarations ?? []) {
+          if (ts.isTypeAliasDeclaration(declaration)) collect(declaration.type);
+          else if (ts.isEnumDeclaration(declaration)) declaration.members.forEach((m) => written.push(this.checker.getConstantValue(m)));
+          else if (ts.isEnumMember(declaration)) written.push(this.checker.getConstantValue(declaration));
+        }
+      }
+    };
+    collect(node);
+    for (const declaration of type.aliasSymbol?.declarations ?? []) if (ts.isTypeAliasDeclaration(declaration)) collect(declaration.type);
+    const enumDeclaration = type.getSymbol()?.declarations?.find(ts.isEnumDeclaration);
+    if (enumDeclaration !== undefined) enumDeclaration.members.forEach((m) => written.push(this.checker.getConstantValue(m)));
+    const rank = (v: unknown): number => {
+      const i = written.indexOf(v);
+      return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+    };
+    return [...values].sort((a, b) => rank(a) - rank(b));
+  }
+
+  private intersectionSchema(type: ts.IntersectionType, path: string[]): JsonSchema {
+    const primitive = type.types.find((t) => !(t.flags & ts.TypeFlags.Object));
+    // A branded primitive (`string & { __brand: 'Id' }`) is its primitive.
+    if (primitive !== undefined) return this.schemaOf(primitive, path);
+    return this.propertiesSchema(type, path, undefined);
+  }
+
+  private objectSchema(type: ts.ObjectType, path: string[]): JsonSchema {
+    const checker = this.checker;
+    if (checker.isTupleType(type)) return this.guarded(type, () => this.tupleSchema(type as ts.TypeReference, path));
+    if (checker.isArrayType(type)) {
+      const element = checker.getTypeArguments(type as ts.TypeReference)[0];
+      return this.guarded(type, () => ({ type: 'array', items: element === undefined ? {} : this.schemaOf(element, [...path, '[]']) }));
+    }
+    const symbol = type.getSymbol();
+    const global = symbol === undefined ? undefined : globalName(checker, symbol);
+    if (global === 'Date') {
+      this.walk.datePaths.push(path);
+      return { type: 'string', format: 'date-time' };
+    }
+    if (global !== undefined && UNSUPPORTED_GLOBALS[global] !== undefined) {
+      this.issue('error', path, type, UNSUPPORTED_GLOBALS[global]!);
+      return {};
+    }
+    if (checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0 || checker.getSignaturesOfType(type, ts.SignatureKind.Construct).length > 0) {
+      this.issue('error', path, type, 'a function has no JSON form; tools take JSON data, so take a name or an id the tool can look up instead');
+      return {};
+    }
+    if (global === 'Object' || (symbol !== undefined && symbol.flags & ts.SymbolFlags.TypeLiteral && checker.getPropertiesOfType(type).length === 0 && checker.getIndexInfosOfType(type).length === 0 && (type as ts.ObjectType).objectFlags & ts.ObjectFlags.Anonymous && isEmptyTypeLiteral(symbol))) {
+      return { type: 'object' };
+    }
+    const classDeclaration = symbol?.valueDeclaration !== undefined && ts.isClassDeclaration(symbol.valueDeclaration) ? symbol.valueDeclaration : undefined;
+    return this.guarded(type, () => this.propertiesSchema(type, path, classDeclaration));
+  }
+
+  private tupleSchema(type: ts.TypeReference, path: string[]): JsonSchema {
+    const target = type.target as ts.TupleType;
+    const elements = this.checker.getTypeArguments(type);
+    const flags = target.elementFlags;
+    const items: JsonSchema[] = [];
+    let rest: JsonSchema | undefined;
+    elements.forEach((element, i) => {
+      const schema = this.schemaOf(element, [...path, String(i)]);
+      if (flags[i]! & ts.ElementFlags.Variable) rest = schema;
+      else items.push(schema);
+    });
+    const schema: JsonSchema = { type: 'array', items, minItems: target.minLength };
+    if (rest === undefined) {
+      schema['maxItems'] = items.length;
+      schema['additionalItems'] = false;
+    } else {
+      schema['additionalItems'] = rest;
+    }
+    return schema;
+  }
+
+  private propertiesSchema(type: ts.Type, path: string[], classDeclaration: ts.ClassDeclaration | undefined): JsonSchema {
+    const checker = this.checker;
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const property of checker.getPropertiesOfType(type)) {
+      if (property.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.GetAccessor | ts.SymbolFlags.SetAccessor) && !(property.flags & ts.SymbolFlags.Property)) continue;
+      if (isHidden(property)) continue;
+      const name = property.getName();
+      const declaration = property.valueDeclaration ?? property.declarations?.[0];
+      const propertyType = checker.getTypeOfSymbol(property);
+      if (propertyType.flags & ts.TypeFlags.Never) continue;
+      const typeNode = declaration !== undefined && (ts.isPropertySignature(declaration) || ts.isPropertyDeclaration(declaration)) ? declaration.type : undefined;
+      const schema = { ...this.schemaOf(propertyType, [...path, name], typeNode) };
+      this.jsdoc.annotate(property, schema);
+      properties[name] = schema;
+      const optional = property.flags & ts.SymbolFlags.Optional || includesUndefined(propertyType);
+      if (!optional) required.push(name);
+    }
+    const schema: JsonSchema = { type: 'object', properties };
+    if (required.length > 0) schema['required'] = required;
+    const indexInfos = checker.getIndexInfosOfType(type);
+    if (indexInfos.length > 0) {
+      const values = indexInfos.map((info) => this.schemaOf(info.type, [...path, '*']));
+      schema['additionalProperties'] = values.length === 1 ? values[0]! : { anyOf: values };
+    } else {
+      schema['additionalProperties'] = false;
+    }
+    if (classDeclaration !== undefined) {
+      const validated = applyClassValidatorConstraints(classDeclaration, schema, checker, this.oracle);
+      if (validated) this.validatedClasses.push({ path, declaration: classDeclaration });
+    }
+    return schema;
+  }
+}
+
+function isEmptyTypeLiteral(symbol: ts.Symbol): boolean {
+  return (symbol.declarations ?? []).every((d) => ts.isTypeLiteralNode(d) && d.members.length === 0);
+}
+
+function isHidden(property: ts.Symbol): boolean {
+  if (property.getName().startsWith('__#') || property.getName().startsWith('#')) return true;
+  return (property.declarations ?? []).some((d) => ts.getCombinedModifierFlags(d as ts.Declaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected));
+}
+
+/** The name of a global (lib) type such as `Date` or `Map`, or undefined for user types. */
+export function globalName(checker: ts.TypeChecker, symbol: ts.Symbol): string | undefined {
+  const name = checker.getFullyQualifiedName(symbol);
+  if (name.includes('.') || name.includes('"')) return undefined;
+  const declarations = symbol.declarations ?? [];
+  if (declarations.length === 0) return undefined;
+  const fromLib = declarations.every((d) => {
+    const file = d.getSourceFile();
+    return file.hasNoDefaultLib || /[\\/]typescript[\\/]lib[\\/]lib\.|[\\/]@types[\\/]node[\\/]/.test(file.fileName);
+  });
+  return fromLib ? name : undefined;
+}
+
+/** Whether a type is `undefined` or a union containing it. */
+export function includesUndefined(type: ts.Type): boolean {
+  if (type.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return true;
+  return type.isUnion() && type.types.some((t) => t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void));
+}
+
+function literalValue(type: ts.Type): unknown {
+  if (type.flags & ts.TypeFlags.Null) return null;
+  if (type.isStringLiteral() || type.isNumberLiteral()) return type.value;
+  if (type.flags & ts.TypeFlags.BooleanLiteral) return (type as { intrinsicName?: string }).intrinsicName === 'true';
+  return undefined;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
+function templatePattern(type: ts.TemplateLiteralType): string {
+  let pattern = `^${escapeRegExp(type.texts[0] ?? '')}`;
+  type.types.forEach((part, i) => {
+    pattern += templatePart(part) + escapeRegExp(type.texts[i + 1] ?? '');
+  });
+  return `${pattern}$`;
+}
+
+function templatePart(part: ts.Type): string {
+  if (part.flags & ts.TypeFlags.Number) return '-?\\d+(\\.\\d+)?';
+  if (part.flags & ts.TypeFlags.Boolean) return '(true|false)';
+  if (part.isStringLiteral() || part.isNumberLiteral()) return escapeRegExp(String(part.value));
+  if (part.isUnion()) return `(${part.types.map(templatePart).join('|')})`;
+  return '.*';
+}

@@ -1,0 +1,450 @@
+import ts from 'typescript';
+import type { JsonSchema } from '@anytool/core';
+import { JsDocReader } from '../schema/jsdoc.js';
+import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
+import { FrameworkSymbols } from './framework-symbols.js';
+
+/** The JSON part of a tool's build information (what `anytool schema` prints). */
+export interface BuildInfoData {
+  description?: string;
+  parameters: JsonSchema;
+  paramNames?: string[];
+  contextIndex?: number;
+  outputSchema?: JsonSchema;
+}
+
+/** Where the emitted code finds a class to validate with class-validator. */
+export type ClassReference = { kind: 'local'; name: string } | { kind: 'import'; module: string; exportName: string };
+
+/** A step run on the validated arguments before the call. */
+export type PreparerSpec = { kind: 'dates'; paths: string[][] } | { kind: 'validate'; at: string; label: string; reference: ClassReference };
+
+/** One place in a source file that declares a tool, and what the build step passes to it. */
+export interface ToolSite {
+  kind: 'decorator' | 'call' | 'defineTool' | 'baseTool';
+  /** The call that receives the build information, or the BaseTool subclass. */
+  node: ts.CallExpression | ts.ClassLikeDeclaration;
+  /** The tool's name as the runtime will see it (best effort, for `anytool schema`). */
+  name: string;
+  /** `Weather.getWeather`, `tool(searchWeb)`, `class Clock`: for messages. */
+  label: string;
+  info: BuildInfoData;
+  prepare: PreparerSpec[];
+}
+
+export interface SourceAnalysis {
+  sites: ToolSite[];
+  diagnostics: ts.Diagnostic[];
+}
+
+/** Diagnostic codes of the anytool build step. */
+export const DiagnosticCode = {
+  UnsupportedType: 91001,
+  ImpreciseType: 91002,
+  UnsupportedParameter: 91003,
+  NotValidatedAtRunTime: 91004,
+} as const;
+
+interface ProgramTools {
+  checker: ts.TypeChecker;
+  symbols: FrameworkSymbols;
+  jsdoc: JsDocReader;
+}
+
+const perProgram = new WeakMap<ts.Program, ProgramTools>();
+
+function toolsFor(program: ts.Program): ProgramTools {
+  let tools = perProgram.get(program);
+  if (tools === undefined) {
+    const checker = program.getTypeChecker();
+    tools = { checker, symbols: new FrameworkSymbols(checker), jsdoc: new JsDocReader(checker) };
+    perProgram.set(program, tools);
+  }
+  return tools;
+}
+
+type FunctionLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
+
+/**
+ * Finds every tool declared in a source file (`@Tool` methods, `tool(fn)` and
+ * `defineTool(...)` calls, `class X extends BaseTool<Args>`) and computes its
+ * build information from the program's types. Problems come back as diagnostics.
+ */
+export function analyzeSourceFile(program: ts.Program, sourceFile: ts.SourceFile): SourceAnalysis {
+  return new SourceAnalyzer(toolsFor(program), sourceFile).run();
+}
+
+class SourceAnalyzer {
+  private readonly sites: ToolSite[] = [];
+  private readonly diagnostics: ts.Diagnostic[] = [];
+  private readonly checker: ts.TypeChecker;
+  private readonly symbols: FrameworkSymbols;
+
+  constructor(
+    private readonly tools: ProgramTools,
+    private readonly sourceFile: ts.SourceFile,
+  ) {
+    this.checker = tools.checker;
+    this.symbols = tools.symbols;
+  }
+
+  run(): SourceAnalysis {
+    const visit = (node: ts.Node): void => {
+      if (ts.isDecorator(node)) this.decorator(node);
+      else if (ts.isCallExpression(node)) this.call(node);
+      else if (ts.isClassLike(node)) this.baseToolClass(node);
+      ts.forEachChild(node, visit);
+    };
+    visit(this.sourceFile);
+    return { sites: this.sites, diagnostics: this.diagnostics };
+  }
+
+  private decorator(decorator: ts.Decorator): void {
+    const call = decorator.expression;
+    if (!ts.isCallExpression(call) || call.arguments.length > 1) return;
+    const method = decorator.parent;
+    if (!ts.isMethodDeclaration(method)) return;
+    if (this.symbols.coreNameAt(call.expression) !== 'Tool') return;
+    if (hasExplicitParameters(call.arguments[0])) return;
+    const className = ts.isClassLike(method.parent) ? (method.parent.name?.text ?? '(anonymous class)') : '(anonymous class)';
+    const methodName = propertyNameText(method.name) ?? '(computed)';
+    const label = `${className}.${methodName}`;
+    this.functionSite('decorator', call, method, label, optionName(call.arguments[0]) ?? methodName);
+  }
+
+  private call(call: ts.CallExpression): void {
+    const kind = this.symbols.coreNameAt(call.expression);
+    if (kind === 'tool') {
+      if (call.arguments.length === 0 || call.arguments.length > 2 || hasExplicitParameters(call.arguments[1])) return;
+      const fn = this.resolveFunction(call.arguments[0]!);
+      if (fn === undefined) return;
+      const fnName = functionName(call.arguments[0]!, fn);
+      this.functionSite('call', call, fn, `tool(${fnName})`, optionName(call.arguments[1]) ?? fnName, call);
+    } else if (kind === 'defineTool') {
+      if (call.arguments.length < 2 || call.arguments.length > 3 || hasExplicitParameters(call.arguments[2])) return;
+      const [target, key] = call.arguments;
+      if (target === undefined || key === undefined || !ts.isStringLiteralLike(key)) return;
+      const classSymbol = this.resolveAlias(this.checker.getSymbolAtLocation(target));
+      const classDeclaration = classSymbol?.declarations?.find(ts.isClassLike);
+      const method = classDeclaration?.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === key.text && m.body !== undefined);
+      if (method === undefined) return;
+      const label = `${classDeclaration?.name?.text ?? '(anonymous class)'}.${key.text}`;
+      this.functionSite('defineTool', call, method, label, optionName(call.arguments[2]) ?? key.text);
+    }
+  }
+
+  private baseToolClass(node: ts.ClassLikeDeclaration): void {
+    const heritage = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
+    if (heritage === undefined || this.symbols.coreNameAt(heritage.expression) !== 'BaseTool') return;
+    const argsNode = heritage.typeArguments?.[0];
+    if (argsNode === undefined) return;
+    const className = node.name?.text ?? '(anonymous class)';
+    const label = `class ${className}`;
+    const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
+    const parameters = walker.schemaOf(this.checker.getTypeFromTypeNode(argsNode), [], argsNode);
+    this.report(walker.walk.issues, argsNode, (path) => `${label}: its arguments type (BaseTool<${argsNode.getText()}>)${path === '' ? '' : ` at ${path}`}`);
+    if (parameters['type'] !== 'object') {
+      this.error(argsNode, DiagnosticCode.UnsupportedParameter, `${label}: BaseTool<Args> needs an object type for Args (one property per argument), got ${argsNode.getText()}`);
+      return;
+    }
+    addDefs(parameters, walker);
+    const description = this.docOf(node.name === undefined ? undefined : this.checker.getSymbolAtLocation(node.name));
+    const info: BuildInfoData = description === undefined ? { parameters } : { description, parameters };
+    const execute = node.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
+    const output = execute === undefined ? undefined : this.outputSchema(execute);
+    if (output !== undefined) info.outputSchema = output;
+    const prepare = this.preparers(walker, true, label, argsNode);
+    this.sites.push({ kind: 'baseTool', node, name: className, label, info, prepare });
+  }
+
+  private functionSite(kind: ToolSite['kind'], call: ts.CallExpression, fn: FunctionLike, label: string, name: string, docFallback?: ts.Node): void {
+    const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    const paramNames: string[] = [];
+    let contextIndex: number | undefined;
+    let flattened = false;
+    let failed = false;
+    const parameters = fn.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === 'this'));
+    const data = parameters.filter((p, i) => {
+      if (this.isContextParameter(p)) {
+        contextIndex = i;
+        return false;
+      }
+      return true;
+    });
+    let schema: JsonSchema | undefined;
+    for (const parameter of data) {
+      const type = this.checker.getTypeAtLocation(parameter);
+      if (parameter.dotDotDotToken !== undefined) {
+        this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: rest parameter ${parameter.name.getText()} cannot be an argument; take an array parameter (items: T[]) instead`);
+        failed = true;
+        continue;
+      }
+      if (!ts.isIdentifier(parameter.name)) {
+        if (data.length !== 1 || !ts.isObjectBindingPattern(parameter.name)) {
+          this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: a destructured parameter must be the tool's only (non-context) parameter, so its properties become the arguments; give it a name instead`);
+          failed = true;
+          continue;
+        }
+        const issuesBefore = walker.walk.issues.length;
+        schema = { ...walker.schemaOf(type, [], parameter.type) };
+        this.report(walker.walk.issues.slice(issuesBefore), parameter, (path) => `${label}: destructured parameter${path === '' ? '' : ` property ${path}`}`);
+        if (schema['type'] !== 'object' || typeof schema['properties'] !== 'object') {
+          this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: a destructured parameter needs an object type (got ${this.checker.typeToString(type)})`);
+          failed = true;
+          continue;
+        }
+        applyBindingDefaults(parameter.name, schema, this.checker);
+        paramNames.push('*');
+        flattened = true;
+        continue;
+      }
+      const paramName = parameter.name.text;
+      const issuesBefore = walker.walk.issues.length;
+      const property = { ...walker.schemaOf(type, [paramName], parameter.type) };
+      this.report(walker.walk.issues.slice(issuesBefore), parameter, (path) => `${label}: parameter ${path}`);
+      const description = parameterDoc(parameter);
+      if (description !== undefined) property['description'] = description;
+      if (parameter.initializer !== undefined) {
+        const value = literalValue(parameter.initializer, this.checker);
+        if (value !== undefined) property['default'] = value;
+      }
+      properties[paramName] = property;
+      paramNames.push(paramName);
+      if (parameter.questionToken === undefined && parameter.initializer === undefined && !includesUndefined(type)) required.push(paramName);
+    }
+    if (failed || walker.walk.issues.some((i) => i.severity === 'error')) return;
+    if (!flattened) {
+      schema = { type: 'object', properties };
+      if (required.length > 0) schema['required'] = required;
+      schema['additionalProperties'] = false;
+    }
+    addDefs(schema!, walker);
+    const description = this.functionDoc(fn, docFallback);
+    const info: BuildInfoData = description === undefined ? { parameters: schema!, paramNames } : { description, parameters: schema!, paramNames };
+    if (contextIndex !== undefined) info.contextIndex = contextIndex;
+    const output = this.outputSchema(fn);
+    if (output !== undefined) info.outputSchema = output;
+    const prepare = this.preparers(walker, flattened, label, fn);
+    this.sites.push({ kind, node: call, name, label, info, prepare });
+  }
+
+  private isContextParameter(parameter: ts.ParameterDeclaration): boolean {
+    for (const decorator of ts.getDecorators(parameter) ?? []) {
+      const callee = ts.isCallExpression(decorator.expression) ? decorator.expression.expression : decorator.expression;
+      if (this.symbols.coreNameAt(callee) === 'Context') return true;
+    }
+    return this.symbols.isExecutionContext(this.checker.getTypeAtLocation(parameter));
+  }
+
+  private outputSchema(fn: FunctionLike): JsonSchema | undefined {
+    const signature = this.checker.getSignatureFromDeclaration(fn);
+    if (signature === undefined) return undefined;
+    const returned = this.checker.getReturnTypeOfSignature(signature);
+    const awaited = this.checker.getAwaitedType(returned) ?? returned;
+    if (this.symbols.mentionsToolResult(awaited)) return undefined;
+    const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
+    if (!walker.isPlainObjectType(awaited)) return undefined;
+    const schema = walker.schemaOf(awaited, []);
+    if (walker.walk.issues.length > 0 || schema['type'] !== 'object') return undefined;
+    addDefs(schema, walker);
+    return schema;
+  }
+
+  private preparers(walker: TypeSchemaWalker, flattened: boolean, label: string, at: ts.Node): PreparerSpec[] {
+    const out: PreparerSpec[] = [];
+    const dates = walker.walk.datePaths.filter((p) => !p.includes('*'));
+    if (dates.length > 0) out.push({ kind: 'dates', paths: dates });
+    for (const validated of walker.validatedClasses) {
+      if (validated.path.length > (flattened ? 0 : 1)) continue;
+      const reference = this.classReference(validated.declaration);
+      const className = validated.declaration.name?.text ?? '(anonymous class)';
+      if (reference === undefined) {
+        this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} has class-validator constraints but is not imported as a value in this file, so they are only in the schema and not checked at run time; import { ${className} } from its module`);
+        continue;
+      }
+      out.push({ kind: 'validate', at: flattened ? '*' : validated.path[0]!, label: `${label}: ${className}`, reference });
+    }
+    return out;
+  }
+
+  /** How this file can reach a class at run time: declared here, or imported (possibly only as a type). */
+  private classReference(declaration: ts.ClassDeclaration): ClassReference | undefined {
+    const name = declaration.name?.text;
+    if (name === undefined) return undefined;
+    if (declaration.getSourceFile() === this.sourceFile) return declaration.parent === this.sourceFile ? { kind: 'local', name } : undefined;
+    const target = this.checker.getSymbolAtLocation(declaration.name!);
+    for (const statement of this.sourceFile.statements) {
+      if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.importClause === undefined) continue;
+      const module = statement.moduleSpecifier.text;
+      const clause = statement.importClause;
+      if (clause.name !== undefined && this.resolveAlias(this.checker.getSymbolAtLocation(clause.name)) === target) return { kind: 'import', module, exportName: 'default' };
+      const bindings = clause.namedBindings;
+      if (bindings !== undefined && ts.isNamedImports(bindings)) {
+        for (const element of bindings.elements) {
+          if (this.resolveAlias(this.checker.getSymbolAtLocation(element.name)) === target) return { kind: 'import', module, exportName: (element.propertyName ?? element.name).text };
+        }
+      } else if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
+        const moduleSymbol = this.resolveAlias(this.checker.getSymbolAtLocation(bindings.name));
+        const exported = moduleSymbol === undefined ? [] : this.checker.getExportsOfModule(moduleSymbol);
+        const match = exported.find((e) => this.resolveAlias(e) === target);
+        if (match !== undefined) return { kind: 'import', module, exportName: match.getName() };
+      }
+    }
+    return undefined;
+  }
+
+  private resolveFunction(expression: ts.Expression): FunctionLike | undefined {
+    let node: ts.Node = expression;
+    while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) node = node.expression;
+    if (ts.isFunctionExpression(node) || ts.isArrowFunction(node)) return node;
+    if (ts.isIdentifier(node)) {
+      const declaration = this.resolveAlias(this.checker.getSymbolAtLocation(node))?.valueDeclaration;
+      if (declaration === undefined) return undefined;
+      if (ts.isFunctionDeclaration(declaration) && declaration.body !== undefined) return declaration;
+      if (ts.isVariableDeclaration(declaration) && declaration.initializer !== undefined) {
+        const init = declaration.initializer;
+        if (ts.isFunctionExpression(init) || ts.isArrowFunction(init)) return init;
+      }
+    }
+    return undefined;
+  }
+
+  private resolveAlias(symbol: ts.Symbol | undefined): ts.Symbol | undefined {
+    return symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(symbol) : symbol;
+  }
+
+  private functionDoc(fn: FunctionLike, fallback: ts.Node | undefined): string | undefined {
+    const signature = this.checker.getSignatureFromDeclaration(fn);
+    const own = signature === undefined ? '' : ts.displayPartsToString(signature.getDocumentationComment(this.checker)).trim();
+    if (own !== '') return own;
+    if (fn.name !== undefined && ts.isIdentifier(fn.name)) {
+      const named = this.docOf(this.checker.getSymbolAtLocation(fn.name));
+      if (named !== undefined) return named;
+    }
+    // `/** doc */ export const search = tool(...)`: the variable's JSDoc describes the tool.
+    let up: ts.Node | undefined = fallback?.parent;
+    while (up !== undefined && (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up))) up = up.parent;
+    if (up !== undefined && ts.isVariableDeclaration(up) && ts.isIdentifier(up.name)) return this.docOf(this.checker.getSymbolAtLocation(up.name));
+    if (ts.isFunctionExpression(fn) || ts.isArrowFunction(fn)) {
+      const parent = fn.parent;
+      if (ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return this.docOf(this.checker.getSymbolAtLocation(parent.name));
+    }
+    return undefined;
+  }
+
+  private docOf(symbol: ts.Symbol | undefined): string | undefined {
+    if (symbol === undefined) return undefined;
+    const text = ts.displayPartsToString(symbol.getDocumentationComment(this.checker)).trim();
+    return text === '' ? undefined : text;
+  }
+
+  private report(issues: readonly TypeIssue[], node: ts.Node, where: (path: string) => string): void {
+    for (const issue of issues) {
+      const path = issue.path.join('.').replace(/\.\[\]/g, '[]');
+      const text = `${where(path)} has type ${issue.typeText}: ${issue.message}`;
+      if (issue.severity === 'error') this.error(node, DiagnosticCode.UnsupportedType, text);
+      else this.warning(node, DiagnosticCode.ImpreciseType, text);
+    }
+  }
+
+  private error(node: ts.Node, code: number, text: string): void {
+    this.diagnostics.push(diagnostic(this.sourceFile, node, ts.DiagnosticCategory.Error, code, text));
+  }
+
+  private warning(node: ts.Node, code: number, text: string): void {
+    this.diagnostics.push(diagnostic(this.sourceFile, node, ts.DiagnosticCategory.Warning, code, text));
+  }
+}
+
+function diagnostic(file: ts.SourceFile, node: ts.Node, category: ts.DiagnosticCategory, code: number, messageText: string): ts.Diagnostic {
+  const start = node.getStart(file);
+  return { file, start, length: node.getEnd() - start, category, code, messageText, source: 'anytool' };
+}
+
+function addDefs(schema: JsonSchema, walker: TypeSchemaWalker): void {
+  if (Object.keys(walker.walk.defs).length > 0) schema['$defs'] = walker.walk.defs;
+}
+
+function propertyNameText(name: ts.PropertyName): string | undefined {
+  return ts.isIdentifier(name) || ts.isStringLiteralLike(name) || ts.isNumericLiteral(name) || ts.isPrivateIdentifier(name) ? name.text : undefined;
+}
+
+/** Whether the options argument is an object literal that already gives `parameters`. */
+function hasExplicitParameters(options: ts.Expression | undefined): boolean {
+  return options !== undefined && ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name !== undefined && propertyNameText(p.name) === 'parameters');
+}
+
+function optionName(options: ts.Expression | undefined): string | undefined {
+  if (options === undefined || !ts.isObjectLiteralExpression(options)) return undefined;
+  for (const p of options.properties) {
+    if (ts.isPropertyAssignment(p) && propertyNameText(p.name) === 'name' && ts.isStringLiteralLike(p.initializer)) return p.initializer.text;
+  }
+  return undefined;
+}
+
+function functionName(expression: ts.Expression, fn: FunctionLike): string {
+  if (fn.name !== undefined && ts.isIdentifier(fn.name)) return fn.name.text;
+  if (ts.isIdentifier(expression)) return expression.text;
+  if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
+  return '(anonymous)';
+}
+
+function parameterDoc(parameter: ts.ParameterDeclaration): string | undefined {
+  for (const tag of ts.getJSDocParameterTags(parameter)) {
+    const text = ts.getTextOfJSDocComment(tag.comment)?.replace(/^\s*-\s*/, '').trim();
+    if (text) return text;
+  }
+  return undefined;
+}
+
+/** `{ query, limit = 3 }`: `limit` gets `default: 3` and is not required. */
+function applyBindingDefaults(pattern: ts.ObjectBindingPattern, schema: JsonSchema, checker: ts.TypeChecker): void {
+  const properties = schema['properties'] as Record<string, JsonSchema>;
+  let required = Array.isArray(schema['required']) ? [...(schema['required'] as string[])] : [];
+  for (const element of pattern.elements) {
+    if (element.initializer === undefined) continue;
+    const key = element.propertyName !== undefined ? propertyNameText(element.propertyName) : ts.isIdentifier(element.name) ? element.name.text : undefined;
+    if (key === undefined || properties[key] === undefined) continue;
+    const value = literalValue(element.initializer, checker);
+    properties[key] = { ...properties[key], ...(value === undefined ? {} : { default: value }) };
+    required = required.filter((r) => r !== key);
+  }
+  if (required.length > 0) schema['required'] = required;
+  else delete schema['required'];
+}
+
+/** The JSON value of an initializer written as a literal; undefined for anything computed. */
+export function literalValue(node: ts.Expression, checker: ts.TypeChecker): unknown {
+  while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node)) node = node.expression;
+  if (ts.isStringLiteralLike(node)) return node.text;
+  if (ts.isNumericLiteral(node)) return Number(node.text);
+  if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken) {
+    const value = literalValue(node.operand, checker);
+    return typeof value === 'number' ? -value : undefined;
+  }
+  if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
+  if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
+  if (node.kind === ts.SyntaxKind.NullKeyword) return null;
+  if (ts.isArrayLiteralExpression(node)) {
+    const values = node.elements.map((e) => literalValue(e, checker));
+    return values.includes(undefined) ? undefined : values;
+  }
+  if (ts.isObjectLiteralExpression(node)) {
+    const out: Record<string, unknown> = {};
+    for (const p of node.properties) {
+      if (!ts.isPropertyAssignment(p)) return undefined;
+      const key = propertyNameText(p.name);
+      const value = literalValue(p.initializer, checker);
+      if (key === undefined || value === undefined) return undefined;
+      out[key] = value;
+    }
+    return out;
+  }
+  if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
+    const value = checker.getConstantValue(node);
+    if (value !== undefined) return value;
+  }
+  return undefined;
+}
