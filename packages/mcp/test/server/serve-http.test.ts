@@ -1,0 +1,352 @@
+import { ErrorCode, ExecutionContext, Tool, Toolset, resultText, tool } from '@anytool/core';
+import { McpToolset, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type LoggingMessageNotification,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { DemoTools } from '../../../../examples/mcp-server/demo-tools';
+import { RED_PIXEL_PNG } from '../../../../examples/mcp-server/conformance-tools';
+import { httpClient, rawRequest, waitFor } from './helpers';
+
+/** Tools that talk back to the client through mcpSession(context). */
+class Probe {
+  started = 0;
+  aborted = 0;
+
+  @Tool({ description: 'Logs one message at each level it is given.', parameters: { type: 'object', properties: { levels: { type: 'array', items: { type: 'string' } } }, required: ['levels'] }, context: true })
+  async logAt({ levels }: { levels: Array<'debug' | 'info' | 'warning' | 'error'> }, context: ExecutionContext): Promise<string> {
+    const sent: boolean[] = [];
+    for (const level of levels) sent.push(await mcpSession(context)!.log(level, `a ${level} message`, 'probe'));
+    return sent.map(String).join(',');
+  }
+
+  @Tool({ description: "Asks the client's model.", parameters: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }, context: true })
+  async ask({ prompt }: { prompt: string }, context: ExecutionContext): Promise<string> {
+    const reply = await mcpSession(context)!.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 10 });
+    return `model said: ${reply.content.type === 'text' ? reply.content.text : '?'}`;
+  }
+
+  @Tool({ description: 'Asks the user for a name.', parameters: { type: 'object', properties: {} }, context: true })
+  async askName(_args: object, context: ExecutionContext): Promise<string> {
+    const answer = await mcpSession(context)!.elicitInput({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+    return `${answer.action}: ${JSON.stringify(answer.content)}`;
+  }
+
+  @Tool({ description: 'Says who called it.', parameters: { type: 'object', properties: {} }, context: true })
+  whoCalled(_args: object, context: ExecutionContext): string {
+    const session = mcpSession(context);
+    return session === undefined ? 'not served over MCP' : `${session.clientInfo?.name ?? '?'} in session ${session.sessionId ?? '-'}`;
+  }
+
+  @Tool({ description: 'Adds two numbers.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false } })
+  add({ a, b }: { a: number; b: number }): number {
+    return a + b;
+  }
+
+  @Tool({ description: 'Always throws.', parameters: { type: 'object', properties: {} } })
+  explode(): never {
+    throw new Error('kaboom');
+  }
+
+  @Tool({ description: 'Waits for its signal, then reports it.', parameters: { type: 'object', properties: {} }, context: true })
+  async waitForAbort(_args: object, context: ExecutionContext): Promise<string> {
+    this.started++;
+    await new Promise<void>((resolve) => context.signal!.addEventListener('abort', () => resolve(), { once: true }));
+    this.aborted++;
+    return 'aborted';
+  }
+}
+
+describe('serveMcp over streamable HTTP, official SDK client', () => {
+  let demo: DemoTools;
+  let probe: Probe;
+  let toolset: Toolset;
+  let server: McpServerHandle;
+  let client: Client;
+
+  beforeAll(async () => {
+    demo = new DemoTools();
+    probe = new Probe();
+    toolset = new Toolset(demo, probe);
+    server = await serveMcp(toolset, { transport: 'http', port: 0, name: 'test-server', version: '9.9.9' });
+    ({ client } = await httpClient(server.url!, { capabilities: { sampling: {}, elicitation: {} } }));
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+      const first = request.params.messages[0]!.content;
+      const text = !Array.isArray(first) && first.type === 'text' ? first.text : '';
+      return { role: 'assistant', content: { type: 'text', text: `echo ${text}` }, model: 'fake', stopReason: 'endTurn' };
+    });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { name: 'Ada' } }));
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+  });
+
+  it('binds 127.0.0.1 on a free port and says who it is', () => {
+    expect(server.host).toBe('127.0.0.1');
+    expect(server.port).toBeGreaterThan(0);
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/mcp`);
+    expect(client.getServerVersion()).toEqual({ name: 'test-server', version: '9.9.9' });
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, logging: {} });
+  });
+
+  it('lists every tool with its title, schemas and annotations as the toolset defines them', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(toolset.names);
+    const weather = tools.find((t) => t.name === 'get_weather')!;
+    expect(weather).toEqual({
+      name: 'get_weather',
+      title: 'Weather',
+      description: 'The current weather in a city.',
+      inputSchema: toolset.get('get_weather')!.definition.parameters,
+      outputSchema: toolset.get('get_weather')!.definition.outputSchema,
+      annotations: { title: 'Weather', readOnlyHint: true, openWorldHint: true },
+    });
+  });
+
+  it('returns structured content that the client validates against the output schema', async () => {
+    const result = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } });
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual(demo.getWeather({ city: 'Oslo' }));
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]!.text)).toEqual(result.structuredContent);
+  });
+
+  it('returns images as image content', async () => {
+    const result = await client.callTool({ name: 'red_pixel', arguments: {} });
+    expect(result.content).toEqual([{ type: 'image', mimeType: 'image/png', data: RED_PIXEL_PNG.toString('base64') }]);
+  });
+
+  it('sends the progress a tool records as notifications/progress when the client asked for it', async () => {
+    const seen: Progress[] = [];
+    const result = await client.callTool({ name: 'count_slowly', arguments: { to: 4, stepMs: 1 } }, undefined, { onprogress: (p) => seen.push(p) });
+    expect(resultTextOf(result)).toBe('counted to 4');
+    expect(seen).toEqual([1, 2, 3, 4].map((i) => ({ progress: i, total: 4, message: `counted ${i}` })));
+  });
+
+  it('aborts the tool’s signal when the client cancels the request', async () => {
+    const controller = new AbortController();
+    const before = probe.started;
+    const abortedBefore = probe.aborted;
+    const call = client.callTool({ name: 'waitForAbort', arguments: {} }, undefined, { signal: controller.signal });
+    await waitFor(() => probe.started > before, 10_000, 'the tool to start');
+    controller.abort(new Error('user pressed stop'));
+    await expect(call).rejects.toThrow('user pressed stop');
+    await waitFor(() => probe.aborted > abortedBefore, 10_000, 'the tool to see its signal abort');
+
+    // The example's long_task records the request ids of calls whose signal aborted.
+    const second = new AbortController();
+    const long = client.callTool({ name: 'long_task', arguments: { seconds: 30 } }, undefined, { signal: second.signal });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    second.abort();
+    await expect(long).rejects.toThrow();
+    await waitFor(() => demo.cancelled.length === 1, 10_000, 'long_task to see its signal abort');
+  });
+
+  it('answers validation errors, unknown tools and exceptions as isError results, not protocol errors', async () => {
+    const invalid = await client.callTool({ name: 'add', arguments: { a: 1, b: 'two' } });
+    expect(invalid.isError).toBe(true);
+    expect(resultTextOf(invalid)).toContain('/b: must be number');
+
+    const unknown = await client.callTool({ name: 'nope', arguments: {} });
+    expect(unknown.isError).toBe(true);
+    expect(resultTextOf(unknown)).toContain('Unknown tool "nope"; the available tools are: get_weather');
+
+    const thrown = await client.callTool({ name: 'explode', arguments: {} });
+    expect(thrown).toEqual({ isError: true, content: [{ type: 'text', text: 'Tool "explode" failed: kaboom' }] });
+
+    expect(await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).toEqual({ content: [{ type: 'text', text: '5' }] });
+  });
+
+  it('sends tool logs through MCP logging, filtered by the level the client set', async () => {
+    const logs: LoggingMessageNotification['params'][] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+    await client.setLoggingLevel('warning');
+    const result = await client.callTool({ name: 'logAt', arguments: { levels: ['debug', 'info', 'warning', 'error'] } });
+    expect(resultTextOf(result)).toBe('false,false,true,true');
+    expect(logs).toEqual([
+      { level: 'warning', logger: 'probe', data: 'a warning message' },
+      { level: 'error', logger: 'probe', data: 'a error message' },
+    ]);
+    await client.setLoggingLevel('debug');
+  });
+
+  it('lets a tool sample the client’s model and elicit input from the user', async () => {
+    expect(resultTextOf(await client.callTool({ name: 'ask', arguments: { prompt: 'hi' } }))).toBe('model said: echo hi');
+    expect(resultTextOf(await client.callTool({ name: 'askName', arguments: {} }))).toBe('accept: {"name":"Ada"}');
+    expect(resultTextOf(await client.callTool({ name: 'whoCalled', arguments: {} }))).toMatch(/^sdk-test-client in session [0-9a-f-]{36}$/);
+  });
+
+  it('gives a tool no session outside an MCP server', async () => {
+    expect(resultText(await toolset.invoke('whoCalled', {}, new ExecutionContext()))).toBe('not served over MCP');
+  });
+
+  it('turns a sampling request to a client without the capability into an isError result naming the capability', async () => {
+    const { client: plain } = await httpClient(server.url!);
+    try {
+      const result = await plain.callTool({ name: 'ask', arguments: { prompt: 'hi' } });
+      expect(result.isError).toBe(true);
+      expect(resultTextOf(result)).toContain('needs the client\'s "sampling" capability');
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('tells clients when tools are added or removed', async () => {
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+    const greet = tool(({ who }: { who: string }) => `hello ${who}`, { name: 'greet', description: 'Greets.', parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] } });
+    toolset.add(greet);
+    await waitFor(() => changes === 1, 10_000, 'tools/list_changed after add');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('greet');
+    expect(resultTextOf(await client.callTool({ name: 'greet', arguments: { who: 'MCP' } }))).toBe('hello MCP');
+    toolset.remove('greet');
+    await waitFor(() => changes === 2, 10_000, 'tools/list_changed after remove');
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('greet');
+  });
+
+  it('is reachable through this package’s own client (McpToolset) with output schemas, images, progress and cancellation', async () => {
+    const mcp = await McpToolset.connect({ mcpServers: { served: { url: server.url! } } });
+    try {
+      const agentSide = new Toolset(mcp);
+      expect(agentSide.names).toEqual(toolset.names);
+      expect(agentSide.get('get_weather')!.definition.outputSchema).toEqual(toolset.get('get_weather')!.definition.outputSchema);
+
+      const context = new ExecutionContext();
+      const weather = await agentSide.invoke('get_weather', { city: 'Bergen' }, context);
+      expect(weather.structured).toEqual(demo.getWeather({ city: 'Bergen' }));
+      const image = await agentSide.invoke('red_pixel', {}, context);
+      expect(image.content).toEqual([{ type: 'image', mimeType: 'image/png', data: RED_PIXEL_PNG.toString('base64') }]);
+      await agentSide.invoke('count_slowly', { to: 3, stepMs: 1 }, context);
+      expect(context.events.filter((e) => e.type === 'progress').map((e) => (e.type === 'progress' ? e.progress : 0))).toEqual([1, 2, 3]);
+
+      const controller = new AbortController();
+      const before = probe.started;
+      const abortedBefore = probe.aborted;
+      const call = agentSide.invoke('waitForAbort', {}, new ExecutionContext({ signal: controller.signal }));
+      await waitFor(() => probe.started > before, 10_000, 'the tool to start');
+      controller.abort();
+      const aborted = await call;
+      expect(aborted.isError).toBe(true);
+      expect(aborted.error?.code).toBe(ErrorCode.Aborted);
+      // The client sent notifications/cancelled: the tool on the server saw its signal abort.
+      await waitFor(() => probe.aborted > abortedBefore, 10_000, 'the served tool to see its signal abort');
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+function resultTextOf(result: unknown): string {
+  const parsed = CallToolResultSchema.parse(result);
+  return parsed.content.map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+}
+
+describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => {
+  const many = Array.from({ length: 5 }, (_, i) => tool(() => i, { name: `t${i}`, description: `Tool ${i}.`, parameters: { type: 'object', properties: {} } }));
+
+  it('pages tools/list and refuses a cursor it did not give out', async () => {
+    const server = await serveMcp(many, { transport: 'http', port: 0, pageSize: 2 });
+    const { client } = await httpClient(server.url!);
+    try {
+      const first = await client.listTools();
+      expect(first.tools.map((t) => t.name)).toEqual(['t0', 't1']);
+      const second = await client.listTools({ cursor: first.nextCursor! });
+      const third = await client.listTools({ cursor: second.nextCursor! });
+      expect([...second.tools, ...third.tools].map((t) => t.name)).toEqual(['t2', 't3', 't4']);
+      expect(third.nextCursor).toBeUndefined();
+      const bad = client.listTools({ cursor: 'bogus' });
+      await expect(bad).rejects.toBeInstanceOf(McpError);
+      await expect(bad).rejects.toMatchObject({ code: -32602 });
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
+
+  it('refuses requests addressed to another host or from another origin with 403, and accepts localhost', async () => {
+    const server = await serveMcp(many, { transport: 'http', port: 0 });
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const post = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+      rawRequest(server.url!, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, initialize);
+    try {
+      const evilHost = await post({ host: 'evil.example.com' });
+      expect(evilHost.status).toBe(403);
+      expect(evilHost.body).toContain('DNS-rebinding');
+      expect((await post({ host: `evil.example.com:${server.port}` })).status).toBe(403);
+      expect((await post({ origin: 'http://evil.example.com' })).status).toBe(403);
+      expect(server.sessionCount).toBe(0);
+      const good = await post({ host: `localhost:${server.port}`, origin: `http://localhost:${server.port}` });
+      expect(good.status).toBe(200);
+      expect(server.sessionCount).toBe(1);
+      expect((await post({ host: `[::1]:${server.port}` })).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+    const open = await serveMcp(many, { transport: 'http', port: 0, dnsRebindingProtection: false });
+    try {
+      const res = await rawRequest(open.url!, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'evil.example.com' }, initialize);
+      expect(res.status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('answers requests without a session, with an unknown session or to another path with clear errors', async () => {
+    const server = await serveMcp(many, { transport: 'http', port: 0 });
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    try {
+      expect((await fetch(server.url!, { method: 'POST', headers, body: list })).status).toBe(400);
+      expect((await fetch(server.url!, { method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: list })).status).toBe(404);
+      expect((await fetch(server.url!.replace('/mcp', '/other'), { method: 'POST', headers, body: list })).status).toBe(404);
+      expect((await fetch(server.url!, { method: 'POST', headers, body: '{not json' })).status).toBe(400);
+      expect((await fetch(server.url!, { method: 'PUT', headers, body: list })).status).toBe(405);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('cleans up a session when its client ends it, and every session (aborting calls in flight) on close()', async () => {
+    let sawAbort = false;
+    let started = false;
+    const slow = tool(
+      async (_args: object, context: ExecutionContext) => {
+        started = true;
+        await new Promise<void>((resolve) => context.signal!.addEventListener('abort', () => resolve(), { once: true }));
+        sawAbort = true;
+        return 'stopped';
+      },
+      { name: 'slow', description: 'Waits for its signal.', parameters: { type: 'object', properties: {} }, context: true },
+    );
+    const server = await serveMcp(slow, { transport: 'http', port: 0 });
+    const a = await httpClient(server.url!);
+    const b = await httpClient(server.url!);
+    expect(server.sessionCount).toBe(2);
+    await a.transport.terminateSession();
+    await a.client.close();
+    await waitFor(() => server.sessionCount === 1, 10_000, 'the ended session to be dropped');
+
+    const call = b.client.callTool({ name: 'slow', arguments: {} });
+    call.catch(() => undefined);
+    await waitFor(() => started, 10_000, 'the slow tool to start');
+    await server.close();
+    expect(server.sessionCount).toBe(0);
+    expect(sawAbort).toBe(true);
+    await server.closed;
+    await expect(fetch(server.url!)).rejects.toThrow();
+    await b.client.close();
+  });
+
+  it('refuses bad options with coded errors', async () => {
+    await expect(serveMcp(many, { transport: 'http', port: 70_000 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
+    await expect(serveMcp(many, { transport: 'carrier-pigeon' } as never)).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('"stdio" or "http"') });
+  });
+});
