@@ -123,6 +123,7 @@ export class McpConnection {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private startCount = 0;
+  private startingPid: number | undefined;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -326,6 +327,13 @@ export class McpConnection {
     };
     if (config.cwd !== undefined) params.cwd = config.cwd;
     const transport = new StdioClientTransport(params);
+    // Remember the child's pid as soon as it exists: a failed connect forgets it, and a hung child must still be killed.
+    const start = transport.start.bind(transport);
+    transport.start = async () => {
+      this.startingPid = undefined;
+      await start();
+      this.startingPid = transport.pid ?? undefined;
+    };
     const onStderr = this.options.onStderr;
     transport.stderr?.on('data', (chunk: Buffer | string) => {
       const text = chunk.toString();
@@ -416,9 +424,11 @@ export class McpConnection {
 
   /** Closes a client whose start failed; a stdio child is killed at once rather than waited for. */
   private async abandon(client: Client, transport: Transport): Promise<void> {
-    if (transport instanceof StdioClientTransport && transport.pid !== null) {
+    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? this.startingPid) : undefined;
+    this.startingPid = undefined;
+    if (pid !== undefined) {
       try {
-        process.kill(transport.pid, 'SIGKILL');
+        process.kill(pid, 'SIGKILL');
       } catch {
         // Already gone.
       }
