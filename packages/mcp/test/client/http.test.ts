@@ -1,0 +1,84 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
+import { McpToolset } from '@anytool/mcp';
+import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
+import { EVERYTHING, alive, until } from './helpers';
+
+jest.setTimeout(60_000);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('server-everything over streamable HTTP', () => {
+  let child: ChildProcess;
+  let url: string;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    child = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    await until(() => output.includes('listening on port'), 20_000, 'server-everything to listen');
+    url = `http://127.0.0.1:${port}/mcp`;
+  });
+
+  afterAll(async () => {
+    child.kill();
+    await until(() => !alive(child.pid!), 10_000, 'server-everything to exit');
+  });
+
+  it('lists and calls tools on a kept session, with progress, next to a local toolset', async () => {
+    const mcp = await McpToolset.connect({ mcpServers: { web: { type: 'http', url } } }, { prefix: true });
+    try {
+      const toolset = new Toolset(mcp);
+      const context = new ExecutionContext();
+      expect(resultText(await toolset.invoke('web_echo', { message: 'over http' }, context))).toBe('Echo: over http');
+      expect(resultText(await toolset.invoke('web_get-sum', { a: 40, b: 2 }, context))).toBe('The sum of 40 and 2 is 42.');
+      const long = await toolset.invoke('web_trigger-long-running-operation', { duration: 0.6, steps: 3 }, context);
+      expect(resultText(long)).toContain('completed');
+      expect(context.events.filter((e): e is ProgressEvent => e.type === 'progress').length).toBeGreaterThanOrEqual(1);
+      const results = await Promise.all(Array.from({ length: 50 }, (_, i) => toolset.invoke('web_echo', { message: `#${i}` })));
+      results.forEach((r, i) => expect(resultText(r)).toBe(`Echo: #${i}`));
+      expect(mcp.connection('web')!.starts).toBe(1);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
+describe('HTTP sessions and old servers', () => {
+  it('initializes a new session when the server answers 404 for the old one, and the call goes through', async () => {
+    const server = await startStreamableServer();
+    const mcp = await McpToolset.connect({ mcpServers: { s: { url: server.url } } });
+    try {
+      const toolset = new Toolset(mcp);
+      expect(resultText(await toolset.invoke('echo', { message: 'one' }))).toBe('one');
+      await server.forgetSessions();
+      expect(resultText(await toolset.invoke('echo', { message: 'two' }))).toBe('two');
+      expect(server.initialized).toBe(2);
+      expect(mcp.connection('s')!.diagnostics.join('\n')).toContain('404');
+    } finally {
+      await mcp.close();
+      await server.close();
+    }
+  });
+
+  it('falls back to the HTTP+SSE transport for a server that only speaks it', async () => {
+    const server = await startSseServer();
+    const mcp = await McpToolset.connect({ mcpServers: { old: { url: server.url } } });
+    try {
+      expect(resultText(await new Toolset(mcp).invoke('echo', { message: 'via sse' }))).toBe('via sse');
+      expect(mcp.connection('old')!.diagnostics.join('\n')).toContain('trying the HTTP+SSE transport');
+    } finally {
+      await mcp.close();
+      await server.close();
+    }
+  });
+});
