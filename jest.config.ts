@@ -24,7 +24,10 @@ const config: Config = {
   projects: [
     project('core', ['<rootDir>/packages/core/test/**/*.test.ts'], undefined, { testPathIgnorePatterns: ['\\.legacy\\.test\\.ts$'] }),
     project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
-    project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts']),
+    // The schema package's own tests compile through its build step (built first: `node scripts/build.mjs schema`).
+    project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {
+      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
+    }),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),
     project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts']),
     project('e2e', ['<rootDir>/test/**/*.test.ts']),

@@ -1,0 +1,31 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import ts from 'typescript';
+import { readProject } from '@anytool/schema';
+
+export const repoRoot = resolve(__dirname, '../../..');
+export const schemaRoot = resolve(__dirname, '..');
+export const fixtures = join(__dirname, 'fixtures');
+export const testTsconfig = join(repoRoot, 'tsconfig.test.json');
+export const anytoolBin = join(schemaRoot, 'bin', 'anytool.mjs');
+
+/** A program over `files` with the repo's test compiler options, parsing all JSDoc like the build command. */
+export function programFor(files: readonly string[], tsconfig = testTsconfig): ts.Program {
+  const parsed = readProject(['-p', tsconfig], { out: () => undefined, err: (t) => process.stderr.write(t) });
+  if (parsed === undefined) throw new Error(`cannot read ${tsconfig}`);
+  const options = { ...parsed.options, noEmit: true };
+  const host = ts.createCompilerHost(options);
+  host.jsDocParsingMode = ts.JSDocParsingMode.ParseAll;
+  return ts.createProgram({ rootNames: [...files], options, host });
+}
+
+/** A fresh directory inside the package (ignored by git), so built output resolves the workspace packages. */
+export function scratchDir(name: string): string {
+  const base = join(schemaRoot, '.tmp');
+  mkdirSync(base, { recursive: true });
+  return mkdtempSync(join(base, `${name}-`));
+}
+
+export function messages(diagnostics: readonly ts.Diagnostic[]): string[] {
+  return diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
