@@ -30,6 +30,7 @@ export interface McpServerOptions {
 }
 
 const DEFAULT_PAGE_SIZE = 100;
+const RESPONSE_AFTER_NOTIFICATIONS_MS = 5;
 
 /** Turns anything a Toolset takes into a Toolset (a Toolset is used as it is, so its changes are followed). */
 export function asToolset(tools: Toolset | ToolSource): Toolset {
@@ -132,18 +133,26 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     const session = new CallSession(server, extra, connection, name);
     context.state.set(MCP_SESSION_KEY, session);
     const progressToken = request.params._meta?.progressToken;
+    // Notifications are sent asynchronously; the result waits until they are written, so none is sent after it.
+    const sending: Promise<unknown>[] = [];
     const unsubscribe = context.subscribe((event: RunEvent) => {
       if (event.type === 'progress' && progressToken !== undefined) {
         const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: event.progress };
         if (event.total !== undefined) params.total = event.total;
         if (event.message !== undefined) params.message = event.message;
-        extra.sendNotification({ method: 'notifications/progress', params }).catch(report);
+        sending.push(extra.sendNotification({ method: 'notifications/progress', params }).catch(report));
       } else if (event.type === 'error') {
-        session.log('error', { code: event.code, message: event.message, tool: event.tool ?? name }, 'anytool').catch(report);
+        sending.push(session.log('error', { code: event.code, message: event.message, tool: event.tool ?? name }, 'anytool').catch(report));
       }
     });
     try {
       const result = await served.toolset.invoke(name, args ?? {}, context, { callId: String(extra.requestId) });
+      if (sending.length > 0) {
+        await Promise.all(sending);
+        // The SDK client handles a notification a microtask later but a response at once, so a progress notification
+        // read in the same chunk as the response is dropped. Writing the response a moment later keeps them apart.
+        await new Promise((resolve) => setTimeout(resolve, RESPONSE_AFTER_NOTIFICATIONS_MS));
+      }
       return toCallToolResult(result);
     } finally {
       unsubscribe();
