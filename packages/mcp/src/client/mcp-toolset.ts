@@ -125,6 +125,10 @@ export class McpToolset implements DynamicToolSource {
     for (const connection of this.connectionsByName.values()) {
       for (const info of connection.tools) {
         const name = mcpToolName(connection.name, info.name, prefix);
+        if (info.execution?.taskSupport === 'required') {
+          this.warn(`MCP server "${connection.name}": tool "${info.name}" was left out because it can only run as an MCP task, which this client does not drive`);
+          continue;
+        }
         const problem = schemaProblems(info.inputSchema as Record<string, unknown>) ?? (info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema as Record<string, unknown>));
         if (problem !== undefined) {
           this.warn(`MCP server "${connection.name}": tool "${info.name}" was left out because its schema is not valid JSON Schema (${problem})`);
@@ -155,7 +159,8 @@ export class McpToolset implements DynamicToolSource {
   }
 
   private warn(message: string): void {
-    this.warnings.push(message);
+    // A rebuild after each list_changed meets the same problems again; say each once.
+    if (!this.warnings.includes(message)) this.warnings.push(message);
   }
 
   private notify(): void {
