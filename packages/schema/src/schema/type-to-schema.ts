@@ -184,13 +184,13 @@ export class TypeSchemaWalker {
     const nonNullLiterals = ordered.filter((v) => v !== null);
     const takesNull = ordered.length !== nonNullLiterals.length;
     if (nonNullLiterals.length > 0) schemas.push(this.literalSchema(nonNullLiterals));
-    if (takesNull) simple.push('null');
     for (const member of others) {
       const schema = this.schemaOf(member, path);
       const keys = Object.keys(schema);
       if (keys.length === 1 && keys[0] === 'type' && typeof schema['type'] === 'string') simple.push(schema['type']);
       else schemas.push(schema);
     }
+    if (takesNull) simple.push('null');
     if (simple.length > 0) {
       // `string | null` reads better as one `type` list; a literal enum then takes null in its values.
       if (schemas.length === 0) return { type: simple.length === 1 ? simple[0] : simple };
