@@ -1,0 +1,212 @@
+// Every TypeScript code block in docs/ is either part of a file under examples/
+// (which CI type-checks and runs) or is type-checked here against the public
+// API of the packages (their sources, through the same `@anytool/*` names a
+// user imports). A block is checked on its own; if it only makes sense as the
+// continuation of the blocks before it on its page, it is checked together
+// with them. A block that uses legacy decorators (`@Context()` on a parameter)
+// is checked under `experimentalDecorators`.
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import * as ts from 'typescript';
+
+jest.setTimeout(120_000);
+
+const root = join(__dirname, '..', '..');
+const docsDir = join(root, 'docs');
+const virtualDir = join(docsDir, '__code_blocks__');
+
+interface Block {
+  page: string;
+  line: number;
+  code: string;
+  /** The example file the block is part of, if any. */
+  example?: string;
+  /** Type errors found checking the block, undefined before checking. */
+  errors?: string[];
+}
+
+function walk(dir: string, keep: (file: string) => boolean, skip: (dir: string) => boolean = () => false): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) {
+      if (!skip(name)) out.push(...walk(path, keep, skip));
+    } else if (keep(path)) {
+      out.push(path);
+    }
+  }
+  return out;
+}
+
+function extractBlocks(page: string): Block[] {
+  const lines = readFileSync(page, 'utf8').split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*(ts|typescript|tsx|mts|cts)\b/i.exec(lines[i]!);
+    if (open === null) {
+      const other = /^(\s*)(`{3,}|~{3,})/.exec(lines[i]!);
+      if (other !== null) {
+        // Skip a block in another language up to its closing fence.
+        const fence = other[2]!;
+        for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence); i++);
+      }
+      continue;
+    }
+    const [, indent, fence] = open;
+    const body: string[] = [];
+    const start = i + 1;
+    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++) body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
+    blocks.push({ page: relative(root, page), line: start, code: body.join('\n') });
+  }
+  return blocks;
+}
+
+const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
+/** `@anytool/<pkg>[/<subpath>]` -> the package's source file, from each package's `exports` map. */
+function sourcePaths(): Record<string, string[]> {
+  const paths: Record<string, string[]> = {};
+  for (const name of readdirSync(join(root, 'packages'))) {
+    const dir = join(root, 'packages', name);
+    const manifestPath = join(dir, 'package.json');
+    if (!existsSync(manifestPath)) continue;
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { name: string; exports?: Record<string, unknown> };
+    for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
+      const types = (target as { import?: { types?: string } } | undefined)?.import?.types;
+      if (types === undefined) continue;
+      const source = join(dir, types.replace(/^\.\/dist\/esm\//, 'src/').replace(/\.d\.ts$/, '.ts'));
+      if (existsSync(source)) paths[subpath === '.' ? manifest.name : `${manifest.name}/${subpath.slice(2)}`] = [source];
+    }
+  }
+  return paths;
+}
+
+function compilerOptions(legacyDecorators: boolean): ts.CompilerOptions {
+  const base = ts.readConfigFile(join(root, 'tsconfig.base.json'), (path) => ts.sys.readFile(path));
+  const { options } = ts.parseJsonConfigFileContent(base.config, ts.sys, root);
+  return {
+    ...options,
+    noEmit: true,
+    declaration: false,
+    sourceMap: false,
+    types: ['node'],
+    baseUrl: root,
+    paths: sourcePaths(),
+    experimentalDecorators: legacyDecorators,
+    emitDecoratorMetadata: legacyDecorators,
+    noUnusedLocals: false,
+    noUnusedParameters: false,
+  };
+}
+
+const sourceCache = new Map<string, ts.SourceFile>();
+
+/** Type-checks virtual files (name -> text); returns the errors of each. */
+function typeCheck(files: Map<string, string>, legacyDecorators: boolean): Map<string, string[]> {
+  const options = compilerOptions(legacyDecorators);
+  const host = ts.createCompilerHost(options, true);
+  const fileExists = host.fileExists.bind(host);
+  const readFile = host.readFile.bind(host);
+  host.fileExists = (name) => files.has(name) || fileExists(name);
+  host.readFile = (name) => files.get(name) ?? readFile(name);
+  host.getSourceFile = (name, language) => {
+    const text = files.get(name) ?? readFile(name);
+    if (text === undefined) return undefined;
+    if (files.has(name)) return ts.createSourceFile(name, text, language, true);
+    const key = `${name}\0${String(typeof language === 'object' ? language.languageVersion : language)}`;
+    let file = sourceCache.get(key);
+    if (file === undefined || file.text !== text) sourceCache.set(key, (file = ts.createSourceFile(name, text, language, true)));
+    return file;
+  };
+  const program = ts.createProgram([...files.keys()], options, host);
+  const out = new Map<string, string[]>();
+  for (const name of files.keys()) {
+    const file = program.getSourceFile(name)!;
+    const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+    out.set(
+      name,
+      diagnostics.map((d) => {
+        const where = d.start === undefined ? '' : `line ${file.getLineAndCharacterOfPosition(d.start).line + 1}: `;
+        return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      }),
+    );
+  }
+  return out;
+}
+
+/** The blocks before `index` on the same page and this one, as one module with their imports merged. */
+function withPrecedingBlocks(blocks: readonly Block[], index: number): string {
+  const page = blocks[index]!.page;
+  const parts = blocks.slice(0, index + 1).filter((b, i) => b.page === page && (i === index || b.example === undefined));
+  const imports = new Map<string, Map<string, string>>();
+  const bodies: string[] = [];
+  for (const part of parts) {
+    const file = ts.createSourceFile('part.mts', part.code, ts.ScriptTarget.ES2022, true);
+    let body = '';
+    for (const statement of file.statements) {
+      const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+      const named = clause?.namedBindings;
+      if (clause !== undefined && clause.name === undefined && named !== undefined && ts.isNamedImports(named)) {
+        const from = (statement as ts.ImportDeclaration).moduleSpecifier.getText(file);
+        const names = imports.get(from) ?? new Map<string, string>();
+        for (const element of named.elements) {
+          const text = clause.isTypeOnly && !element.isTypeOnly ? `type ${element.getText(file)}` : element.getText(file);
+          const local = element.name.text;
+          if (!names.has(local) || !text.startsWith('type ')) names.set(local, text);
+        }
+        imports.set(from, names);
+      } else {
+        body += `${statement.getFullText(file)}\n`;
+      }
+    }
+    bodies.push(body);
+  }
+  const head = [...imports].map(([from, names]) => `import { ${[...names.values()].join(', ')} } from ${from};`);
+  return `${head.join('\n')}\n${bodies.join('\n')}`;
+}
+
+const blocks = walk(docsDir, (file) => file.endsWith('.md'), (name) => name === 'node_modules').flatMap(extractBlocks);
+const examples = walk(join(root, 'examples'), (file) => /\.(ts|mts|cts)$/.test(file), (name) => name === 'dist' || name === 'node_modules').map((path) => ({
+  path: relative(root, path),
+  text: squash(readFileSync(path, 'utf8')),
+}));
+
+beforeAll(() => {
+  for (const block of blocks) {
+    const found = examples.find((example) => squash(block.code) !== '' && example.text.includes(squash(block.code)));
+    if (found !== undefined) block.example = found.path;
+  }
+  const pending = blocks.filter((b) => b.example === undefined);
+  const name = (block: Block, variant: string): string => join(virtualDir, `${block.page.replace(/[^\w]+/g, '_')}_${block.line}${variant}.mts`);
+
+  const attempts: Array<{ variant: string; legacy: boolean; text: (block: Block) => string }> = [
+    { variant: '', legacy: false, text: (block) => block.code },
+    { variant: '_legacy', legacy: true, text: (block) => block.code },
+    { variant: '_with_preceding', legacy: false, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) },
+    { variant: '_with_preceding_legacy', legacy: true, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) },
+  ];
+  let failing = pending;
+  for (const attempt of attempts) {
+    if (failing.length === 0) break;
+    const files = new Map(failing.map((block) => [name(block, attempt.variant), `${attempt.text(block)}\nexport {};\n`]));
+    const results = typeCheck(files, attempt.legacy);
+    for (const block of failing) {
+      const errors = results.get(name(block, attempt.variant))!;
+      if (block.errors === undefined || errors.length === 0) block.errors = errors;
+    }
+    failing = failing.filter((block) => block.errors!.length > 0);
+  }
+});
+
+describe('code blocks in docs/', () => {
+  it('finds the TypeScript blocks of the docs pages', () => {
+    const pages = new Set(blocks.map((b) => b.page));
+    for (const page of ['docs/getting-started.md', 'docs/agent.md', 'docs/models.md']) expect(pages).toContain(page);
+  });
+
+  it.each(blocks.map((block) => [`${block.page}:${block.line}`, block] as const))('%s is part of an example or type-checks', (_where, block) => {
+    if (block.example !== undefined) return;
+    expect({ block: `${block.page}:${block.line}`, errors: block.errors }).toEqual({ block: `${block.page}:${block.line}`, errors: [] });
+  });
+});
