@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { readProject } from '@anytool/schema';
+import { anytoolTransformer, readProject } from '@anytool/schema';
 
 export const repoRoot = resolve(__dirname, '../../..');
 export const schemaRoot = resolve(__dirname, '..');
@@ -10,10 +10,10 @@ export const testTsconfig = join(repoRoot, 'tsconfig.test.json');
 export const anytoolBin = join(schemaRoot, 'bin', 'anytool.mjs');
 
 /** A program over `files` with the repo's test compiler options, parsing all JSDoc like the build command. */
-export function programFor(files: readonly string[], tsconfig = testTsconfig): ts.Program {
+export function programFor(files: readonly string[], tsconfig = testTsconfig, emit = false): ts.Program {
   const parsed = readProject(['-p', tsconfig], { out: () => undefined, err: (t) => process.stderr.write(t) });
   if (parsed === undefined) throw new Error(`cannot read ${tsconfig}`);
-  const options = { ...parsed.options, noEmit: true };
+  const options = { ...parsed.options, noEmit: !emit };
   const host = ts.createCompilerHost(options);
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseAll;
   return ts.createProgram({ rootNames: [...files], options, host });
@@ -28,4 +28,15 @@ export function scratchDir(name: string): string {
 
 export function messages(diagnostics: readonly ts.Diagnostic[]): string[] {
   return diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
+/** Emits one file of `program` in memory through the anytool transformer; returns the JavaScript and the build diagnostics. */
+export function emitWithTransformer(program: ts.Program, file: string): { js: string; diagnostics: ts.Diagnostic[] } {
+  let js = '';
+  const diagnostics: ts.Diagnostic[] = [];
+  const transformer = anytoolTransformer(program, { onDiagnostics: (d) => diagnostics.push(...d) });
+  program.emit(program.getSourceFile(file), (name, text) => {
+    if (name.endsWith('.js')) js = text;
+  }, undefined, false, { before: [transformer] });
+  return { js, diagnostics };
 }

@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { analyzeSourceFile, anytoolTransformer } from '@anytool/schema';
+import { fixtures, programFor } from './helpers';
+
+const file = join(fixtures, 'unsupported', 'tools.ts');
+const text = readFileSync(file, 'utf8');
+const program = programFor([file]);
+const { sites, diagnostics } = analyzeSourceFile(program, program.getSourceFile(file)!);
+
+function lineOf(snippet: string): number {
+  return text.slice(0, text.indexOf(snippet)).split('\n').length;
+}
+
+/** The one diagnostic about `label`, formatted as the build command prints it (file(line,col): ...). */
+function diagnosticFor(label: string): { line: number; message: string; category: ts.DiagnosticCategory; formatted: string }[] {
+  return diagnostics
+    .filter((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n').startsWith(`${label}:`))
+    .map((d) => ({
+      line: d.file!.getLineAndCharacterOfPosition(d.start!).line + 1,
+      message: ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+      category: d.category,
+      formatted: ts.formatDiagnostic(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => process.cwd(), getNewLine: () => '\n' }),
+    }));
+}
+
+describe('types with no faithful JSON form are compile errors', () => {
+  it.each([
+    ['bigint', 'Ledger.total', 'amount', 'amount: bigint', /use number, or a string of digits/],
+    ['Map', 'Lookup.find', 'index', 'index: Map<string, number>', /use Record<string, V>/],
+    ['Set', 'Tagger.tag', 'tags', 'tags: Set<string>', /use an array \(T\[\]\)/],
+    ['a function', 'Runner.run', 'callback', 'callback: (x: number) => void', /a function has no JSON form; .*take a name or an id/],
+    ['symbol', 'Marker.mark', 'key', 'key: symbol', /use a string/],
+    ['bigint nested in an interface', 'Nested.load', 'options.ids[]', 'options: Options', /bigint has no JSON form/],
+  ])('%s: names file, line, class.method and parameter, and what to write instead', (_kind, label, parameter, declaration, hint) => {
+    const found = diagnosticFor(label);
+    expect(found).toHaveLength(1);
+    const [d] = found;
+    expect(d!.category).toBe(ts.DiagnosticCategory.Error);
+    expect(d!.line).toBe(lineOf(declaration));
+    expect(d!.message).toContain(`${label}: parameter ${parameter} has type`);
+    expect(d!.message).toMatch(hint);
+    expect(d!.formatted).toContain(`tools.ts(${d!.line},`);
+    expect(sites.map((s) => s.label)).not.toContain(label);
+  });
+
+  it('any and unknown become {} (any JSON value) with a warning, and the tool still builds', () => {
+    const found = diagnosticFor('Loose.loose');
+    expect(found.map((d) => d.category)).toEqual([ts.DiagnosticCategory.Warning, ts.DiagnosticCategory.Warning]);
+    expect(found[0]!.message).toMatch(/parameter value has type any: any accepts any JSON value/);
+    expect(found[1]!.message).toMatch(/parameter other has type unknown/);
+    const loose = sites.find((s) => s.label === 'Loose.loose')!;
+    expect(loose.info.parameters).toEqual({ type: 'object', properties: { value: {}, other: {} }, required: ['value', 'other'], additionalProperties: false });
+  });
+
+  it('by default (ts-jest, ts-node) the transformer throws the errors with file and line', () => {
+    const emitting = programFor([file], undefined, true);
+    expect(() => emitting.emit(emitting.getSourceFile(file), () => undefined, undefined, false, { before: [anytoolTransformer(emitting)] })).toThrow(
+      new RegExp(`tools\\.ts\\(${lineOf('amount: bigint')},\\d+\\): error TS91001: Ledger\\.total: parameter amount has type bigint`),
+    );
+  });
+});
