@@ -1,0 +1,71 @@
+// Agent loop: what one model turn costs the agent itself (messages, events,
+// definitions, concurrency), against a hand-written loop doing the same model
+// and tool calls. The model is a ScriptedModel (no network), so only the
+// runtime's overhead is measured. Interleaved rounds, median.
+import { ExecutionContext, Toolset, tool } from '@anytool/core';
+import { Agent, ScriptedModel } from '@anytool/agent';
+
+const ROUNDS = Number(process.env.ROUNDS ?? 20);
+const RUNS = Number(process.env.RUNS ?? 200);
+// A typical run: a handful of model turns. (The conversation grows with every turn.)
+const TURNS = Number(process.env.TURNS ?? 10);
+
+const parameters = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] };
+const make = (name) => tool(({ a, b }) => a + b, { name, description: 'Add two numbers.', parameters, annotations: { readOnly: true } });
+const toolset = new Toolset(make('add'), make('add2'), make('add3'), make('add4'), ...Array.from({ length: 16 }, (_, i) => make(`other_${i}`)));
+
+const script = (calls) => [
+  ...Array.from({ length: TURNS }, (_, t) => ({ toolCalls: Array.from({ length: calls }, (_, i) => ({ id: `c${t}_${i}`, name: i === 0 ? 'add' : `add${i + 1}`, arguments: { a: t, b: i } })) })),
+  { text: 'done' },
+];
+
+/** The same model and tool calls without the agent: the floor. */
+async function handLoop(calls) {
+  const model = new ScriptedModel(script(calls));
+  const context = new ExecutionContext();
+  const messages = [{ role: 'user', content: 'go' }];
+  const tools = toolset.neutralDefinitions();
+  for (;;) {
+    const response = await model.generate({ messages, tools });
+    messages.push({ role: 'assistant', content: response.text, toolCalls: response.toolCalls });
+    if (response.toolCalls.length === 0) return;
+    const results = await Promise.all(response.toolCalls.map((c) => toolset.invoke(c.name, c.arguments, context, { callId: c.id })));
+    response.toolCalls.forEach((c, i) => messages.push({ role: 'tool', callId: c.id, name: c.name, result: results[i] }));
+  }
+}
+
+async function agentRun(calls) {
+  const agent = new Agent({ model: new ScriptedModel(script(calls)), tools: toolset, maxSteps: TURNS + 1 });
+  const result = await agent.run('go');
+  if (result.stopReason !== 'final_answer') throw new Error(result.stopReason);
+}
+
+const times = (fn) => async () => {
+  for (let r = 0; r < RUNS; r++) await fn();
+};
+const variants = {
+  'hand loop, 1 call a turn': times(() => handLoop(1)),
+  'Agent.run, 1 call a turn': times(() => agentRun(1)),
+  'hand loop, 4 parallel calls a turn': times(() => handLoop(4)),
+  'Agent.run, 4 parallel calls a turn': times(() => agentRun(4)),
+};
+
+const names = Object.keys(variants);
+const samples = Object.fromEntries(names.map((n) => [n, []]));
+for (let round = -2; round < ROUNDS; round++) {
+  for (let k = 0; k < names.length; k++) {
+    const name = names[(k + round + 2) % names.length];
+    const start = process.hrtime.bigint();
+    await variants[name]();
+    if (round >= 0) samples[name].push(Number(process.hrtime.bigint() - start) / 1000 / (RUNS * TURNS));
+  }
+}
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+console.log(`agent-loop: ${ROUNDS} rounds x ${RUNS} runs of ${TURNS} model turns, ${toolset.size} tools offered, ScriptedModel (no network), Node ${process.version}`);
+console.log('| variant | median us/turn | agent overhead us/turn |');
+console.log('|---|---:|---:|');
+for (const name of names) {
+  const m = median(samples[name]);
+  const floor = name.startsWith('Agent') ? median(samples[name.replace('Agent.run', 'hand loop')]) : undefined;
+  console.log(`| ${name} | ${m.toFixed(1)} | ${floor === undefined ? '' : (m - floor).toFixed(1)} |`);
+}
