@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AnytoolError, BaseTool, ErrorCode, Toolset, describeError, toolsFrom, type ToolSource } from '@anytool/core';
-import { serveMcp, type ServeMcpOptions } from './serve-mcp.js';
+import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
 
@@ -157,35 +157,43 @@ export async function loadToolModule(path: string): Promise<Record<string, unkno
 /**
  * `anytool serve <module>`: serves the tools a module exports over stdio or
  * streamable HTTP until the client disconnects (stdio) or the process gets
- * SIGINT / SIGTERM, then shuts down gracefully. Status goes to stderr (stdout
- * belongs to the protocol over stdio). Bad arguments throw a coded error whose
- * message includes the usage.
+ * SIGINT / SIGTERM, then shuts down gracefully and ends the process. Status
+ * goes to stderr (stdout belongs to the protocol over stdio). A problem before
+ * serving (bad arguments, a module that cannot load or holds no tools) is
+ * printed to stderr and ends the process with exit code 1.
  */
 export async function runServeCommand(args: string[]): Promise<void> {
-  const options = parseServeArgs(args);
-  if (options === undefined) {
-    process.stdout.write(SERVE_USAGE);
-    return;
+  let server: McpServerHandle;
+  let size: number;
+  let module: string;
+  try {
+    const options = parseServeArgs(args);
+    if (options === undefined) {
+      process.stdout.write(SERVE_USAGE);
+      return;
+    }
+    module = options.module;
+    const namespace = await loadToolModule(options.module);
+    const toolset = toolsetFromModule(namespace, options.exports, options.module);
+    size = toolset.size;
+    server = await serveMcp(toolset, serveOptionsFor(options));
+  } catch (error) {
+    process.stderr.write(`${error instanceof AnytoolError ? error.message : `anytool serve: ${describeError(error)}`}\n`);
+    process.exit(1);
   }
-  const namespace = await loadToolModule(options.module);
-  const toolset = toolsetFromModule(namespace, options.exports, options.module);
-  const name = options.name ?? options.module.replace(/^.*[\\/]/, '').replace(/\.[cm]?js$/, '');
-  const common = { name, handleSignals: true, onError: (error: Error) => process.stderr.write(`anytool serve: ${error.message}\n`) };
-  const serveOptions: ServeMcpOptions = options.http
-    ? {
-        ...common,
-        transport: 'http',
-        port: options.port,
-        host: options.host,
-        path: options.path,
-        ...(options.allowedHosts.length > 0 ? { allowedHosts: [...new Set([...options.allowedHosts, 'localhost', '127.0.0.1', '[::1]'])] } : {}),
-      }
-    : { ...common, transport: 'stdio' };
-  const server = await serveMcp(toolset, serveOptions);
-  process.stderr.write(`anytool serve: ${toolset.size} tools from ${options.module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
+  process.stderr.write(`anytool serve: ${size} tools from ${module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
   await server.closed;
   process.stderr.write('anytool serve: stopped\n');
   // A command ends when serving ends, even if the module left handles open (MCP clients, timers); a caller that
   // still has work to do in this tick finishes it first.
   setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
+}
+
+function serveOptionsFor(options: ServeCommandOptions): ServeMcpOptions {
+  const name = options.name ?? options.module.replace(/^.*[\\/]/, '').replace(/\.[cm]?js$/, '');
+  const common = { name, handleSignals: true, onError: (error: Error) => void process.stderr.write(`anytool serve: ${error.message}\n`) };
+  if (!options.http) return { ...common, transport: 'stdio' };
+  const http: ServeMcpOptions = { ...common, transport: 'http', port: options.port, host: options.host, path: options.path };
+  if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, 'localhost', '127.0.0.1', '[::1]'])];
+  return http;
 }
