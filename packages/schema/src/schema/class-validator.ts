@@ -103,8 +103,10 @@ function literalArgument(node: ts.Expression, checker: ts.TypeChecker): unknown 
   if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
   if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
   if (ts.isRegularExpressionLiteral(node)) {
+    // JSON Schema patterns take no flags: a /.../i pattern is left to class-validator at call time.
     const text = node.text;
-    return text.slice(1, text.lastIndexOf('/'));
+    const end = text.lastIndexOf('/');
+    return end === text.length - 1 ? text.slice(1, end) : undefined;
   }
   if (ts.isArrayLiteralExpression(node)) return node.elements.map((e) => literalArgument(e, checker));
   if (ts.isObjectLiteralExpression(node)) {

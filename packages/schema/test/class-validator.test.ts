@@ -1,0 +1,76 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { analyzeSourceFile } from '@anytool/schema';
+import { anytoolBin, fixtures, messages, programFor, repoRoot, scratchDir } from './helpers';
+
+// class-validator decorators are legacy (experimentalDecorators) decorators: these fixtures build with the legacy config.
+const dir = join(fixtures, 'legacy');
+const file = join(dir, 'user-tools.ts');
+
+describe('class-validator DTOs', () => {
+  const program = programFor([file], join(dir, 'tsconfig.json'));
+  const { sites, diagnostics } = analyzeSourceFile(program, program.getSourceFile(file)!);
+
+  it('their constraints appear in the schema', () => {
+    expect(messages(diagnostics)).toEqual([]);
+    const create = sites.find((s) => s.label === 'UserTools.create')!;
+    expect(create.info.parameters['properties']).toEqual({
+      user: {
+        type: 'object',
+        properties: {
+          email: { type: 'string', format: 'email' },
+          name: { type: 'string', minLength: 2, maxLength: 30 },
+          age: { type: 'integer', minimum: 13, maximum: 130 },
+          role: { type: 'string', enum: ['admin', 'member'] },
+          handle: { type: 'string', description: 'Only checked by class-validator at call time (no schema keyword for it).' },
+          website: { type: 'string', format: 'uri' },
+          tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
+          teamId: { type: 'string', format: 'uuid' },
+        },
+        required: ['email', 'name', 'age', 'role', 'handle', 'tags', 'teamId'],
+        additionalProperties: false,
+      },
+    });
+    expect(create.prepare).toEqual([{ kind: 'validate', at: 'user', label: 'UserTools.create: CreateUser', reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' } }]);
+    const invite = sites.find((s) => s.label === 'tool(invite)')!;
+    expect(invite.info.paramNames).toEqual(['*']);
+    expect(invite.info.parameters['properties']).toEqual({ email: { type: 'string', format: 'email' }, role: { type: 'string', enum: ['viewer', 'editor'] } });
+    expect(invite.prepare).toEqual([{ kind: 'validate', at: '*', label: 'tool(invite): Invite', reference: { kind: 'local', name: 'Invite' } }]);
+  });
+
+  it('at call time the arguments become an instance of the class and bad ones are rejected', () => {
+    const scratch = scratchDir('class-validator');
+    writeFileSync(join(scratch, 'package.json'), '{ "type": "commonjs" }\n');
+    const tsconfig = join(scratch, 'tsconfig.json');
+    const compilerOptions = { target: 'ES2022', module: 'CommonJS', moduleResolution: 'Node10', strict: true, skipLibCheck: true, experimentalDecorators: true, emitDecoratorMetadata: true, types: ['node'], rootDir: dir, outDir: join(scratch, 'out') };
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions, files: [file] }));
+    execFileSync(process.execPath, [anytoolBin, 'build', '-p', tsconfig], { cwd: repoRoot, encoding: 'utf8' });
+    const script = `
+      const { ExecutionContext, Toolset, resultText } = require('@anytool/core');
+      const { UserTools, invite } = require(${JSON.stringify(join(scratch, 'out', 'user-tools.js'))});
+      const toolset = new Toolset(new UserTools(), invite);
+      const user = { email: 'ada@example.com', name: 'Ada', age: 36, role: 'admin', handle: 'ada', tags: [], teamId: '7f8e3a52-3c1b-4d4e-9a57-2b6f0d5c1e11' };
+      const calls = [
+        ['create', { user }],
+        ['create', { user: { ...user, handle: 'ADA' } }],
+        ['create', { user: { ...user, age: 7 } }],
+        ['invite', { email: 'bob@example.com', role: 'editor' }],
+      ];
+      (async () => {
+        const out = [];
+        for (const [name, args] of calls) {
+          const r = await toolset.invoke(name, args, new ExecutionContext());
+          out.push({ isError: r.isError, text: resultText(r) });
+        }
+        process.stdout.write(JSON.stringify(out));
+      })();`;
+    const [ok, lowercase, tooYoung, invited] = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })) as Array<{ isError: boolean; text: string }>;
+    expect(ok).toEqual({ isError: false, text: 'instance Ada <ada@example.com>' });
+    expect(lowercase!.isError).toBe(true);
+    expect(lowercase!.text).toMatch(/Invalid arguments \(UserTools\.create: CreateUser\):\n- \/user\/handle: handle must be a lowercase string/);
+    expect(tooYoung!.isError).toBe(true);
+    expect(tooYoung!.text).toMatch(/\/user\/age/);
+    expect(invited).toEqual({ isError: false, text: 'invited bob@example.com as editor' });
+  });
+});
