@@ -4,6 +4,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startProviderServer, type ProviderServer } from '../../packages/agent/test/models/provider-server';
 
 jest.setTimeout(60_000);
 
@@ -27,14 +28,19 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+const KEYS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL'];
+
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of KEYS) delete env[key];
+  return { ...env, ...extra };
+}
+
 describe('npm start (the main demo)', () => {
   it('prints the transcript of a ScriptedModel run with local and MCP tools and exits 0 without any API key', async () => {
     const args = demoCommand();
     if (!existsSync(join(root, args[0]!))) throw new Error(`${args[0]} is missing: run \`npm run build\` (npm test does) before this test`);
-    const env = { ...process.env };
-    for (const key of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_MODEL']) delete env[key];
-
-    const { code, stdout, stderr } = await run(args, env);
+    const { code, stdout, stderr } = await run(args, cleanEnv());
     expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
 
     const lines = stdout.split('\n');
@@ -50,5 +56,49 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/approval for hold_room .*: approved/);
     expect(stdout).toMatch(/answer: Lisbon is the warmer choice.*235 EUR.*HOLD-LISBON-2N/);
     expect(stdout).toMatch(/stopped: final_answer after 6 model turn\(s\) and 6 tool call\(s\)/);
+  });
+
+  describe('with a model server in the environment', () => {
+    let server: ProviderServer | undefined;
+    afterEach(async () => {
+      await server?.close();
+      server = undefined;
+    });
+
+    it('uses an OpenAI-compatible server from OPENAI_BASE_URL', async () => {
+      const completion = (message: Record<string, unknown>, finish: string): unknown => ({
+        id: 'chatcmpl-demo', object: 'chat.completion', created: 1_760_000_000, model: 'demo-model',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, ...message }, logprobs: null, finish_reason: finish }],
+        usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 },
+      });
+      server = await startProviderServer([
+        { body: completion({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }, { id: 'call_2', type: 'function', function: { name: 'everything_get-sum', arguments: '{"a":1,"b":2}' } }] }, 'tool_calls') },
+        { body: completion({ content: 'Oslo is cloudy; 1 + 2 = 3.' }, 'stop') },
+      ]);
+      const { code, stdout } = await run(demoCommand(), cleanEnv({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_MODEL: 'demo-model' }));
+      expect(code).toBe(0);
+      expect(stdout.split('\n')[0]).toMatch(/^anytool demo on openai demo-model at http:\/\/127\.0\.0\.1/);
+      expect(stdout).toMatch(/<- everything_get-sum in [\d.]+ ms: The sum of 1 and 2 is 3\./);
+      expect(stdout).toMatch(/answer: Oslo is cloudy; 1 \+ 2 = 3\./);
+      const tools = (server.requests[0]!.body['tools'] as Array<{ function: { name: string; strict: boolean } }>).map((t) => t.function.name);
+      expect(tools).toEqual(['get_weather', 'hotel_price', 'hold_room', 'everything_echo', 'everything_get-sum']);
+    });
+
+    it('uses Anthropic when ANTHROPIC_API_KEY is set', async () => {
+      const message = (content: unknown[], stop: string): unknown => ({
+        id: 'msg_demo', type: 'message', role: 'assistant', model: 'claude-demo', content, stop_reason: stop, stop_sequence: null,
+        usage: { input_tokens: 300, output_tokens: 40 },
+      });
+      server = await startProviderServer([
+        { body: message([{ type: 'tool_use', id: 'toolu_1', name: 'hotel_price', input: { city: 'Paris', nights: 3 } }], 'tool_use') },
+        { body: message([{ type: 'text', text: 'Three nights in Paris cost 420 EUR.' }], 'end_turn') },
+      ]);
+      const { code, stdout } = await run(demoCommand(), cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, ANTHROPIC_MODEL: 'claude-demo' }));
+      expect(code).toBe(0);
+      expect(stdout.split('\n')[0]).toMatch(/^anytool demo on anthropic claude-demo/);
+      expect(stdout).toMatch(/<- hotel_price in [\d.]+ ms: \{"city":"Paris","nights":3,"perNightEur":140,"totalEur":420\}/);
+      expect(stdout).toMatch(/answer: Three nights in Paris cost 420 EUR\./);
+      expect(server.requests[0]!.headers['x-api-key']).toBe('test-key');
+    });
   });
 });
