@@ -6,6 +6,10 @@ const watchers = new WeakMap<AbortSignal, Set<() => void>>();
 
 /** Calls `onAbort` once when `signal` aborts; returns the function that stops watching. */
 export function abortWatch(signal: AbortSignal, onAbort: () => void): () => void {
+  if (signal.aborted) {
+    onAbort();
+    return () => undefined;
+  }
   let set = watchers.get(signal);
   if (set === undefined) {
     const waiting = new Set<() => void>();

@@ -1,11 +1,11 @@
 import { BUILD_INFO, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode, describeError } from './errors.js';
-import { now, type ExecutionContext } from './execution-context.js';
+import { ExecutionContext, now } from './execution-context.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
-import { compileNullStripper, compileValidator, formatProblems, type ArgsValidator } from './validation.js';
+import { compileNullStripper, compileValidator, formatProblems, hasDefaults, type ArgsValidator } from './validation.js';
 
 /** What every tool may say about itself; anything left out comes from the build step or defaults. */
 export interface BaseToolOptions {
@@ -49,17 +49,49 @@ function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: strin
   return new Promise((resolve, reject) => {
     const onAbort = (): void => reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
     const stop = abortWatch(signal, onAbort);
-    value.then(
-      (v) => {
-        stop();
-        resolve(v);
-      },
-      (error: unknown) => {
-        stop();
-        reject(error);
-      },
-    );
+    try {
+      value.then(
+        (v) => {
+          stop();
+          resolve(v);
+        },
+        (error: unknown) => {
+          stop();
+          reject(error);
+        },
+      );
+    } catch (error) {
+      stop();
+      reject(error);
+    }
   });
+}
+
+/** A copy of JSON-like data (plain objects and arrays), so validation defaults never touch the caller's object. */
+function copyData(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyData);
+  if (typeof value !== 'object' || value === null) return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = copyData((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+function timeoutProblem(timeoutMs: unknown): string | undefined {
+  if (timeoutMs === undefined) return undefined;
+  if (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS) return undefined;
+  return `timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`;
+}
+
+/** Marks BaseTools across copies of this package (ESM and CommonJS loaded side by side). */
+const TOOL_BRAND = Symbol.for('anytool.tool');
+
+/** Whether `value` is a BaseTool, from this copy of the package or another. */
+export function isBaseTool(value: unknown): value is BaseTool {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;
 }
 
 /**
@@ -93,6 +125,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private cachedDefinition: ToolDefinition | undefined;
   private validator: ArgsValidator | undefined;
+  private copyBeforeValidation = false;
   private stripNulls: ((args: Record<string, unknown>) => Record<string, unknown>) | undefined;
   private preparers: readonly ArgumentPreparer[] | undefined;
 
@@ -108,6 +141,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     this.requiresApproval = options.requiresApproval ?? false;
     this.source = `class ${this.constructor.name}`;
     this.preparers = info?.prepare;
+    const problem = timeoutProblem(options.timeoutMs);
+    if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: ${problem}`);
   }
 
   /** Does the work. Receives arguments that already passed validation. */
@@ -126,6 +161,20 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     this.cachedDefinition = undefined;
     this.validator = undefined;
     this.stripNulls = undefined;
+  }
+
+  /**
+   * Checks the definition and compiles the argument validator now. `Toolset`
+   * calls it when the tool is added, so a broken schema fails at registration;
+   * `invoke` calls it on first use for tools held elsewhere.
+   */
+  compile(): void {
+    if (this.validator !== undefined) return;
+    const parameters = this.definition.parameters;
+    const validator = compileValidator(parameters, this.label);
+    this.stripNulls = compileNullStripper(parameters);
+    this.copyBeforeValidation = hasDefaults(parameters);
+    this.validator = validator;
   }
 
   /** A readable label for messages: `tool "add" (function add)`. */
@@ -165,6 +214,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
     // The hot path of every agent: kept free of closures, timers and listeners
     // unless a timeout, an abort signal or an async tool needs them.
+    if (context === undefined || context === null) context = new ExecutionContext();
     const callId = options?.callId ?? context.nextCallId();
     const started = now();
     context.record({ type: 'tool_call', callId, tool: this.name, args: rawArgs, time: started });
@@ -173,15 +223,19 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const prepared = this.prepare(rawArgs);
     if (prepared instanceof Refusal) return Promise.resolve(this.finish(context, callId, started, prepared.result));
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
+    if (options?.timeoutMs !== undefined) {
+      const problem = timeoutProblem(options.timeoutMs);
+      if (problem !== undefined) return Promise.resolve(this.finish(context, callId, started, errorResult(ErrorCode.InvalidOptions, `Tool "${this.name}" was not run: ${problem}.`)));
+    }
     if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs);
-    let value: unknown;
+    let running: Promise<unknown>;
     try {
-      value = this.execute(context, prepared as Args);
+      const value = this.execute(context, prepared as Args);
+      if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
+      running = signal !== undefined ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
     } catch (error) {
       return Promise.resolve(this.finish(context, callId, started, this.failure(error)));
     }
-    if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
-    const running = signal !== undefined ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
     return running.then(
       (v) => this.settle(context, callId, started, v),
       (error: unknown) => this.finish(context, callId, started, this.failure(error)),
@@ -194,7 +248,9 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     try {
       let args = prepared;
       if (this.preparers !== undefined) for (const step of this.preparers) args = await step(args);
-      result = normalizeResult(await this.guarded(context, args as Args, timeoutMs, context.signal));
+      const signal = context.signal;
+      if (signal?.aborted) return this.finish(context, callId, started, this.abortedResult(signal));
+      result = normalizeResult(await this.guarded(context, args as Args, timeoutMs, signal));
     } catch (error) {
       result = this.failure(error);
     }
@@ -231,18 +287,17 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (typeof args !== 'object' || Array.isArray(args)) {
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
     }
-    let validator = this.validator;
-    if (validator === undefined) {
+    if (this.validator === undefined) {
       try {
-        const parameters = this.definition.parameters;
-        validator = this.validator = compileValidator(parameters, this.label);
-        this.stripNulls = compileNullStripper(parameters);
+        this.compile();
       } catch (error) {
         const code = error instanceof AnytoolError ? error.code : ErrorCode.InvalidSchema;
         return refuse(code, `Tool "${this.name}" cannot be called: its definition is broken. Do not retry it.`, describeError(error));
       }
     }
-    let object = args as Record<string, unknown>;
+    const validator = this.validator!;
+    // Parsed JSON is ours to fill with defaults; an object from the caller is copied first.
+    let object = (this.copyBeforeValidation && args === rawArgs ? copyData(args) : args) as Record<string, unknown>;
     if (this.stripNulls !== undefined) object = this.stripNulls(object);
     if (!validator(object)) {
       const problems = formatProblems(validator.problems());
@@ -254,8 +309,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   /** Runs `execute` under a deadline and the run's abort signal; a tool that ignores both still settles on time. */
   private guarded(context: ExecutionContext, args: Args, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<unknown> {
     if (timeoutMs === undefined) {
-      const value = this.execute(context, args);
-      return signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+      try {
+        const value = this.execute(context, args);
+        return signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     return new Promise((resolve, reject) => {
       const deadline = new AbortController();
@@ -266,15 +325,15 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         reject(error);
       }, timeoutMs);
       const done = (): void => clearTimeout(timer);
-      let value: unknown;
+      let running: Promise<unknown>;
       try {
-        value = this.execute(callContext, args);
+        const value = this.execute(callContext, args);
+        running = signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
       } catch (error) {
         done();
         reject(error);
         return;
       }
-      const running = signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
       running.then(
         (v) => {
           done();
@@ -304,3 +363,4 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 }
 
+Object.defineProperty(BaseTool.prototype, TOOL_BRAND, { value: true });

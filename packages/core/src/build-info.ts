@@ -1,3 +1,4 @@
+import { AnytoolError, ErrorCode } from './errors.js';
 import type { JsonSchema } from './tool-definition.js';
 
 /**
@@ -74,4 +75,54 @@ export function makeInvoker(fn: (...args: never[]) => unknown, paramNames: reado
     }
     return call.apply(self, argv);
   };
+}
+
+/** How one function or method receives a call: its parameter names (or the arguments object) and where the context goes. */
+export interface CallingConvention {
+  /** Undefined: the function receives the arguments object. */
+  paramNames: readonly string[] | undefined;
+  contextIndex: number | undefined;
+}
+
+/**
+ * Decides the calling convention from what the build step read and what the
+ * user gave:
+ * - build information and no explicit `parameters`: parameters by name;
+ * - explicit `parameters` that name every parameter the build read: still by name;
+ * - explicit `parameters` and nothing else: the arguments object, the context
+ *   second with `context: true` (or where `@Context()` / the build put it).
+ * Anything in between is an error that says which names are missing.
+ */
+export function resolveConvention(
+  owner: string,
+  fn: Function,
+  options: { parameters?: Record<string, unknown>; context?: boolean },
+  build: ToolBuildInfo | undefined,
+  declaredContextIndex: number | undefined,
+): CallingConvention {
+  const names = build?.paramNames;
+  if (names !== undefined) {
+    if (options.context === true) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}: { context: true } is only for tools given explicit parameters and no build step; the build step already knows where the context parameter is`);
+    }
+    const contextIndex = build?.contextIndex ?? declaredContextIndex;
+    if (options.parameters === undefined) return { paramNames: names, contextIndex };
+    const declared = Object.keys((options.parameters['properties'] as Record<string, unknown> | undefined) ?? {});
+    const named = names.filter((n) => n !== WHOLE_ARGUMENTS);
+    const missing = named.filter((n) => !declared.includes(n));
+    if (named.length > 0 && missing.length === 0) return { paramNames: names, contextIndex };
+    if (named.length <= 1) return { paramNames: undefined, contextIndex };
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `${owner}: its explicit parameters schema has no ${missing.map((n) => JSON.stringify(n)).join(', ')}, but the function takes those parameters by name; add them to the schema's properties, or drop { parameters } and let the build step generate it`,
+    );
+  }
+  const contextIndex = options.context === true ? 1 : declaredContextIndex;
+  if (contextIndex === undefined && fn.length > 1) {
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `${owner}: it declares ${fn.length} parameters but, with explicit parameters and no build step, receives only the arguments object; if the second parameter is the ExecutionContext, pass { context: true }${fn.length > 2 ? '' : ' (or mark it with @Context() under legacy decorators)'}, or enable the build step`,
+    );
+  }
+  return { paramNames: undefined, contextIndex };
 }

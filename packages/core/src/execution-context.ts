@@ -113,8 +113,12 @@ export class ExecutionContext {
     for (let i = 0; i < this.listeners.length; i++) {
       try {
         this.listeners[i]!(stamped);
-      } catch {
-        // A broken listener must not break the run; the event is still recorded.
+      } catch (error) {
+        // A broken listener must not break the run: its failure is recorded instead
+        // (once: a listener that also fails on that error event is not told again).
+        if (stamped.type !== 'error' || stamped.code !== 'LISTENER_FAILED') {
+          this.record({ type: 'error', code: 'LISTENER_FAILED', message: `an event listener threw on a ${stamped.type} event: ${error instanceof Error ? error.message : String(error)}` });
+        }
       }
     }
     return stamped;

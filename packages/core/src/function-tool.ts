@@ -1,5 +1,5 @@
 import { BaseTool, type BaseToolOptions } from './base-tool.js';
-import { makeInvoker, type Invoker, type ToolBuildInfo } from './build-info.js';
+import { makeInvoker, resolveConvention, type Invoker, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import type { ExecutionContext } from './execution-context.js';
 
@@ -36,16 +36,15 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
     if (typeof fn !== 'function') {
       throw new AnytoolError(ErrorCode.InvalidOptions, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
     }
+    if (options.name === undefined && fn.name === '') {
+      throw new AnytoolError(ErrorCode.InvalidToolName, 'tool(): an anonymous function needs a name; pass { name: \'...\' } or use a named function');
+    }
     super({ ...options, name: options.name ?? fn.name }, build ?? {});
     this.fn = fn;
     this.source = `function ${fn.name || '(anonymous)'}`;
-    const useBuild = build?.paramNames !== undefined && options.parameters === undefined;
-    if (options.context === true && useBuild) {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: { context: true } is only for tools given explicit parameters; the build step already knows where the context parameter is`);
-    }
-    const contextIndex = useBuild ? build.contextIndex : options.context === true ? 1 : undefined;
-    this.needsContext = contextIndex !== undefined;
-    this.invoker = makeInvoker(fn, useBuild ? build.paramNames : undefined, contextIndex);
+    const convention = resolveConvention(this.label, fn, options, build, undefined);
+    this.needsContext = convention.contextIndex !== undefined;
+    this.invoker = makeInvoker(fn, convention.paramNames, convention.contextIndex);
   }
 
   execute(context: ExecutionContext, args: Record<string, unknown>): unknown {

@@ -1,5 +1,5 @@
 import { BaseTool } from './base-tool.js';
-import { makeInvoker, type Invoker } from './build-info.js';
+import { makeInvoker, resolveConvention, type Invoker } from './build-info.js';
 import { readToolRecords, type ResolvedToolRecord } from './decorators/records.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import { ExecutionContext } from './execution-context.js';
@@ -28,10 +28,9 @@ export class MethodTool extends BaseTool {
       throw new AnytoolError(ErrorCode.InvalidOptions, `${this.source} is marked @Tool() but is not a method of this instance`);
     }
     this.fn = fn as (...args: never[]) => unknown;
-    const useBuild = build?.paramNames !== undefined && options.parameters === undefined;
-    const contextIndex = useBuild ? (build.contextIndex ?? record.contextIndex) : options.context === true ? 1 : record.contextIndex;
-    this.needsContext = contextIndex !== undefined;
-    this.invoker = makeInvoker(this.fn, useBuild ? build.paramNames : undefined, contextIndex);
+    const convention = resolveConvention(this.label, this.fn, options, build, record.contextIndex);
+    this.needsContext = convention.contextIndex !== undefined;
+    this.invoker = makeInvoker(this.fn, convention.paramNames, convention.contextIndex);
   }
 
   execute(context: ExecutionContext, args: Record<string, unknown>): unknown {

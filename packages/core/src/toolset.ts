@@ -1,4 +1,4 @@
-import { BaseTool, type InvokeOptions } from './base-tool.js';
+import { isBaseTool, type BaseTool, type InvokeOptions } from './base-tool.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import { ExecutionContext, now } from './execution-context.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
@@ -32,14 +32,15 @@ function isDynamicSource(value: unknown): value is DynamicToolSource {
 /** Checks a tool's definition and schema; throws the coded error a developer needs. */
 function checkTool(tool: BaseTool): ToolDefinition {
   const definition = tool.definition;
-  const problems = schemaProblems(definition.parameters);
+  const problems = schemaProblems(definition.parameters, tool.label);
   if (problems !== undefined) {
     throw new AnytoolError(ErrorCode.InvalidSchema, `${tool.label}: its parameter schema is not valid JSON Schema (${problems})`);
   }
   if (definition.outputSchema !== undefined) {
-    const outputProblems = schemaProblems(definition.outputSchema);
+    const outputProblems = schemaProblems(definition.outputSchema, tool.label);
     if (outputProblems !== undefined) throw new AnytoolError(ErrorCode.InvalidSchema, `${tool.label}: its output schema is not valid JSON Schema (${outputProblems})`);
   }
+  tool.compile();
   return definition;
 }
 
@@ -71,7 +72,7 @@ export class Toolset implements DynamicToolSource {
   add(...sources: ToolSource[]): this {
     const added: Entry[] = [];
     for (const source of sources) this.collect(source, added);
-    const next = this.index([...this.entries, ...added]);
+    const next = this.index([...this.entries, ...added], new Set(added));
     this.entries.push(...added);
     this.byName = next;
     for (const entry of added) {
@@ -90,20 +91,22 @@ export class Toolset implements DynamicToolSource {
       const kept = entry.tools().filter((t) => !drop.has(t.name));
       entry.tools = () => kept;
     }
-    this.byName = this.index(this.entries);
+    this.byName = this.index(this.entries, undefined);
     this.notify();
     return this;
   }
 
   private collect(source: ToolSource, into: Entry[]): void {
-    if (source instanceof BaseTool) {
+    if (isBaseTool(source)) {
       checkTool(source);
       const list = [source];
       into.push({ tools: () => list });
     } else if (Array.isArray(source)) {
       for (const item of source as readonly ToolSource[]) this.collect(item, into);
     } else if (isDynamicSource(source)) {
-      if (source === this) throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself');
+      if (source === this || (source instanceof Toolset && source.holds(this))) {
+        throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself, directly or through another toolset');
+      }
       for (const tool of source.tools) checkTool(tool);
       into.push(Object.assign({ tools: () => source.tools }, { source }));
     } else if (hasToolRecords(source)) {
@@ -112,18 +115,29 @@ export class Toolset implements DynamicToolSource {
       into.push({ tools: () => list });
     } else {
       const value = source as unknown;
-      const what = typeof value === 'object' && value !== null ? `an instance of ${value.constructor.name} with no @Tool() methods` : String(value);
+      const what = typeof value === 'object' && value !== null ? `an instance of ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'a null-prototype object'} with no @Tool() methods` : String(value);
       throw new AnytoolError(ErrorCode.InvalidOptions, `Toolset.add(): cannot take ${what}; pass tools, arrays of tools, instances of classes with @Tool() methods, toolsets or MCP toolsets`);
     }
   }
 
-  private index(entries: readonly Entry[]): Map<string, BaseTool> {
+  /**
+   * Indexes tools by name. A collision caused by a source being added now
+   * (`strictFor`) throws. Any other collision comes from a dynamic source that
+   * changed under us: the tool held first keeps the name, the newcomer is left
+   * out and the collision is reported in `warnings`. Tools in `skip` (broken
+   * definitions from a refresh) are left out.
+   */
+  private index(entries: readonly Entry[], strictFor?: ReadonlySet<Entry>, skip?: ReadonlySet<BaseTool>): Map<string, BaseTool> {
     const map = new Map<string, BaseTool>();
     for (const entry of entries) {
       for (const tool of entry.tools()) {
+        if (skip?.has(tool)) continue;
         const held = map.get(tool.name);
         if (held !== undefined && held !== tool) {
-          throw new AnytoolError(ErrorCode.DuplicateTool, `two tools are named "${tool.name}": ${held.label} and ${tool.label}; rename one with { name: '...' } (MCP toolsets can prefix their names)`);
+          const message = `two tools are named "${tool.name}": ${held.label} and ${tool.label}; rename one with { name: '...' } (MCP toolsets can prefix their names)`;
+          if (strictFor?.has(entry)) throw new AnytoolError(ErrorCode.DuplicateTool, message);
+          this.warnings.push(`${message}; ${tool.label} is left out`);
+          continue;
         }
         map.set(tool.name, tool);
       }
@@ -131,14 +145,30 @@ export class Toolset implements DynamicToolSource {
     return map;
   }
 
-  private refresh(): void {
-    try {
-      this.byName = this.index(this.entries);
-    } catch (error) {
-      // A dynamic source changed into a collision: keep what was held and say so.
-      this.warnings.push(error instanceof Error ? error.message : String(error));
-      return;
+  /** Whether this toolset holds `other`, directly or through nested toolsets. */
+  holds(other: Toolset): boolean {
+    for (const entry of this.entries) {
+      const source = (entry as Entry & { source?: DynamicToolSource }).source;
+      if (source === other || (source instanceof Toolset && source.holds(other))) return true;
     }
+    return false;
+  }
+
+  private refresh(): void {
+    const broken = new Set<BaseTool>();
+    for (const entry of this.entries) {
+      const source = (entry as Entry & { source?: DynamicToolSource }).source;
+      if (!source) continue;
+      for (const tool of source.tools) {
+        try {
+          checkTool(tool);
+        } catch (error) {
+          broken.add(tool);
+          this.warnings.push(`${error instanceof Error ? error.message : String(error)}; the tool is left out`);
+        }
+      }
+    }
+    this.byName = this.index(this.entries, undefined, broken);
     this.notify();
   }
 

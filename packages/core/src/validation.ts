@@ -22,11 +22,17 @@ let draft07: AnyAjv | undefined;
 let draft2019: AnyAjv | undefined;
 let draft2020: AnyAjv | undefined;
 
-function ajvFor(schema: JsonSchema): AnyAjv {
+/**
+ * The validator for a schema's dialect. These instances only compile: each
+ * compiled schema is removed from their cache at once, so they keep nothing
+ * per tool.
+ */
+function ajvFor(schema: JsonSchema, owner: string): AnyAjv {
   const dialect = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
   if (dialect.includes('2020-12')) return (draft2020 ??= addFormats(new Ajv2020(OPTIONS) as unknown as Ajv));
   if (dialect.includes('2019-09')) return (draft2019 ??= addFormats(new Ajv2019(OPTIONS) as unknown as Ajv));
-  return (draft07 ??= addFormats(new Ajv(OPTIONS)));
+  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (draft07 ??= addFormats(new Ajv(OPTIONS)));
+  throw new AnytoolError(ErrorCode.InvalidSchema, `${owner}: its schema declares $schema ${JSON.stringify(dialect)}, which anytool cannot validate; use draft-07, 2019-09 or 2020-12, or remove $schema`);
 }
 
 /** One problem with a tool's arguments: where it is and what was expected. */
@@ -40,9 +46,11 @@ export type ArgsValidator = ((args: unknown) => boolean) & { problems(): Argumen
 
 /** Compiles a tool's parameter schema once; the returned function validates (and fills defaults). */
 export function compileValidator(schema: JsonSchema, owner: string): ArgsValidator {
+  const ajv = ajvFor(schema, owner);
   let validate: ValidateFunction;
   try {
-    validate = ajvFor(schema).compile(schema);
+    validate = ajv.compile(schema);
+    ajv.removeSchema(schema);
   } catch (error) {
     throw new AnytoolError(ErrorCode.InvalidSchema, `${owner}: its JSON Schema does not compile (${describeError(error)}); fix the schema or the type it was generated from`, { cause: error });
   }
@@ -52,8 +60,8 @@ export function compileValidator(schema: JsonSchema, owner: string): ArgsValidat
 }
 
 /** Checks a schema against its meta-schema; returns the problems as text, or undefined. */
-export function schemaProblems(schema: JsonSchema): string | undefined {
-  const ajv = ajvFor(schema);
+export function schemaProblems(schema: JsonSchema, owner = 'schema'): string | undefined {
+  const ajv = ajvFor(schema, owner);
   if (ajv.validateSchema(schema) as boolean) return undefined;
   return ajv.errorsText(ajv.errors);
 }
@@ -79,19 +87,138 @@ export function formatProblems(problems: readonly ArgumentProblem[]): string {
   return problems.map((p) => `- ${p.path === '' ? '(arguments)' : p.path}: ${p.message}`).join('\n');
 }
 
-/**
- * OpenAI strict mode makes every property required and lets optional ones be
- * `null`. This returns a function that turns such a `null` back into an absent
- * property, so the tool's default applies; it touches only properties that are
- * optional and whose schema does not itself accept `null`. Returns undefined
- * when the schema has no such property.
- */
-export function compileNullStripper(schema: JsonSchema): ((args: Record<string, unknown>) => Record<string, unknown>) | undefined {
-  const defs = (schema['$defs'] ?? schema['definitions'] ?? {}) as Record<string, JsonSchema>;
-  return stripperFor(schema, defs, new Set());
+/** Whether ajv would write a `default` somewhere into arguments validated against this schema. */
+export function hasDefaults(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.some(hasDefaults);
+  if (typeof schema !== 'object' || schema === null) return false;
+  if ('default' in schema) return true;
+  return Object.values(schema).some(hasDefaults);
 }
 
-type Stripper = (value: Record<string, unknown>) => Record<string, unknown>;
+type Stripper = (value: unknown) => unknown;
+
+/**
+ * OpenAI strict mode makes every property required and lets optional ones be
+ * `null`, at every depth. This returns a function that turns such a `null`
+ * back into an absent property, so the tool's default applies. It follows the
+ * same structure the strict lowering walks (properties, array items, anyOf /
+ * oneOf branches, a single allOf member, `$ref`s into `$defs`, recursion
+ * included) and touches only properties that are optional and whose schema
+ * does not itself accept `null`. It copies what it changes, never the input.
+ * Returns undefined when the schema has no such property.
+ */
+export function compileNullStripper(schema: JsonSchema): ((args: Record<string, unknown>) => Record<string, unknown>) | undefined {
+  const defs = { ...((schema['definitions'] as Record<string, JsonSchema> | undefined) ?? {}), ...((schema['$defs'] as Record<string, JsonSchema> | undefined) ?? {}) };
+  const byDef = new Map<string, Stripper | null>();
+  const building = new Set<string>();
+
+  const forRef = (name: string): Stripper | undefined => {
+    if (byDef.has(name)) return byDef.get(name) ?? undefined;
+    if (building.has(name)) {
+      // Recursive: resolve at call time, once the definition's stripper exists.
+      return (value) => {
+        const inner = byDef.get(name);
+        return inner ? inner(value) : value;
+      };
+    }
+    const target = defs[name];
+    if (target === undefined) return undefined;
+    building.add(name);
+    const built = build(target);
+    building.delete(name);
+    byDef.set(name, built ?? null);
+    return built;
+  };
+
+  const build = (node: unknown): Stripper | undefined => {
+    if (typeof node !== 'object' || node === null) return undefined;
+    const n = node as JsonSchema;
+    const ref = typeof n['$ref'] === 'string' ? /^#\/(?:\$defs|definitions)\/(.+)$/.exec(n['$ref'])?.[1] : undefined;
+    if (ref !== undefined) return forRef(decodeURIComponent(ref));
+    const parts: Stripper[] = [];
+    const properties = n['properties'];
+    if (typeof properties === 'object' && properties !== null) {
+      const part = objectStripper(n, properties as Record<string, unknown>);
+      if (part) parts.push(part);
+    }
+    const items = n['items'];
+    if (typeof items === 'object' && items !== null && !Array.isArray(items)) {
+      const inner = build(items);
+      if (inner) parts.push((value) => (Array.isArray(value) ? mapCopy(value, inner) : value));
+    }
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const options = n[key];
+      if (!Array.isArray(options)) continue;
+      const branches = options.map((o) => [o, build(o)] as const).filter((b): b is readonly [unknown, Stripper] => b[1] !== undefined);
+      // A branch's nulls are stripped only when the value then matches nothing else as it was:
+      // the value is tried against each branch that has optional properties, first one that changes it wins.
+      if (branches.length > 0) parts.push((value) => {
+        for (const [, strip] of branches) {
+          const out = strip(value);
+          if (out !== value) return out;
+        }
+        return value;
+      });
+    }
+    const allOf = n['allOf'];
+    if (Array.isArray(allOf) && allOf.length === 1) {
+      const inner = build(allOf[0]);
+      if (inner) parts.push(inner);
+    }
+    if (parts.length === 0) return undefined;
+    if (parts.length === 1) return parts[0];
+    return (value) => parts.reduce((v, part) => part(v), value);
+  };
+
+  const objectStripper = (n: JsonSchema, properties: Record<string, unknown>): Stripper | undefined => {
+    const required = new Set(Array.isArray(n['required']) ? (n['required'] as string[]) : []);
+    const optionalNonNull: string[] = [];
+    const nested: Array<[string, Stripper]> = [];
+    for (const [key, child] of Object.entries(properties)) {
+      if (typeof child !== 'object' || child === null) continue;
+      if (!required.has(key) && !acceptsNull(resolveRef(child as JsonSchema, defs))) optionalNonNull.push(key);
+      const inner = build(child);
+      if (inner) nested.push([key, inner]);
+    }
+    if (optionalNonNull.length === 0 && nested.length === 0) return undefined;
+    return (input) => {
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+      const value = input as Record<string, unknown>;
+      let out = value;
+      for (const key of optionalNonNull) {
+        if (out[key] === null) {
+          if (out === value) out = { ...value };
+          delete out[key];
+        }
+      }
+      for (const [key, inner] of nested) {
+        const child = out[key];
+        if (child === undefined || child === null) continue;
+        const stripped = inner(child);
+        if (stripped !== child) {
+          if (out === value) out = { ...value };
+          out[key] = stripped;
+        }
+      }
+      return out;
+    };
+  };
+
+  const root = build(schema);
+  return root === undefined ? undefined : (args) => root(args) as Record<string, unknown>;
+}
+
+function mapCopy(values: unknown[], strip: Stripper): unknown[] {
+  let out = values;
+  for (let i = 0; i < values.length; i++) {
+    const stripped = strip(values[i]);
+    if (stripped !== values[i]) {
+      if (out === values) out = [...values];
+      out[i] = stripped;
+    }
+  }
+  return out;
+}
 
 function resolveRef(node: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
   const ref = node['$ref'];
@@ -110,46 +237,4 @@ export function acceptsNull(node: JsonSchema): boolean {
     if (Array.isArray(options) && options.some((o) => typeof o === 'object' && o !== null && acceptsNull(o as JsonSchema))) return true;
   }
   return Object.keys(node).length === 0;
-}
-
-function stripperFor(raw: JsonSchema, defs: Record<string, JsonSchema>, seen: Set<JsonSchema>): Stripper | undefined {
-  const node = resolveRef(raw, defs);
-  if (seen.has(node)) return undefined;
-  seen.add(node);
-  try {
-    const properties = node['properties'] as Record<string, JsonSchema> | undefined;
-    if (!properties || typeof properties !== 'object') return undefined;
-    const required = new Set(Array.isArray(node['required']) ? (node['required'] as string[]) : []);
-    const optionalNonNull: string[] = [];
-    const nested: Array<[string, Stripper]> = [];
-    for (const [key, child] of Object.entries(properties)) {
-      if (typeof child !== 'object' || child === null) continue;
-      if (!required.has(key) && !acceptsNull(resolveRef(child, defs))) optionalNonNull.push(key);
-      const inner = stripperFor(child, defs, seen);
-      if (inner) nested.push([key, inner]);
-    }
-    if (optionalNonNull.length === 0 && nested.length === 0) return undefined;
-    return (value) => {
-      let out = value;
-      for (const key of optionalNonNull) {
-        if (out[key] === null) {
-          if (out === value) out = { ...value };
-          delete out[key];
-        }
-      }
-      for (const [key, inner] of nested) {
-        const child = out[key];
-        if (typeof child === 'object' && child !== null && !Array.isArray(child)) {
-          const stripped = inner(child as Record<string, unknown>);
-          if (stripped !== child) {
-            if (out === value) out = { ...value };
-            out[key] = stripped;
-          }
-        }
-      }
-      return out;
-    };
-  } finally {
-    seen.delete(node);
-  }
 }

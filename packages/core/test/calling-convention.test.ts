@@ -53,6 +53,32 @@ describe('calling convention', () => {
   });
 
   it('rejects { context: true } on a tool whose build information already places the context', () => {
-    expect(() => tool((a: number) => a, { description: 'x', context: true }, { parameters: schema, paramNames: ['a'] })).toThrow(/context: true/);
+    expect(() => tool((a: number) => a, { name: 'a', description: 'x', context: true }, { parameters: schema, paramNames: ['a'] })).toThrow(/context: true/);
+  });
+
+  it('explicit parameters that name every parameter the build read keep parameters by name', async () => {
+    const add = tool(function add(a: number, b: number) {
+      return a + b;
+    }, { description: 'Add.', parameters: schema }, { parameters: schema, paramNames: ['a', 'b'] });
+    expect((await new Toolset(add).invoke('add', { a: 1, b: 2 })).structured).toBe(3);
+  });
+
+  it('explicit parameters for a single object parameter give it the arguments object', async () => {
+    const sum = tool(function sum(args: { a: number; b: number }) {
+      return args.a + args.b;
+    }, { description: 'Sum.', parameters: schema }, { parameters: { type: 'object', properties: { args: { type: 'object' } } }, paramNames: ['args'] });
+    expect((await new Toolset(sum).invoke('sum', { a: 1, b: 2 })).structured).toBe(3);
+  });
+
+  it('explicit parameters that miss some named parameters are refused, naming them', () => {
+    expect(() => tool(function f(a: number, c: number) {
+      return a + c;
+    }, { description: 'x', parameters: schema }, { parameters: schema, paramNames: ['a', 'c'] })).toThrow(/has no "c"/);
+  });
+
+  it('a function with more parameters than the arguments object and no context declared is refused', () => {
+    expect(() => tool(function two(args: object, context: ExecutionContext) {
+      return [args, context];
+    }, { description: 'x', parameters: schema })).toThrow(/declares 2 parameters.*context: true/);
   });
 });

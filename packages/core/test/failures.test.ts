@@ -13,9 +13,15 @@ const weather = tool((args: { city: string; days: number }) => args, {
   description: 'Forecast.',
   parameters: objectSchema({ city: { type: 'string', minLength: 2 }, days: { type: 'integer', minimum: 1, maximum: 7 }, unit: { enum: ['c', 'f'] } }, ['city', 'days']),
 });
+const seenAborts: unknown[] = [];
 const observesSignal = tool(
   (_args: object, context: ExecutionContext) =>
-    new Promise((_resolve, reject) => context.signal!.addEventListener('abort', () => reject(new Error('saw abort')))),
+    new Promise((_resolve, reject) =>
+      context.signal!.addEventListener('abort', () => {
+        seenAborts.push((context.signal!.reason as { code?: string }).code);
+        reject(new Error('saw abort'));
+      }),
+    ),
   { name: 'observes', description: 'Waits for the signal.', parameters: objectSchema({}), context: true, timeoutMs: 30 },
 );
 
@@ -80,6 +86,48 @@ describe('every failure is an error result, never an exception', () => {
     const context = new ExecutionContext({ signal: new AbortController().signal });
     const result = await toolset.invoke('observes', {}, context);
     expect(result.error?.code).toBe(ErrorCode.Timeout);
+    expect(seenAborts).toEqual([ErrorCode.Timeout]);
+    expect(context.signal!.aborted).toBe(false);
+  });
+
+  it('an abort while the build step prepares the arguments: the tool never runs and the call settles', async () => {
+    let ran = false;
+    const slowPrepare = tool(
+      () => {
+        ran = true;
+        return new Promise(() => undefined);
+      },
+      { name: 'slow_prepare', description: 'x' },
+      { parameters: objectSchema({}), paramNames: [], prepare: [async (args) => new Promise((resolve) => setTimeout(() => resolve(args), 30))] },
+    );
+    const controller = new AbortController();
+    const pending = new Toolset(slowPrepare).invoke('slow_prepare', {}, new ExecutionContext({ signal: controller.signal }));
+    setTimeout(() => controller.abort(), 5);
+    expect((await pending).error?.code).toBe(ErrorCode.Aborted);
+    expect(ran).toBe(false);
+  });
+
+  it('a tool that aborts its own run and never settles still settles', async () => {
+    const controller = new AbortController();
+    const selfAbort = tool(() => {
+      controller.abort();
+      return new Promise(() => undefined);
+    }, { name: 'self_abort', description: 'x', parameters: objectSchema({}) });
+    const result = await new Toolset(selfAbort).invoke('self_abort', {}, new ExecutionContext({ signal: controller.signal }));
+    expect(result.error?.code).toBe(ErrorCode.Aborted);
+  });
+
+  it('a result whose then getter throws is an error result', async () => {
+    const hostile = tool(() => Object.defineProperty({}, 'then', { get: () => { throw new Error('then exploded'); } }), { name: 'hostile', description: 'x', parameters: objectSchema({}) });
+    const result = await new Toolset(hostile).invoke('hostile', {});
+    expect(result.error?.code).toBe(ErrorCode.ToolFailed);
+    expect(text(result)).toContain('then exploded');
+  });
+
+  it('a bad per-call timeout is an error result, not a misfired timer', async () => {
+    const result = await toolset.invoke('boom', {}, new ExecutionContext(), { timeoutMs: 3e9 });
+    expect(result.error?.code).toBe(ErrorCode.InvalidOptions);
+    expect(text(result)).toMatch(/timeoutMs must be a whole number/);
   });
 
   it('abort before the call: the tool does not run', async () => {
@@ -159,7 +207,26 @@ describe('programming errors throw at registration with a coded error', () => {
     expect(codeOf(() => new Toolset(tool(() => 1, { name: 'broken', description: 'x', parameters: { type: 'object', properties: { a: { type: 'strin' } } } })))).toBe(ErrorCode.InvalidSchema);
   });
 
+  it('a schema that does not compile, or an unknown dialect, fails at registration', () => {
+    const dangling = tool(() => 1, { name: 'dangling', description: 'x', parameters: { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } } });
+    expect(codeOf(() => new Toolset(dangling))).toBe(ErrorCode.InvalidSchema);
+    const draft4 = tool(() => 1, { name: 'draft4', description: 'x', parameters: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: {} } });
+    expect(codeOf(() => new Toolset(draft4))).toBe(ErrorCode.InvalidSchema);
+    expect(() => new Toolset(draft4)).toThrow(/tool "draft4".*draft-04/);
+  });
+
+  it('a timeout out of range', () => {
+    expect(codeOf(() => tool(() => 1, { name: 'huge', description: 'x', parameters: objectSchema({}), timeoutMs: 3e9 }))).toBe(ErrorCode.InvalidOptions);
+    expect(codeOf(() => tool(() => 1, { name: 'zero', description: 'x', parameters: objectSchema({}), timeoutMs: 0 }))).toBe(ErrorCode.InvalidOptions);
+  });
+
+  it('an anonymous function without a name', () => {
+    expect(codeOf(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) }))).toBe(ErrorCode.InvalidToolName);
+    expect(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) })).toThrow(/anonymous function needs a name/);
+  });
+
   it('things that are not tools', () => {
+    expect(codeOf(() => new Toolset(Object.create(null) as object))).toBe(ErrorCode.InvalidOptions);
     expect(codeOf(() => new Toolset({} as object))).toBe(ErrorCode.InvalidOptions);
     expect(codeOf(() => tool('nope' as never))).toBe(ErrorCode.InvalidOptions);
   });

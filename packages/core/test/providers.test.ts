@@ -44,6 +44,27 @@ describe('provider formats', () => {
     for (const list of [chat, responses, anthropic, gemini, mcp]) expect(list).toHaveLength(samples.length);
   });
 
+  it('Gemini schemas use only the keywords Gemini accepts', () => {
+    const allowed = new Set(['type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'properties', 'required', 'additionalProperties', 'propertyOrdering', 'nullable', 'minProperties', 'maxProperties']);
+    const walk = (node: unknown, where: string): void => {
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        expect({ where, key, allowed: allowed.has(key) }).toEqual({ where, key, allowed: true });
+        if (key === 'properties') for (const [name, child] of Object.entries(value as object)) walk(child, `${where}/properties/${name}`);
+        else if (key === 'items' || key === 'additionalProperties') walk(value, `${where}/${key}`);
+        else if (key === 'anyOf' || key === 'prefixItems') (value as unknown[]).forEach((v, i) => walk(v, `${where}/${key}/${i}`));
+      }
+    };
+    for (const t of toolset.definitions('gemini')) walk(t.parametersJsonSchema, t.name);
+  });
+
+  it('hands out copies: changing an emitted definition never changes the tool', () => {
+    const [first] = toolset.definitions('anthropic');
+    (first!.input_schema['properties'] as Record<string, unknown>)['query'] = { type: 'number' };
+    const [again] = toolset.definitions('anthropic');
+    expect((again!.input_schema['properties'] as Record<string, { type: string }>)['query']!.type).toBe('string');
+  });
+
   it('every emitted schema is valid JSON Schema', () => {
     const ajv = new Ajv({ strict: false });
     const schemas: unknown[] = [
@@ -122,6 +143,47 @@ describe('OpenAI strict round trip', () => {
     expect(received).toEqual([['Oslo', 'celsius', 3]]);
     await own.invoke('forecast', '{"city":"Oslo","unit":"fahrenheit","days":null}');
     expect(received[1]).toEqual(['Oslo', 'fahrenheit', 3]);
+  });
+
+  it('nulls for optional properties at any depth: array items, union branches, recursive types', async () => {
+    const received: unknown[] = [];
+    const nested = tool((args: unknown) => void received.push(args), {
+      name: 'nested',
+      description: 'x',
+      parameters: {
+        type: 'object',
+        properties: {
+          items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, note: { type: 'string' } }, required: ['name'] } },
+          shape: { anyOf: [{ type: 'object', properties: { r: { type: 'number' }, label: { type: 'string' } }, required: ['r'] }, { type: 'string' }] },
+          root: { $ref: '#/$defs/Node' },
+        },
+        $defs: { Node: { type: 'object', properties: { value: { type: 'number' }, next: { $ref: '#/$defs/Node' } }, required: ['value'] } },
+      },
+    });
+    const own = new Toolset(nested);
+    const [definition] = own.definitions('openai');
+    expect(definition!.function.strict).toBe(true);
+    const modelArgs = { items: [{ name: 'a', note: null }], shape: { r: 1, label: null }, root: { value: 1, next: { value: 2, next: null } } };
+    expect(new Ajv({ strict: false }).validate(definition!.function.parameters, modelArgs)).toBe(true);
+    const frozen = JSON.stringify(modelArgs);
+    const result = await own.invoke('nested', modelArgs);
+    expect(result.isError).toBe(false);
+    expect(received).toEqual([{ items: [{ name: 'a' }], shape: { r: 1 }, root: { value: 1, next: { value: 2 } } }]);
+    expect(JSON.stringify(modelArgs)).toBe(frozen);
+  });
+
+  it("schema defaults never write into the caller's object or the recorded event", async () => {
+    const search = tool((args: { q: string; limit?: number }) => args.limit, {
+      name: 'search',
+      description: 'x',
+      parameters: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer', default: 10 } }, required: ['q'] },
+    });
+    const args = Object.freeze({ q: 'x' });
+    const context = new ExecutionContext();
+    const result = await new Toolset(search).invoke('search', args, context);
+    expect(result.structured).toBe(10);
+    expect(args).toEqual({ q: 'x' });
+    expect(context.events[0]).toMatchObject({ type: 'tool_call', args: { q: 'x' } });
   });
 
   it('a null for a property that accepts null is kept', async () => {

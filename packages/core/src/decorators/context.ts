@@ -1,3 +1,4 @@
+import { AnytoolError, ErrorCode } from '../errors.js';
 import { setContextParam } from './records.js';
 
 export type ContextDecorator = (target: object, propertyKey: string | symbol | undefined, parameterIndex: number) => void;
@@ -10,7 +11,9 @@ export type ContextDecorator = (target: object, propertyKey: string | symbol | u
  */
 export function Context(): ContextDecorator {
   return (target, propertyKey, parameterIndex) => {
-    if (propertyKey === undefined) return;
+    if (propertyKey === undefined) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `@Context() on a constructor parameter of ${(target as Function).name}: put it on a parameter of a @Tool() method`);
+    }
     const owner = typeof target === 'function' ? target : target.constructor;
     setContextParam(owner, propertyKey, parameterIndex, true);
   };

@@ -40,6 +40,9 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
         const what = context.kind !== 'method' ? `a ${context.kind}` : context.static ? 'a static method' : 'a private method';
         throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on ${what} (${String(context.name)}): put @Tool() on a public instance method`);
       }
+      if (context.metadata === undefined || context.metadata === null) {
+        throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on ${String(context.name)}: this class was defined before @anytool/core was loaded, so Symbol.metadata did not exist yet; import @anytool/core before defining classes with @Tool()`);
+      }
       addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
       return;
     }

@@ -21,7 +21,9 @@ export type DefinitionFormat = keyof FormatMap;
 export type FormatTool<F extends DefinitionFormat> = FormatMap[F]['tool'];
 export type FormatOptions<F extends DefinitionFormat> = FormatMap[F]['options'];
 
-export function lowerDefinitions<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+export function lowerDefinitions<F extends DefinitionFormat>(format: F, neutral: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+  // The caller gets its own copy: mutating an emitted definition never changes a tool.
+  const definitions = structuredClone(neutral) as ToolDefinition[];
   switch (format) {
     case 'openai':
       return toOpenAIChatTools(definitions, options as OpenAIFormatOptions) as Lowered<FormatTool<F>>;

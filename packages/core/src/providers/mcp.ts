@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../tool-definition.js';
-import type { Lowered } from './lowering.js';
+import type { Lowered, LoweringNote } from './lowering.js';
 
 /** A tool as MCP's `tools/list` describes it. */
 export interface McpToolDefinition {
@@ -19,11 +19,13 @@ export interface McpToolDefinition {
 
 /** MCP tool definitions: JSON Schema as it is, annotations as MCP's hints. */
 export function toMcpTools(definitions: readonly ToolDefinition[]): Lowered<McpToolDefinition> {
+  const notes: LoweringNote[] = [];
   const tools = definitions.map((d): McpToolDefinition => {
     const tool: McpToolDefinition = { name: d.name, description: d.description, inputSchema: { ...d.parameters, type: 'object' } };
     if (d.title !== undefined) tool.title = d.title;
     if (d.outputSchema !== undefined) {
       if (d.outputSchema['type'] === 'object') tool.outputSchema = { ...d.outputSchema, type: 'object' };
+      else notes.push({ tool: d.name, path: '/outputSchema', action: 'dropped', detail: 'MCP output schemas must have type "object" at the root; the result is still sent as content' });
     }
     const a = d.annotations;
     if (a !== undefined || d.title !== undefined) {
@@ -37,5 +39,5 @@ export function toMcpTools(definitions: readonly ToolDefinition[]): Lowered<McpT
     }
     return tool;
   });
-  return { tools, notes: [] };
+  return { tools, notes };
 }

@@ -1,4 +1,4 @@
-import { Context, ExecutionContext, Tool, Toolset, defineTool, toolsFrom, ErrorCode, AnytoolError } from '@anytool/core';
+import { ExecutionContext, Tool, Toolset, defineTool, toolsFrom, ErrorCode, AnytoolError } from '@anytool/core';
 
 const citySchema = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' } }, required: ['city'] } as const;
 
@@ -89,9 +89,6 @@ describe('@Tool methods', () => {
     expect((await new Toolset(new Explicit()).invoke('whoami', { greeting: 'hi' }, context)).content).toEqual([{ type: 'text', text: 'hi from run-7' }]);
   });
 
-  it('is a method decorator only', () => {
-    expect(Context).toBeInstanceOf(Function);
-  });
 });
 
 import { defineContext } from '@anytool/core';

@@ -1,0 +1,56 @@
+import { ExecutionContext, Toolset, resultText, tool, type ToolCallEvent, type ToolResultEvent } from '@anytool/core';
+
+const sleepy = tool(
+  async ({ ms, label }: { ms: number; label: string }, context: ExecutionContext) => {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    const seen = (context.state.get('seen') as string[] | undefined) ?? [];
+    context.state.set('seen', [...seen, label]);
+    return label;
+  },
+  { name: 'sleepy', description: 'Waits, then records its label.', parameters: { type: 'object', properties: { ms: { type: 'integer' }, label: { type: 'string' } }, required: ['ms', 'label'] }, context: true },
+);
+
+describe('ExecutionContext', () => {
+  it('is safe when a run calls tools concurrently: unique call ids, every event kept, results to the right caller', async () => {
+    const context = new ExecutionContext();
+    const toolset = new Toolset(sleepy);
+    const labels = Array.from({ length: 50 }, (_, i) => `t${i}`);
+    const results = await Promise.all(labels.map((label, i) => toolset.invoke('sleepy', { ms: (i * 7) % 13, label }, context)));
+    expect(results.map((r) => resultText(r))).toEqual(labels);
+    expect(new Set(context.state.get('seen') as string[])).toEqual(new Set(labels));
+    const calls = context.events.filter((e): e is ToolCallEvent => e.type === 'tool_call');
+    const done = context.events.filter((e): e is ToolResultEvent => e.type === 'tool_result');
+    expect(new Set(calls.map((c) => c.callId)).size).toBe(50);
+    expect(new Set(done.map((c) => c.callId))).toEqual(new Set(calls.map((c) => c.callId)));
+    for (const result of done) expect(resultText(result.result)).toBe((calls.find((c) => c.callId === result.callId)!.args as { label: string }).label);
+    // Calls overlapped: every call started before the first one finished.
+    const firstDone = Math.min(...done.map((d) => d.time));
+    expect(calls.every((c) => c.time <= firstDone)).toBe(true);
+  });
+
+  it('tells listeners about each event; a listener that throws is recorded, not fatal', () => {
+    const context = new ExecutionContext();
+    const seen: string[] = [];
+    const stop = context.subscribe((e) => seen.push(e.type));
+    context.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    context.record({ type: 'message', role: 'user', text: 'hi' });
+    stop();
+    context.record({ type: 'message', role: 'assistant', text: 'hello' });
+    expect(seen).toEqual(['message', 'error']);
+    expect(context.events.map((e) => e.type)).toEqual(['message', 'error', 'message', 'error']);
+    expect(context.events[1]).toMatchObject({ type: 'error', code: 'LISTENER_FAILED' });
+  });
+
+  it('withSignal shares state and events with the run', () => {
+    const context = new ExecutionContext({ runId: 'r' });
+    const view = context.withSignal(new AbortController().signal);
+    view.state.set('k', 1);
+    view.record({ type: 'progress', progress: 1 });
+    expect(context.state.get('k')).toBe(1);
+    expect(context.events).toHaveLength(1);
+    expect(view.runId).toBe('r');
+    expect(view.nextCallId()).not.toBe(context.nextCallId());
+  });
+});
