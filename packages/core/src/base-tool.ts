@@ -122,6 +122,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   requiresApproval: boolean;
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
+  /**
+   * Whether `execute` receives a per-call view of the context (with `callId`
+   * set, so progress can be tied to the call). Tools that never see the
+   * context turn it off to keep the call path lean.
+   */
+  protected perCallContext = true;
 
   private cachedDefinition: ToolDefinition | undefined;
   private validator: ArgsValidator | undefined;
@@ -230,7 +236,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs);
     let running: Promise<unknown>;
     try {
-      const value = this.execute(context, prepared as Args);
+      const value = this.execute(this.perCallContext ? context.forCall(callId, this.name) : context, prepared as Args);
       if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
       running = signal !== undefined ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
     } catch (error) {
@@ -250,7 +256,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       if (this.preparers !== undefined) for (const step of this.preparers) args = await step(args);
       const signal = context.signal;
       if (signal?.aborted) return this.finish(context, callId, started, this.abortedResult(signal));
-      result = normalizeResult(await this.guarded(context, args as Args, timeoutMs, signal));
+      const callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
+      result = normalizeResult(await this.guarded(callContext, args as Args, timeoutMs, signal));
     } catch (error) {
       result = this.failure(error);
     }

@@ -88,6 +88,8 @@ export class ExecutionContext {
   readonly state: Map<string, unknown>;
   /** The run's abort signal; a tool that honours it stops early. */
   readonly signal: AbortSignal | undefined;
+  /** Inside a tool call: the id of that call (what its progress events carry). */
+  readonly callId: string | undefined;
   private readonly log: RunEvent[];
   private readonly listeners: RunEventListener[];
   private readonly shared: { calls: number };
@@ -96,6 +98,7 @@ export class ExecutionContext {
     this.runId = options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`;
     this.state = options.state ?? new Map();
     this.signal = options.signal;
+    this.callId = undefined;
     this.log = [];
     this.listeners = [];
     this.shared = { calls: 0 };
@@ -148,12 +151,25 @@ export class ExecutionContext {
     return view;
   }
 
-  /** Records a progress event for the call in progress (tools call this to report progress). */
-  progress(progress: number, total?: number, message?: string, callId?: string): void {
+  /** A view of this run for one tool call: the same run, with `callId` set. */
+  forCall(callId: string, tool?: string): ExecutionContext {
+    const view = Object.create(ExecutionContext.prototype) as ExecutionContext;
+    Object.assign(view, this, { callId, currentTool: tool });
+    return view;
+  }
+
+  private readonly currentTool: string | undefined = undefined;
+
+  /**
+   * Records a progress event. Inside a tool call the event carries the call's
+   * id and tool name, so concurrent calls' progress stays apart.
+   */
+  progress(progress: number, total?: number, message?: string): void {
     const event: RunEventInput = { type: 'progress', progress };
     if (total !== undefined) event.total = total;
     if (message !== undefined) event.message = message;
-    if (callId !== undefined) event.callId = callId;
+    if (this.callId !== undefined) event.callId = this.callId;
+    if (this.currentTool !== undefined) event.tool = this.currentTool;
     this.record(event);
   }
 }

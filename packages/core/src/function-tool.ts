@@ -44,6 +44,7 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
     this.source = `function ${fn.name || '(anonymous)'}`;
     const convention = resolveConvention(this.label, fn, options, build, undefined);
     this.needsContext = convention.contextIndex !== undefined;
+    this.perCallContext = this.needsContext;
     this.invoker = makeInvoker(fn, convention.paramNames, convention.contextIndex);
   }
 

@@ -30,6 +30,7 @@ export class MethodTool extends BaseTool {
     this.fn = fn as (...args: never[]) => unknown;
     const convention = resolveConvention(this.label, this.fn, options, build, record.contextIndex);
     this.needsContext = convention.contextIndex !== undefined;
+    this.perCallContext = this.needsContext;
     this.invoker = makeInvoker(this.fn, convention.paramNames, convention.contextIndex);
   }
 
