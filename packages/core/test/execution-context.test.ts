@@ -53,4 +53,24 @@ describe('ExecutionContext', () => {
     expect(view.runId).toBe('r');
     expect(view.nextCallId()).not.toBe(context.nextCallId());
   });
+
+  it("progress a tool reports carries its call's id and name, so concurrent calls stay apart", async () => {
+    const stepper = tool(
+      async ({ steps }: { steps: number }, context: ExecutionContext) => {
+        for (let i = 1; i <= steps; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          context.progress(i, steps);
+        }
+        return steps;
+      },
+      { name: 'stepper', description: 'Reports progress.', parameters: { type: 'object', properties: { steps: { type: 'integer' } }, required: ['steps'] }, context: true },
+    );
+    const context = new ExecutionContext();
+    const toolset = new Toolset(stepper);
+    await Promise.all([toolset.invoke('stepper', { steps: 2 }, context, { callId: 'A' }), toolset.invoke('stepper', { steps: 3 }, context, { callId: 'B' })]);
+    const progress = context.events.filter((e) => e.type === 'progress');
+    expect(progress.filter((p) => p.type === 'progress' && p.callId === 'A').map((p) => (p.type === 'progress' ? p.total : 0))).toEqual([2, 2]);
+    expect(progress.filter((p) => p.type === 'progress' && p.callId === 'B')).toHaveLength(3);
+    expect(progress.every((p) => p.type === 'progress' && p.tool === 'stepper')).toBe(true);
+  });
 });
