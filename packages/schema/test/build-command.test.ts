@@ -1,0 +1,102 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '@anytool/schema';
+import { anytoolBin, fixtures, repoRoot, scratchDir, testTsconfig } from './helpers';
+
+/** A small CommonJS project: an interface in one file, a tool using it in another. */
+function project(name: string, types: string): string {
+  const dir = scratchDir(name);
+  writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+  writeFileSync(join(dir, 'types.ts'), types);
+  writeFileSync(
+    join(dir, 'tools.ts'),
+    `import { Tool, toolsFrom } from '@anytool/core';
+import type { Query } from './types';
+
+export class Search {
+  /** Search the catalogue. */
+  @Tool()
+  search(query: Query): string {
+    return JSON.stringify(query);
+  }
+}
+
+export const definitions = toolsFrom(new Search()).map((t) => t.definition);
+`,
+  );
+  const compilerOptions = { target: 'ES2022', module: 'CommonJS', moduleResolution: 'Node10', strict: true, skipLibCheck: true, types: ['node'], outDir: 'out' };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['tools.ts', 'types.ts'] }));
+  return dir;
+}
+
+function build(dir: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [anytoolBin, 'build', '-p', join(dir, 'tsconfig.json')], { cwd: repoRoot, encoding: 'utf8' });
+  return { status: run.status, output: run.stdout + run.stderr };
+}
+
+function definitions(dir: string): Array<{ parameters: { properties: { query: { properties: Record<string, unknown> } } } }> {
+  const script = `process.stdout.write(JSON.stringify(require(${JSON.stringify(join(dir, 'out', 'tools.js'))}).definitions))`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' }));
+}
+
+describe('anytool build', () => {
+  it('editing an interface in another file changes the emitted schema on the next build', () => {
+    const dir = project('rebuild', 'export interface Query {\n  text: string;\n}\n');
+    expect(build(dir).status).toBe(0);
+    expect(Object.keys(definitions(dir)[0]!.parameters.properties.query.properties)).toEqual(['text']);
+
+    writeFileSync(join(dir, 'types.ts'), 'export interface Query {\n  text: string;\n  /** At most this many. */\n  limit?: number;\n}\n');
+    expect(build(dir).status).toBe(0);
+    const query = definitions(dir)[0]!.parameters.properties.query;
+    expect(query.properties).toEqual({ text: { type: 'string' }, limit: { type: 'number', description: 'At most this many.' } });
+    expect(readFileSync(join(dir, 'out', 'tools.js'), 'utf8')).toContain('At most this many.');
+  });
+
+  it("reports tsc's own diagnostics and the build step's, and fails on errors", () => {
+    const dir = project('errors', 'export interface Query {\n  ids: Set<string>;\n}\nexport const wrong: number = "x";\n');
+    const { status, output } = build(dir);
+    expect(status).toBe(1);
+    expect(output).toMatch(/types\.ts\(4,14\): error TS2322/);
+    expect(output).toMatch(/tools\.ts\(7,10\): error ANYTOOL91001: Search\.search: parameter query\.ids has type Set<string>: a Set has no JSON form; use an array/);
+    expect(output).toMatch(/Found 2 errors\./);
+  });
+
+  it('with noEmit it only checks', () => {
+    const dir = project('check', 'export interface Query {\n  at: bigint;\n}\n');
+    const run = spawnSync(process.execPath, [anytoolBin, 'build', '-p', join(dir, 'tsconfig.json'), '--noEmit'], { cwd: repoRoot, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/ANYTOOL91001: Search\.search: parameter query\.at has type bigint/);
+  });
+});
+
+describe('anytool schema <file>', () => {
+  it('prints the definitions it would inline', async () => {
+    let out = '';
+    let err = '';
+    const code = await main(['schema', join(fixtures, 'corpus', 'shapes.ts'), '-p', testTsconfig], { out: (t) => (out += t), err: (t) => (err += t) });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const tools = JSON.parse(out) as Array<{ name: string; source: string; description?: string; paramNames?: string[] }>;
+    expect(tools.map((t) => [t.name, t.source])).toEqual([
+      ['searchWeb', 'tool(searchWeb)'],
+      ['add', 'tool((anonymous))'],
+      ['save', 'Notes.save'],
+      ['Clock', 'class Clock'],
+    ]);
+    expect(tools[2]).toMatchObject({ description: 'Save a note.', paramNames: ['text', 'tags'], contextIndex: 1 });
+  });
+});
+
+describe('the anytool command line', () => {
+  it('prints usage for help and rejects unknown commands', async () => {
+    let out = '';
+    let err = '';
+    const output = { out: (t: string) => (out += t), err: (t: string) => (err += t) };
+    expect(await main(['--help'], output)).toBe(0);
+    expect(out).toMatch(/anytool build \[-p tsconfig\.json\]/);
+    expect(out).toMatch(/anytool serve <module>/);
+    expect(await main(['frobnicate'], output)).toBe(1);
+    expect(err).toMatch(/unknown command "frobnicate"/);
+  });
+});
