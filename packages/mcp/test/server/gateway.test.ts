@@ -7,6 +7,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT, httpClient, requireBuilt, startHttpChild, stopChild, waitFor } from './helpers';
 
+// Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
+jest.setTimeout(60_000);
+
 const entry = (name: string): string => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`);
 
 class Local {

@@ -6,6 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
 
+// Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
+jest.setTimeout(60_000);
+
 // `anytool serve` as the docs tell users to run it (docs/mcp-server.md), after `npm run build`:
 //   npx anytool serve examples/dist/mcp-server/tools.js [--http --port N]
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');

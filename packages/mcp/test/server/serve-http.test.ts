@@ -15,6 +15,9 @@ import { DemoTools } from '../../../../examples/mcp-server/demo-tools';
 import { RED_PIXEL_PNG } from '../../../../examples/mcp-server/conformance-tools';
 import { httpClient, rawRequest, waitFor } from './helpers';
 
+// Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
+jest.setTimeout(60_000);
+
 /** Tools that talk back to the client through mcpSession(context). */
 class Probe {
   started = 0;
