@@ -7,14 +7,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+// Examples are built with the anytool build command, so their tools get schemas from their types.
+const anytool = join(root, 'packages', 'schema', 'bin', 'anytool.mjs');
 const order = ['core', 'schema', 'mcp', 'agent'];
 const only = process.argv.slice(2);
 
-function run(args) {
+function run(args, command = tsc) {
   try {
-    execFileSync(process.execPath, [tsc, ...args], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, [command, ...args], { cwd: root, stdio: 'inherit' });
   } catch {
-    console.error(`build failed: tsc ${args.join(' ')}`);
+    console.error(`build failed: ${command === tsc ? 'tsc' : 'anytool'} ${args.join(' ')}`);
     process.exit(1);
   }
 }
@@ -31,4 +33,4 @@ for (const name of order) {
 }
 
 const examples = join(root, 'examples', 'tsconfig.build.json');
-if (only.length === 0 && existsSync(examples)) run(['-p', examples]);
+if (only.length === 0 && existsSync(examples)) run(['build', '-p', examples], anytool);
