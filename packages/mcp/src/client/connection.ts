@@ -124,12 +124,14 @@ export class McpConnection {
   private refreshAgain = false;
   private startCount = 0;
   private startingPid: number | undefined;
+  private readonly defaultTimeout: number;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
     this.config = config;
     this.options = options;
     this.roots = options.roots ?? [];
+    this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
   }
 
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
@@ -142,6 +144,15 @@ export class McpConnection {
   /** The server's tools as it describes them, every page of `tools/list`. */
   get tools(): readonly McpToolInfo[] {
     return this.toolInfos;
+  }
+
+  /**
+   * The SDK client of the open session (undefined while none is open), for what
+   * the tools do not cover: resources, prompts, completions. Do not close it;
+   * close the connection.
+   */
+  get sdkClient(): Client | undefined {
+    return this.client;
   }
 
   /** True while a session is open. */
@@ -184,26 +195,31 @@ export class McpConnection {
    * notification. Failures throw `AnytoolError`s: `TIMEOUT`,
    * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`.
    */
-  async callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
-    const timeout = options.timeoutMs ?? positive(this.config.timeoutMs, positive(this.options.timeoutMs, DEFAULT_TIMEOUT_MS));
+  callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
+    const timeout = options.timeoutMs ?? this.defaultTimeout;
     const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
     if (options.signal !== undefined) request.signal = options.signal;
     if (options.onprogress !== undefined) request.onprogress = options.onprogress;
     if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
-    let client = this.client !== undefined ? this.client : await this.reconnect();
-    try {
-      return (await client.callTool({ name, arguments: args }, undefined, request)) as CallToolResult;
-    } catch (error) {
-      if (!this.sessionExpired(error, client)) throw await this.callError(error, name, timeout, options.signal);
-    }
-    // The server forgot the session (HTTP 404): the call never ran, so open a new session and send it once more.
+    const params = { name, arguments: args };
+    const client = this.client;
+    // The hot path: no extra async frame between the caller and the SDK.
+    if (client !== undefined) return (client.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, client, params, request));
+    return this.reconnect().then((fresh) => (fresh.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, fresh, params, request)));
+  }
+
+  /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
+  private async recover(error: unknown, client: Client, params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
+    const timeout = request.timeout ?? this.defaultTimeout;
+    if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, timeout, request.signal);
+    // The server did not run the call: it did not know the session.
     this.note('the server answered 404 for the session: initializing a new session');
     await this.drop(client);
-    client = await this.reconnect();
+    const fresh = await this.reconnect();
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, request)) as CallToolResult;
-    } catch (error) {
-      throw await this.callError(error, name, timeout, options.signal);
+      return (await fresh.callTool(params, undefined, request)) as CallToolResult;
+    } catch (retryError) {
+      throw await this.callError(retryError, params.name, timeout, request.signal);
     }
   }
 
@@ -333,6 +349,8 @@ export class McpConnection {
       this.startingPid = undefined;
       await start();
       this.startingPid = transport.pid ?? undefined;
+      // Many concurrent calls each wait for 'drain' on the child's stdin; that is expected, not a leak.
+      (transport as unknown as { _process?: { stdin?: { setMaxListeners(n: number): void } | null } })._process?.stdin?.setMaxListeners(0);
     };
     const onStderr = this.options.onStderr;
     transport.stderr?.on('data', (chunk: Buffer | string) => {

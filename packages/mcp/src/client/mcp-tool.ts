@@ -49,15 +49,15 @@ export class McpTool extends BaseTool {
   }
 
   /** Calls the tool on the server; progress notifications become `progress` events of the run. */
-  async execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
+  execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
     const onprogress = (progress: Progress): void => {
       const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
       if (progress.total !== undefined) event.total = progress.total;
       if (progress.message !== undefined) event.message = progress.message;
       context.record(event);
     };
-    const result = await this.connection.callTool(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress });
-    return mapCallResult(result, (this.origin ??= this.makeOrigin()));
+    const origin = (this.origin ??= this.makeOrigin());
+    return this.connection.callTool(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }).then((result) => mapCallResult(result, origin));
   }
 
   private makeOrigin(): ResultOrigin {

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './helpers';
 
@@ -11,16 +11,28 @@ const SUITE = '@modelcontextprotocol/conformance@0.1.16';
 
 jest.setTimeout(300_000);
 
-function runScenario(scenario: string): Promise<{ code: number | null; output: string }> {
+/** What the client under test wrote to stderr (the suite saves it under results/), for a failure message. */
+function clientStderr(cwd: string): string {
+  const results = join(cwd, 'results');
+  if (!existsSync(results)) return '';
+  return readdirSync(results)
+    .map((dir) => join(results, dir, 'stderr.txt'))
+    .filter((file) => existsSync(file))
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+}
+
+function runScenario(scenario: string): Promise<{ code: number | null; output: string; stderr: string }> {
   const command = `conformance client --command "${process.execPath} ${example}" --scenario ${scenario}`;
+  // Its results/ folder goes to a temp dir, not the checkout.
+  const cwd = tempDir('conformance');
   return new Promise((resolve, reject) => {
-    // Its results/ folder goes to a temp dir, not the checkout.
-    const child = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', command], { cwd: tempDir('conformance'), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, '-c', command], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
+    child.on('close', (code) => resolve({ code, output, stderr: code === 0 ? '' : clientStderr(cwd) }));
   });
 }
 
@@ -34,9 +46,9 @@ describe('MCP conformance suite, client scenarios', () => {
   });
 
   it.each(['initialize', 'tools_call', 'sse-retry'])('passes the %s scenario', async (scenario) => {
-    const { code, output } = await runScenario(scenario);
+    const { code, output, stderr } = await runScenario(scenario);
     const summary = output.split('\n').filter((line) => /Passed: |OVERALL|Failed Checks|FAILURE/.test(line)).join('\n');
-    expect({ code, summary }).toEqual({ code: 0, summary: expect.stringContaining('OVERALL: PASSED') });
+    expect({ code, summary, clientStderr: stderr }).toEqual({ code: 0, summary: expect.stringContaining('OVERALL: PASSED'), clientStderr: '' });
     expect(output).toMatch(/Passed: (\d+)\/\1, 0 failed/);
   });
 });
