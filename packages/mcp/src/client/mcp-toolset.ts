@@ -63,7 +63,12 @@ export class McpToolset implements DynamicToolSource {
       if (failures.length === 1) throw failures[0];
       throw new AnytoolError(ErrorCode.McpConnectFailed, `${failures.length} MCP servers could not be started:\n${failures.map((f) => `- ${describeError(f)}`).join('\n')}`, { cause: failures[0] });
     }
-    return McpToolset.from(connections, options);
+    try {
+      return new McpToolset(connections, options);
+    } catch (error) {
+      await Promise.all(connections.map((c) => c.close()));
+      throw error;
+    }
   }
 
   /** A toolset over connections already open (the toolset closes them on `close()`). */

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
+import { ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
 import { McpToolset } from '@anytool/mcp';
 import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
 import { EVERYTHING, alive, until } from './helpers';
@@ -34,10 +34,12 @@ describe('server-everything over streamable HTTP', () => {
     await until(() => !alive(child.pid!), 10_000, 'server-everything to exit');
   });
 
-  it('lists and calls tools on a kept session, with progress, next to a local toolset', async () => {
+  it('lists and calls tools on a kept session, with progress, next to a local tool', async () => {
     const mcp = await McpToolset.connect({ mcpServers: { web: { type: 'http', url } } }, { prefix: true });
     try {
-      const toolset = new Toolset(mcp);
+      const shout = tool(({ text }: { text: string }) => text.toUpperCase(), { name: 'shout', description: 'Upper-cases text.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+      const toolset = new Toolset(shout, mcp);
+      expect(resultText(await toolset.invoke('shout', { text: 'local' }))).toBe('LOCAL');
       const context = new ExecutionContext();
       expect(resultText(await toolset.invoke('web_echo', { message: 'over http' }, context))).toBe('Echo: over http');
       expect(resultText(await toolset.invoke('web_get-sum', { a: 40, b: 2 }, context))).toBe('The sum of 40 and 2 is 42.');
