@@ -1,6 +1,6 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
 import { McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
-import { fixture, until } from './helpers';
+import { alive, fixture, until } from './helpers';
 
 jest.setTimeout(30_000);
 
@@ -12,7 +12,11 @@ describe('McpToolset with the fixture server', () => {
     return mcp;
   };
   afterEach(async () => {
-    await Promise.all(open.splice(0).map((m) => m.close()));
+    const closing = open.splice(0);
+    const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
+    await Promise.all(closing.map((m) => m.close()));
+    // Nothing is left running.
+    for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
   });
 
   it('reads every page of tools/list', async () => {

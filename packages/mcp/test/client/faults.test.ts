@@ -26,7 +26,11 @@ describe('faulty servers', () => {
     return mcp;
   };
   afterEach(async () => {
-    await Promise.all(open.splice(0).map((m) => m.close()));
+    const closing = open.splice(0);
+    const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
+    await Promise.all(closing.map((m) => m.close()));
+    // Nothing is left running.
+    for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
   });
 
   it('killed mid-call: the call settles at once with MCP_CONNECTION_CLOSED and the next call starts the server again', async () => {
