@@ -29,11 +29,19 @@ export interface HttpServeOptions extends McpServerOptions {
   allowedOrigins?: string[];
   /** Largest accepted request body. Default 4 MiB. */
   maxBodyBytes?: number;
+  /**
+   * End a session after this many milliseconds with no request in progress and no
+   * open stream (a client that vanished without ending its session). Default: never.
+   */
+  sessionIdleTimeoutMs?: number;
 }
 
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** Requests and streams of this session still open. */
+  open: number;
+  lastSeen: number;
 }
 
 /** A streamable HTTP MCP server that is listening. */
@@ -83,6 +91,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): port must be an integer from 0 to 65535 (0 picks a free port), got ${String(options.port)}`);
   }
   if (!path.startsWith('/')) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): path must start with "/", got ${JSON.stringify(path)}`);
+  const idle = options.sessionIdleTimeoutMs;
+  if (idle !== undefined && !(idle > 0)) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): sessionIdleTimeoutMs must be a positive number of milliseconds, got ${String(idle)}`);
   const protect = options.dnsRebindingProtection ?? true;
   const allowedHosts = (options.allowedHosts ?? defaultAllowedHosts(host)).map((h) => h.toLowerCase());
   const allowedOrigins = (options.allowedOrigins ?? allowedHosts).map((h) => h.toLowerCase());
@@ -95,7 +105,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server });
+        sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() });
       },
     });
     const ownOnClose = server.onclose;
@@ -141,6 +151,11 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     if (sessionId !== undefined) {
       const session = sessions.get(sessionId);
       if (session === undefined) return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
+      session.open++;
+      res.once('close', () => {
+        session.open--;
+        session.lastSeen = Date.now();
+      });
       return session.transport.handleRequest(req, res, body);
     }
     if (method === 'POST' && hasInitialize(body)) return startSession(req, res, body);
@@ -162,6 +177,18 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   });
   const port = (http.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  if (idle !== undefined) {
+    sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.open > 0 || now - session.lastSeen < idle) continue;
+        sessions.delete(id);
+        void session.transport.close().then(() => session.server.close()).catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+      }
+    }, Math.min(Math.max(idle / 4, 10), 60_000));
+    sweeper.unref();
+  }
 
   return {
     url: `http://${urlHost(host)}:${port}${path}`,
@@ -173,6 +200,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     close() {
       return (closed ??= (async () => {
         closing = true;
+        if (sweeper !== undefined) clearInterval(sweeper);
         const open = [...sessions.values()];
         sessions.clear();
         await Promise.allSettled(open.map(async ({ transport, server }) => {

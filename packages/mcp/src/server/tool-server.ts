@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -57,6 +57,12 @@ export class ServedTools {
     return (this.cached ??= this.toolset.definitions('mcp'));
   }
 
+  /** Whether clients were told this tool returns structured content (it has an object output schema). */
+  promisesStructure(name: string): boolean {
+    const schema = this.toolset.get(name)?.definition.outputSchema;
+    return schema !== undefined && schema['type'] === 'object';
+  }
+
   /** Calls `listener` after the toolset changed; returns the unsubscribe function. */
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -67,6 +73,10 @@ export class ServedTools {
     this.unsubscribe();
     this.listeners.clear();
   }
+}
+
+function hasObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function encodeCursor(offset: number): string {
@@ -152,6 +162,14 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
         // The SDK client handles a notification a microtask later but a response at once, so a progress notification
         // read in the same chunk as the response is dropped. Writing the response a moment later keeps them apart.
         await new Promise((resolve) => setTimeout(resolve, RESPONSE_AFTER_NOTIFICATIONS_MS));
+      }
+      if (!result.isError && !hasObject(result.structured) && served.promisesStructure(name)) {
+        // A client checks structured content against the output schema and fails the whole call without it:
+        // say what went wrong as a result instead.
+        return {
+          content: [{ type: 'text', text: `Tool "${name}" declares an output schema but returned no structured object; it returned: ${resultText(result).slice(0, 500)}` }],
+          isError: true,
+        };
       }
       return toCallToolResult(result);
     } finally {

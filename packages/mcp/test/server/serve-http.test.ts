@@ -352,7 +352,26 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
     await b.client.close();
   });
 
+  it('ends a session left idle (no request, no open stream) after sessionIdleTimeoutMs, and keeps one with an open stream', async () => {
+    const server = await serveMcp(many, { transport: 'http', port: 0, sessionIdleTimeoutMs: 300 });
+    try {
+      // An SDK client keeps a GET stream open for server notifications: its session stays.
+      const { client } = await httpClient(server.url!);
+      const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const raw = await rawRequest(server.url!, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, initialize);
+      expect(raw.status).toBe(200);
+      expect(server.sessionCount).toBe(2);
+      // The raw client vanished without ending its session.
+      await waitFor(() => server.sessionCount === 1, 10_000, 'the idle session to be ended');
+      expect((await client.listTools()).tools).toHaveLength(5);
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses bad options with coded errors', async () => {
+    await expect(serveMcp(many, { transport: 'http', port: 0, sessionIdleTimeoutMs: 0 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
     await expect(serveMcp(many, { transport: 'http', port: 70_000 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
     await expect(serveMcp(many, { transport: 'carrier-pigeon' } as never)).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('"stdio" or "http"') });
   });

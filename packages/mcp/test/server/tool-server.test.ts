@@ -105,6 +105,21 @@ describe('createMcpServer with a transport of your own', () => {
     await client.close();
   });
 
+  it('answers a tool that promised structured content and returned none with an isError result, not a failed call', async () => {
+    const liar = tool(() => 'sunny', { name: 'liar', description: 'Says it returns an object.', parameters: { type: 'object', properties: {} }, outputSchema: { type: 'object', properties: { sky: { type: 'string' } } } });
+    const server = createMcpServer(liar);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'memory', version: '1' });
+    await client.connect(clientSide);
+    await client.listTools();
+    expect(await client.callTool({ name: 'liar', arguments: {} })).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: 'Tool "liar" declares an output schema but returned no structured object; it returned: sunny' }],
+    });
+    await client.close();
+  });
+
   it('refuses a page size that is not a positive integer', () => {
     expect(() => createMcpServer(new Toolset(noisy), { pageSize: 0 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
   });
