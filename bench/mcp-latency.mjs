@@ -8,12 +8,13 @@
 //   execute     McpTool.execute alone: the MCP layer without BaseTool.invoke
 //   McpTool     McpTool.invoke(context, args) (validation, events, result mapping)
 //   toolset     Toolset.invoke(name, args, context), the agent's entry point
+//   quiet       McpTool.invoke with requestProgress off (McpToolset option progress: false)
 // then 500 calls at concurrency 50 (raw SDK vs toolset, rounds alternated), then a new
 // connection per call (15 calls: spawn, initialize, call, close), the seed design's pattern.
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { ExecutionContext, Toolset } from '@anytool/core';
-import { McpToolset } from '@anytool/mcp';
+import { McpTool, McpToolset } from '@anytool/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
@@ -27,7 +28,7 @@ const CALLS = arg('--calls', 2000);
 const WARMUP = 300;
 const CONCURRENT_CALLS = 500;
 const CONCURRENCY = 50;
-const CONCURRENT_ROUNDS = 20;
+const CONCURRENT_ROUNDS = 12;
 const FRESH_CALLS = 15;
 const server = { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' };
 
@@ -49,6 +50,8 @@ const mcp = await McpToolset.connect({ mcpServers: { everything: { command: serv
 const raw = mcp.connection('everything').sdkClient;
 const toolset = new Toolset(mcp);
 const echo = mcp.get('echo');
+// The same tool on the same session without a progress token: the cost of asking for progress.
+const quiet = new McpTool(mcp.connection('everything'), echo.info, 'echo', undefined, false);
 let context = new ExecutionContext();
 
 const variants = [
@@ -59,6 +62,7 @@ const variants = [
   ['McpTool.execute (no invoke)', (m) => echo.execute(context, { message: m })],
   ['McpTool.invoke', (m) => echo.invoke(context, { message: m })],
   ['toolset.invoke', (m) => toolset.invoke('echo', { message: m }, context)],
+  ['McpTool.invoke, progress: false', (m) => quiet.invoke(context, { message: m })],
 ];
 
 // Check that every variant answers right before timing it.
@@ -93,11 +97,14 @@ async function concurrent(call) {
   );
   return CONCURRENT_CALLS / ((performance.now() - start) / 1000);
 }
-const throughput = { raw: [], toolset: [] };
+const concurrentVariants = [variants[0], variants[4], variants[5]];
+const throughput = concurrentVariants.map(() => []);
 for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
   context = new ExecutionContext();
-  const order = round % 2 === 0 ? ['raw', 'toolset'] : ['toolset', 'raw'];
-  for (const which of order) throughput[which].push(await concurrent(which === 'raw' ? variants[0][1] : variants[4][1]));
+  for (let k = 0; k < concurrentVariants.length; k++) {
+    const v = (round + k) % concurrentVariants.length;
+    throughput[v].push(await concurrent(concurrentVariants[v][1]));
+  }
 }
 const median = (xs) => stats(xs).median;
 
@@ -118,11 +125,11 @@ console.log('|---|---|---|---|---|---|');
 for (const row of sequential) console.log(`| ${row.name} | ${us(row.median)} | ${us(row.p90)} | ${us(row.p99)} | ${us(row.mean)} | ${(row.median / rawMedian).toFixed(3)}x |`);
 const freshStats = stats(fresh);
 console.log(`| new connection per call (raw SDK, ${FRESH_CALLS} calls) | ${freshStats.median.toFixed(1)} ms | ${freshStats.p90.toFixed(1)} ms | - | ${freshStats.mean.toFixed(1)} ms | ${(freshStats.median / rawMedian).toFixed(0)}x |`);
-console.log(`\n| ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} (median of ${CONCURRENT_ROUNDS / 2} rounds each) | calls/s |`);
-console.log('|---|---|');
-console.log(`| raw SDK Client.callTool | ${median(throughput.raw).toFixed(0)} |`);
-console.log(`| toolset.invoke | ${median(throughput.toolset).toFixed(0)} |`);
+console.log(`\n| ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} (median of ${CONCURRENT_ROUNDS} rounds each) | calls/s | vs raw |`);
+console.log('|---|---|---|');
+const rawThroughput = median(throughput[0]);
+concurrentVariants.forEach(([name], v) => console.log(`| ${name} | ${median(throughput[v]).toFixed(0)} | ${(median(throughput[v]) / rawThroughput).toFixed(3)}x |`));
 
 const ratio = sequential[4].median / rawMedian;
-const tput = median(throughput.toolset) / median(throughput.raw);
+const tput = median(throughput[1]) / rawThroughput;
 console.log(`\ntargets: toolset.invoke median ${ratio.toFixed(3)}x raw (target <= 1.05x): ${ratio <= 1.05 ? 'met' : 'MISSED'}; concurrency-50 throughput ${tput.toFixed(3)}x raw (target >= 1.0x): ${tput >= 1 ? 'met' : 'MISSED'}`);

@@ -29,10 +29,17 @@ export class McpTool extends BaseTool {
   readonly info: McpToolInfo;
   /** Per-request timeout in milliseconds, restarted by every progress notification. */
   requestTimeoutMs: number | undefined;
+  /**
+   * Ask the server for progress notifications (a progress token on each call), which
+   * become `progress` events of the run. On by default; turning it off saves the
+   * protocol's progress bookkeeping (a few microseconds a call) and the timeout is then
+   * never restarted by progress.
+   */
+  requestProgress: boolean;
   private readonly connection: McpConnection;
   private origin: ResultOrigin | undefined;
 
-  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number) {
+  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = true) {
     const title = info.title ?? info.annotations?.title;
     const description = info.description !== undefined && info.description.trim() !== '' ? info.description : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
     super({ name, description, parameters: info.inputSchema as Record<string, unknown> });
@@ -45,17 +52,20 @@ export class McpTool extends BaseTool {
     this.remoteName = info.name;
     this.info = info;
     this.requestTimeoutMs = requestTimeoutMs;
+    this.requestProgress = requestProgress;
     this.connection = connection;
   }
 
   /** Calls the tool on the server; progress notifications become `progress` events of the run. */
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
-    const onprogress = (progress: Progress): void => {
-      const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
-      if (progress.total !== undefined) event.total = progress.total;
-      if (progress.message !== undefined) event.message = progress.message;
-      context.record(event);
-    };
+    const onprogress = this.requestProgress
+      ? (progress: Progress): void => {
+          const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
+          if (progress.total !== undefined) event.total = progress.total;
+          if (progress.message !== undefined) event.message = progress.message;
+          context.record(event);
+        }
+      : undefined;
     const origin = (this.origin ??= this.makeOrigin());
     return this.connection.callTool(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }).then((result) => mapCallResult(result, origin));
   }
