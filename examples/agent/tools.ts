@@ -1,10 +1,25 @@
+// The demo's local tools: methods of a class marked with @Tool. No JSON Schema is
+// written by hand: `anytool build` reads the parameter types and the JSDoc and
+// passes each schema into the decorator (see docs/build-setup.md).
 import { Tool } from '@anytool/core';
 
-interface Forecast {
+export interface Forecast {
   city: string;
   summary: string;
   highC: number;
   lowC: number;
+}
+
+/** A hotel stay. */
+export interface Stay {
+  /** City name, e.g. "Lisbon". */
+  city: string;
+  /**
+   * Number of nights.
+   * @minimum 1
+   * @maximum 14
+   */
+  nights: number;
 }
 
 const FORECASTS: Record<string, Forecast> = {
@@ -14,56 +29,39 @@ const FORECASTS: Record<string, Forecast> = {
 };
 const HOTEL_EUR_PER_NIGHT: Record<string, number> = { oslo: 165, lisbon: 95, paris: 140 };
 
-function known(city: string): string {
-  const key = city.trim().toLowerCase();
-  if (!(key in FORECASTS)) throw new Error(`no data for "${city}"; known cities are Oslo, Lisbon and Paris`);
-  return key;
+function known(city: string): Forecast {
+  const forecast = FORECASTS[city.trim().toLowerCase()];
+  if (forecast === undefined) throw new Error(`no data for "${city}"; known cities are Oslo, Lisbon and Paris`);
+  return forecast;
 }
 
-/** Local tools, written as methods of a class marked with `@Tool`. */
 export class TravelDesk {
   readonly holds: string[] = [];
 
-  @Tool({
-    name: 'get_weather',
-    description: "The weekend's weather forecast for a city.",
-    parameters: { type: 'object', properties: { city: { type: 'string', description: 'City name, e.g. "Oslo"' } }, required: ['city'] },
-    annotations: { readOnly: true },
-  })
-  async getWeather({ city }: { city: string }): Promise<Forecast> {
+  /**
+   * The weekend's weather forecast for a city.
+   * @param city City name, e.g. "Oslo"
+   */
+  @Tool({ name: 'get_weather', annotations: { readOnly: true } })
+  async getWeather(city: string): Promise<Forecast> {
     await new Promise((resolve) => setTimeout(resolve, 20)); // a pretend network call
-    return FORECASTS[known(city)]!;
+    return known(city);
   }
 
-  @Tool({
-    name: 'hotel_price',
-    description: 'The price of a mid-range hotel in a city, in euros.',
-    parameters: {
-      type: 'object',
-      properties: { city: { type: 'string' }, nights: { type: 'integer', minimum: 1, maximum: 14 } },
-      required: ['city', 'nights'],
-    },
-    annotations: { readOnly: true },
-  })
-  hotelPrice({ city, nights }: { city: string; nights: number }): { city: string; nights: number; perNightEur: number; totalEur: number } {
-    const perNightEur = HOTEL_EUR_PER_NIGHT[known(city)]!;
-    return { city: FORECASTS[known(city)]!.city, nights, perNightEur, totalEur: perNightEur * nights };
+  /** The price of a mid-range hotel in a city, in euros. */
+  @Tool({ name: 'hotel_price', annotations: { readOnly: true } })
+  hotelPrice({ city, nights }: Stay): { city: string; nights: number; perNightEur: number; totalEur: number } {
+    const { city: name } = known(city);
+    const perNightEur = HOTEL_EUR_PER_NIGHT[name.toLowerCase()]!;
+    return { city: name, nights, perNightEur, totalEur: perNightEur * nights };
   }
 
-  @Tool({
-    name: 'hold_room',
-    description: 'Put a refundable hold on a hotel room. Needs the user\'s approval.',
-    parameters: {
-      type: 'object',
-      properties: { city: { type: 'string' }, nights: { type: 'integer', minimum: 1, maximum: 14 } },
-      required: ['city', 'nights'],
-    },
-    annotations: { destructive: true, idempotent: false },
-    requiresApproval: true,
-  })
-  holdRoom({ city, nights }: { city: string; nights: number }): string {
-    const reference = `HOLD-${FORECASTS[known(city)]!.city.toUpperCase()}-${nights}N`;
+  /** Put a refundable hold on a hotel room. Needs the user's approval. */
+  @Tool({ name: 'hold_room', annotations: { destructive: true, idempotent: false }, requiresApproval: true })
+  holdRoom({ city, nights }: Stay): string {
+    const { city: name } = known(city);
+    const reference = `HOLD-${name.toUpperCase()}-${nights}N`;
     this.holds.push(reference);
-    return `room held in ${FORECASTS[known(city)]!.city} for ${nights} night(s), reference ${reference}`;
+    return `room held in ${name} for ${nights} night(s), reference ${reference}`;
   }
 }
