@@ -95,6 +95,14 @@ describe('McpToolset with the fixture server', () => {
     expect(progress[0]).toMatchObject({ tool: 'slow', total: 8, message: expect.stringMatching(/^step \d$/) });
   });
 
+  it('with progress: false sends no progress token, so no progress events', async () => {
+    const mcp = await connect({ mcpServers: { f: fixture() } }, { progress: false });
+    const context = new ExecutionContext();
+    expect(resultText(await new Toolset(mcp).invoke('slow', { ms: 100, steps: 2 }, context))).toBe('done');
+    expect(context.events.filter((e) => e.type === 'progress')).toHaveLength(0);
+    expect(mcp.get('slow')!.requestProgress).toBe(false);
+  });
+
   it('refuses sampling cleanly when no callback was given', async () => {
     const toolset = new Toolset(await connect({ mcpServers: { f: fixture() } }));
     const result = await toolset.invoke('ask_model', { prompt: 'hi' });
