@@ -47,10 +47,21 @@ export function readProject(args: readonly string[], output: CommandOutput = def
   return parsed;
 }
 
-/** A compiler host that parses all JSDoc (tsc skips it since TypeScript 5.3; descriptions live there). */
+/**
+ * A compiler host that parses all JSDoc of the project's own files (tsc skips
+ * it since TypeScript 5.3, and descriptions live there), but parses installed
+ * declaration files (the lib files, node_modules) as lightly as tsc does.
+ */
 export function createJsDocHost(options: ts.CompilerOptions): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseAll;
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
+    if (fileName.endsWith('.d.ts') && /[\\/](node_modules|typescript[\\/]lib)[\\/]/.test(fileName) && typeof languageVersionOrOptions === 'object') {
+      languageVersionOrOptions = { ...languageVersionOrOptions, jsDocParsingMode: ts.JSDocParsingMode.ParseForTypeErrors };
+    }
+    return getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile);
+  };
   return host;
 }
 
