@@ -92,7 +92,8 @@ describe('McpToolset with the fixture server', () => {
     expect(resultText(result)).toBe('done');
     const progress = context.events.filter((e): e is ProgressEvent => e.type === 'progress');
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress[0]).toMatchObject({ tool: 'slow', total: 8, message: expect.stringMatching(/^step \d$/) });
+    const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };
+    expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, total: 8, message: expect.stringMatching(/^step \d$/) });
   });
 
   it('with progress: false sends no progress token, so no progress events', async () => {

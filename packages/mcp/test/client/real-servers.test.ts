@@ -99,7 +99,8 @@ describe('McpToolset over real npm servers (stdio)', () => {
     const progress = context.events.filter((e): e is ProgressEvent => e.type === 'progress');
     // The last notification can race the result, so no exact count.
     expect(progress.length).toBeGreaterThanOrEqual(1);
-    expect(progress.every((p) => p.tool === 'everything_trigger-long-running-operation' && p.total === 4)).toBe(true);
+    const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };
+    expect(progress.every((p) => p.tool === 'everything_trigger-long-running-operation' && p.callId === call.callId && p.total === 4)).toBe(true);
     expect(progress.map((p) => p.progress)).toEqual([...progress.map((p) => p.progress)].sort((a, b) => a - b));
   });
 
