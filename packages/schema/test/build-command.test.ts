@@ -100,3 +100,21 @@ describe('the anytool command line', () => {
     expect(err).toMatch(/unknown command "frobnicate"/);
   });
 });
+
+describe('the quickstart example', () => {
+  it('writes no parameter schema by hand: all four kinds of tool get theirs from the build step', async () => {
+    const file = join(repoRoot, 'examples', 'quickstart', 'tools.ts');
+    expect(readFileSync(file, 'utf8')).not.toMatch(/parameters\s*:/);
+    let out = '';
+    const code = await main(['schema', file, '-p', join(repoRoot, 'examples', 'tsconfig.json')], { out: (t) => (out += t), err: () => undefined });
+    expect(code).toBe(0);
+    const tools = JSON.parse(out) as Array<{ name: string; source: string; parameters: { properties: Record<string, unknown> }; contextIndex?: number }>;
+    expect(tools.map((t) => [t.source, Object.keys(t.parameters.properties), t.contextIndex])).toEqual([
+      ['tool(calculator)', ['expression'], undefined],
+      ['tool(searchWeb)', ['query', 'maxResults'], undefined],
+      ['class Clock', ['timeZone'], undefined],
+      ['Notes.save', ['text'], 1],
+      ['Notes.history', [], 0],
+    ]);
+  });
+});
