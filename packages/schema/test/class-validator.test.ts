@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileValidator, schemaProblems } from '@anytool/core';
 import { analyzeSourceFile } from '@anytool/schema';
 import { anytoolBin, fixtures, messages, programFor, repoRoot, scratchDir } from './helpers';
 
@@ -33,6 +34,11 @@ describe('class-validator DTOs', () => {
       },
     });
     expect(create.prepare).toEqual([{ kind: 'validate', at: 'user', label: 'UserTools.create: CreateUser', reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' } }]);
+    expect(schemaProblems(create.info.parameters)).toBeUndefined();
+    const check = compileValidator(create.info.parameters, create.label);
+    const user = { email: 'ada@example.com', name: 'Ada', age: 36, role: 'admin', handle: 'ada', tags: [], teamId: '7f8e3a52-3c1b-4d4e-9a57-2b6f0d5c1e11' };
+    expect(check({ user })).toBe(true);
+    expect(check({ user: { ...user, email: 'ada', tags: ['a', 'b', 'c', 'd'] } })).toBe(false);
     const invite = sites.find((s) => s.label === 'tool(invite)')!;
     expect(invite.info.paramNames).toEqual(['*']);
     expect(invite.info.parameters['properties']).toEqual({ email: { type: 'string', format: 'email' }, role: { type: 'string', enum: ['viewer', 'editor'] } });
