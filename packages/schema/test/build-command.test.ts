@@ -99,6 +99,12 @@ describe('the anytool command line', () => {
     expect(await main(['frobnicate'], output)).toBe(1);
     expect(err).toMatch(/unknown command "frobnicate"/);
   });
+
+  it('dispatches serve to @anytool/mcp (loaded only when asked for)', () => {
+    const run = spawnSync(process.execPath, [anytoolBin, 'serve', '--help'], { cwd: repoRoot, encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/anytool serve <module/);
+  });
 });
 
 describe('the quickstart example', () => {
