@@ -145,6 +145,16 @@ describe('McpToolset over real npm servers (stdio)', () => {
     expect(resultText(listed)).toContain('file:///projects/demo');
   });
 
+  it('tells the server when the roots change', async () => {
+    await mcp.connection('everything')!.setRoots([{ uri: 'file:///projects/other', name: 'other' }]);
+    let listed = '';
+    for (let i = 0; i < 100 && !listed.includes('file:///projects/other'); i++) {
+      listed = resultText(await toolset.invoke('everything_get-roots-list', {}));
+      if (!listed.includes('file:///projects/other')) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(listed).toContain('file:///projects/other');
+  });
+
   it('answers 1,000 concurrent calls on one connection, each with its own result', async () => {
     const context = new ExecutionContext();
     const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => toolset.invoke('everything_echo', { message: `m${i}` }, context)));
