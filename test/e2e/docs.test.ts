@@ -4,7 +4,11 @@
 // user imports). A block is checked on its own; if it only makes sense as the
 // continuation of the blocks before it on its page, it is checked together
 // with them. A block that uses legacy decorators (`@Context()` on a parameter)
-// is checked under `experimentalDecorators`.
+// is checked under `experimentalDecorators`. A fragment that uses names it does
+// not define (`new WeatherTools()`, a helper) is checked with those names
+// imported from the `@anytool/*` package that exports them, or else declared
+// as `any`, and with `{...}` placeholders read as `{}`: everything else in it
+// must still type-check against the real API.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as ts from 'typescript';
@@ -102,8 +106,17 @@ function compilerOptions(legacyDecorators: boolean): ts.CompilerOptions {
 
 const sourceCache = new Map<string, ts.SourceFile>();
 
+interface CheckResult {
+  errors: string[];
+  /** Names the file uses without defining or importing them. */
+  missing: Set<string>;
+}
+
+/** TS2304 "Cannot find name", TS2552 "... Did you mean", TS2503 "Cannot find namespace", TS2663 / TS2662 "... instance/static member". */
+const MISSING_NAME_CODES = new Set([2304, 2552, 2503, 2662, 2663]);
+
 /** Type-checks virtual files (name -> text); returns the errors of each. */
-function typeCheck(files: Map<string, string>, legacyDecorators: boolean): Map<string, string[]> {
+function typeCheck(files: Map<string, string>, legacyDecorators: boolean): Map<string, CheckResult> {
   const options = compilerOptions(legacyDecorators);
   const host = ts.createCompilerHost(options, true);
   const fileExists = host.fileExists.bind(host);
@@ -120,17 +133,17 @@ function typeCheck(files: Map<string, string>, legacyDecorators: boolean): Map<s
     return file;
   };
   const program = ts.createProgram([...files.keys()], options, host);
-  const out = new Map<string, string[]>();
+  const out = new Map<string, CheckResult>();
   for (const name of files.keys()) {
     const file = program.getSourceFile(name)!;
     const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
-    out.set(
-      name,
-      diagnostics.map((d) => {
-        const where = d.start === undefined ? '' : `line ${file.getLineAndCharacterOfPosition(d.start).line + 1}: `;
-        return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
-      }),
-    );
+    const missing = new Set<string>();
+    for (const d of diagnostics) if (MISSING_NAME_CODES.has(d.code) && d.start !== undefined && d.length !== undefined) missing.add(file.text.slice(d.start, d.start + d.length));
+    const errors = diagnostics.map((d) => {
+      const where = d.start === undefined ? '' : `line ${file.getLineAndCharacterOfPosition(d.start).line + 1}: `;
+      return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+    });
+    out.set(name, { errors, missing });
   }
   return out;
 }
@@ -166,6 +179,39 @@ function withPrecedingBlocks(blocks: readonly Block[], index: number): string {
   return `${head.join('\n')}\n${bodies.join('\n')}`;
 }
 
+/** Every name the `@anytool/*` entry points export -> the import specifier that exports it. */
+function exportedNames(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [specifier, [path]] of Object.entries(sourcePaths())) {
+    const file = ts.createSourceFile(path!, readFileSync(path!, 'utf8'), ts.ScriptTarget.ES2022, true);
+    for (const statement of file.statements) {
+      if (ts.isExportDeclaration(statement) && statement.exportClause !== undefined && ts.isNamedExports(statement.exportClause)) {
+        for (const element of statement.exportClause.elements) if (!out.has(element.name.text)) out.set(element.name.text, specifier);
+      } else if (ts.canHaveModifiers(statement) && ts.getModifiers(statement)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) {
+        const names = ts.isVariableStatement(statement)
+          ? statement.declarationList.declarations.flatMap((d) => (ts.isIdentifier(d.name) ? [d.name.text] : []))
+          : 'name' in statement && statement.name !== undefined && ts.isIdentifier(statement.name as ts.Node)
+            ? [(statement.name as ts.Identifier).text]
+            : [];
+        for (const name of names) if (!out.has(name)) out.set(name, specifier);
+      }
+    }
+  }
+  return out;
+}
+
+/** The block with its free names imported from the package that exports them, or declared as `any`. */
+function withStubs(code: string, missing: ReadonlySet<string>, exported: ReadonlyMap<string, string>): string {
+  const lines: string[] = [];
+  for (const name of missing) {
+    const from = exported.get(name);
+    // A name used as a value and as a type: a const and a type alias may share it.
+    lines.push(from === undefined ? `declare const ${name}: any; type ${name} = any;` : `import { ${name} } from '${from}';`);
+  }
+  // After the code, so error line numbers stay those of the block (imports are hoisted).
+  return `${code.replace(/\{\s*\.\.\.\s*\}/g, '({} as any)')}\n${lines.join('\n')}`;
+}
+
 const blocks = walk(docsDir, (file) => file.endsWith('.md'), (name) => name === 'node_modules').flatMap(extractBlocks);
 const examples = walk(join(root, 'examples'), (file) => /\.(ts|mts|cts)$/.test(file), (name) => name === 'dist' || name === 'node_modules').map((path) => ({
   path: relative(root, path),
@@ -180,11 +226,15 @@ beforeAll(() => {
   const pending = blocks.filter((b) => b.example === undefined);
   const name = (block: Block, variant: string): string => join(virtualDir, `${block.page.replace(/[^\w]+/g, '_')}_${block.line}${variant}.mts`);
 
+  const exported = exportedNames();
+  const missing = new Map<Block, Set<string>>();
   const attempts: Array<{ variant: string; legacy: boolean; text: (block: Block) => string }> = [
     { variant: '', legacy: false, text: (block) => block.code },
     { variant: '_legacy', legacy: true, text: (block) => block.code },
     { variant: '_with_preceding', legacy: false, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) },
     { variant: '_with_preceding_legacy', legacy: true, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) },
+    { variant: '_stubbed', legacy: false, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported) },
+    { variant: '_stubbed_legacy', legacy: true, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported) },
   ];
   let failing = pending;
   for (const attempt of attempts) {
@@ -192,8 +242,10 @@ beforeAll(() => {
     const files = new Map(failing.map((block) => [name(block, attempt.variant), `${attempt.text(block)}\nexport {};\n`]));
     const results = typeCheck(files, attempt.legacy);
     for (const block of failing) {
-      const errors = results.get(name(block, attempt.variant))!;
-      if (block.errors === undefined || errors.length === 0) block.errors = errors;
+      const { errors, missing: free } = results.get(name(block, attempt.variant))!;
+      if (attempt.variant === '') missing.set(block, free);
+      // Report the errors of the plain check, or of the stubbed one (which names the real API problem) when it ran.
+      if (block.errors === undefined || errors.length === 0 || attempt.variant === '_stubbed') block.errors = errors;
     }
     failing = failing.filter((block) => block.errors!.length > 0);
   }
