@@ -27,6 +27,8 @@ interface Block {
   example?: string;
   /** Type errors found checking the block, undefined before checking. */
   errors?: string[];
+  /** How it passed: 'alone', 'with preceding blocks', 'stubbed', ... */
+  how?: string;
 }
 
 function walk(dir: string, keep: (file: string) => boolean, skip: (dir: string) => boolean = () => false): string[] {
@@ -246,9 +248,12 @@ beforeAll(() => {
       if (attempt.variant === '') missing.set(block, free);
       // Report the errors of the plain check, or of the stubbed one (which names the real API problem) when it ran.
       if (block.errors === undefined || errors.length === 0 || attempt.variant === '_stubbed') block.errors = errors;
+      if (errors.length === 0) block.how = attempt.variant === '' ? 'alone' : attempt.variant.slice(1).replace(/_/g, ' ');
     }
     failing = failing.filter((block) => block.errors!.length > 0);
   }
+  // DOCS_BLOCKS_REPORT=1 prints how each block passed (stubbed fragments are worth a look).
+  if (process.env['DOCS_BLOCKS_REPORT']) console.log(blocks.map((b) => `${b.page}:${b.line} ${b.example ?? b.how ?? 'FAILED'}`).join('\n'));
 });
 
 describe('code blocks in docs/', () => {
