@@ -1,3 +1,6 @@
+// The MCP conformance suite's test tools (server mode). Parameter schemas come from the
+// types and JSDoc through `anytool build`; only json_schema_2020_12_tool spells its schema
+// out, since the suite checks 2020-12 keywords ($schema, $defs) a type does not produce.
 import { type ExecutionContext, Tool, imageResult, toolResult, type ToolResult } from '@anytool/core';
 import { mcpSession, type McpSession } from '@anytool/mcp';
 
@@ -23,7 +26,6 @@ export function silentWav(samples = 80): Uint8Array {
   return wav;
 }
 
-const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false } as const;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function sessionOf(context: ExecutionContext, tool: string): McpSession {
@@ -38,23 +40,27 @@ function sessionOf(context: ExecutionContext, tool: string): McpSession {
  * the client (logging, sampling, elicitation) read `mcpSession(context)`.
  */
 export class ConformanceTools {
-  @Tool({ name: 'test_simple_text', description: 'Returns a simple text response.', parameters: NO_ARGS })
+  /** Returns a simple text response. */
+  @Tool({ name: 'test_simple_text' })
   simpleText(): string {
     return 'This is a simple text response for testing.';
   }
 
-  @Tool({ name: 'test_image_content', description: 'Returns a 1x1 red PNG image.', parameters: NO_ARGS })
+  /** Returns a 1x1 red PNG image. */
+  @Tool({ name: 'test_image_content' })
   imageContent(): ToolResult {
     return imageResult(RED_PIXEL_PNG);
   }
 
-  @Tool({ name: 'test_audio_content', description: 'Returns a short silent WAV clip.', parameters: NO_ARGS })
+  /** Returns a short silent WAV clip. */
+  @Tool({ name: 'test_audio_content' })
   audioContent(): Uint8Array {
     // Raw bytes: anytool recognizes the WAV header and sends an audio part.
     return silentWav();
   }
 
-  @Tool({ name: 'test_embedded_resource', description: 'Returns an embedded text resource.', parameters: NO_ARGS })
+  /** Returns an embedded text resource. */
+  @Tool({ name: 'test_embedded_resource' })
   embeddedResource(): ToolResult {
     return toolResult({
       content: [{ type: 'resource', uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' }],
@@ -62,7 +68,8 @@ export class ConformanceTools {
     });
   }
 
-  @Tool({ name: 'test_multiple_content_types', description: 'Returns text, an image and an embedded resource together.', parameters: NO_ARGS })
+  /** Returns text, an image and an embedded resource together. */
+  @Tool({ name: 'test_multiple_content_types' })
   multipleContentTypes(): ToolResult {
     return toolResult({
       content: [
@@ -74,8 +81,9 @@ export class ConformanceTools {
     });
   }
 
-  @Tool({ name: 'test_tool_with_logging', description: 'Sends three log messages to the client while it runs.', parameters: NO_ARGS, context: true })
-  async toolWithLogging(_args: object, context: ExecutionContext): Promise<string> {
+  /** Sends three log messages to the client while it runs. */
+  @Tool({ name: 'test_tool_with_logging' })
+  async toolWithLogging(context: ExecutionContext): Promise<string> {
     const session = sessionOf(context, 'test_tool_with_logging');
     await session.log('info', 'Tool execution started');
     await sleep(50);
@@ -85,13 +93,15 @@ export class ConformanceTools {
     return 'Logging test completed: sent 3 log messages.';
   }
 
-  @Tool({ name: 'test_error_handling', description: 'Always fails, to test error reporting.', parameters: NO_ARGS })
+  /** Always fails, to test error reporting. */
+  @Tool({ name: 'test_error_handling' })
   errorHandling(): never {
     throw new Error('This tool intentionally returns an error for testing');
   }
 
-  @Tool({ name: 'test_tool_with_progress', description: 'Reports progress 0, 50 and 100 of 100 while it runs.', parameters: NO_ARGS, context: true })
-  async toolWithProgress(_args: object, context: ExecutionContext): Promise<string> {
+  /** Reports progress 0, 50 and 100 of 100 while it runs. */
+  @Tool({ name: 'test_tool_with_progress' })
+  async toolWithProgress(context: ExecutionContext): Promise<string> {
     // Progress goes to the run's events; served over MCP it reaches the client when it asked for progress.
     context.progress(0, 100);
     await sleep(50);
@@ -101,25 +111,23 @@ export class ConformanceTools {
     return 'Progress test completed.';
   }
 
-  @Tool({
-    name: 'test_sampling',
-    description: "Asks the client's model to answer a prompt (sampling/createMessage).",
-    parameters: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
-    context: true,
-  })
-  async sampling({ prompt }: { prompt: string }, context: ExecutionContext): Promise<string> {
+  /**
+   * Asks the client's model to answer a prompt (sampling/createMessage).
+   * @param prompt The prompt to send to the LLM
+   */
+  @Tool({ name: 'test_sampling' })
+  async sampling(prompt: string, context: ExecutionContext): Promise<string> {
     const reply = await sessionOf(context, 'test_sampling').createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
     const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
     return `LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`;
   }
 
-  @Tool({
-    name: 'test_elicitation',
-    description: 'Asks the user for a username and email through the client (elicitation/create).',
-    parameters: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
-    context: true,
-  })
-  async elicitation({ message }: { message: string }, context: ExecutionContext): Promise<string> {
+  /**
+   * Asks the user for a username and email through the client (elicitation/create).
+   * @param message The message to show the user
+   */
+  @Tool({ name: 'test_elicitation' })
+  async elicitation(message: string, context: ExecutionContext): Promise<string> {
     const answer = await sessionOf(context, 'test_elicitation').elicitInput({
       message,
       requestedSchema: {
@@ -134,8 +142,9 @@ export class ConformanceTools {
     return `User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
   }
 
-  @Tool({ name: 'test_elicitation_sep1034_defaults', description: 'Elicits values whose schema has defaults for every primitive type (SEP-1034).', parameters: NO_ARGS, context: true })
-  async elicitationDefaults(_args: object, context: ExecutionContext): Promise<string> {
+  /** Elicits values whose schema has defaults for every primitive type (SEP-1034). */
+  @Tool({ name: 'test_elicitation_sep1034_defaults' })
+  async elicitationDefaults(context: ExecutionContext): Promise<string> {
     const answer = await sessionOf(context, 'test_elicitation_sep1034_defaults').elicitInput({
       message: 'Please review and update the form fields with defaults',
       requestedSchema: {
@@ -153,8 +162,9 @@ export class ConformanceTools {
     return `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
   }
 
-  @Tool({ name: 'test_elicitation_sep1330_enums', description: 'Elicits values with every enum schema variant (SEP-1330).', parameters: NO_ARGS, context: true })
-  async elicitationEnums(_args: object, context: ExecutionContext): Promise<string> {
+  /** Elicits values with every enum schema variant (SEP-1330). */
+  @Tool({ name: 'test_elicitation_sep1330_enums' })
+  async elicitationEnums(context: ExecutionContext): Promise<string> {
     const answer = await sessionOf(context, 'test_elicitation_sep1330_enums').elicitInput({
       message: 'Please select options from the enum fields',
       requestedSchema: {

@@ -1,3 +1,5 @@
+// Everyday tools served over MCP. No JSON Schema is written by hand: `anytool build`
+// reads the parameter types, return types and JSDoc (see docs/build-setup.md).
 import { type ExecutionContext, Tool, imageResult, type ToolResult } from '@anytool/core';
 import { mcpSession } from '@anytool/mcp';
 import { RED_PIXEL_PNG } from './conformance-tools.js';
@@ -11,50 +13,60 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     }, { once: true });
   });
 
-/** What a weather lookup returns: the tool's output schema says so, and clients get it as structured content. */
+/** What a weather lookup returns: it becomes the tool's output schema, and clients get it as structured content. */
 export interface Weather {
   city: string;
   temperatureC: number;
   conditions: 'sunny' | 'cloudy' | 'rain';
 }
 
+/** The arguments of count_slowly. */
+export interface CountArgs {
+  /**
+   * The number to count to.
+   * @minimum 1
+   * @maximum 20
+   */
+  to: number;
+  /**
+   * Milliseconds between steps.
+   * @minimum 0
+   */
+  stepMs?: number;
+}
+
+/** The request ids of cancelled long_task calls. */
+export interface Cancelled {
+  requestIds: string[];
+}
+
 /**
- * Everyday tools served over MCP: structured output with an output schema,
- * an image, progress, and a long task that stops when the client cancels.
+ * Structured output with an output schema, an image, progress, and a long task
+ * that stops as soon as the client cancels it.
  */
 export class DemoTools {
   /** Request ids of `long_task` calls that saw their signal abort (the client cancelled them). */
   readonly cancelled: string[] = [];
 
-  @Tool({
-    name: 'get_weather',
-    title: 'Weather',
-    description: 'The current weather in a city.',
-    parameters: { type: 'object', properties: { city: { type: 'string', description: 'For example "Oslo"' } }, required: ['city'] },
-    outputSchema: {
-      type: 'object',
-      properties: { city: { type: 'string' }, temperatureC: { type: 'number' }, conditions: { type: 'string', enum: ['sunny', 'cloudy', 'rain'] } },
-      required: ['city', 'temperatureC', 'conditions'],
-    },
-    annotations: { readOnly: true, openWorld: true },
-  })
-  getWeather({ city }: { city: string }): Weather {
+  /**
+   * The current weather in a city.
+   * @param city For example "Oslo"
+   */
+  @Tool({ name: 'get_weather', title: 'Weather', annotations: { readOnly: true, openWorld: true } })
+  getWeather(city: string): Weather {
     const temperatureC = (city.length * 7) % 30;
     return { city, temperatureC, conditions: temperatureC > 20 ? 'sunny' : temperatureC > 10 ? 'cloudy' : 'rain' };
   }
 
-  @Tool({ name: 'red_pixel', description: 'A 1x1 red PNG image.', parameters: { type: 'object', properties: {} } })
+  /** A 1x1 red PNG image. */
+  @Tool({ name: 'red_pixel' })
   redPixel(): ToolResult {
     return imageResult(RED_PIXEL_PNG);
   }
 
-  @Tool({
-    name: 'count_slowly',
-    description: 'Counts to a number, reporting progress at each step.',
-    parameters: { type: 'object', properties: { to: { type: 'integer', minimum: 1, maximum: 20 }, stepMs: { type: 'integer', minimum: 0, default: 10 } }, required: ['to'] },
-    context: true,
-  })
-  async countSlowly({ to, stepMs = 10 }: { to: number; stepMs?: number }, context: ExecutionContext): Promise<string> {
+  /** Counts to a number, reporting progress at each step. */
+  @Tool({ name: 'count_slowly' })
+  async countSlowly({ to, stepMs = 10 }: CountArgs, context: ExecutionContext): Promise<string> {
     for (let i = 1; i <= to; i++) {
       await sleep(stepMs, context.signal);
       context.progress(i, to, `counted ${i}`);
@@ -63,13 +75,12 @@ export class DemoTools {
     return `counted to ${to}`;
   }
 
-  @Tool({
-    name: 'long_task',
-    description: 'Works until it is cancelled or `seconds` pass; stops as soon as the client cancels.',
-    parameters: { type: 'object', properties: { seconds: { type: 'number', minimum: 0, maximum: 60, default: 30 } } },
-    context: true,
-  })
-  async longTask({ seconds = 30 }: { seconds?: number }, context: ExecutionContext): Promise<string> {
+  /**
+   * Works until it is cancelled or the time is up; stops as soon as the client cancels.
+   * @param seconds How long to work
+   */
+  @Tool({ name: 'long_task' })
+  async longTask(context: ExecutionContext, seconds = 30): Promise<string> {
     await sleep(seconds * 1000, context.signal);
     if (context.signal?.aborted) {
       this.cancelled.push(String(mcpSession(context)?.requestId ?? context.runId));
@@ -78,8 +89,9 @@ export class DemoTools {
     return `worked for ${seconds} s`;
   }
 
-  @Tool({ name: 'cancelled_calls', description: 'The request ids of long_task calls that were cancelled, oldest first.', parameters: { type: 'object', properties: {} } })
-  cancelledCalls(): { requestIds: string[] } {
+  /** The request ids of long_task calls that were cancelled, oldest first. */
+  @Tool({ name: 'cancelled_calls' })
+  cancelledCalls(): Cancelled {
     return { requestIds: [...this.cancelled] };
   }
 }

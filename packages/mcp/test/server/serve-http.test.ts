@@ -1,4 +1,4 @@
-import { ErrorCode, ExecutionContext, Tool, Toolset, resultText, tool } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Tool, Toolset, imageResult, resultText, tool, type ToolResult } from '@anytool/core';
 import { McpToolset, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
@@ -11,12 +11,68 @@ import {
   type LoggingMessageNotification,
   type Progress,
 } from '@modelcontextprotocol/sdk/types.js';
-import { DemoTools } from '../../../../examples/mcp-server/demo-tools';
 import { RED_PIXEL_PNG } from '../../../../examples/mcp-server/conformance-tools';
 import { httpClient, rawRequest, waitFor } from './helpers';
 
 // Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
 jest.setTimeout(60_000);
+
+interface Weather {
+  city: string;
+  temperatureC: number;
+  conditions: 'sunny' | 'cloudy' | 'rain';
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A decorated class like examples/mcp-server/demo-tools.ts (which gets its schemas from `anytool build`;
+ * this project's tests compile without it, so the schemas are given here).
+ */
+class DemoTools {
+  readonly cancelled: string[] = [];
+
+  @Tool({
+    name: 'get_weather',
+    title: 'Weather',
+    description: 'The current weather in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    outputSchema: {
+      type: 'object',
+      properties: { city: { type: 'string' }, temperatureC: { type: 'number' }, conditions: { type: 'string', enum: ['sunny', 'cloudy', 'rain'] } },
+      required: ['city', 'temperatureC', 'conditions'],
+    },
+    annotations: { readOnly: true, openWorld: true },
+  })
+  getWeather({ city }: { city: string }): Weather {
+    const temperatureC = (city.length * 7) % 30;
+    return { city, temperatureC, conditions: temperatureC > 20 ? 'sunny' : temperatureC > 10 ? 'cloudy' : 'rain' };
+  }
+
+  @Tool({ name: 'red_pixel', description: 'A 1x1 red PNG image.', parameters: { type: 'object', properties: {} } })
+  redPixel(): ToolResult {
+    return imageResult(RED_PIXEL_PNG);
+  }
+
+  @Tool({ name: 'count_slowly', description: 'Counts, reporting progress.', parameters: { type: 'object', properties: { to: { type: 'integer' }, stepMs: { type: 'integer' } }, required: ['to'] }, context: true })
+  async countSlowly({ to, stepMs = 10 }: { to: number; stepMs?: number }, context: ExecutionContext): Promise<string> {
+    for (let i = 1; i <= to; i++) {
+      await sleep(stepMs);
+      context.progress(i, to, `counted ${i}`);
+    }
+    return `counted to ${to}`;
+  }
+
+  @Tool({ name: 'long_task', description: 'Works until cancelled.', parameters: { type: 'object', properties: { seconds: { type: 'number' } } }, context: true })
+  async longTask({ seconds = 30 }: { seconds?: number }, context: ExecutionContext): Promise<string> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, seconds * 1000);
+      context.signal!.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    });
+    if (context.signal!.aborted) this.cancelled.push(String(mcpSession(context)!.requestId));
+    return 'done';
+  }
+}
 
 /** Tools that talk back to the client through mcpSession(context). */
 class Probe {
@@ -146,7 +202,7 @@ describe('serveMcp over streamable HTTP, official SDK client', () => {
     await expect(call).rejects.toThrow('user pressed stop');
     await waitFor(() => probe.aborted > abortedBefore, 10_000, 'the tool to see its signal abort');
 
-    // The example's long_task records the request ids of calls whose signal aborted.
+    // long_task records the request ids of calls whose signal aborted.
     const second = new AbortController();
     const long = client.callTool({ name: 'long_task', arguments: { seconds: 30 } }, undefined, { signal: second.signal });
     await new Promise((resolve) => setTimeout(resolve, 100));
