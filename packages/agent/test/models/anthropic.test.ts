@@ -97,6 +97,16 @@ describe('AnthropicModel (Messages through the official client)', () => {
     expect(params.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] });
   });
 
+  it('cancels the request in flight when the caller aborts', async () => {
+    server = await startProviderServer([{ hang: true, body: null }]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const controller = new AbortController();
+    const run = new Agent({ model }).run('hello?', { signal: controller.signal });
+    while (server.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort();
+    expect(await run).toMatchObject({ stopReason: 'aborted', steps: 0 });
+  });
+
   it('lets the client retry a failed request, then ends the run with MODEL_FAILED', async () => {
     const overloaded = { status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }, headers: { 'retry-after-ms': '1' } };
     server = await startProviderServer([overloaded, { body: message([{ type: 'text', text: 'recovered' }], 'end_turn') }, overloaded, overloaded]);

@@ -120,6 +120,15 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('cancels the request in flight when the run runs out of time', async () => {
+    server = await startProviderServer([{ hang: true, body: null }]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const result = await new Agent({ model, timeoutMs: 100 }).run('hello?');
+    expect(result).toMatchObject({ stopReason: 'timeout', steps: 0 });
+    expect(server.requests).toHaveLength(1);
+    expect(result.context.events.at(-1)).toMatchObject({ type: 'error', code: ErrorCode.Timeout });
+  });
+
   it('reports a missing API key as a coded error', () => {
     const saved = process.env['OPENAI_API_KEY'];
     delete process.env['OPENAI_API_KEY'];

@@ -9,6 +9,8 @@ export interface ReceivedRequest {
 }
 
 export interface Reply {
+  /** Never answer (the client must give up or abort). */
+  hang?: boolean;
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
@@ -36,6 +38,7 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
       requests.push(received);
       const next = replies[requests.length - 1];
       const reply: Reply = next === undefined ? { status: 500, body: { error: { message: 'the test server has no reply left', type: 'server_error' } } } : typeof next === 'function' ? next(received) : next;
+      if (reply.hang === true) return;
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.body));
     });
