@@ -9,6 +9,7 @@ export type { McpServerOptions } from './server/tool-server.js';
 export { MCP_SESSION_KEY, mcpSession } from './server/mcp-session.js';
 export type { McpSession } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
+export { runServeCommand, toolsetFromModule } from './server/serve-command.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';
@@ -19,4 +20,3 @@ export type { ElicitationHandler, McpCallOptions, McpClientOptions, McpRestartOp
 export { readMcpServers } from './client/config.js';
 export type { McpHttpServerConfig, McpServerConfig, McpServersConfig, McpServerTuning, McpStdioServerConfig } from './client/config.js';
 export { mcpToolName } from './client/tool-names.js';
-export { runServeCommand, toolsetFromModule } from './server/serve-command.js';
