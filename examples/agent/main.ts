@@ -4,7 +4,7 @@
 // key it runs on the ScriptedModel; OPENAI_API_KEY (or OPENAI_BASE_URL for an
 // OpenAI-compatible server) or ANTHROPIC_API_KEY picks a real model.
 import { createRequire } from 'node:module';
-import { ExecutionContext, Toolset, now } from '@anytool/core';
+import { AnytoolError, ExecutionContext, Toolset, now } from '@anytool/core';
 import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
 import { QUESTION, scriptedTravelModel } from './script.js';
@@ -66,6 +66,11 @@ try {
       `tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out; ${(now() - started).toFixed(0)} ms`,
   );
   if (result.stopReason !== 'final_answer') process.exitCode = 1;
+} catch (error) {
+  // A model call that failed after the client's retries (MODEL_FAILED): say so plainly.
+  const code = error instanceof AnytoolError ? `${error.code}: ` : '';
+  console.error(`\nthe run failed: ${code}${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 } finally {
   stop();
   await mcp.close();

@@ -84,6 +84,15 @@ describe('npm start (the main demo)', () => {
       expect(tools).toEqual(['get_weather', 'hotel_price', 'hold_room', 'everything_echo', 'everything_get-sum']);
     });
 
+    it('says plainly that the run failed when the model keeps failing, and exits 1', async () => {
+      const overloaded = { status: 503, body: { error: { message: 'try later', type: 'server_error' } }, headers: { 'x-should-retry': 'false' } };
+      server = await startProviderServer([overloaded]);
+      const { code, stdout, stderr } = await run(demoCommand(), cleanEnv({ OPENAI_BASE_URL: `${server.url}/v1` }));
+      expect(code).toBe(1);
+      expect(stdout.split('\n')[0]).toMatch(/^anytool demo on openai gpt-4\.1-mini/);
+      expect(stderr).toMatch(/the run failed: MODEL_FAILED: openai gpt-4\.1-mini: .*try later/);
+    });
+
     it('uses Anthropic when ANTHROPIC_API_KEY is set', async () => {
       const message = (content: unknown[], stop: string): unknown => ({
         id: 'msg_demo', type: 'message', role: 'assistant', model: 'claude-demo', content, stop_reason: stop, stop_sequence: null,
