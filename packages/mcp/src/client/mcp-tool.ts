@@ -1,4 +1,4 @@
-import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type InvokeOptions, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnection } from './connection.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';
@@ -38,8 +38,6 @@ export class McpTool extends BaseTool {
   requestProgress: boolean;
   private readonly connection: McpConnection;
   private origin: ResultOrigin | undefined;
-  /** The id of the call being started, read by `execute` in the same synchronous step. */
-  private startingCallId: string | undefined;
 
   constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = true) {
     const title = info.title ?? info.annotations?.title;
@@ -58,21 +56,10 @@ export class McpTool extends BaseTool {
     this.connection = connection;
   }
 
-  /** The uniform call; fixes the call id first so the call's progress events carry it. */
-  override invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
-    const callId = options?.callId ?? context.nextCallId();
-    this.startingCallId = callId;
-    try {
-      return super.invoke(context, rawArgs, options === undefined ? { callId } : { ...options, callId });
-    } finally {
-      // BaseTool.invoke calls execute before its first await; a later execute finds no id rather than a wrong one.
-      this.startingCallId = undefined;
-    }
-  }
-
   /** Calls the tool on the server; progress notifications become `progress` events of the run. */
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
-    const callId = this.startingCallId;
+    // The per-call context carries the call's id, so its progress events stay apart from other calls'.
+    const callId = context.callId;
     const onprogress = this.requestProgress
       ? (progress: Progress): void => {
           const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
