@@ -1,5 +1,6 @@
-import { ErrorCode, ExecutionContext, Toolset } from '@anytool/core';
-import { McpToolset } from '@anytool/mcp';
+import { PassThrough } from 'node:stream';
+import { ErrorCode, ExecutionContext, Toolset, tool } from '@anytool/core';
+import { McpToolset, serveMcp } from '@anytool/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -77,5 +78,38 @@ describe('serveMcp over stdio: the example server, started by a client', () => {
     } finally {
       await mcp.close();
     }
+  });
+});
+
+describe('serveMcp over stdio streams of your own', () => {
+  it('answers newline-delimited JSON-RPC and stops when its input ends', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const lines: Array<{ id?: number; result?: Record<string, unknown> }> = [];
+    let buffered = '';
+    stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let end: number;
+      while ((end = buffered.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buffered.slice(0, end)) as { id?: number; result?: Record<string, unknown> });
+        buffered = buffered.slice(end + 1);
+      }
+    });
+    const hello = tool(() => 'hello', { name: 'hello', description: 'Says hello.', parameters: { type: 'object', properties: {} } });
+    const server = await serveMcp(hello, { transport: 'stdio', stdin, stdout, name: 'streams' });
+    expect(server.transport).toBe('stdio');
+    expect(server.url).toBeUndefined();
+    expect(server.sessionCount).toBe(1);
+    const send = (message: object): boolean => stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'hello', arguments: {} } });
+    const until = Date.now() + 10_000;
+    while (lines.length < 2 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(lines[0]!.result!['serverInfo']).toEqual({ name: 'streams', version: '0.1.0' });
+    expect(lines[1]).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'hello' }] } });
+    stdin.end();
+    await server.closed;
+    expect(server.sessionCount).toBe(0);
   });
 });
