@@ -105,5 +105,5 @@ export function formatDiagnostics(diagnostics: readonly ts.Diagnostic[], pretty:
     getNewLine: () => '\n',
   };
   const text = pretty ? ts.formatDiagnosticsWithColorAndContext(diagnostics, host) : ts.formatDiagnostics(diagnostics, host);
-  return text.replace(/ TS(9100\d):/g, ' ANYTOOL$1:');
+  return text.replace(/ TS(910\d\d):/g, ' ANYTOOL$1:');
 }

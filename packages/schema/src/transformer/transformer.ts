@@ -43,11 +43,12 @@ export function anytoolTransformer(program: ts.Program | (() => ts.Program), opt
 
 /** Formats diagnostics like tsc does: `file(line,col): error ANYTOOL91001: message`. */
 export function formatAnytoolDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {
-  return ts.formatDiagnostics(diagnostics, {
+  const text = ts.formatDiagnostics(diagnostics, {
     getCanonicalFileName: (f) => f,
     getCurrentDirectory: () => ts.sys.getCurrentDirectory(),
     getNewLine: () => '\n',
   });
+  return text.replace(/ TS(910\d\d):/g, ' ANYTOOL$1:');
 }
 
 function throwOnErrors(diagnostics: readonly ts.Diagnostic[]): void {
