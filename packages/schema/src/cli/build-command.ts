@@ -21,6 +21,10 @@ export function readProject(args: readonly string[], output: CommandOutput = def
     output.err(formatDiagnostics(commandLine.errors, false));
     return undefined;
   }
+  if (commandLine.options.watch === true || args.includes('-b') || args.includes('--build')) {
+    output.err('anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (docs/build-setup.md).\n');
+    return undefined;
+  }
   let project = commandLine.options.project;
   if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), ts.sys.fileExists);
   if (project === undefined) {
