@@ -3,7 +3,7 @@
 // Run after a build:  npm run build && node bench/mcp-server.mjs [--calls 3000]
 //
 // The official SDK client calls `add` on one session, sequentially, variants interleaved call by
-// call so drift hits every variant alike:
+// call (the order rotated each round) so drift hits every variant alike:
 //   in-memory  bare SDK Server       a tools/call handler that adds two numbers (the floor)
 //   in-memory  anytool               createMcpServer(toolset): fresh context, validation, events, result mapping
 //   HTTP       bare SDK Server       StreamableHTTPServerTransport on node:http, one session
@@ -83,7 +83,9 @@ const variants = [
 for (let i = 0; i < WARMUP; i++) for (const [, run] of variants) await run(i);
 const samples = variants.map(() => []);
 for (let i = 0; i < CALLS; i++) {
-  for (let v = 0; v < variants.length; v++) {
+  // Rotate which variant goes first: the one after a given variant pays for that variant's leftovers (GC, timers).
+  for (let k = 0; k < variants.length; k++) {
+    const v = (i + k) % variants.length;
     const started = performance.now();
     const result = await variants[v][1](i);
     samples[v].push(performance.now() - started);
