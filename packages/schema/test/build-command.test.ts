@@ -83,6 +83,7 @@ describe('anytool schema <file>', () => {
       ['add', 'tool((anonymous))'],
       ['save', 'Notes.save'],
       ['Clock', 'class Clock'],
+      ['multiply', 'Calculator.multiply'],
     ]);
     expect(tools[2]).toMatchObject({ description: 'Save a note.', paramNames: ['text', 'tags'], contextIndex: 1 });
   });

@@ -45,6 +45,7 @@ const samples: Record<string, Sample> = {
   'tool((anonymous))': { valid: { a: 1, b: 2 }, invalid: { a: 1 } },
   'Notes.save': { valid: { text: 'hi', tags: ['x'] }, invalid: { text: 'hi', tags: 'x' } },
   'class Clock': { valid: { timeZone: 'UTC' }, invalid: { timeZone: 3 } },
+  'Calculator.multiply': { valid: { a: 2, b: 3 }, invalid: { a: 2, b: '3' } },
 };
 
 const files = corpus.map((name) => join(fixtures, 'corpus', `${name}.ts`));
