@@ -74,6 +74,11 @@ export interface RunResult {
   context: ExecutionContext;
 }
 
+/** One turn's shared state: the approval questions, chained so the user gets one at a time. */
+interface Turn {
+  questions: Promise<unknown>;
+}
+
 /** Whether a tool must not run alongside the other calls of its turn. */
 function runsAlone(tool: BaseTool | undefined): boolean {
   const annotations = tool?.annotations;
@@ -196,23 +201,29 @@ export class Agent {
     return finish('max_steps', maxSteps);
   }
 
-  /** Runs one turn's calls: concurrently, except tools that must run alone, which queue in model order. */
+  /**
+   * Runs one turn's calls: concurrently, except tools that must run alone,
+   * which queue in model order. Approval questions are asked one at a time.
+   */
   private runCalls(calls: readonly ModelToolCall[], context: ExecutionContext): Promise<ToolResult[]> {
     let queue: Promise<unknown> = Promise.resolve();
+    const turn: Turn = { questions: Promise.resolve() };
     const pending = calls.map((call) => {
       const tool = this.toolset.get(call.name);
-      if (!runsAlone(tool)) return this.runCall(call, tool, context);
-      const turn = queue.then(() => this.runCall(call, tool, context));
-      queue = turn;
-      return turn;
+      if (!runsAlone(tool)) return this.runCall(call, tool, context, turn);
+      const next = queue.then(() => this.runCall(call, tool, context, turn));
+      queue = next;
+      return next;
     });
     return Promise.all(pending);
   }
 
   /** One call, approval first when the tool needs it. Never throws. */
-  private runCall(call: ModelToolCall, tool: BaseTool | undefined, context: ExecutionContext): Promise<ToolResult> {
+  private runCall(call: ModelToolCall, tool: BaseTool | undefined, context: ExecutionContext, turn: Turn): Promise<ToolResult> {
     if (!needsApproval(tool)) return this.toolset.invoke(call.name, call.arguments, context, { callId: call.id });
-    return this.approved(call, tool!, context).then((refusal) =>
+    const answer = turn.questions.then(() => this.approved(call, tool!, context));
+    turn.questions = answer;
+    return answer.then((refusal) =>
       refusal === undefined ? this.toolset.invoke(call.name, call.arguments, context, { callId: call.id }) : this.refuse(call, refusal, context),
     );
   }

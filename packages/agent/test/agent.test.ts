@@ -213,6 +213,28 @@ describe('approval', () => {
     expect(results(result.context.events).map((e) => [e.callId, e.result.isError])).toEqual([['d1', false], ['d2', true], ['d3', true]]);
   });
 
+  it('asks one question at a time, in model order, while approved calls still run concurrently', async () => {
+    let asking = 0;
+    let maxAsking = 0;
+    const order: string[] = [];
+    const model = new ScriptedModel([{ toolCalls: ['a', 'b', 'c'].map((p) => ({ id: p, name: 'delete_file', arguments: { path: p } })) }, { text: 'ok' }]);
+    const agent = new Agent({
+      model,
+      tools: [deleteFile],
+      approve: async ({ callId }) => {
+        maxAsking = Math.max(maxAsking, ++asking);
+        order.push(callId);
+        await new Promise((resolve) => setImmediate(resolve));
+        asking--;
+        return true;
+      },
+    });
+    await agent.run('go');
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(maxAsking).toBe(1);
+    expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual(['deleted a', 'deleted b', 'deleted c']);
+  });
+
   it('refuses calls that need approval when there is no callback, or when the callback throws', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_file', arguments: { path: 'x' } }] }, { text: 'ok' }, { toolCalls: [{ name: 'delete_file', arguments: { path: 'y' } }] }, { text: 'ok' }]);
     await new Agent({ model, tools: [deleteFile] }).run('a');
