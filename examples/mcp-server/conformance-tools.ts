@@ -200,6 +200,14 @@ export class ConformanceTools {
     return `Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`;
   }
 
+  /** Closes its response stream mid-call, then answers: the client resumes with Last-Event-ID (SEP-1699). */
+  @Tool({ name: 'test_reconnection' })
+  async reconnection(context: ExecutionContext): Promise<string> {
+    const closed = sessionOf(context, 'test_reconnection').closeStream();
+    await sleep(100);
+    return closed ? 'Reconnection test completed: the stream was closed and the result sent after it.' : 'Reconnection test completed (this server keeps no event store, so the stream stayed open).';
+  }
+
   @Tool({
     name: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',

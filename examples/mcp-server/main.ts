@@ -2,7 +2,7 @@
 //   node examples/dist/mcp-server/main.js                 (stdio: for a client that starts this process)
 //   node examples/dist/mcp-server/main.js --http --port 3000
 import { Toolset } from '@anytool/core';
-import { serveMcp } from '@anytool/mcp';
+import { MemoryEventStore, serveMcp } from '@anytool/mcp';
 import { conformanceTools, demoTools } from './tools.js';
 
 const args = process.argv.slice(2);
@@ -13,7 +13,16 @@ const option = (name: string): string | undefined => {
 
 const toolset = new Toolset(conformanceTools, demoTools);
 const server = args.includes('--http')
-  ? await serveMcp(toolset, { transport: 'http', port: Number(option('--port') ?? 3000), host: option('--host') ?? '127.0.0.1', name: 'anytool-example', handleSignals: true })
+  ? await serveMcp(toolset, {
+      transport: 'http',
+      port: Number(option('--port') ?? 3000),
+      host: option('--host') ?? '127.0.0.1',
+      name: 'anytool-example',
+      handleSignals: true,
+      // Resumable streams: a client that loses its stream reconnects and gets what it missed.
+      eventStore: new MemoryEventStore(),
+      retryIntervalMs: 500,
+    })
   : await serveMcp(toolset, { transport: 'stdio', name: 'anytool-example', handleSignals: true });
 
 // stdout belongs to the protocol over stdio: say everything else on stderr.

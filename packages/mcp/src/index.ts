@@ -9,6 +9,7 @@ export type { McpServerOptions } from './server/tool-server.js';
 export { MCP_SESSION_KEY, mcpSession } from './server/mcp-session.js';
 export type { McpSession } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
+export { MemoryEventStore } from './server/memory-event-store.js';
 export { runServeCommand, toolsetFromModule } from './server/serve-command.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.

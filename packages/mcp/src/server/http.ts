@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { defaultAllowedHosts, rebindingProblem, urlHost } from './host-check.js';
 import { createMcpServer, type McpServerOptions, type ServedTools } from './tool-server.js';
@@ -34,6 +34,14 @@ export interface HttpServeOptions extends McpServerOptions {
    * open stream (a client that vanished without ending its session). Default: never.
    */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Makes streams resumable: every message sent on an SSE stream is kept here, so a
+   * client that lost its stream reconnects with `Last-Event-ID` and gets the rest
+   * (`new MemoryEventStore()` for one process). Default: none.
+   */
+  eventStore?: EventStore;
+  /** The reconnection delay suggested to clients of resumable streams (SSE `retry`), in milliseconds. */
+  retryIntervalMs?: number;
 }
 
 interface Session {
@@ -107,6 +115,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       onsessioninitialized: (id) => {
         sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() });
       },
+      ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
+      ...(options.retryIntervalMs === undefined ? {} : { retryInterval: options.retryIntervalMs }),
     });
     const ownOnClose = server.onclose;
     server.onclose = () => {

@@ -59,6 +59,12 @@ export interface McpSession {
   elicitInput(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult>;
   /** The client's roots (`roots/list`). Throws when the client does not support roots. */
   listRoots(options?: RequestOptions): Promise<ListRootsResult>;
+  /**
+   * Closes this call's SSE stream while the call goes on, so the client polls:
+   * it reconnects with `Last-Event-ID` and gets what follows, the result
+   * included. Only over HTTP with an `eventStore`; returns whether it closed.
+   */
+  closeStream(): boolean;
 }
 
 /**
@@ -131,6 +137,12 @@ export class CallSession implements McpSession {
   listRoots(options?: RequestOptions): Promise<ListRootsResult> {
     this.require('roots', 'listRoots', 'roots/list');
     return this.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, this.requestOptions(options));
+  }
+
+  closeStream(): boolean {
+    if (this.extra.closeSSEStream === undefined) return false;
+    this.extra.closeSSEStream();
+    return true;
   }
 
   /** The call's own abort signal unless the tool passed one. */

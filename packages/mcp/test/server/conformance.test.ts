@@ -32,8 +32,10 @@ const REQUIRED = [
 ];
 
 /**
- * Out of scope: anytool serves tools only (no resources, prompts or completion), and keeps no event store
- * for resuming a dropped SSE stream (server-sse-polling, SEP-1699).
+ * Out of scope: anytool serves tools only (no resources, prompts or completion). server-sse-polling ends with
+ * no failed check but two warnings (no priming event, no retry field), which the suite counts as a failure: its
+ * request says protocol 2025-03-26, for which the SDK writes no priming event even with an event store.
+ * serve-http.test.ts tests resumption itself.
  */
 const EXPECTED_FAILURES = [
   'completion-complete',

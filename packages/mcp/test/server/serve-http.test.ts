@@ -1,5 +1,5 @@
 import { ErrorCode, ExecutionContext, Tool, Toolset, imageResult, resultText, tool, type ToolResult } from '@anytool/core';
-import { McpToolset, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { McpToolset, MemoryEventStore, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
@@ -423,6 +423,40 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
       await client.close();
     } finally {
       await server.close();
+    }
+  });
+
+  it('with an event store, resumes a call whose stream the tool closed: the client reconnects and gets the result', async () => {
+    let closed: boolean | undefined;
+    const poll = tool(
+      async (_args: object, context: ExecutionContext) => {
+        context.progress(1, 2);
+        closed = mcpSession(context)!.closeStream();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        context.progress(2, 2);
+        return 'after the break';
+      },
+      { name: 'poll', description: 'Closes its stream, then answers.', parameters: { type: 'object', properties: {} }, context: true },
+    );
+    const server = await serveMcp(poll, { transport: 'http', port: 0, eventStore: new MemoryEventStore(), retryIntervalMs: 20 });
+    const { client } = await httpClient(server.url!);
+    try {
+      const result = await client.callTool({ name: 'poll', arguments: {} });
+      expect(closed).toBe(true);
+      expect(result.content).toEqual([{ type: 'text', text: 'after the break' }]);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+    // Without an event store there is nothing to resume from, so the stream stays open.
+    const plain = await serveMcp(poll, { transport: 'http', port: 0 });
+    const other = await httpClient(plain.url!);
+    try {
+      expect((await other.client.callTool({ name: 'poll', arguments: {} })).content).toEqual([{ type: 'text', text: 'after the break' }]);
+      expect(closed).toBe(false);
+    } finally {
+      await other.client.close();
+      await plain.close();
     }
   });
 
