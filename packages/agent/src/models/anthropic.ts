@@ -16,6 +16,8 @@ export interface AnthropicModelOptions {
   timeout?: number;
   /** The Messages API requires `max_tokens`; 4096 unless the request's settings say otherwise. */
   maxTokens?: number;
+  /** Anything else to send with every request (`metadata`, `tool_choice`, `thinking`...); what the adapter sets wins. */
+  params?: Partial<Anthropic.MessageCreateParamsNonStreaming>;
 }
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
@@ -36,6 +38,7 @@ export class AnthropicModel implements Model {
   readonly client: Anthropic;
   private readonly model: string;
   private readonly maxTokens: number;
+  private readonly params: Partial<CreateParams> | undefined;
 
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.model !== 'string' || options.model === '') {
@@ -44,6 +47,7 @@ export class AnthropicModel implements Model {
     this.model = options.model;
     this.name = `anthropic ${options.model}`;
     this.maxTokens = options.maxTokens ?? 4096;
+    this.params = options.params;
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
@@ -82,7 +86,7 @@ export class AnthropicModel implements Model {
         messages.push({ role: 'assistant', content: content.length === 0 ? '' : content });
       }
     }
-    const params: CreateParams = { model: this.model, max_tokens: request.settings?.maxTokens ?? this.maxTokens, messages };
+    const params: CreateParams = { ...this.params, model: this.model, max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens, messages };
     if (request.instructions !== undefined) params.system = request.instructions;
     if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools).tools;
     if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;

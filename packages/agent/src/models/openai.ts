@@ -20,6 +20,8 @@ export interface OpenAIModelOptions {
   strict?: boolean;
   /** Whether the model may ask for several tool calls in one turn; the provider's default when left out. */
   parallelToolCalls?: boolean;
+  /** Anything else to send with every request (`seed`, `reasoning_effort`, `user`...); what the adapter sets wins. */
+  params?: Partial<ChatCompletionCreateParamsNonStreaming>;
 }
 
 type CreateParams = ChatCompletionCreateParamsNonStreaming;
@@ -42,6 +44,7 @@ export class OpenAIModel implements Model {
   private readonly model: string;
   private readonly strict: boolean;
   private readonly parallelToolCalls: boolean | undefined;
+  private readonly params: Partial<CreateParams> | undefined;
 
   constructor(options: OpenAIModelOptions) {
     if (typeof options?.model !== 'string' || options.model === '') {
@@ -51,6 +54,7 @@ export class OpenAIModel implements Model {
     this.name = `openai ${options.model}`;
     this.strict = options.strict ?? true;
     this.parallelToolCalls = options.parallelToolCalls;
+    this.params = options.params;
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
@@ -89,7 +93,7 @@ export class OpenAIModel implements Model {
         messages.push({ role: 'tool', tool_call_id: message.callId, content: resultText(message.result) || (message.result.isError ? 'error' : '(no output)') });
       }
     }
-    const params: CreateParams = { model: this.model, messages };
+    const params: CreateParams = { ...this.params, model: this.model, messages };
     if (request.tools.length > 0) {
       params.tools = lowerDefinitions('openai', request.tools, { strict: this.strict }).tools;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;

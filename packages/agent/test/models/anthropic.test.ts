@@ -80,7 +80,7 @@ describe('AnthropicModel (Messages through the official client)', () => {
   });
 
   it('sends image results as image blocks', () => {
-    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', params: { metadata: { user_id: 'u1' } } });
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const params = model.toParams({
       messages: [
@@ -91,7 +91,7 @@ describe('AnthropicModel (Messages through the official client)', () => {
       tools: [],
       settings: { maxTokens: 64, temperature: 0.5 },
     });
-    expect(params).toMatchObject({ max_tokens: 64, temperature: 0.5 });
+    expect(params).toMatchObject({ max_tokens: 64, temperature: 0.5, metadata: { user_id: 'u1' } });
     expect(params).not.toHaveProperty('tools');
     expect(params.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'draw', input: {} }] });
     expect(params.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] });

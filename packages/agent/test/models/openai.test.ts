@@ -94,13 +94,15 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
 
   it('sends schemas as they are when strict mode is off, and no tools when there are none', async () => {
     server = await startProviderServer([{ body: completion({ content: 'hi' }, 'stop') }, { body: completion({ content: 'hi' }, 'stop') }]);
-    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, strict: false, parallelToolCalls: true });
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, strict: false, parallelToolCalls: true, params: { seed: 7, model: 'ignored' } });
     await new Agent({ model, tools: [weather], settings: { temperature: 0, maxTokens: 100 } }).run('hi');
     await new Agent({ model }).run('hi');
     const [withTools, without] = server.requests;
     expect(withTools!.body).toMatchObject({
       tools: [{ type: 'function', function: { name: 'get_weather', parameters: weather.definition.parameters, strict: false } }],
       parallel_tool_calls: true,
+      seed: 7,
+      model: 'gpt-test',
       temperature: 0,
       max_completion_tokens: 100,
     });
