@@ -1,4 +1,5 @@
 import ts from 'typescript';
+import { AnytoolError, ErrorCode } from '@anytool/core';
 import { analyzeSourceFile, type BuildInfoData, type PreparerSpec, type ToolSite } from './tool-sites.js';
 
 /** Where the build step's run-time helpers live (imported only by files that need them). */
@@ -10,8 +11,8 @@ const BUILD_INFO_KEY = 'anytool.buildInfo';
 export interface AnytoolTransformerOptions {
   /**
    * Receives the build step's diagnostics for each file. By default an error
-   * stops the compilation (it is thrown with file, line and the fix) and
-   * warnings are ignored.
+   * stops the compilation (an `AnytoolError` with code `UNSUPPORTED_TYPE`,
+   * whose message gives file, line and the fix) and warnings are ignored.
    */
   onDiagnostics?: (diagnostics: readonly ts.Diagnostic[]) => void;
 }
@@ -53,7 +54,7 @@ export function formatAnytoolDiagnostics(diagnostics: readonly ts.Diagnostic[]):
 
 function throwOnErrors(diagnostics: readonly ts.Diagnostic[]): void {
   const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
-  if (errors.length > 0) throw new Error(`anytool build step:\n${formatAnytoolDiagnostics(errors)}`);
+  if (errors.length > 0) throw new AnytoolError(ErrorCode.UnsupportedType, `anytool build step:\n${formatAnytoolDiagnostics(errors)}`);
 }
 
 function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context: ts.TransformationContext): ts.SourceFile {

@@ -1,6 +1,7 @@
 // ts-jest `astTransformers` entry: `{ before: [{ path: '@anytool/schema/ts-jest' }] }`.
 import { statSync } from 'node:fs';
 import type ts from 'typescript';
+import { AnytoolError, ErrorCode } from '@anytool/core';
 import { anytoolTransformer } from '../transformer/transformer.js';
 
 /** The part of ts-jest's compiler instance the transformer needs. */
@@ -23,7 +24,9 @@ export const version = `0.1.0-${typeof __filename === 'string' ? Math.round(stat
 export function factory(compiler: TsJestCompiler): ts.TransformerFactory<ts.SourceFile> {
   return anytoolTransformer(() => {
     const program = compiler._languageService?.getProgram() ?? compiler.program;
-    if (program === undefined) throw new Error('anytool: ts-jest gave the transformer no Program; remove `isolatedModules` from the ts-jest options so the build step can read types');
+    if (program === undefined) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'anytool: ts-jest gave the transformer no Program; remove `isolatedModules` from the ts-jest options so the build step can read types');
+    }
     return program;
   });
 }

@@ -1,0 +1,41 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as schema from '@anytool/schema';
+import { repoRoot, schemaRoot } from './helpers';
+
+describe('the public surface of @anytool/schema', () => {
+  it('exports exactly the intended names', () => {
+    expect(Object.keys(schema).sort()).toEqual(
+      ['DiagnosticCode', 'RUNTIME_MODULE', 'analyzeSourceFile', 'anytoolTransformer', 'buildCommand', 'describeTools', 'formatAnytoolDiagnostics', 'main', 'readProject', 'schemaCommand', 'tspcTransformer'].sort(),
+    );
+  });
+
+  it('keeps the walker and the symbol oracle internal', () => {
+    for (const name of ['TypeSchemaWalker', 'FrameworkSymbols', 'JsDocReader', 'applyClassValidatorConstraints', 'jsonExpression']) expect(name in schema).toBe(false);
+  });
+});
+
+describe('@anytool/schema as a built package', () => {
+  it('loads from ESM and from CommonJS through its exports map, the runtime and the ts-jest and ts-patch entries included', () => {
+    const esm = `const s = await import('@anytool/schema'); const r = await import('@anytool/schema/runtime');
+      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, typeof r.reviveDates, typeof r.validateClass]));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'function', 'function']);
+    const cjs = `const s = require('@anytool/schema'); const j = require('@anytool/schema/ts-jest'); const p = require('@anytool/schema/ts-patch');
+      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, j.name, typeof j.factory, typeof p.tspcTransformer, typeof require('@anytool/schema/runtime').reviveDates]));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', cjs], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'anytool-schema', 'function', 'function', 'function']);
+  });
+
+  it('puts types first in every conditional branch and declares the anytool bin', () => {
+    const manifest = JSON.parse(readFileSync(join(schemaRoot, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; bin: Record<string, string> };
+    expect(manifest.bin).toEqual({ anytool: './bin/anytool.mjs' });
+    expect(manifest.exports['./package.json']).toBe('./package.json');
+    for (const [path, entry] of Object.entries(manifest.exports)) {
+      if (typeof entry === 'string') continue;
+      const branches = Object.values(entry as Record<string, unknown>);
+      const nested = branches.every((b) => typeof b === 'object');
+      if (nested) for (const branch of branches) expect([path, Object.keys(branch as object)[0]]).toEqual([path, 'types']);
+      else expect([path, Object.keys(entry as object)[0]]).toEqual([path, 'types']);
+    }
+  });
+});
