@@ -123,10 +123,13 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       ownOnClose?.();
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // An initialize that failed never got a session: nothing will reach this server again.
-    if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize that failed never got a session: nothing will reach this server again.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
