@@ -1,8 +1,9 @@
 // The public API of @anytool/schema (build time). Anything exported here is public API: add with care.
 // Run-time helpers for generated code are in '@anytool/schema/runtime'.
 
-export { anytoolTransformer, formatAnytoolDiagnostics, RUNTIME_MODULE } from './transformer/transformer.js';
-export type { AnytoolTransformerOptions } from './transformer/transformer.js';
+export { anytoolTransformer } from './transformer/anytool-transformer.js';
+export { formatAnytoolDiagnostics, RUNTIME_MODULE } from './transformer/transformer.js';
+export type { AnytoolTransformerOptions } from './transformer/anytool-transformer.js';
 export { analyzeSourceFile, DiagnosticCode } from './transformer/tool-sites.js';
 export type { BuildInfoData, SourceAnalysis, ToolSite, PreparerSpec, ClassReference } from './transformer/tool-sites.js';
 export { tspcTransformer } from './ways-in/ts-patch.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import ts from 'typescript';
 import { analyzeSourceFile } from '../transformer/tool-sites.js';
-import { anytoolTransformer } from '../transformer/transformer.js';
+import { createTransformer } from '../transformer/transformer.js';
 
 /** Where `anytool build` writes its messages (the CLI passes the process streams). */
 export interface CommandOutput {
@@ -90,7 +90,7 @@ export function buildCommand(args: readonly string[], output: CommandOutput = de
     }
   } else {
     const emitted = program.emit(undefined, undefined, undefined, undefined, {
-      before: [anytoolTransformer(program, { onDiagnostics: (d) => own.push(...d) })],
+      before: [createTransformer(program, (d) => own.push(...d))],
     });
     diagnostics.push(...emitted.diagnostics);
   }

@@ -344,16 +344,17 @@ function isHidden(property: ts.Symbol): boolean {
 }
 
 /** The name of a global (lib) type such as `Date` or `Map`, or undefined for user types. */
-export function globalName(checker: ts.TypeChecker, symbol: ts.Symbol): string | undefined {
-  const name = checker.getFullyQualifiedName(symbol);
-  if (name.includes('.') || name.includes('"')) return undefined;
+export function globalName(_checker: ts.TypeChecker, symbol: ts.Symbol): string | undefined {
+  // Cheaper than getFullyQualifiedName (which prints the symbol): a global's declarations all live in lib files.
   const declarations = symbol.declarations ?? [];
   if (declarations.length === 0) return undefined;
   const fromLib = declarations.every((d) => {
     const file = d.getSourceFile();
     return file.hasNoDefaultLib || /[\\/]typescript[\\/]lib[\\/]lib\.|[\\/]@types[\\/]node[\\/]/.test(file.fileName);
   });
-  return fromLib ? name : undefined;
+  if (!fromLib) return undefined;
+  const parent = (symbol as { parent?: ts.Symbol }).parent;
+  return parent === undefined || parent.flags & ts.SymbolFlags.ValueModule ? symbol.getName() : undefined;
 }
 
 /** Whether a type is `undefined` or a union containing it. */

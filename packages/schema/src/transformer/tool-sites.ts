@@ -79,6 +79,8 @@ class SourceAnalyzer {
   private readonly diagnostics: ts.Diagnostic[] = [];
   private readonly checker: ts.TypeChecker;
   private readonly symbols: FrameworkSymbols;
+  /** Local names bound by value imports: only calls through them can reach a framework function. */
+  private readonly imported = new Set<string>();
 
   constructor(
     private readonly tools: ProgramTools,
@@ -89,6 +91,16 @@ class SourceAnalyzer {
   }
 
   run(): SourceAnalysis {
+    for (const statement of this.sourceFile.statements) {
+      const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+      if (clause === undefined || clause.isTypeOnly) continue;
+      if (clause.name !== undefined) this.imported.add(clause.name.text);
+      const bindings = clause.namedBindings;
+      if (bindings !== undefined && ts.isNamespaceImport(bindings)) this.imported.add(bindings.name.text);
+      else if (bindings !== undefined) for (const element of bindings.elements) if (!element.isTypeOnly) this.imported.add(element.name.text);
+    }
+    // Framework functions come in through imports: a file importing nothing has no tools to find.
+    if (this.imported.size === 0) return { sites: this.sites, diagnostics: this.diagnostics };
     const visit = (node: ts.Node): void => {
       if (ts.isDecorator(node)) this.decorator(node);
       else if (ts.isCallExpression(node)) this.call(node);
@@ -99,11 +111,18 @@ class SourceAnalyzer {
     return { sites: this.sites, diagnostics: this.diagnostics };
   }
 
+  /** Whether `expression` (`name` or `ns.name`) starts at an imported binding; checked before asking the checker. */
+  private viaImport(expression: ts.Expression): boolean {
+    let head: ts.Expression = expression;
+    while (ts.isPropertyAccessExpression(head)) head = head.expression;
+    return ts.isIdentifier(head) && this.imported.has(head.text);
+  }
+
   private decorator(decorator: ts.Decorator): void {
     const call = decorator.expression;
     if (!ts.isCallExpression(call) || call.arguments.length > 1) return;
     const method = decorator.parent;
-    if (!ts.isMethodDeclaration(method)) return;
+    if (!ts.isMethodDeclaration(method) || !this.viaImport(call.expression)) return;
     if (this.symbols.coreNameAt(call.expression) !== 'Tool') return;
     if (hasExplicitParameters(call.arguments[0])) return;
     const className = ts.isClassLike(method.parent) ? (method.parent.name?.text ?? '(anonymous class)') : '(anonymous class)';
@@ -113,6 +132,7 @@ class SourceAnalyzer {
   }
 
   private call(call: ts.CallExpression): void {
+    if (!this.viaImport(call.expression)) return;
     const kind = this.symbols.coreNameAt(call.expression);
     if (kind === 'tool') {
       if (call.arguments.length === 0 || call.arguments.length > 2 || hasExplicitParameters(call.arguments[1])) return;
@@ -135,7 +155,7 @@ class SourceAnalyzer {
 
   private baseToolClass(node: ts.ClassLikeDeclaration): void {
     const heritage = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
-    if (heritage === undefined || this.symbols.coreNameAt(heritage.expression) !== 'BaseTool') return;
+    if (heritage === undefined || !this.viaImport(heritage.expression) || this.symbols.coreNameAt(heritage.expression) !== 'BaseTool') return;
     const argsNode = heritage.typeArguments?.[0];
     if (argsNode === undefined) return;
     const className = node.name?.text ?? '(anonymous class)';

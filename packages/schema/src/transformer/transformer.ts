@@ -1,5 +1,4 @@
 import ts from 'typescript';
-import { AnytoolError, ErrorCode } from '@anytool/core';
 import { analyzeSourceFile, type BuildInfoData, type PreparerSpec, type ToolSite } from './tool-sites.js';
 
 /** Where the build step's run-time helpers live (imported only by files that need them). */
@@ -7,28 +6,13 @@ export const RUNTIME_MODULE = '@anytool/schema/runtime';
 const RUNTIME_NAME = '__anytool_runtime';
 const BUILD_INFO_KEY = 'anytool.buildInfo';
 
-/** Options of `anytoolTransformer`. */
-export interface AnytoolTransformerOptions {
-  /**
-   * Receives the build step's diagnostics for each file. By default an error
-   * stops the compilation (an `AnytoolError` with code `UNSUPPORTED_TYPE`,
-   * whose message gives file, line and the fix) and warnings are ignored.
-   */
-  onDiagnostics?: (diagnostics: readonly ts.Diagnostic[]) => void;
-}
-
 /**
- * The `before` transformer: finds every tool in each file and passes its
- * build information (description, parameter schema, parameter names, context
- * position, output schema, argument preparers) into the decorator or call, so
- * the schema the model sees is computed from the same types that compile.
- *
- * `program` may be a function, for hosts whose program changes between files
- * (a language service).
+ * The transformer with an explicit diagnostics handler. The public
+ * `anytoolTransformer` wraps it; the build command uses it directly, so the
+ * command line never loads the run-time package.
  */
-export function anytoolTransformer(program: ts.Program | (() => ts.Program), options: AnytoolTransformerOptions = {}): ts.TransformerFactory<ts.SourceFile> {
+export function createTransformer(program: ts.Program | (() => ts.Program), onDiagnostics: (diagnostics: readonly ts.Diagnostic[]) => void): ts.TransformerFactory<ts.SourceFile> {
   const getProgram = typeof program === 'function' ? program : () => program;
-  const onDiagnostics = options.onDiagnostics ?? throwOnErrors;
   return (context) => (sourceFile) => {
     const original = ts.getOriginalNode(sourceFile, ts.isSourceFile) ?? sourceFile;
     if (original.isDeclarationFile) return sourceFile;
@@ -50,11 +34,6 @@ export function formatAnytoolDiagnostics(diagnostics: readonly ts.Diagnostic[]):
     getNewLine: () => '\n',
   });
   return text.replace(/ TS(910\d\d):/g, ' ANYTOOL$1:');
-}
-
-function throwOnErrors(diagnostics: readonly ts.Diagnostic[]): void {
-  const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
-  if (errors.length > 0) throw new AnytoolError(ErrorCode.UnsupportedType, `anytool build step:\n${formatAnytoolDiagnostics(errors)}`);
 }
 
 function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context: ts.TransformationContext): ts.SourceFile {

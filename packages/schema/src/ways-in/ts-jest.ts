@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs';
 import type ts from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import { anytoolTransformer } from '../transformer/transformer.js';
+import { anytoolTransformer } from '../transformer/anytool-transformer.js';
 
 /** The part of ts-jest's compiler instance the transformer needs. */
 export interface TsJestCompiler {

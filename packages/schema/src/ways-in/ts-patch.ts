@@ -1,6 +1,6 @@
 // ts-patch (`tspc`) plugin: { "transform": "@anytool/schema/ts-patch", "import": "tspcTransformer" }.
 import type ts from 'typescript';
-import { anytoolTransformer } from '../transformer/transformer.js';
+import { anytoolTransformer } from '../transformer/anytool-transformer.js';
 
 /** What ts-patch passes as its third argument to a program transformer. */
 export interface TspcExtras {
