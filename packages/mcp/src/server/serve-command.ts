@@ -163,6 +163,10 @@ export async function loadToolModule(path: string): Promise<Record<string, unkno
  * printed to stderr and ends the process with exit code 1.
  */
 export async function runServeCommand(args: string[]): Promise<void> {
+  // Modules are loaded as ES modules, and their tools are instances of the ES build of @anytool/core; when this
+  // is the CommonJS build (a CommonJS caller), hand over to the ES build so `instanceof` checks hold.
+  const esm = (await importModule('@anytool/mcp')) as { runServeCommand?: typeof runServeCommand };
+  if (typeof esm.runServeCommand === 'function' && esm.runServeCommand !== runServeCommand) return esm.runServeCommand(args);
   let server: McpServerHandle;
   let size: number;
   let module: string;

@@ -13,7 +13,7 @@ jest.setTimeout(60_000);
 //   npx anytool serve examples/dist/mcp-server/tools.js [--http --port N]
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = 'examples/dist/mcp-server/tools.js';
-const EXPECTED_TOOLS = 19;
+const EXPECTED_TOOLS = 20;
 
 function runToEnd(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
@@ -40,11 +40,23 @@ describe('anytool serve <module>', () => {
       expect(tools).toHaveLength(EXPECTED_TOOLS);
       expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
       expect((await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })).structuredContent).toEqual({ city: 'Oslo', temperatureC: 28, conditions: 'sunny' });
+      // A function tool (the bin loads the CommonJS build, which hands over to the ES build the module's tools come from).
+      expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
     } finally {
       await client.close();
       expect(await stopChild(server.child, server.exited)).toBe(0);
     }
     expect(server.stderr()).toContain('anytool serve: stopped');
+  });
+
+  it('stops gracefully on SIGINT too, ending open sessions', async () => {
+    const server = await startHttpChild([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--name', 'interrupted']);
+    const { client } = await httpClient(server.url);
+    expect(client.getServerVersion()?.name).toBe('interrupted');
+    server.child.kill('SIGINT');
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toContain('anytool serve: stopped');
+    await client.close();
   });
 
   it('serves over stdio to a client that starts it, and ends when the client goes away', async () => {
