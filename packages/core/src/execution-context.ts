@@ -82,40 +82,68 @@ let runCounter = 0;
  * await toolset.invoke('add', { a: 1, b: 2 }, context);
  * console.log(context.events);
  */
-export class ExecutionContext {
+/** What every view of one run shares. */
+interface Run {
   readonly runId: string;
-  /** Shared between the tools of one run. */
   readonly state: Map<string, unknown>;
+  readonly log: RunEvent[];
+  readonly listeners: RunEventListener[];
+  calls: number;
+}
+
+export class ExecutionContext {
   /** The run's abort signal; a tool that honours it stops early. */
   readonly signal: AbortSignal | undefined;
   /** Inside a tool call: the id of that call (what its progress events carry). */
   readonly callId: string | undefined;
-  private readonly log: RunEvent[];
-  private readonly listeners: RunEventListener[];
-  private readonly shared: { calls: number };
+  private readonly run: Run;
+  private readonly currentTool: string | undefined;
 
   constructor(options: ExecutionContextOptions = {}) {
-    this.runId = options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`;
-    this.state = options.state ?? new Map();
+    this.run = {
+      runId: options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`,
+      state: options.state ?? new Map(),
+      log: [],
+      listeners: [],
+      calls: 0,
+    };
     this.signal = options.signal;
     this.callId = undefined;
-    this.log = [];
-    this.listeners = [];
-    this.shared = { calls: 0 };
+    this.currentTool = undefined;
+  }
+
+  /** A view of the same run with its own signal and call: four fields, no copying. */
+  private view(signal: AbortSignal | undefined, callId: string | undefined, tool: string | undefined): ExecutionContext {
+    const view = Object.create(ExecutionContext.prototype) as { -readonly [K in 'run' | 'signal' | 'callId' | 'currentTool']: unknown };
+    view.run = this.run;
+    view.signal = signal;
+    view.callId = callId;
+    view.currentTool = tool;
+    return view as unknown as ExecutionContext;
+  }
+
+  get runId(): string {
+    return this.run.runId;
+  }
+
+  /** Shared between the tools of one run. */
+  get state(): Map<string, unknown> {
+    return this.run.state;
   }
 
   /** The run's events, oldest first. */
   get events(): readonly RunEvent[] {
-    return this.log;
+    return this.run.log;
   }
 
   /** Appends an event (stamping its time) and tells the listeners. */
   record(event: RunEventInput): RunEvent {
     const stamped = (event.time === undefined ? { ...event, time: now() } : event) as RunEvent;
-    this.log.push(stamped);
-    for (let i = 0; i < this.listeners.length; i++) {
+    this.run.log.push(stamped);
+    const listeners = this.run.listeners;
+    for (let i = 0; i < listeners.length; i++) {
       try {
-        this.listeners[i]!(stamped);
+        listeners[i]!(stamped);
       } catch (error) {
         // A broken listener must not break the run: its failure is recorded instead
         // (once: a listener that also fails on that error event is not told again).
@@ -129,16 +157,17 @@ export class ExecutionContext {
 
   /** Calls `listener` for every event recorded from now on; returns the unsubscribe function. */
   subscribe(listener: RunEventListener): () => void {
-    this.listeners.push(listener);
+    const listeners = this.run.listeners;
+    listeners.push(listener);
     return () => {
-      const index = this.listeners.indexOf(listener);
-      if (index >= 0) this.listeners.splice(index, 1);
+      const index = listeners.indexOf(listener);
+      if (index >= 0) listeners.splice(index, 1);
     };
   }
 
   /** A fresh call id, unique within this run. */
   nextCallId(): string {
-    return `call_${++this.shared.calls}`;
+    return `call_${++this.run.calls}`;
   }
 
   /**
@@ -146,19 +175,13 @@ export class ExecutionContext {
    * and listeners. Used to give one call its own deadline.
    */
   withSignal(signal: AbortSignal): ExecutionContext {
-    const view = Object.create(ExecutionContext.prototype) as ExecutionContext;
-    Object.assign(view, this, { signal });
-    return view;
+    return this.view(signal, this.callId, this.currentTool);
   }
 
   /** A view of this run for one tool call: the same run, with `callId` set. */
   forCall(callId: string, tool?: string): ExecutionContext {
-    const view = Object.create(ExecutionContext.prototype) as ExecutionContext;
-    Object.assign(view, this, { callId, currentTool: tool });
-    return view;
+    return this.view(this.signal, callId, tool);
   }
-
-  private readonly currentTool: string | undefined = undefined;
 
   /**
    * Records a progress event. Inside a tool call the event carries the call's
