@@ -44,3 +44,16 @@ describe('tools compiled with the build step, at run time', () => {
     expect(args.a.at).toBe('2026-01-02T00:00:00.000Z');
   });
 });
+
+describe('generated schemas and the provider formats', () => {
+  it('every corpus tool lowers to every provider format', async () => {
+    const corpus = await Promise.all(['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map((name) => import(`./fixtures/corpus/${name}`)));
+    const instances = corpus.flatMap((module: Record<string, unknown>) => Object.values(module).filter((v): v is new () => object => typeof v === 'function' && /^class /.test(String(v))).map((C) => new C()));
+    const toolset = new Toolset(...instances.filter((i) => toolsFrom(i).length > 0));
+    expect(toolset.size).toBe(9);
+    for (const format of ['openai', 'anthropic', 'gemini', 'mcp'] as const) {
+      const tools = toolset.definitions(format);
+      expect(tools).toHaveLength(9);
+    }
+  });
+});
