@@ -2,7 +2,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '@anytool/schema';
-import { anytoolBin, fixtures, repoRoot, scratchDir, testTsconfig } from './helpers';
+import { anytoolBin, fixtures, removeScratchDirs, repoRoot, scratchDir, testTsconfig } from './helpers';
+
+afterAll(removeScratchDirs);
 
 /** A small CommonJS project: an interface in one file, a tool using it in another. */
 function project(name: string, types: string): string {

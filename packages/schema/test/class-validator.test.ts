@@ -3,7 +3,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileValidator, schemaProblems } from '@anytool/core';
 import { analyzeSourceFile } from '@anytool/schema';
-import { anytoolBin, fixtures, messages, programFor, repoRoot, scratchDir } from './helpers';
+import { anytoolBin, fixtures, messages, programFor, repoRoot, removeScratchDirs, scratchDir } from './helpers';
+
+afterAll(removeScratchDirs);
 
 // class-validator decorators are legacy (experimentalDecorators) decorators: these fixtures build with the legacy config.
 const dir = join(fixtures, 'legacy');

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { anytoolTransformer, readProject } from '@anytool/schema';
@@ -23,7 +23,16 @@ export function programFor(files: readonly string[], tsconfig = testTsconfig, em
 export function scratchDir(name: string): string {
   const base = join(schemaRoot, '.tmp');
   mkdirSync(base, { recursive: true });
-  return mkdtempSync(join(base, `${name}-`));
+  const dir = mkdtempSync(join(base, `${name}-`));
+  scratchDirs.push(dir);
+  return dir;
+}
+
+const scratchDirs: string[] = [];
+
+/** Removes the scratch directories this test file made (call from afterAll). */
+export function removeScratchDirs(): void {
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export function messages(diagnostics: readonly ts.Diagnostic[]): string[] {

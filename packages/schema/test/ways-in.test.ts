@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { anytoolBin, fixtures, repoRoot, scratchDir } from './helpers';
+import { anytoolBin, fixtures, repoRoot, removeScratchDirs, scratchDir } from './helpers';
 import { report } from './fixtures/same-tool/weather-tools';
+
+afterAll(removeScratchDirs);
 
 // Acceptance: the same tool class compiled through the build command, ts-jest (this file), ts-node
 // and tspc (the ts-patch plugin shape) yields identical definitions, and its Date argument is revived.
