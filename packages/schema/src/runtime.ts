@@ -7,7 +7,7 @@ type Args = Record<string, unknown>;
 /**
  * Turns the ISO strings at `paths` back into `Date`s (the schema says
  * `format: date-time`, so they were already validated). A path segment `[]`
- * walks every array item.
+ * walks every array item, `*` every value of a record.
  */
 export function reviveDates(paths: readonly (readonly string[])[]): ArgumentPreparer {
   return (args) => {
@@ -25,6 +25,14 @@ function reviveAt(holder: Args | unknown[], path: readonly string[], at: number)
     for (let i = 0; i < holder.length; i++) {
       if (last) holder[i] = toDate(holder[i]);
       else holder[i] = descend(holder[i], path, at + 1);
+    }
+    return;
+  }
+  if (key === '*') {
+    if (Array.isArray(holder)) return;
+    for (const name of Object.keys(holder)) {
+      if (last) holder[name] = toDate(holder[name]);
+      else holder[name] = descend(holder[name], path, at + 1);
     }
     return;
   }

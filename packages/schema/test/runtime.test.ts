@@ -35,8 +35,9 @@ describe('tools compiled with the build step, at run time', () => {
   });
 
   it('reviveDates copies what it changes and leaves other values alone', () => {
-    const args = { a: { at: '2026-01-02T00:00:00.000Z', n: 1 }, list: ['2026-01-03T00:00:00.000Z', 5] };
-    const out = reviveDates([['a', 'at'], ['list', '[]'], ['missing', 'x']])(args) as { a: { at: Date; n: number }; list: unknown[] };
+    const args = { a: { at: '2026-01-02T00:00:00.000Z', n: 1 }, list: ['2026-01-03T00:00:00.000Z', 5], byDay: { mon: '2026-01-05T00:00:00.000Z' } };
+    const out = reviveDates([['a', 'at'], ['list', '[]'], ['byDay', '*'], ['missing', 'x']])(args) as { a: { at: Date; n: number }; list: unknown[]; byDay: { mon: Date } };
+    expect(out.byDay.mon).toEqual(new Date('2026-01-05T00:00:00.000Z'));
     expect(out.a.at).toEqual(new Date('2026-01-02T00:00:00.000Z'));
     expect(out.a.n).toBe(1);
     expect(out.list[0]).toBeInstanceOf(Date);

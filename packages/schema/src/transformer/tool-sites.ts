@@ -274,7 +274,7 @@ class SourceAnalyzer {
 
   private preparers(walker: TypeSchemaWalker, flattened: boolean, label: string, at: ts.Node): PreparerSpec[] {
     const out: PreparerSpec[] = [];
-    const dates = walker.walk.datePaths.filter((p) => !p.includes('*'));
+    const dates = walker.walk.datePaths;
     if (dates.length > 0) out.push({ kind: 'dates', paths: dates });
     for (const validated of walker.validatedClasses) {
       if (validated.path.length > (flattened ? 0 : 1)) continue;
