@@ -31,9 +31,18 @@ export interface HttpServeOptions extends McpServerOptions {
   maxBodyBytes?: number;
   /**
    * End a session after this many milliseconds with no request in progress and no
-   * open stream (a client that vanished without ending its session). Default: never.
+   * open stream. Most clients close without ending their session (the SDK's
+   * `Client.close()` sends no DELETE), and a client that vanished never will; a
+   * client still connected keeps its GET stream open and is never ended.
+   * Default 5 minutes (`DEFAULT_SESSION_IDLE_TIMEOUT_MS`); `Infinity` keeps sessions until DELETE or close.
    */
   sessionIdleTimeoutMs?: number;
+  /**
+   * The most sessions held at once. When full, an `initialize` without a session
+   * is answered with HTTP 503 and a JSON-RPC error saying so. Default 1000
+   * (`DEFAULT_MAX_SESSIONS`).
+   */
+  maxSessions?: number;
   /**
    * Makes streams resumable: every message sent on an SSE stream is kept here, so a
    * client that lost its stream reconnects with `Last-Event-ID` and gets the rest
@@ -59,10 +68,18 @@ export interface McpHttpListener {
   port: number;
   /** Open MCP sessions. */
   readonly sessionCount: number;
+  /** The idle timeout in effect, in milliseconds (`Infinity`: none). */
+  readonly sessionIdleTimeoutMs: number;
+  /** The session cap in effect. */
+  readonly maxSessions: number;
   close(): Promise<void>;
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+/** How long an HTTP session with no request and no open stream is kept: 5 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 5 * 60_000;
+/** How many HTTP sessions a server holds at most by default. */
+export const DEFAULT_MAX_SESSIONS = 1_000;
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
@@ -99,14 +116,18 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): port must be an integer from 0 to 65535 (0 picks a free port), got ${String(options.port)}`);
   }
   if (!path.startsWith('/')) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): path must start with "/", got ${JSON.stringify(path)}`);
-  const idle = options.sessionIdleTimeoutMs;
-  if (idle !== undefined && !(idle > 0)) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): sessionIdleTimeoutMs must be a positive number of milliseconds, got ${String(idle)}`);
+  const idle = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+  if (!(idle > 0)) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): sessionIdleTimeoutMs must be a positive number of milliseconds (Infinity for no limit), got ${String(idle)}`);
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): maxSessions must be a positive integer, got ${String(maxSessions)}`);
   const protect = options.dnsRebindingProtection ?? true;
   const allowedHosts = (options.allowedHosts ?? defaultAllowedHosts(host)).map((h) => h.toLowerCase());
   const allowedOrigins = (options.allowedOrigins ?? allowedHosts).map((h) => h.toLowerCase());
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const sessions = new Map<string, Session>();
   let closing = false;
+  /** Initialize requests being answered: their sessions count against maxSessions before they are registered. */
+  let initializing = 0;
 
   async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const server = createMcpServer(served, options);
@@ -123,10 +144,12 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       ownOnClose?.();
     };
+    initializing++;
     try {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
+      initializing--;
       // An initialize that failed never got a session: nothing will reach this server again.
       if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
     }
@@ -171,7 +194,12 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       });
       return session.transport.handleRequest(req, res, body);
     }
-    if (method === 'POST' && hasInitialize(body)) return startSession(req, res, body);
+    if (method === 'POST' && hasInitialize(body)) {
+      if (sessions.size + initializing >= maxSessions) {
+        return sendJsonRpcError(res, 503, -32000, `Too many sessions: this server holds ${maxSessions} (maxSessions). Retry later, or end unused sessions with DELETE; idle sessions end after sessionIdleTimeoutMs.`);
+      }
+      return startSession(req, res, body);
+    }
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
   }
 
@@ -191,7 +219,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   const port = (http.address() as AddressInfo).port;
   let closed: Promise<void> | undefined;
   let sweeper: ReturnType<typeof setInterval> | undefined;
-  if (idle !== undefined) {
+  if (Number.isFinite(idle)) {
     sweeper = setInterval(() => {
       const now = Date.now();
       for (const [id, session] of sessions) {
@@ -210,6 +238,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     get sessionCount() {
       return sessions.size;
     },
+    sessionIdleTimeoutMs: idle,
+    maxSessions,
     close() {
       return (closed ??= (async () => {
         closing = true;

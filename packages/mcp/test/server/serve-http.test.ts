@@ -426,6 +426,38 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
     }
   });
 
+  it('ends the sessions of clients that closed with a plain client.close() (no DELETE) once idle, and refuses sessions past maxSessions', async () => {
+    const server = await serveMcp(many, { transport: 'http', port: 0, sessionIdleTimeoutMs: 200, maxSessions: 3 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { client } = await httpClient(server.url!);
+        await client.callTool({ name: 't0', arguments: {} });
+        await client.close(); // what most clients do: the SDK sends no DELETE here
+      }
+      await waitFor(() => server.sessionCount === 0, 10_000, 'the closed clients’ sessions to be ended');
+
+      const kept = await Promise.all([0, 1, 2].map(() => httpClient(server.url!)));
+      expect(server.sessionCount).toBe(3);
+      const refused = await httpClient(server.url!).then(
+        async (extra) => {
+          await extra.client.close();
+          return { code: 0, message: 'connected' };
+        },
+        (error: { code?: number; message: string }) => error,
+      );
+      expect(refused.code).toBe(503);
+      expect(refused.message).toContain('Too many sessions');
+      expect(refused.message).toContain('maxSessions');
+      // The connected clients hold their streams open: the idle sweep leaves them alone.
+      await sleep(600);
+      expect(server.sessionCount).toBe(3);
+      for (const { client } of kept) expect((await client.listTools()).tools).toHaveLength(5);
+      await Promise.all(kept.map(({ client }) => client.close()));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('with an event store, resumes a call whose stream the tool closed: the client reconnects and gets the result', async () => {
     let closed: boolean | undefined;
     const poll = tool(
@@ -462,6 +494,7 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
 
   it('refuses bad options with coded errors', async () => {
     await expect(serveMcp(many, { transport: 'http', port: 0, sessionIdleTimeoutMs: 0 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
+    await expect(serveMcp(many, { transport: 'http', port: 0, maxSessions: 0 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('maxSessions') });
     await expect(serveMcp(many, { transport: 'http', port: 70_000 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
     await expect(serveMcp(many, { transport: 'carrier-pigeon' } as never)).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('"stdio" or "http"') });
   });
