@@ -40,6 +40,10 @@ const samples: Record<string, Sample> = {
     valid: { meeting: { title: 'standup', at: '2026-01-02T09:00:00Z', reminders: ['2026-01-02T08:50:00Z'] }, until: '2026-02-01T00:00:00Z' },
     invalid: { meeting: { title: 'standup', at: 'tomorrow', reminders: [] }, until: '2026-02-01T00:00:00Z' },
   },
+  'Dates.inspect': {
+    valid: { event: { at: '2026-01-02T09:00:00Z', sub: [] }, other: { at: '2026-01-02T09:00:00Z', sub: [] }, slot: ['2026-01-02T09:00:00Z', 'x'], either: 'soon', change: { kind: 'renamed', at: 'old' } },
+    invalid: { event: { at: '2026-01-02T09:00:00Z', sub: [] }, other: { at: '2026-01-02T09:00:00Z', sub: [] }, slot: ['2026-01-02T09:00:00Z', 'x'], either: 'soon', change: { kind: 'moved', at: 'old' } },
+  },
   'Generics.choose': { valid: { key: 'a', keys: ['a', 'b'] }, invalid: { key: 1, keys: ['a'] } },
   'tool(searchWeb)': { valid: { query: 'ts' }, invalid: { query: 'ts', maxResults: 50 } },
   'tool((anonymous))': { valid: { a: 1, b: 2 }, invalid: { a: 1 } },
@@ -54,7 +58,7 @@ const program = programFor(files);
 describe.each(corpus)('fixture %s', (name) => {
   const source = program.getSourceFile(join(fixtures, 'corpus', `${name}.ts`))!;
   const { sites, diagnostics } = analyzeSourceFile(program, source);
-  const actual = sites.map((s) => ({ source: s.label, name: s.name, ...s.info, prepare: s.prepare.map((p) => p.kind) }));
+  const actual = sites.map((s) => ({ source: s.label, name: s.name, ...s.info, prepare: s.prepare.map((p) => (p.kind === 'dates' ? { dates: p.plan } : p.kind)) }));
   const expectedFile = join(fixtures, 'expected', `${name}.json`);
 
   it('compiles without build diagnostics', () => {

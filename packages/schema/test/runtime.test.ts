@@ -1,5 +1,5 @@
 import { ExecutionContext, Toolset, resultText, toolsFrom } from '@anytool/core';
-import { reviveDates } from '../src/runtime';
+import { revive, reviveDates } from '../src/runtime';
 import { Calculator, Clock, Notes, add, search } from './fixtures/corpus/shapes';
 import { Dates } from './fixtures/corpus/dates';
 
@@ -34,6 +34,35 @@ describe('tools compiled with the build step, at run time', () => {
     expect(result).toMatchObject({ isError: false, structured: { id: 'standup', start: '2026-01-02T09:00:00.000Z', confirmed: true } });
   });
 
+  it('Dates are revived inside recursive types, in a second parameter of the same type, in tuples, in Date | string, and only in the union variant typed Date', async () => {
+    const dates = new Toolset(new Dates());
+    const at = '2026-01-02T09:00:00Z';
+    const args = {
+      event: { at, sub: [{ at, sub: [] }] },
+      other: { at, sub: [{ at, sub: [{ at, sub: [] }] }] },
+      slot: [at, at],
+      either: 'hello',
+      change: { kind: 'renamed', at },
+    };
+    const seen = await dates.invoke('inspect', args);
+    expect(seen).toMatchObject({ isError: false });
+    expect(seen.structured).toEqual({ event: 'Date', eventSub: 'Date', other: 'Date', otherSub: 'Date', slot0: 'Date', slot1: 'string', either: 'string', change: 'string' });
+    const dated = await dates.invoke('inspect', { ...args, either: at, change: { kind: 'moved', at } });
+    expect(dated.structured).toMatchObject({ either: 'Date', change: 'Date' });
+    expect(args.event.at).toBe(at);
+  });
+
+  it('revive never makes an Invalid Date, and copies what it changes', () => {
+    const prepare = revive({ root: { p: { when: { u: [{ date: 1 }] }, list: { i: 'date' } } } });
+    const args = { when: 'not a date', list: ['2026-13-45T99:00:00Z', '2026-01-02T00:00:00Z', 5] };
+    const out = prepare(args) as { when: unknown; list: unknown[] };
+    expect(out.when).toBe('not a date');
+    expect(out.list[0]).toBe('2026-13-45T99:00:00Z');
+    expect(out.list[1]).toEqual(new Date('2026-01-02T00:00:00Z'));
+    expect(out.list[2]).toBe(5);
+    expect(args.list[1]).toBe('2026-01-02T00:00:00Z');
+  });
+
   it('reviveDates copies what it changes and leaves other values alone', () => {
     const args = { a: { at: '2026-01-02T00:00:00.000Z', n: 1 }, list: ['2026-01-03T00:00:00.000Z', 5], byDay: { mon: '2026-01-05T00:00:00.000Z' } };
     const out = reviveDates([['a', 'at'], ['list', '[]'], ['byDay', '*'], ['missing', 'x']])(args) as { a: { at: Date; n: number }; list: unknown[]; byDay: { mon: Date } };
@@ -51,10 +80,10 @@ describe('generated schemas and the provider formats', () => {
     const corpus = await Promise.all(['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map((name) => import(`./fixtures/corpus/${name}`)));
     const instances = corpus.flatMap((module: Record<string, unknown>) => Object.values(module).filter((v): v is new () => object => typeof v === 'function' && /^class /.test(String(v))).map((C) => new C()));
     const toolset = new Toolset(...instances.filter((i) => toolsFrom(i).length > 0));
-    expect(toolset.size).toBe(9);
+    expect(toolset.size).toBe(10);
     for (const format of ['openai', 'anthropic', 'gemini', 'mcp'] as const) {
       const tools = toolset.definitions(format);
-      expect(tools).toHaveLength(9);
+      expect(tools).toHaveLength(10);
     }
   });
 });

@@ -9,7 +9,7 @@ export interface ToolDescription extends BuildInfoData {
   name: string;
   /** Where it is declared: `Weather.getWeather`, `tool(searchWeb)`, `class Clock`. */
   source: string;
-  /** Names of the argument preparers the build step adds (`reviveDates`, `validateClass`). */
+  /** Names of the argument preparers the build step adds (`revive`, `validateClass`). */
   prepare?: string[];
 }
 
@@ -38,7 +38,7 @@ export function describeTools(file: string, tsconfig?: string): ToolDescriptions
   const { sites, diagnostics } = analyzeSourceFile(program, source);
   const tools = sites.map((site): ToolDescription => {
     const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
-    if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'reviveDates' : 'validateClass'));
+    if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'revive' : 'validateClass'));
     return tool;
   });
   return { tools, diagnostics };

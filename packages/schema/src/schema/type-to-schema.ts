@@ -17,11 +17,15 @@ export interface TypeIssue {
 /** What walking one root type (a parameter list or a return type) produced. */
 export interface SchemaWalk {
   issues: TypeIssue[];
-  /** Paths (from the arguments object) of values typed `Date`, revived before the call. */
-  datePaths: string[][];
   /** Definitions of recursive types, referenced as `#/$defs/<name>`. */
   defs: Record<string, JsonSchema>;
 }
+
+/**
+ * Marks the schema of a value typed exactly `Date` (a symbol key: JSON never
+ * sees it). The revival plan is read from these marks, then they are removed.
+ */
+export const DATE_MARK: unique symbol = Symbol('anytool.date');
 
 /** Knows which declarations belong to anytool and to class-validator. */
 export interface SymbolOracle {
@@ -48,7 +52,7 @@ const UNSUPPORTED_GLOBALS: Record<string, string> = {
  * by everything walked through it).
  */
 export class TypeSchemaWalker {
-  readonly walk: SchemaWalk = { issues: [], datePaths: [], defs: {} };
+  readonly walk: SchemaWalk = { issues: [], defs: {} };
   /** Class-validator classes met at the top of a parameter: the parameter's path and the class. */
   readonly validatedClasses: ClassValidatorInfo[] = [];
   private readonly active = new Set<ts.Type>();
@@ -259,10 +263,7 @@ export class TypeSchemaWalker {
     }
     const symbol = type.getSymbol();
     const global = symbol === undefined ? undefined : globalName(checker, symbol);
-    if (global === 'Date') {
-      this.walk.datePaths.push(path);
-      return { type: 'string', format: 'date-time' };
-    }
+    if (global === 'Date') return { type: 'string', format: 'date-time', [DATE_MARK]: true } as JsonSchema;
     if (global !== undefined && UNSUPPORTED_GLOBALS[global] !== undefined) {
       this.issue('error', path, type, UNSUPPORTED_GLOBALS[global]!);
       return {};

@@ -1,6 +1,8 @@
 import ts from 'typescript';
 import type { JsonSchema } from '@anytool/core';
 import { JsDocReader } from '../schema/jsdoc.js';
+import type { RevivalPlan } from '../runtime.js';
+import { revivalPlan, stripMarks } from '../schema/revival-plan.js';
 import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
 import { FrameworkSymbols } from './framework-symbols.js';
 
@@ -17,7 +19,7 @@ export interface BuildInfoData {
 export type ClassReference = { kind: 'local'; name: string } | { kind: 'import'; module: string; exportName: string };
 
 /** A step run on the validated arguments before the call. */
-export type PreparerSpec = { kind: 'dates'; paths: string[][] } | { kind: 'validate'; at: string; label: string; reference: ClassReference };
+export type PreparerSpec = { kind: 'dates'; plan: RevivalPlan } | { kind: 'validate'; at: string; label: string; reference: ClassReference };
 
 /** One place in a source file that declares a tool, and what the build step passes to it. */
 export interface ToolSite {
@@ -173,7 +175,7 @@ class SourceAnalyzer {
     const execute = node.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
     const output = execute === undefined ? undefined : this.outputSchema(execute);
     if (output !== undefined) info.outputSchema = output;
-    const prepare = this.preparers(walker, true, label, argsNode);
+    const prepare = this.preparers(walker, parameters, true, label, argsNode);
     this.sites.push({ kind: 'baseTool', node, name: className, label, info, prepare });
   }
 
@@ -246,7 +248,7 @@ class SourceAnalyzer {
     if (contextIndex !== undefined) info.contextIndex = contextIndex;
     const output = this.outputSchema(fn);
     if (output !== undefined) info.outputSchema = output;
-    const prepare = this.preparers(walker, flattened, label, fn);
+    const prepare = this.preparers(walker, schema!, flattened, label, fn);
     this.sites.push({ kind, node: call, name, label, info, prepare });
   }
 
@@ -269,13 +271,14 @@ class SourceAnalyzer {
     const schema = walker.schemaOf(awaited, []);
     if (walker.walk.issues.length > 0 || schema['type'] !== 'object') return undefined;
     addDefs(schema, walker);
+    stripMarks(schema);
     return schema;
   }
 
-  private preparers(walker: TypeSchemaWalker, flattened: boolean, label: string, at: ts.Node): PreparerSpec[] {
+  private preparers(walker: TypeSchemaWalker, parameters: JsonSchema, flattened: boolean, label: string, at: ts.Node): PreparerSpec[] {
     const out: PreparerSpec[] = [];
-    const dates = walker.walk.datePaths;
-    if (dates.length > 0) out.push({ kind: 'dates', paths: dates });
+    const plan = revivalPlan(parameters);
+    if (plan !== undefined) out.push({ kind: 'dates', plan });
     for (const validated of walker.validatedClasses) {
       if (validated.path.length > (flattened ? 0 : 1)) continue;
       const reference = this.classReference(validated.declaration);

@@ -60,7 +60,7 @@ function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context:
   };
   const preparer = (spec: PreparerSpec): ts.Expression => {
     if (spec.kind === 'dates') {
-      return factory.createCallExpression(factory.createPropertyAccessExpression(runtimeIdentifier(), 'reviveDates'), undefined, [jsonExpression(factory, spec.paths)]);
+      return factory.createCallExpression(factory.createPropertyAccessExpression(runtimeIdentifier(), 'revive'), undefined, [jsonExpression(factory, spec.plan)]);
     }
     const reference =
       spec.reference.kind === 'local'
