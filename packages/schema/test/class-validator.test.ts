@@ -27,7 +27,7 @@ describe('class-validator DTOs', () => {
           age: { type: 'integer', minimum: 13, maximum: 130 },
           role: { type: 'string', enum: ['admin', 'member'] },
           handle: { type: 'string', description: 'Only checked by class-validator at call time (no schema keyword for it).' },
-          website: { type: 'string', format: 'uri' },
+          website: { type: 'string' },
           tags: { type: 'array', items: { type: 'string' }, maxItems: 3 },
           teamId: { type: 'string', format: 'uuid' },
         },
@@ -45,6 +45,21 @@ describe('class-validator DTOs', () => {
     expect(invite.info.paramNames).toEqual(['*']);
     expect(invite.info.parameters['properties']).toEqual({ email: { type: 'string', format: 'email' }, role: { type: 'string', enum: ['viewer', 'editor'] } });
     expect(invite.prepare).toEqual([{ kind: 'validate', at: '*', label: 'tool(invite): Invite', reference: { kind: 'local', name: 'Invite' } }]);
+  });
+
+  it('formats class-validator checks more loosely stay out of the schema (ISO dates without a time, URLs without a scheme, either IP version)', () => {
+    const register = sites.find((s) => s.label === 'UserTools.register')!;
+    expect((register.info.parameters['properties'] as Record<string, unknown>)['endpoint']).toEqual({
+      type: 'object',
+      properties: { since: { type: 'string' }, until: { type: 'string' }, site: { type: 'string' }, host: { type: 'string' }, v4: { type: 'string', format: 'ipv4' }, v6: { type: 'string', format: 'ipv6' } },
+      required: ['since', 'until', 'site', 'host', 'v4', 'v6'],
+      additionalProperties: false,
+    });
+    const check = compileValidator(register.info.parameters, register.label);
+    const endpoint = { since: '2020-01-01', until: '2020-02-01', site: 'example.com', host: '::1', v4: '10.0.0.1', v6: '::1' };
+    expect(check({ endpoint })).toBe(true);
+    expect(check({ endpoint: { ...endpoint, v4: '::1' } })).toBe(false);
+    expect(check({ endpoint: { ...endpoint, v6: '10.0.0.1' } })).toBe(false);
   });
 
   it('at call time the arguments become an instance of the class and bad ones are rejected', () => {

@@ -11,13 +11,13 @@ export interface ClassValidatorInfo {
 
 type Constraint = (schema: JsonSchema, args: readonly unknown[], propertyNames: { optional: boolean }) => void;
 
+// Only formats at least as loose as class-validator's own check: a schema stricter than
+// class-validator would reject arguments the DTO accepts. @IsDateString/@IsISO8601 accept
+// dates without a time (2020-01-01), bare @IsUrl accepts hosts without a scheme
+// (example.com), bare @IsIP both versions: those are left to class-validator at call time.
 const FORMATS: Record<string, string> = {
   IsEmail: 'email',
-  IsUrl: 'uri',
   IsUUID: 'uuid',
-  IsDateString: 'date-time',
-  IsISO8601: 'date-time',
-  IsIP: 'ipv4',
 };
 
 const CONSTRAINTS: Record<string, Constraint> = {
@@ -49,6 +49,10 @@ const CONSTRAINTS: Record<string, Constraint> = {
   ArrayNotEmpty: (s) => (s['minItems'] = 1),
   ArrayUnique: (s) => (s['uniqueItems'] = true),
   IsOptional: (_s, _a, flags) => (flags.optional = true),
+  IsIP: (s, [version]) => {
+    if (version === 4 || version === '4') s['format'] = 'ipv4';
+    else if (version === 6 || version === '6') s['format'] = 'ipv6';
+  },
 };
 
 function num(value: unknown, set: (v: number) => void): void {
