@@ -176,23 +176,39 @@ function loadValidate(): Promise<Validate> {
 }
 
 /**
- * Makes the arguments (or the one argument `at`) an instance of a
- * class-validator class and validates it before the tool runs; a violation
- * becomes an `INVALID_ARGUMENTS` error result listing each constraint.
+ * Makes the arguments (or the one argument `at`, or with `each` every item of
+ * the array argument `at`) instances of a class-validator class and validates
+ * them before the tool runs; a violation becomes an `INVALID_ARGUMENTS` error
+ * result listing each constraint.
  */
-export function validateClass(target: () => new () => object, at: string, label: string): ArgumentPreparer {
+export function validateClass(target: () => new () => object, at: string, label: string, each = false): ArgumentPreparer {
   return async (args) => {
     const Class = target();
     const plain = at === '*' ? args : args[at];
-    if (typeof plain !== 'object' || plain === null) return args;
-    const instance = Object.assign(Object.create(Class.prototype) as object, plain);
-    const errors = await (await loadValidate())(instance, { forbidUnknownValues: false });
-    if (errors.length > 0) {
-      const lines = flatten(errors, at === '*' ? '' : `/${at}`);
-      throw new AnytoolError(ErrorCode.InvalidArguments, `Invalid arguments (${label}):\n${lines.join('\n')}\nFix the arguments and call the tool again.`);
+    const toInstance = (value: object): object => Object.assign(Object.create(Class.prototype) as object, value);
+    const validate = await loadValidate();
+    const lines: string[] = [];
+    if (each) {
+      if (!Array.isArray(plain)) return args;
+      const instances = plain.map((item: unknown) => (typeof item === 'object' && item !== null && !Array.isArray(item) ? toInstance(item) : item));
+      for (let i = 0; i < instances.length; i++) {
+        const item: unknown = instances[i];
+        if (typeof item !== 'object' || item === null) continue;
+        lines.push(...flatten(await validate(item, { forbidUnknownValues: false }), `/${at}/${i}`));
+      }
+      if (lines.length > 0) throw invalid(label, lines);
+      return { ...args, [at]: instances };
     }
+    if (typeof plain !== 'object' || plain === null) return args;
+    const instance = toInstance(plain);
+    lines.push(...flatten(await validate(instance, { forbidUnknownValues: false }), at === '*' ? '' : `/${at}`));
+    if (lines.length > 0) throw invalid(label, lines);
     return at === '*' ? (instance as Args) : { ...args, [at]: instance };
   };
+}
+
+function invalid(label: string, lines: readonly string[]): AnytoolError {
+  return new AnytoolError(ErrorCode.InvalidArguments, `Invalid arguments (${label}):\n${lines.join('\n')}\nFix the arguments and call the tool again.`);
 }
 
 function flatten(errors: readonly ValidationErrorLike[], prefix: string): string[] {

@@ -16,7 +16,9 @@ describe('class-validator DTOs', () => {
   const { sites, diagnostics } = analyzeSourceFile(program, program.getSourceFile(file)!);
 
   it('their constraints appear in the schema', () => {
-    expect(messages(diagnostics)).toEqual([]);
+    expect(messages(diagnostics)).toEqual([
+      'UserTools.team: class CreateUser at team.owner has class-validator constraints, which are in the schema but not checked at run time: only a parameter typed with the class (or an array of it) becomes an instance and is validated; take it as its own parameter, or validate it in the tool',
+    ]);
     const create = sites.find((s) => s.label === 'UserTools.create')!;
     expect(create.info.parameters['properties']).toEqual({
       user: {
@@ -45,6 +47,12 @@ describe('class-validator DTOs', () => {
     expect(invite.info.paramNames).toEqual(['*']);
     expect(invite.info.parameters['properties']).toEqual({ email: { type: 'string', format: 'email' }, role: { type: 'string', enum: ['viewer', 'editor'] } });
     expect(invite.prepare).toEqual([{ kind: 'validate', at: '*', label: 'tool(invite): Invite', reference: { kind: 'local', name: 'Invite' } }]);
+  });
+
+  it('an array of DTOs is validated item by item at call time', () => {
+    const many = sites.find((s) => s.label === 'UserTools.createMany')!;
+    expect(many.prepare).toEqual([{ kind: 'validate', at: 'users', each: true, label: 'UserTools.createMany: CreateUser', reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' } }]);
+    expect(sites.find((s) => s.label === 'UserTools.team')!.prepare).toEqual([]);
   });
 
   it('formats class-validator checks more loosely stay out of the schema (ISO dates without a time, URLs without a scheme, either IP version)', () => {
@@ -79,6 +87,8 @@ describe('class-validator DTOs', () => {
         ['create', { user: { ...user, handle: 'ADA' } }],
         ['create', { user: { ...user, age: 7 } }],
         ['invite', { email: 'bob@example.com', role: 'editor' }],
+        ['createMany', { users: [user, { ...user, name: 'Bo', handle: 'BO' }] }],
+        ['createMany', { users: [user, { ...user, name: 'Bo' }] }],
       ];
       (async () => {
         const out = [];
@@ -88,12 +98,15 @@ describe('class-validator DTOs', () => {
         }
         process.stdout.write(JSON.stringify(out));
       })();`;
-    const [ok, lowercase, tooYoung, invited] = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })) as Array<{ isError: boolean; text: string }>;
+    const [ok, lowercase, tooYoung, invited, manyBad, manyOk] = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })) as Array<{ isError: boolean; text: string }>;
     expect(ok).toEqual({ isError: false, text: 'instance Ada <ada@example.com>' });
     expect(lowercase!.isError).toBe(true);
     expect(lowercase!.text).toMatch(/Invalid arguments \(UserTools\.create: CreateUser\):\n- \/user\/handle: handle must be a lowercase string/);
     expect(tooYoung!.isError).toBe(true);
     expect(tooYoung!.text).toMatch(/\/user\/age/);
     expect(invited).toEqual({ isError: false, text: 'invited bob@example.com as editor' });
+    expect(manyBad!.isError).toBe(true);
+    expect(manyBad!.text).toMatch(/Invalid arguments \(UserTools\.createMany: CreateUser\):\n- \/users\/1\/handle: handle must be a lowercase string/);
+    expect(manyOk).toEqual({ isError: false, text: 'instance Ada, instance Bo' });
   });
 });

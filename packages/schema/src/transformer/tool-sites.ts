@@ -19,7 +19,7 @@ export interface BuildInfoData {
 export type ClassReference = { kind: 'local'; name: string } | { kind: 'import'; module: string; exportName: string };
 
 /** A step run on the validated arguments before the call. */
-export type PreparerSpec = { kind: 'dates'; plan: RevivalPlan } | { kind: 'validate'; at: string; label: string; reference: ClassReference };
+export type PreparerSpec = { kind: 'dates'; plan: RevivalPlan } | { kind: 'validate'; at: string; each?: boolean; label: string; reference: ClassReference };
 
 /** One place in a source file that declares a tool, and what the build step passes to it. */
 export interface ToolSite {
@@ -280,14 +280,25 @@ class SourceAnalyzer {
     const plan = revivalPlan(parameters);
     if (plan !== undefined) out.push({ kind: 'dates', plan });
     for (const validated of walker.validatedClasses) {
-      if (validated.path.length > (flattened ? 0 : 1)) continue;
-      const reference = this.classReference(validated.declaration);
       const className = validated.declaration.name?.text ?? '(anonymous class)';
+      const path = validated.path;
+      // Validated at run time: the flattened arguments object, a parameter typed with the class, or an array of it.
+      const place = flattened
+        ? path.length === 0 ? { at: '*', each: false } : undefined
+        : path.length === 1 ? { at: path[0]!, each: false } : path.length === 2 && path[1] === '[]' ? { at: path[0]!, each: true } : undefined;
+      if (place === undefined) {
+        const where = path.join('.').replace(/\.\[\]/g, '[]');
+        this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} at ${where} has class-validator constraints, which are in the schema but not checked at run time: only a parameter typed with the class (or an array of it) becomes an instance and is validated; take it as its own parameter, or validate it in the tool`);
+        continue;
+      }
+      const reference = this.classReference(validated.declaration);
       if (reference === undefined) {
         this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} has class-validator constraints but is not imported as a value in this file, so they are only in the schema and not checked at run time; import { ${className} } from its module`);
         continue;
       }
-      out.push({ kind: 'validate', at: flattened ? '*' : validated.path[0]!, label: `${label}: ${className}`, reference });
+      const spec: PreparerSpec = { kind: 'validate', at: place.at, label: `${label}: ${className}`, reference };
+      if (place.each) spec.each = true;
+      out.push(spec);
     }
     return out;
   }

@@ -71,6 +71,7 @@ function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context:
       thunk,
       factory.createStringLiteral(spec.at),
       factory.createStringLiteral(spec.label),
+      ...(spec.each === true ? [factory.createTrue()] : []),
     ]);
   };
   const buildInfo = (site: ToolSite): ts.Expression => {
