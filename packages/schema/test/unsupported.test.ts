@@ -34,6 +34,13 @@ describe('types with no faithful JSON form are compile errors', () => {
     ['a function', 'Runner.run', 'callback', 'callback: (x: number) => void', /a function has no JSON form; .*take a name or an id/],
     ['symbol', 'Marker.mark', 'key', 'key: symbol', /use a string/],
     ['bigint nested in an interface', 'Nested.load', 'options.ids[]', 'options: Options', /bigint has no JSON form/],
+    ['URL', 'LibUrl.take', 'url', 'url: URL', /a URL object has no JSON form; take the URL as a string/],
+    ['Error', 'LibError.take', 'error', 'error: Error', /an Error has no JSON form; take the message as a string/],
+    ['Function', 'LibFunction.take', 'fn', 'fn: Function', /a function has no JSON form/],
+    ['Iterable', 'LibIterable.take', 'items', 'items: Iterable<string>', /an Iterable has no JSON form; use an array \(T\[\]\)/],
+    ['AsyncIterable', 'LibAsyncIterable.take', 'items', 'items: AsyncIterable<string>', /an AsyncIterable has no JSON form; use an array/],
+    ['Iterator', 'LibIterator.take', 'items', 'items: Iterator<string>', /an iterator has no JSON form; use an array/],
+    ['a typed array', 'LibTypedArray.take', 'values', 'values: Float64Array', /a Float64Array is a typed array with no JSON form; take number\[\]/],
   ])('%s: names file, line, class.method and parameter, and what to write instead', (_kind, label, parameter, declaration, hint) => {
     const found = diagnosticFor(label);
     expect(found).toHaveLength(1);

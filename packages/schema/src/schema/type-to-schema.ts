@@ -41,10 +41,34 @@ const UNSUPPORTED_GLOBALS: Record<string, string> = {
   WeakSet: 'a WeakSet has no JSON form; use an array (T[])',
   Promise: 'a Promise is not data; take the awaited value (T) instead',
   RegExp: 'a RegExp has no JSON form; take the pattern as a string',
-  Uint8Array: 'binary data has no JSON form; take a base64 string',
   ArrayBuffer: 'binary data has no JSON form; take a base64 string',
+  SharedArrayBuffer: 'binary data has no JSON form; take a base64 string',
+  DataView: 'binary data has no JSON form; take a base64 string',
   Buffer: 'binary data has no JSON form; take a base64 string',
+  Blob: 'binary data has no JSON form; take a base64 string',
+  URL: 'a URL object has no JSON form; take the URL as a string (add `@format uri` in its JSDoc)',
+  URLSearchParams: 'URLSearchParams has no JSON form; take a Record<string, string> or the query as a string',
+  Error: 'an Error has no JSON form; take the message as a string (and a code as a string literal union)',
+  Function: 'a function has no JSON form; tools take JSON data, so take a name or an id the tool can look up instead',
+  Iterable: 'an Iterable has no JSON form; use an array (T[])',
+  IterableIterator: 'an iterator has no JSON form; use an array (T[])',
+  Iterator: 'an iterator has no JSON form; use an array (T[])',
+  AsyncIterable: 'an AsyncIterable has no JSON form; use an array (T[])',
+  AsyncIterableIterator: 'an async iterator has no JSON form; use an array (T[])',
+  AsyncIterator: 'an async iterator has no JSON form; use an array (T[])',
+  Generator: 'a generator has no JSON form; use an array (T[])',
+  AsyncGenerator: 'an async generator has no JSON form; use an array (T[])',
+  ArrayLike: 'ArrayLike is not a JSON array; use an array (T[])',
+  String: 'use the primitive type string, not the String object type',
+  Number: 'use the primitive type number, not the Number object type',
+  Boolean: 'use the primitive type boolean, not the Boolean object type',
 };
+for (const typed of ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) {
+  UNSUPPORTED_GLOBALS[typed] = `a ${typed} is a typed array with no JSON form; take number[] (or binary data as a base64 string)`;
+}
+
+/** Lib types that are plain JSON data: `Date` (an ISO string) and `Object`; `Array`, tuples and the utility types are handled by shape. */
+const JSON_GLOBALS = new Set(['Date', 'Object']);
 
 /**
  * Turns TypeScript types into JSON Schema, straight from the emitting
@@ -264,8 +288,10 @@ export class TypeSchemaWalker {
     const symbol = type.getSymbol();
     const global = symbol === undefined ? undefined : globalName(checker, symbol);
     if (global === 'Date') return { type: 'string', format: 'date-time', [DATE_MARK]: true } as JsonSchema;
-    if (global !== undefined && UNSUPPORTED_GLOBALS[global] !== undefined) {
-      this.issue('error', path, type, UNSUPPORTED_GLOBALS[global]!);
+    // Any other lib class (URL, Error, Iterable, typed arrays...) is not plain data; anonymous lib
+    // types (`__type`: the mapped types behind Record, Partial, Pick...) are walked by shape.
+    if (global !== undefined && !JSON_GLOBALS.has(global) && !global.startsWith('__')) {
+      this.issue('error', path, type, UNSUPPORTED_GLOBALS[global] ?? `${global} is a library class, not plain data, and has no faithful JSON form; use JSON data types (string, number, boolean, arrays, plain objects) that describe what the tool needs`);
       return {};
     }
     if (checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0 || checker.getSignaturesOfType(type, ts.SignatureKind.Construct).length > 0) {
