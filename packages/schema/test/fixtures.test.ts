@@ -16,6 +16,7 @@ const samples: Record<string, Sample> = {
     valid: { size: 'large', color: 'blue', priority: 3, level: 2, mode: 'fast', maybe: null, sized: null, flag: true },
     invalid: { size: 'huge', color: 'blue', priority: 3, level: 2, mode: 'fast', maybe: null, sized: null, flag: true },
   },
+  'Literals.paint': { valid: {}, invalid: { color: 'purple' } },
   'Arrays.collect': {
     valid: { names: ['a'], ids: [1, 2], point: [1, 2], labelled: [1], head: ['h', 1, 2], grid: [[1], [2, 3]] },
     invalid: { names: ['a'], ids: [1, 2], point: [1, 2, 3], labelled: [1], head: ['h'], grid: [] },

@@ -477,8 +477,13 @@ export function literalValue(node: ts.Expression, checker: ts.TypeChecker): unkn
     return out;
   }
   if (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node)) {
+    // getConstantValue answers for const enums only; a regular enum's member has its value on its declaration.
     const value = checker.getConstantValue(node);
     if (value !== undefined) return value;
+    let symbol = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(node) ? node.name : node.argumentExpression);
+    if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    const member = symbol?.valueDeclaration;
+    if (member !== undefined && ts.isEnumMember(member)) return checker.getConstantValue(member);
   }
   return undefined;
 }
