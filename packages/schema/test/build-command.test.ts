@@ -86,6 +86,7 @@ describe('anytool schema <file>', () => {
       ['save', 'Notes.save'],
       ['Clock', 'class Clock'],
       ['multiply', 'Calculator.multiply'],
+      ['describeValue', 'tool(describeValue)'],
     ]);
     expect(tools[2]).toMatchObject({ description: 'Save a note.', paramNames: ['text', 'tags'], contextIndex: 1 });
   });

@@ -48,6 +48,7 @@ const samples: Record<string, Sample> = {
   'Generics.choose': { valid: { key: 'a', keys: ['a', 'b'] }, invalid: { key: 1, keys: ['a'] } },
   'tool(searchWeb)': { valid: { query: 'ts' }, invalid: { query: 'ts', maxResults: 50 } },
   'tool((anonymous))': { valid: { a: 1, b: 2 }, invalid: { a: 1 } },
+  'tool(describeValue)': { valid: { value: 3 }, invalid: { value: true } },
   'Notes.save': { valid: { text: 'hi', tags: ['x'] }, invalid: { text: 'hi', tags: 'x' } },
   'class Clock': { valid: { timeZone: 'UTC' }, invalid: { timeZone: 3 } },
   'Calculator.multiply': { valid: { a: 2, b: 3 }, invalid: { a: 2, b: '3' } },

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import { analyzeSourceFile, anytoolTransformer } from '@anytool/schema';
+import { DiagnosticCode, analyzeSourceFile, anytoolTransformer } from '@anytool/schema';
 import { fixtures, programFor } from './helpers';
 
 const file = join(fixtures, 'unsupported', 'tools.ts');
@@ -51,6 +51,14 @@ describe('types with no faithful JSON form are compile errors', () => {
     expect(d!.message).toMatch(hint);
     expect(d!.formatted).toContain(`tools.ts(${d!.line},`);
     expect(sites.map((s) => s.label)).not.toContain(label);
+  });
+
+  it('a tool() argument the build step cannot resolve is an error saying what to pass instead, not a silent skip', () => {
+    const found = diagnostics.filter((d) => d.code === DiagnosticCode.UnresolvedTool);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.category).toBe(ts.DiagnosticCategory.Error);
+    expect(found[0]!.file!.getLineAndCharacterOfPosition(found[0]!.start!).line + 1).toBe(lineOf('tool(helpers.shout'));
+    expect(ts.flattenDiagnosticMessageText(found[0]!.messageText, '\n')).toMatch(/^tool\(helpers\.shout\): the build step cannot find this function's declaration .*tool\(\(a: A\) => obj\.method\(a\)\)/);
   });
 
   it('any and unknown become {} (any JSON value) with a warning, and the tool still builds', () => {

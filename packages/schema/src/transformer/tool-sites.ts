@@ -45,6 +45,7 @@ export const DiagnosticCode = {
   ImpreciseType: 91002,
   UnsupportedParameter: 91003,
   NotValidatedAtRunTime: 91004,
+  UnresolvedTool: 91005,
 } as const;
 
 interface ProgramTools {
@@ -139,7 +140,15 @@ class SourceAnalyzer {
     if (kind === 'tool') {
       if (call.arguments.length === 0 || call.arguments.length > 2 || hasExplicitParameters(call.arguments[1])) return;
       const fn = this.resolveFunction(call.arguments[0]!);
-      if (fn === undefined) return;
+      if (fn === undefined) {
+        // Without build information the tool has no parameter schema and fails when it is registered.
+        const options = call.arguments[1];
+        const definite = options === undefined || ts.isObjectLiteralExpression(options);
+        const text = `tool(${call.arguments[0]!.getText()}): the build step cannot find this function's declaration with a body in the program, so it cannot generate its schema${definite ? ' and the tool will fail when it is registered' : ' (unless the options you pass give `parameters`)'}; pass a function declared in this project by name, a function expression or an arrow function (tool((a: A) => obj.method(a)) for a method), use @Tool() or defineTool() for methods, or give { parameters } yourself`;
+        if (definite) this.error(call.arguments[0]!, DiagnosticCode.UnresolvedTool, text);
+        else this.warning(call.arguments[0]!, DiagnosticCode.UnresolvedTool, text);
+        return;
+      }
       const fnName = functionName(call.arguments[0]!, fn);
       this.functionSite('call', call, fn, `tool(${fnName})`, optionName(call.arguments[1]) ?? fnName, call);
     } else if (kind === 'defineTool') {
@@ -334,9 +343,12 @@ class SourceAnalyzer {
     while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) node = node.expression;
     if (ts.isFunctionExpression(node) || ts.isArrowFunction(node)) return node;
     if (ts.isIdentifier(node)) {
-      const declaration = this.resolveAlias(this.checker.getSymbolAtLocation(node))?.valueDeclaration;
+      const symbol = this.resolveAlias(this.checker.getSymbolAtLocation(node));
+      // An overloaded function: its first declaration is an overload without a body; take the implementation.
+      const implementation = symbol?.declarations?.find((d): d is ts.FunctionDeclaration => ts.isFunctionDeclaration(d) && d.body !== undefined);
+      if (implementation !== undefined) return implementation;
+      const declaration = symbol?.valueDeclaration;
       if (declaration === undefined) return undefined;
-      if (ts.isFunctionDeclaration(declaration) && declaration.body !== undefined) return declaration;
       if (ts.isVariableDeclaration(declaration) && declaration.initializer !== undefined) {
         const init = declaration.initializer;
         if (ts.isFunctionExpression(init) || ts.isArrowFunction(init)) return init;
