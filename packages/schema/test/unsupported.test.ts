@@ -61,6 +61,15 @@ describe('types with no faithful JSON form are compile errors', () => {
     expect(ts.flattenDiagnosticMessageText(found[0]!.messageText, '\n')).toMatch(/^tool\(helpers\.shout\): the build step cannot find this function's declaration .*tool\(\(a: A\) => obj\.method\(a\)\)/);
   });
 
+  it('two ExecutionContext parameters are a compile error', () => {
+    const found = diagnosticFor('TwoContexts.run');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.category).toBe(ts.DiagnosticCategory.Error);
+    expect(found[0]!.line).toBe(lineOf('run(context: ExecutionContext'));
+    expect(found[0]!.message).toBe('TwoContexts.run: parameter again is a second context parameter (parameter context already is one); a tool receives one ExecutionContext, so keep one context parameter');
+    expect(sites.map((s) => s.label)).not.toContain('TwoContexts.run');
+  });
+
   it('any and unknown become {} (any JSON value) with a warning, and the tool still builds', () => {
     const found = diagnosticFor('Loose.loose');
     expect(found.map((d) => d.category)).toEqual([ts.DiagnosticCategory.Warning, ts.DiagnosticCategory.Warning]);

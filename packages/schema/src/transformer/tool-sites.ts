@@ -199,7 +199,10 @@ class SourceAnalyzer {
     const parameters = fn.parameters.filter((p) => !(ts.isIdentifier(p.name) && p.name.text === 'this'));
     const data = parameters.filter((p, i) => {
       if (this.isContextParameter(p)) {
-        contextIndex = i;
+        if (contextIndex !== undefined) {
+          this.error(p, DiagnosticCode.UnsupportedParameter, `${label}: parameter ${p.name.getText()} is a second context parameter (parameter ${parameters[contextIndex]!.name.getText()} already is one); a tool receives one ExecutionContext, so keep one context parameter`);
+          failed = true;
+        } else contextIndex = i;
         return false;
       }
       return true;
