@@ -70,6 +70,12 @@ describe('types with no faithful JSON form are compile errors', () => {
     expect(sites.map((s) => s.label)).not.toContain('TwoContexts.run');
   });
 
+  it('an array-destructured parameter is an error saying array patterns are not supported', () => {
+    const found = diagnosticFor('ArrayPattern.pair');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toBe('ArrayPattern.pair: an array destructuring pattern ([name, count]) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body');
+  });
+
   it('any and unknown become {} (any JSON value) with a warning, and the tool still builds', () => {
     const found = diagnosticFor('Loose.loose');
     expect(found.map((d) => d.category)).toEqual([ts.DiagnosticCategory.Warning, ts.DiagnosticCategory.Warning]);

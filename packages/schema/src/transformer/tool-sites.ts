@@ -215,6 +215,11 @@ class SourceAnalyzer {
         failed = true;
         continue;
       }
+      if (ts.isArrayBindingPattern(parameter.name)) {
+        this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: an array destructuring pattern (${parameter.name.getText()}) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body`);
+        failed = true;
+        continue;
+      }
       if (!ts.isIdentifier(parameter.name)) {
         if (data.length !== 1 || !ts.isObjectBindingPattern(parameter.name)) {
           this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: a destructured parameter must be the tool's only (non-context) parameter, so its properties become the arguments; give it a name instead`);
