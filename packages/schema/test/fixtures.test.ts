@@ -25,6 +25,7 @@ const samples: Record<string, Sample> = {
     valid: { person: { name: 'Ada', address }, patch: {}, picked: { city: 'Oslo' }, rest: { city: 'Oslo' }, page: { items: [address], total: 1 }, scores: { a: 1 }, labels: { x: ['y'] }, merged: { ...address, createdBy: 'me' }, free: {} },
     invalid: { person: { name: 'Ada', address }, patch: {}, picked: { city: 'Oslo' }, rest: { city: 'Oslo' }, page: { items: [address], total: 1 }, scores: { a: 'one' }, labels: { x: ['y'] }, merged: address, free: {} },
   },
+  'Objects.keyed': { valid: { headers: { 'x-id': 'a' }, byNumber: { 1: 'a', '2.5': 'b' }, table: { title: 't', 3: 'c' } }, invalid: { headers: { id: 'a' }, byNumber: { 1: 'a' }, table: { title: 't' } } },
   'JsDocTags.signup': {
     valid: { form: { handle: 'ada_l', email: 'ada@example.com', age: 36 } },
     invalid: { form: { handle: 'Ada Lovelace', email: 'not-an-email', age: 7 } },

@@ -40,6 +40,7 @@ describe('types with no faithful JSON form are compile errors', () => {
     ['Iterable', 'LibIterable.take', 'items', 'items: Iterable<string>', /an Iterable has no JSON form; use an array \(T\[\]\)/],
     ['AsyncIterable', 'LibAsyncIterable.take', 'items', 'items: AsyncIterable<string>', /an AsyncIterable has no JSON form; use an array/],
     ['Iterator', 'LibIterator.take', 'items', 'items: Iterator<string>', /an iterator has no JSON form; use an array/],
+    ['a tuple with a leading rest element', 'LeadingRest.last', 'values', 'values: [...string[], number]', /cannot be expressed in JSON Schema; put the rest element last/],
     ['a typed array', 'LibTypedArray.take', 'values', 'values: Float64Array', /a Float64Array is a typed array with no JSON form; take number\[\]/],
   ])('%s: names file, line, class.method and parameter, and what to write instead', (_kind, label, parameter, declaration, hint) => {
     const found = diagnosticFor(label);

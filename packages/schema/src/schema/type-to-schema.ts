@@ -311,6 +311,11 @@ export class TypeSchemaWalker {
     const flags = target.elementFlags;
     const items: JsonSchema[] = [];
     let rest: JsonSchema | undefined;
+    const restAt = flags.findIndex((f) => f & ts.ElementFlags.Variable);
+    if (restAt >= 0 && restAt < flags.length - 1) {
+      this.issue('error', path, type, 'a tuple with elements after its rest element (`[...T[], U]`) cannot be expressed in JSON Schema; put the rest element last (`[U, ...T[]]`) or take an object with named properties');
+      return {};
+    }
     elements.forEach((element, i) => {
       const schema = this.schemaOf(element, [...path, String(i)]);
       if (flags[i]! & ts.ElementFlags.Variable) rest = schema;
@@ -346,20 +351,50 @@ export class TypeSchemaWalker {
     }
     const schema: JsonSchema = { type: 'object', properties };
     if (required.length > 0) schema['required'] = required;
-    const indexInfos = checker.getIndexInfosOfType(type);
-    if (indexInfos.length > 0) {
-      const values = indexInfos.map((info) => this.schemaOf(info.type, [...path, '*']));
-      schema['additionalProperties'] = values.length === 1 ? values[0]! : { anyOf: values };
-    } else {
-      schema['additionalProperties'] = false;
-    }
+    this.indexSignatures(type, path, schema);
     if (classDeclaration !== undefined) {
       const validated = applyClassValidatorConstraints(classDeclaration, schema, checker, this.oracle);
       if (validated) this.validatedClasses.push({ path, declaration: classDeclaration });
     }
     return schema;
   }
+
+  /**
+   * Index signatures keep their key type: a `string` key gives `additionalProperties`;
+   * a `number` key alone gives `propertyNames` with a numeric pattern; template
+   * literal keys (`[k: \`x-${string}\`]`), or number keys next to declared
+   * properties, give `patternProperties`.
+   */
+  private indexSignatures(type: ts.Type, path: string[], schema: JsonSchema): void {
+    const infos = this.checker.getIndexInfosOfType(type).filter((info) => !(info.keyType.flags & (ts.TypeFlags.ESSymbol | ts.TypeFlags.UniqueESSymbol)));
+    const byString = infos.find((info) => info.keyType.flags & ts.TypeFlags.String);
+    if (byString !== undefined) {
+      // Number and template keys are also string keys, and their values are assignable to the string key's value.
+      schema['additionalProperties'] = this.schemaOf(byString.type, [...path, '*']);
+      return;
+    }
+    if (infos.length === 0) {
+      schema['additionalProperties'] = false;
+      return;
+    }
+    const patterns: Record<string, JsonSchema> = {};
+    for (const info of infos) {
+      const value = this.schemaOf(info.type, [...path, '*']);
+      for (const pattern of keyPatterns(info.keyType)) patterns[pattern] = value;
+    }
+    const declared = Object.keys(schema['properties'] as object).length > 0;
+    const only = Object.keys(patterns);
+    if (!declared && only.length === 1 && only[0] === NUMERIC_KEY) {
+      schema['propertyNames'] = { pattern: NUMERIC_KEY };
+      schema['additionalProperties'] = patterns[NUMERIC_KEY];
+      return;
+    }
+    schema['patternProperties'] = patterns;
+    schema['additionalProperties'] = false;
+  }
 }
+
+const NUMERIC_KEY = '^-?\\d+(\\.\\d+)?$';
 
 function isEmptyTypeLiteral(symbol: ts.Symbol): boolean {
   return (symbol.declarations ?? []).every((d) => ts.isTypeLiteralNode(d) && d.members.length === 0);
@@ -399,6 +434,15 @@ function literalValue(type: ts.Type): unknown {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
+/** The key patterns of an index signature's key type (number, template literal, or a union of them). */
+function keyPatterns(keyType: ts.Type): string[] {
+  if (keyType.isUnion()) return keyType.types.flatMap(keyPatterns);
+  if (keyType.flags & ts.TypeFlags.Number) return [NUMERIC_KEY];
+  if (keyType.flags & ts.TypeFlags.TemplateLiteral) return [templatePattern(keyType as ts.TemplateLiteralType)];
+  if (keyType.isStringLiteral() || keyType.isNumberLiteral()) return [`^${escapeRegExp(String(keyType.value))}$`];
+  return ['^.*$'];
 }
 
 function templatePattern(type: ts.TemplateLiteralType): string {
