@@ -34,6 +34,7 @@ const samples: Record<string, Sample> = {
     valid: { shape: { kind: 'circle', radius: 2 }, version: 'v2', event: 'onClick', idOrName: 7 },
     invalid: { shape: { kind: 'circle', side: 2 }, version: 'version2', event: 'click', idOrName: true },
   },
+  'Unions.measure': { valid: { shape: { kind: 'square', side: 1 } }, invalid: { shape: { kind: 'square', radius: 1 } } },
   'Recursive.walk': {
     valid: { tree: { label: 'root', children: [{ label: 'leaf', children: [] }] }, payload: { a: [1, 'x', null, { b: true }] } },
     invalid: { tree: { label: 'root', children: [{ children: [] }] }, payload: { a: [1, 'x', null, { b: true }] } },

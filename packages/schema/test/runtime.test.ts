@@ -80,10 +80,10 @@ describe('generated schemas and the provider formats', () => {
     const corpus = await Promise.all(['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map((name) => import(`./fixtures/corpus/${name}`)));
     const instances = corpus.flatMap((module: Record<string, unknown>) => Object.values(module).filter((v): v is new () => object => typeof v === 'function' && /^class /.test(String(v))).map((C) => new C()));
     const toolset = new Toolset(...instances.filter((i) => toolsFrom(i).length > 0));
-    expect(toolset.size).toBe(12);
+    expect(toolset.size).toBe(13);
     for (const format of ['openai', 'anthropic', 'gemini', 'mcp'] as const) {
       const tools = toolset.definitions(format);
-      expect(tools).toHaveLength(12);
+      expect(tools).toHaveLength(13);
     }
   });
 });

@@ -77,6 +77,15 @@ describe('types with no faithful JSON form are compile errors', () => {
     expect(found[0]!.message).toBe('ArrayPattern.pair: an array destructuring pattern ([name, count]) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body');
   });
 
+  it('a return type with no JSON form is a warning, and the tool builds without an output schema', () => {
+    const found = diagnosticFor('BadReturn.load');
+    expect(found).toHaveLength(1);
+    expect(found[0]!.category).toBe(ts.DiagnosticCategory.Warning);
+    expect(found[0]!.message).toMatch(/^BadReturn\.load: return type \{ id: string; size: bigint; \} at size \(bigint\): bigint has no JSON form; .*so the tool gets no output schema \(its result is still sent as content\)$/);
+    const load = sites.find((s) => s.label === 'BadReturn.load')!;
+    expect(load.info.outputSchema).toBeUndefined();
+  });
+
   it('any and unknown become {} (any JSON value) with a warning, and the tool still builds', () => {
     const found = diagnosticFor('Loose.loose');
     expect(found.map((d) => d.category)).toEqual([ts.DiagnosticCategory.Warning, ts.DiagnosticCategory.Warning]);

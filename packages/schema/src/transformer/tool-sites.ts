@@ -182,7 +182,7 @@ class SourceAnalyzer {
     const description = this.docOf(node.name === undefined ? undefined : this.checker.getSymbolAtLocation(node.name));
     const info: BuildInfoData = description === undefined ? { parameters } : { description, parameters };
     const execute = node.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
-    const output = execute === undefined ? undefined : this.outputSchema(execute);
+    const output = execute === undefined ? undefined : this.outputSchema(execute, `${label}: execute()`);
     if (output !== undefined) info.outputSchema = output;
     const prepare = this.preparers(walker, parameters, true, label, argsNode);
     this.sites.push({ kind: 'baseTool', node, name: className, label, info, prepare });
@@ -263,7 +263,7 @@ class SourceAnalyzer {
     const description = this.functionDoc(fn, docFallback);
     const info: BuildInfoData = description === undefined ? { parameters: schema!, paramNames } : { description, parameters: schema!, paramNames };
     if (contextIndex !== undefined) info.contextIndex = contextIndex;
-    const output = this.outputSchema(fn);
+    const output = this.outputSchema(fn, label);
     if (output !== undefined) info.outputSchema = output;
     const prepare = this.preparers(walker, schema!, flattened, label, fn);
     this.sites.push({ kind, node: call, name, label, info, prepare });
@@ -277,16 +277,35 @@ class SourceAnalyzer {
     return this.symbols.isExecutionContext(this.checker.getTypeAtLocation(parameter));
   }
 
-  private outputSchema(fn: FunctionLike): JsonSchema | undefined {
+  /**
+   * The output schema of an object return type, or of a union of object types
+   * (`{ type: 'object', anyOf: [...] }`, as MCP wants an object at the root).
+   * Parts with no JSON form drop the output schema with a warning (the result
+   * is still sent as content); other return types have none.
+   */
+  private outputSchema(fn: FunctionLike, label: string): JsonSchema | undefined {
     const signature = this.checker.getSignatureFromDeclaration(fn);
     if (signature === undefined) return undefined;
     const returned = this.checker.getReturnTypeOfSignature(signature);
     const awaited = this.checker.getAwaitedType(returned) ?? returned;
     if (this.symbols.mentionsToolResult(awaited)) return undefined;
     const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
-    if (!walker.isPlainObjectType(awaited)) return undefined;
-    const schema = walker.schemaOf(awaited, []);
-    if (walker.walk.issues.length > 0 || schema['type'] !== 'object') return undefined;
+    const members = awaited.isUnion() && !(awaited.flags & ts.TypeFlags.EnumLiteral) ? awaited.types : [awaited];
+    if (!members.every((m) => walker.isPlainObjectType(m))) return undefined;
+    let schema = walker.schemaOf(awaited, []);
+    const at = fn.type ?? fn.name ?? fn;
+    const typeText = this.checker.typeToString(awaited);
+    for (const issue of walker.walk.issues) {
+      const where = issue.path.length === 0 ? '' : ` at ${issue.path.join('.').replace(/\.\[\]/g, '[]')} (${issue.typeText})`;
+      const consequence = issue.severity === 'error' ? 'so the tool gets no output schema (its result is still sent as content)' : 'so that part of the output schema accepts any JSON value';
+      this.warning(at, DiagnosticCode.ImpreciseType, `${label}: return type ${typeText}${where}: ${issue.message}; ${consequence}`);
+    }
+    if (walker.walk.issues.some((i) => i.severity === 'error')) return undefined;
+    if (Array.isArray(schema['anyOf'])) schema = { type: 'object', anyOf: schema['anyOf'] };
+    if (schema['type'] !== 'object') {
+      this.warning(at, DiagnosticCode.ImpreciseType, `${label}: return type ${typeText} is a recursive union, which has no output schema here (its result is still sent as content); return an object type that holds it`);
+      return undefined;
+    }
     addDefs(schema, walker);
     stripMarks(schema);
     return schema;
