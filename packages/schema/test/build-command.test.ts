@@ -92,6 +92,22 @@ describe('anytool schema <file>', () => {
   });
 });
 
+describe('anytool schema <file> in its project', () => {
+  it("compiles the tsconfig's files with the file, like the build (a global declaration file is seen)", async () => {
+    const dir = scratchDir('schema-project');
+    writeFileSync(join(dir, 'globals.d.ts'), 'interface AmbientPoint {\n  x: number;\n  y: number;\n}\n');
+    writeFileSync(join(dir, 'tools.ts'), "import { tool } from '@anytool/core';\n\n/** Move to a point. */\nexport const move = tool(function move(to: AmbientPoint): string {\n  return `${to.x},${to.y}`;\n});\n");
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true }, include: ['*.ts'] }));
+    let out = '';
+    let err = '';
+    const code = await main(['schema', join(dir, 'tools.ts'), '-p', join(dir, 'tsconfig.json')], { out: (t) => (out += t), err: (t) => (err += t) });
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const [move] = JSON.parse(out) as Array<{ parameters: { properties: Record<string, unknown> } }>;
+    expect(move!.parameters.properties['to']).toEqual({ type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'], additionalProperties: false });
+  });
+});
+
 describe('the anytool command line', () => {
   it('prints usage for help and rejects unknown commands', async () => {
     let out = '';

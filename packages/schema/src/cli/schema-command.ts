@@ -20,19 +20,24 @@ export interface ToolDescriptions {
 }
 
 /**
- * Describes the tools declared in `file`, with the compiler options of the
- * nearest tsconfig.json (or `tsconfig` when given): the definitions the build
- * step would inline.
+ * Describes the tools declared in `file`, in the program of the nearest
+ * tsconfig.json (or `tsconfig` when given): its options and files plus `file`,
+ * as the build compiles it. These are the definitions the build step would inline.
  */
 export function describeTools(file: string, tsconfig?: string): ToolDescriptions {
   const fileName = resolve(file);
   const configFile = tsconfig ?? ts.findConfigFile(dirname(fileName), ts.sys.fileExists);
   let options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
+  // The same program as the build: the tsconfig's files (global declarations included), plus the file.
+  let rootNames = [fileName];
   if (configFile !== undefined) {
     const parsed = readProject(['-p', configFile], { out: () => undefined, err: () => undefined });
-    if (parsed !== undefined) options = parsed.options;
+    if (parsed !== undefined) {
+      options = parsed.options;
+      rootNames = [...new Set([...parsed.fileNames.map((f) => resolve(f)), fileName])];
+    }
   }
-  const program = ts.createProgram({ rootNames: [fileName], options: { ...options, noEmit: true }, host: createJsDocHost(options) });
+  const program = ts.createProgram({ rootNames, options: { ...options, noEmit: true }, host: createJsDocHost(options) });
   const source = program.getSourceFile(fileName);
   if (source === undefined) throw new Error(`anytool schema: cannot read ${fileName}`);
   const { sites, diagnostics } = analyzeSourceFile(program, source);
