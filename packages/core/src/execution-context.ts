@@ -1,10 +1,12 @@
 import type { ToolResult } from './tool-result.js';
 
 /** Epoch milliseconds with sub-millisecond precision (monotonic within the process). */
-const origin = performance.timeOrigin;
+// Captured once: `globalThis.performance` is a lazy getter in Node, paid on every read.
+const clock = globalThis.performance;
+const origin = clock.timeOrigin;
 
 export function now(): number {
-  return origin + performance.now();
+  return origin + clock.now();
 }
 
 interface EventBase {
@@ -68,6 +70,9 @@ export interface ExecutionContextOptions {
 }
 
 let runCounter = 0;
+
+/** The ids of a run's first calls, made once: most runs never build a call id string. */
+const CALL_IDS: readonly string[] = Array.from({ length: 1024 }, (_, i) => `call_${i}`);
 
 /**
  * One run's state, handed to every tool call. Most tools ignore it; tools that
@@ -167,7 +172,8 @@ export class ExecutionContext {
 
   /** A fresh call id, unique within this run. */
   nextCallId(): string {
-    return `call_${++this.run.calls}`;
+    const n = ++this.run.calls;
+    return n < CALL_IDS.length ? CALL_IDS[n]! : `call_${n}`;
   }
 
   /**
