@@ -1,5 +1,5 @@
 // Build time of a generated 200-tool project: plain `tsc -p` against `anytool build -p`,
-// alternated in one run. Target: the build command takes at most 1.25x plain tsc's wall time.
+// alternated in one run (the order flips every round). Target: the build command takes at most 1.25x plain tsc's wall time.
 // Run: node bench/build-time.mjs [rounds]   (needs the packages built: node scripts/build.mjs)
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -137,9 +137,17 @@ time(tsc, ['-p', 'tsconfig.tsc.json']);
 time(anytool, ['build', '-p', 'tsconfig.anytool.json']);
 const plain = [];
 const build = [];
+// Alternate which one goes first each round, so neither always runs on a warmer (or busier) machine.
 for (let i = 0; i < rounds; i++) {
-  plain.push(time(tsc, ['-p', 'tsconfig.tsc.json'], 'plain'));
-  build.push(time(anytool, ['build', '-p', 'tsconfig.anytool.json'], 'build'));
+  const runPlain = () => plain.push(time(tsc, ['-p', 'tsconfig.tsc.json'], 'plain'));
+  const runBuild = () => build.push(time(anytool, ['build', '-p', 'tsconfig.anytool.json'], 'build'));
+  if (i % 2 === 0) {
+    runPlain();
+    runBuild();
+  } else {
+    runBuild();
+    runPlain();
+  }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
