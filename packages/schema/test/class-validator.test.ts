@@ -17,7 +17,7 @@ describe('class-validator DTOs', () => {
 
   it('their constraints appear in the schema', () => {
     expect(messages(diagnostics)).toEqual([
-      'UserTools.team: class CreateUser at team.owner has class-validator constraints, which are in the schema but not checked at run time: only a parameter typed with the class (or an array of it) becomes an instance and is validated; take it as its own parameter, or validate it in the tool',
+      'UserTools.team: class CreateUser at team.owner has class-validator decorators, but only a parameter typed with the class (or an array of it) becomes an instance validated by class-validator; here only the constraints with a JSON Schema form are checked (by the schema), the others are not; take it as its own parameter, or validate it in the tool',
     ]);
     const create = sites.find((s) => s.label === 'UserTools.create')!;
     expect(create.info.parameters['properties']).toEqual({

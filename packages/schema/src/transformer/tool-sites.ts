@@ -324,7 +324,7 @@ class SourceAnalyzer {
         : path.length === 1 ? { at: path[0]!, each: false } : path.length === 2 && path[1] === '[]' ? { at: path[0]!, each: true } : undefined;
       if (place === undefined) {
         const where = path.join('.').replace(/\.\[\]/g, '[]');
-        this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} at ${where} has class-validator constraints, which are in the schema but not checked at run time: only a parameter typed with the class (or an array of it) becomes an instance and is validated; take it as its own parameter, or validate it in the tool`);
+        this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} at ${where} has class-validator decorators, but only a parameter typed with the class (or an array of it) becomes an instance validated by class-validator; here only the constraints with a JSON Schema form are checked (by the schema), the others are not; take it as its own parameter, or validate it in the tool`);
         continue;
       }
       const reference = this.classReference(validated.declaration);
