@@ -19,10 +19,10 @@ describe('the public surface of @anytool/schema', () => {
 describe('@anytool/schema as a built package', () => {
   it('loads from ESM and from CommonJS through its exports map, the runtime and the ts-jest and ts-patch entries included', () => {
     const esm = `const s = await import('@anytool/schema'); const r = await import('@anytool/schema/runtime');
-      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, typeof r.reviveDates, typeof r.validateClass]));`;
-    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'function', 'function']);
+      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, typeof r.revive, typeof r.reviveDates, typeof r.validateClass]));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'function', 'function', 'function']);
     const cjs = `const s = require('@anytool/schema'); const j = require('@anytool/schema/ts-jest'); const p = require('@anytool/schema/ts-patch');
-      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, j.name, typeof j.factory, typeof p.tspcTransformer, typeof require('@anytool/schema/runtime').reviveDates]));`;
+      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, j.name, typeof j.factory, typeof p.tspcTransformer, typeof require('@anytool/schema/runtime').revive]));`;
     expect(JSON.parse(execFileSync(process.execPath, ['-e', cjs], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'anytool-schema', 'function', 'function', 'function']);
   });
 
