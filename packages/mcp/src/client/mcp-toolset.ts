@@ -110,9 +110,17 @@ export class McpToolset implements DynamicToolSource {
     return () => this.listeners.delete(listener);
   }
 
-  /** Ends every session and every server process. */
+  /**
+   * Ends every session and every server process. The tool list becomes empty
+   * and subscribers are told, so a `Toolset` holding this one drops its tools.
+   */
   async close(): Promise<void> {
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    if (this.current.length > 0) {
+      this.current = [];
+      this.byName = new Map();
+      this.notify();
+    }
     await Promise.all(this.connections.map((c) => c.close()));
   }
 

@@ -39,6 +39,21 @@ describe('McpToolset with the fixture server', () => {
     expect(mcp.get('echo')).toBe(toolset.get('echo'));
   });
 
+  it('close() empties its tool list and tells subscribers, so a Toolset holding it drops its tools', async () => {
+    const mcp = await connect({ mcpServers: { f: fixture() } });
+    const toolset = new Toolset(mcp);
+    expect(toolset.names).toContain('echo');
+    let told = 0;
+    mcp.subscribe(() => void told++);
+    await mcp.close();
+    expect(told).toBe(1);
+    expect(mcp.tools).toEqual([]);
+    expect(mcp.names).toEqual([]);
+    expect(mcp.get('echo')).toBeUndefined();
+    expect(toolset.names).toEqual([]);
+    expect((await toolset.invoke('echo', { message: 'x' })).isError).toBe(true);
+  });
+
   it('gives the server the safe default environment plus `env`, never the rest of the parent’s', async () => {
     process.env['ANYTOOL_TEST_SECRET'] = 'parent-only';
     try {
