@@ -24,6 +24,8 @@ import {
   type Tool as McpToolInfo,
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
+import { descendants, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
+import { watchStdioStart } from './sdk-internals.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -85,7 +87,23 @@ const MAX_PAGES = 1_000;
 const CLIENT_INFO: Implementation = { name: 'anytool', version: '0.1.0' };
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Waits `ms`, or less when `signal` aborts. */
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    timer.unref();
+    signal.addEventListener('abort', done, { once: true });
+  });
+/** How long a stdio server's leftover descendants get after SIGTERM at close before SIGKILL. */
+const TREE_GRACE_MS = 1_000;
+/** How long a stdio server's process tree may take to end by itself after its stdin ends (the SDK waits as long before SIGTERM). */
+const STDIO_GRACE_MS = 2_000;
 
 function positive(value: number | undefined, fallback: number): number {
   return value !== undefined && value > 0 ? value : fallback;
@@ -124,6 +142,12 @@ export class McpConnection {
   private refreshAgain = false;
   private startCount = 0;
   private startingPid: number | undefined;
+  /** The client and transport of a start in progress (close() ends them at once). */
+  private starting: { client: Client; transport: Transport } | undefined;
+  /** Clients whose HTTP session the server forgot (404): their calls are sent again on a new session. */
+  private readonly expired = new WeakSet<Client>();
+  /** Aborted by close(): cuts short the backoff between restarts. */
+  private readonly stopping = new AbortController();
   private readonly defaultTimeout: number;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
@@ -212,10 +236,15 @@ export class McpConnection {
   private async recover(error: unknown, client: Client, params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
     const timeout = request.timeout ?? this.defaultTimeout;
     if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, timeout, request.signal);
-    // The server did not run the call: it did not know the session.
-    this.note('the server answered 404 for the session: initializing a new session');
-    await this.drop(client);
-    const fresh = await this.reconnect();
+    // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
+    this.expire(client);
+    let fresh: Client;
+    try {
+      // Every call of the expired session shares one new session: the one already open, or the one being opened.
+      fresh = this.client !== undefined && !this.expired.has(this.client) ? this.client : await this.reconnect();
+    } catch (reconnectError) {
+      throw await this.callError(reconnectError, params.name, timeout, request.signal);
+    }
     try {
       return (await fresh.callTool(params, undefined, request)) as CallToolResult;
     } catch (retryError) {
@@ -226,7 +255,7 @@ export class McpConnection {
   /** Reads every page of `tools/list` again and tells the listeners. */
   async refreshTools(): Promise<void> {
     const client = this.client !== undefined ? this.client : await this.reconnect();
-    this.toolInfos = await this.listAllTools(client);
+    this.toolInfos = await this.listAllTools(client, this.defaultTimeout);
     this.notify();
   }
 
@@ -239,22 +268,48 @@ export class McpConnection {
     if (this.client !== undefined) await this.client.sendRootsListChanged();
   }
 
-  /** Ends the session and the server's process. Calls in flight fail with `MCP_CONNECTION_CLOSED`. */
+  /**
+   * Ends the session and the server's process with everything it started.
+   * Calls in flight fail with `MCP_CONNECTION_CLOSED`. A restart in progress is
+   * cut short: the server being started is killed and the backoff wait ends.
+   */
   close(): Promise<void> {
     if (this.closing !== undefined) return this.closing;
     this.closed = true;
+    this.stopping.abort();
     const client = this.client;
     const transport = this.transport;
     const opening = this.opening;
+    const starting = this.starting;
     this.client = undefined;
+    this.starting = undefined;
     this.closing = (async () => {
-      // A start in progress sees `closed` when it finishes and closes its own client.
+      const ending: Array<Promise<void>> = [];
+      // A server still starting has nothing worth waiting for: kill it, which ends the start at once.
+      if (starting !== undefined) ending.push(this.abandon(starting.client, starting.transport));
+      if (client !== undefined && transport !== undefined && client !== starting?.client) ending.push(this.endSession(client, transport));
+      await Promise.all(ending);
       if (opening !== undefined) await opening.catch(() => undefined);
-      if (client === undefined) return;
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
-      await client.close().catch(() => undefined);
     })();
     return this.closing;
+  }
+
+  /** Ends an open session: DELETE for HTTP; for stdio the SDK's close (stdin end, SIGTERM, SIGKILL), then whatever the server started that outlived it. */
+  private async endSession(client: Client, transport: Transport): Promise<void> {
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
+    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    const tree = pid === undefined ? [] : descendants(pid);
+    const closed = client.close().catch(() => undefined);
+    if (tree.length > 0) {
+      // The SDK gives the server 2 s after the end of its stdin before SIGTERM; give the processes it started the same,
+      // then end them: a wrapper (npx, sh -c) waiting on a server that ignores the end of stdin then exits by itself.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const graceOver = await Promise.race([closed.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STDIO_GRACE_MS)))]);
+      clearTimeout(timer);
+      if (graceOver) await endLeftovers(tree);
+    }
+    await closed;
+    await endLeftovers(tree);
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -275,12 +330,14 @@ export class McpConnection {
     const longest = positive(restart.maxDelayMs, 5_000);
     let last: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) await sleep(Math.min(initial * 2 ** (attempt - 2), longest));
+      const delay = attempt > 1 ? Math.min(initial * 2 ** (attempt - 2), longest) : 0;
+      if (delay > 0) await sleep(delay, this.stopping.signal);
       if (this.closed) throw this.closedError();
       try {
-        this.note(`starting the server again (attempt ${attempt} of ${attempts})`);
+        this.note(`starting the server again (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`);
         return await this.start();
       } catch (error) {
+        if (this.closed) throw this.closedError();
         last = error;
       }
     }
@@ -292,23 +349,30 @@ export class McpConnection {
     this.stderrText = '';
     let transport = this.createTransport(false);
     let client = this.createClient();
+    this.starting = { client, transport };
     try {
       await client.connect(transport, { timeout: startTimeout });
     } catch (error) {
       await this.abandon(client, transport);
-      if (!(transport instanceof StreamableHTTPClientTransport) || !this.shouldFallBackToSse(error)) throw await this.startError(error, startTimeout);
+      if (this.closed) throw this.closedError();
+      if (!(transport instanceof StreamableHTTPClientTransport) || !this.shouldFallBackToSse(error)) throw await this.startError(error, startTimeout, 'initialize');
       // An old server that only speaks HTTP+SSE.
-      this.note(`streamable HTTP was refused (${describeError(error)}): trying the HTTP+SSE transport`);
+      this.note(`streamable HTTP was refused (${describeHttpError(error)}): trying the HTTP+SSE transport`);
       transport = this.createTransport(true);
       client = this.createClient();
+      this.starting = { client, transport };
       try {
         await client.connect(transport, { timeout: startTimeout });
       } catch (sseError) {
         await this.abandon(client, transport);
-        throw await this.startError(sseError, startTimeout);
+        if (this.closed) throw this.closedError();
+        // Say why both failed: the streamable HTTP answer is often the real problem (a wrong path, a missing header).
+        const both = new AnytoolError(ErrorCode.McpConnectFailed, `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`, { cause: sseError });
+        throw await this.startError(both, startTimeout, 'initialize', true);
       }
     }
     if (this.closed) {
+      this.starting = undefined;
       await client.close().catch(() => undefined);
       throw this.closedError();
     }
@@ -317,12 +381,19 @@ export class McpConnection {
     this.startCount++;
     try {
       const before = this.toolInfos;
-      this.toolInfos = await this.listAllTools(client);
+      this.toolInfos = await this.listAllTools(client, startTimeout);
       if (this.startCount > 1 && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
     } catch (error) {
-      await this.drop(client);
-      throw await this.startError(error, startTimeout);
+      if (this.starting?.client === client) this.starting = undefined;
+      await this.abandon(client, transport);
+      if (this.client === client) {
+        this.client = undefined;
+        this.transport = undefined;
+      }
+      if (this.closed) throw this.closedError();
+      throw await this.startError(error, startTimeout, 'tools/list');
     }
+    if (this.starting?.client === client) this.starting = undefined;
     return client;
   }
 
@@ -343,15 +414,11 @@ export class McpConnection {
     };
     if (config.cwd !== undefined) params.cwd = config.cwd;
     const transport = new StdioClientTransport(params);
-    // Remember the child's pid as soon as it exists: a failed connect forgets it, and a hung child must still be killed.
-    const start = transport.start.bind(transport);
-    transport.start = async () => {
-      this.startingPid = undefined;
-      await start();
-      this.startingPid = transport.pid ?? undefined;
-      // Many concurrent calls each wait for 'drain' on the child's stdin; that is expected, not a leak.
-      (transport as unknown as { _process?: { stdin?: { setMaxListeners(n: number): void } | null } })._process?.stdin?.setMaxListeners(0);
-    };
+    watchStdioStart(
+      transport,
+      (pid) => (this.startingPid = pid),
+      (problem) => this.note(problem),
+    );
     const onStderr = this.options.onStderr;
     transport.stderr?.on('data', (chunk: Buffer | string) => {
       const text = chunk.toString();
@@ -384,13 +451,13 @@ export class McpConnection {
     return client;
   }
 
-  private async listAllTools(client: Client): Promise<McpToolInfo[]> {
+  private async listAllTools(client: Client, timeout: number): Promise<McpToolInfo[]> {
     if (client.getServerCapabilities()?.tools === undefined) return [];
     const tools: McpToolInfo[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema);
+      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema, { timeout });
       tools.push(...result.tools);
       cursor = result.nextCursor;
       if (cursor === undefined) return tools;
@@ -414,7 +481,7 @@ export class McpConnection {
         this.refreshAgain = false;
         try {
           if (this.client !== client) return;
-          this.toolInfos = await this.listAllTools(client);
+          this.toolInfos = await this.listAllTools(client, this.defaultTimeout);
           this.notify();
         } catch (error) {
           this.note(`could not read the tools again after tools/list_changed: ${describeError(error)}`);
@@ -440,32 +507,38 @@ export class McpConnection {
     if (this.diagnostics.length > MAX_DIAGNOSTICS) this.diagnostics.splice(0, this.diagnostics.length - MAX_DIAGNOSTICS);
   }
 
-  /** Closes a client whose start failed; a stdio child is killed at once rather than waited for. */
+  /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
   private async abandon(client: Client, transport: Transport): Promise<void> {
     const pid = transport instanceof StdioClientTransport ? (transport.pid ?? this.startingPid) : undefined;
-    this.startingPid = undefined;
-    if (pid !== undefined) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
+    if (this.starting?.client === client) {
+      this.starting = undefined;
+      this.startingPid = undefined;
     }
+    if (pid !== undefined) killTree(pid);
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
   }
 
-  /** Forgets a session (it died or expired) and closes what is left of it. */
-  private async drop(client: Client): Promise<void> {
+  /**
+   * Marks a client whose HTTP session the server forgot: new calls no longer go
+   * to it, and its other calls in flight, cut off when it is closed here, are
+   * sent again on the new session rather than failing.
+   */
+  private expire(client: Client): void {
+    if (this.expired.has(client)) return;
+    this.expired.add(client);
+    this.note('the server answered 404 for the session: initializing a new session');
     if (this.client === client) {
       this.client = undefined;
       this.transport = undefined;
     }
-    await client.close().catch(() => undefined);
+    void client.close().catch(() => undefined);
   }
 
   private sessionExpired(error: unknown, client: Client): boolean {
-    return error instanceof StreamableHTTPError && error.code === 404 && client.transport instanceof StreamableHTTPClientTransport && !this.closed;
+    if (this.closed) return false;
+    if (this.expired.has(client)) return error instanceof McpError && error.code === McpErrorCode.ConnectionClosed || (error instanceof StreamableHTTPError && error.code === 404);
+    return error instanceof StreamableHTTPError && error.code === 404 && client.transport instanceof StreamableHTTPClientTransport;
   }
 
   private shouldFallBackToSse(error: unknown): boolean {
@@ -484,12 +557,12 @@ export class McpConnection {
     return `MCP server "${this.name}" (${[config.command, ...(config.args ?? [])].join(' ')})`;
   }
 
-  private async startError(error: unknown, startTimeout: number): Promise<AnytoolError> {
-    if (error instanceof AnytoolError && error.code === ErrorCode.McpConnectFailed) return error;
+  private async startError(error: unknown, startTimeout: number, step: 'initialize' | 'tools/list', wrap = false): Promise<AnytoolError> {
+    if (!wrap && error instanceof AnytoolError && error.code === ErrorCode.McpConnectFailed) return error;
     await tick(); // let the last stderr chunks of a dead process arrive
     let reason: string;
-    if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) reason = 'it exited (or closed its output) before answering initialize';
-    else if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) reason = `it did not answer initialize within ${startTimeout} ms`;
+    if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) reason = `it exited (or closed its output) before answering ${step}`;
+    else if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) reason = `it did not answer ${step} within ${startTimeout} ms (startTimeoutMs)`;
     else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') reason = `the command was not found (${describeError(error)}); check "command" and PATH`;
     else reason = describeError(error);
     const isStdio = !isHttpConfig(this.config);
@@ -519,6 +592,7 @@ export class McpConnection {
 
   private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {
     if (this.closed) return new AnytoolError(ErrorCode.McpConnectionClosed, `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`, { cause });
+    if (isHttpConfig(this.config)) return new AnytoolError(ErrorCode.McpConnectionClosed, `The session with MCP server "${this.name}" ended while tool "${tool}" was running; the next call opens a new session.`, { cause });
     await tick();
     const tail = isHttpConfig(this.config) ? '' : this.stderrTail();
     const stderr = tail === '' ? '' : ` Last lines of its stderr:\n${tail}`;
@@ -528,6 +602,29 @@ export class McpConnection {
   private closedError(): AnytoolError {
     return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}": the connection was closed with close(); open a new one to call its tools.`);
   }
+}
+
+/** Processes a stdio server started that outlived it: SIGTERM, a short grace, then SIGKILL. */
+async function endLeftovers(tree: readonly TreeProcess[]): Promise<void> {
+  const left = tree.filter(stillRunning);
+  if (left.length === 0) return;
+  for (const proc of left) {
+    try {
+      process.kill(proc.pid, 'SIGTERM');
+    } catch {
+      // Already gone.
+    }
+  }
+  const deadline = Date.now() + TREE_GRACE_MS;
+  while (Date.now() < deadline && left.some(stillRunning)) await new Promise((resolve) => setTimeout(resolve, 25));
+  killProcesses(left);
+}
+
+/** An error of an HTTP transport, with its status code when the SDK keeps it apart from the message. */
+function describeHttpError(error: unknown): string {
+  const text = describeError(error);
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' && code >= 100 && code < 600 && !text.includes(String(code)) ? `HTTP ${code}: ${text}` : text;
 }
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {

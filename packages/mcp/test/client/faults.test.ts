@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { McpConnection, McpToolset } from '@anytool/mcp';
-import { alive, fixture, tempDir, until } from './helpers';
+import { FIXTURE, alive, fixture, tempDir, until, untilAsync } from './helpers';
 
 jest.setTimeout(30_000);
 
@@ -79,8 +79,8 @@ describe('faulty servers', () => {
     expect(resultText(hung)).toContain('300 ms');
     const slow = await toolset.invoke('slow', { ms: 5_000 });
     expect(slow.error?.code).toBe(ErrorCode.Timeout);
-    await until(() => true);
-    expect(resultText(await toolset.invoke('cancelled_count', {}))).toBe('1');
+    // The server saw notifications/cancelled for the timed-out call (it counts it when its handler stops).
+    await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
     expect(resultText(await toolset.invoke('echo', { message: 'still here' }))).toBe('still here');
   });
 
@@ -141,7 +141,12 @@ describe('faulty servers', () => {
 
   it('restarts with backoff and a bounded number of attempts, then recovers once the server can start', async () => {
     const flag = join(tempDir('flag'), 'broken');
-    const mcp = await connect({ mcpServers: { f: fixture('ok', { FAIL_IF_EXISTS: flag }) } }, { restart: { maxAttempts: 3, initialDelayMs: 50 } });
+    // When each failed start wrote to stderr: the gaps between attempts must grow.
+    const starts: number[] = [];
+    const onStderr = (_server: string, text: string): void => {
+      for (const _ of text.matchAll(/: starting\n/g)) starts.push(Date.now());
+    };
+    const mcp = await connect({ mcpServers: { f: fixture('ok', { FAIL_IF_EXISTS: flag }) } }, { restart: { maxAttempts: 4, initialDelayMs: 100 }, onStderr });
     const connection = mcp.connection('f')!;
     const toolset = new Toolset(mcp);
     writeFileSync(flag, '');
@@ -149,12 +154,87 @@ describe('faulty servers', () => {
     await until(() => !connection.connected, 5_000, 'the connection to notice the death');
     const failed = await toolset.invoke('echo', { message: 'x' });
     expect(failed.error?.code).toBe(ErrorCode.McpConnectFailed);
-    expect(failed.error?.message).toContain('could not be started again in 3 attempts');
+    expect(failed.error?.message).toContain('could not be started again in 4 attempts');
     expect(failed.error?.message).toContain('the API key is missing');
-    expect(connection.diagnostics.filter((d) => d.includes('starting the server again'))).toHaveLength(3);
+    const attempts = connection.diagnostics.filter((d) => d.includes('starting the server again'));
+    expect(attempts).toHaveLength(4);
+    // The planned waits double: 0, 100, 200, 400 ms.
+    expect(attempts.map((d) => Number(/after waiting (\d+) ms/.exec(d)?.[1]))).toEqual([0, 100, 200, 400]);
+    // And they were really waited: each gap between starts is at least its wait (a lower bound only, so a slow machine cannot fail it).
+    await until(() => starts.length >= 4, 5_000, 'the stderr of every attempt');
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(100 - 5);
+    expect(gaps[1]).toBeGreaterThanOrEqual(200 - 5);
+    expect(gaps[2]).toBeGreaterThanOrEqual(400 - 5);
 
     rmSync(flag);
     expect(resultText(await toolset.invoke('echo', { message: 'recovered' }))).toBe('recovered');
+  });
+
+  it('a server behind a wrapper (sh -c) that hangs at start: the wrapper and the real server are both killed', async () => {
+    const stderr: string[] = [];
+    const wrapped = { command: 'sh', args: ['-c', `"${process.execPath}" "${FIXTURE}" hang-on-start; true`], env: { IGNORE_STDIN_END: '1' }, startTimeoutMs: 2_000 };
+    const error = await connectError(McpConnection.open('w', wrapped, { onStderr: (_s, t) => stderr.push(t) }));
+    expect(error.code).toBe(ErrorCode.McpConnectFailed);
+    const [inner] = pidsIn(stderr.join(''));
+    expect(inner).toBeDefined();
+    await until(() => !alive(inner!), 5_000, `the real server (pid ${inner}) under the wrapper to be killed`);
+  });
+
+  it('close() of a server behind a wrapper ends the real server too, even one that ignores the end of its stdin', async () => {
+    const wrapped = { command: 'sh', args: ['-c', `"${process.execPath}" "${FIXTURE}" ok; true`], env: { IGNORE_STDIN_END: '1' } };
+    const connection = await McpConnection.open('w', wrapped);
+    const wrapper = connection.pid!;
+    const inner = Number(((await connection.callTool('pid', {})).content[0] as { text: string }).text);
+    expect(inner).not.toBe(wrapper);
+    await connection.close();
+    await until(() => !alive(inner) && !alive(wrapper), 5_000, 'the wrapper and the real server to exit');
+  });
+
+  it('close() during a restart kills the server being started and does not wait for startTimeoutMs', async () => {
+    const flag = join(tempDir('hang'), 'hang');
+    const stderr: string[] = [];
+    const connection = await McpConnection.open('f', fixture('ok', { HANG_IF_EXISTS: flag }), { onStderr: (_s, t) => stderr.push(t) });
+    writeFileSync(flag, '');
+    process.kill(connection.pid!, 'SIGKILL');
+    await until(() => !connection.connected, 5_000, 'the connection to notice the death');
+    // The next call starts the server again, which now hangs: startTimeoutMs is the default 30 s, longer than this test may take.
+    const pending = connection.callTool('echo', { message: 'x' }).then(
+      () => undefined,
+      (error: AnytoolError) => error,
+    );
+    await until(() => stderr.join('').includes('waiting forever'), 10_000, 'the restarted server to hang');
+    const hung = pidsIn(stderr.join('').split('waiting forever')[0]!).pop()!;
+    await connection.close();
+    expect((await pending)?.code).toBe(ErrorCode.McpConnectionClosed);
+    await until(() => !alive(hung), 5_000, 'the hung server to be killed');
+  }, 15_000);
+
+  it('close() during the backoff wait between restarts ends the wait', async () => {
+    const flag = join(tempDir('flag'), 'broken');
+    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), { restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+    writeFileSync(flag, '');
+    process.kill(connection.pid!, 'SIGKILL');
+    await until(() => !connection.connected, 5_000, 'the connection to notice the death');
+    const pending = connection.callTool('echo', { message: 'x' }).then(
+      () => undefined,
+      (error: AnytoolError) => error,
+    );
+    // The first attempt fails at once; then the connection waits 60 s before the next.
+    await until(() => connection.diagnostics.some((d) => d.includes('attempt 1 of 3')), 5_000, 'the first attempt');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await connection.close();
+    expect((await pending)?.code).toBe(ErrorCode.McpConnectionClosed);
+    expect(connection.diagnostics.some((d) => d.includes('attempt 2 of 3'))).toBe(false);
+  }, 15_000);
+
+  it('a server that answers initialize but never tools/list: MCP_CONNECT_FAILED after startTimeoutMs, naming tools/list', async () => {
+    const error = await connectError(McpConnection.open('f', { ...fixture('hang-list'), startTimeoutMs: 500 }));
+    expect(error.code).toBe(ErrorCode.McpConnectFailed);
+    expect(error.message).toContain('did not answer tools/list within 500 ms');
+    expect(error.message).toContain('not answering tools/list');
+    const [pid] = pidsIn(error.message);
+    await until(() => !alive(pid!), 5_000, 'the server to be killed');
   });
 
   it('close() ends calls in flight and every process; later calls are coded errors', async () => {
@@ -186,12 +266,6 @@ describe('faulty servers', () => {
     setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
     const result = await pending;
     expect(result.error?.code).toBe(ErrorCode.Aborted);
-    await until(() => true);
-    let count = '';
-    for (let i = 0; i < 50 && count !== '1'; i++) {
-      count = resultText(await toolset.invoke('cancelled_count', {}));
-      if (count !== '1') await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(count).toBe('1');
+    await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The test fixture server (modes: ok, exit-on-start, slow-start, hang-on-start, garbage). */
+/** The test fixture server (modes: ok, exit-on-start, slow-start, hang-on-start, garbage, hang-list). */
 export const FIXTURE = join(__dirname, '..', 'fixtures', 'fixture-server.mjs');
 
 const serverEntry = (name: string): string => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`);
@@ -25,6 +25,15 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Waits until the async `check` holds (polling), or fails after `ms`. */
+export async function untilAsync(check: () => Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
-import { McpToolset } from '@anytool/mcp';
+import { createServer as createHttpServer } from 'node:http';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
+import { McpConnection, McpToolset } from '@anytool/mcp';
 import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
 import { EVERYTHING, alive, until } from './helpers';
 
@@ -69,6 +70,49 @@ describe('HTTP sessions and old servers', () => {
     } finally {
       await mcp.close();
       await server.close();
+    }
+  });
+
+  it('20 concurrent calls when the server forgot the session: all succeed on one new session', async () => {
+    const server = await startStreamableServer();
+    const connection = await McpConnection.open('s', { url: server.url });
+    try {
+      expect((await connection.callTool('echo', { message: 'one' })).content).toEqual([{ type: 'text', text: 'one' }]);
+      await server.forgetSessions();
+      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => connection.callTool('echo', { message: `m${i}` })));
+      const failed = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
+      expect(failed).toEqual([]);
+      results.forEach((r, i) => expect(r.status === 'fulfilled' && r.value.content).toEqual([{ type: 'text', text: `m${i}` }]));
+      // One reconnect, shared by every call of the expired session.
+      expect(server.initialized).toBe(2);
+      expect(connection.starts).toBe(2);
+    } finally {
+      await connection.close();
+      await server.close();
+    }
+  });
+
+  it('when neither streamable HTTP nor the SSE fallback works, the error gives both answers', async () => {
+    const http = createHttpServer((req, res) => {
+      if (req.method === 'POST') res.writeHead(404, { 'content-type': 'text/plain' }).end('no MCP endpoint here');
+      else res.writeHead(500, { 'content-type': 'text/plain' }).end('broken');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/wrong-path`;
+    try {
+      const error = await McpConnection.open('s', { url, startTimeoutMs: 5_000 }).then(
+        async (c) => {
+          await c.close();
+          throw new Error('expected the connection to fail');
+        },
+        (e: unknown) => e as AnytoolError,
+      );
+      expect(error).toBeInstanceOf(AnytoolError);
+      expect(error.code).toBe(ErrorCode.McpConnectFailed);
+      expect(error.message).toMatch(/streamable HTTP: .*404.*; SSE fallback: .*500/s);
+    } finally {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
     }
   });
 
