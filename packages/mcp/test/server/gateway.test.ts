@@ -11,6 +11,8 @@ import { ROOT, httpClient, requireBuilt, startHttpChild, stopChild, waitFor } fr
 jest.setTimeout(60_000);
 
 const entry = (name: string): string => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`);
+/** The client tests' fixture server: its `cancelled_count` tool shows whether the upstream server saw a cancellation. */
+const FIXTURE = join(__dirname, '..', 'fixtures', 'fixture-server.mjs');
 
 class Local {
   readonly calls: string[] = [];
@@ -43,6 +45,7 @@ describe('a gateway: tools of two npm MCP servers plus local tools, served as on
         mcpServers: {
           everything: { command: process.execPath, args: [entry('server-everything'), 'stdio'] },
           memory: { command: process.execPath, args: [entry('server-memory')], env: { MEMORY_FILE_PATH: memoryFile } },
+          fixture: { command: process.execPath, args: [FIXTURE] },
         },
       },
       { prefix: true },
@@ -106,12 +109,26 @@ describe('a gateway: tools of two npm MCP servers plus local tools, served as on
   });
 
   it('cancels the upstream call when the client cancels the gateway call', async () => {
+    expect(text(await client.callTool({ name: 'fixture_cancelled_count', arguments: {} }))).toBe('0');
     const controller = new AbortController();
-    const call = client.callTool({ name: 'everything_trigger-long-running-operation', arguments: { duration: 30, steps: 30 } }, undefined, { signal: controller.signal, onprogress: () => undefined });
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    let progressed = false;
+    const call = client.callTool({ name: 'fixture_slow', arguments: { ms: 30_000, steps: 60 } }, undefined, {
+      signal: controller.signal,
+      onprogress: () => (progressed = true),
+    });
+    call.catch(() => undefined);
+    // The first upstream progress notification shows the call is running on the upstream server.
+    await waitFor(() => progressed, 20_000, 'upstream progress');
     controller.abort();
     await expect(call).rejects.toThrow();
-    // The gateway call's signal aborted, which cancelled the upstream call; the gateway is healthy afterwards.
+    // The upstream server saw notifications/cancelled: its handler stopped and counted it.
+    const deadline = Date.now() + 10_000;
+    let count = '0';
+    while (count !== '1' && Date.now() < deadline) {
+      count = text(await client.callTool({ name: 'fixture_cancelled_count', arguments: {} }));
+      if (count !== '1') await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(count).toBe('1');
     expect(text(await client.callTool({ name: 'everything_echo', arguments: { message: 'still here' } }))).toBe('Echo: still here');
   });
 
