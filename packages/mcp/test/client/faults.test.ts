@@ -241,12 +241,14 @@ describe('faulty servers', () => {
     const mcp = await McpToolset.connect({ mcpServers: { a: fixture(), b: fixture() } }, { prefix: true });
     const pids = mcp.connections.map((c) => c.pid!);
     const toolset = new Toolset(mcp);
+    const held = mcp.get('b_echo')!;
     const inFlight = toolset.invoke('a_slow', { ms: 20_000 }).catch(() => undefined);
     await mcp.close();
     expect((await inFlight)?.error?.code).toBe(ErrorCode.McpConnectionClosed);
     for (const pid of pids) expect(alive(pid)).toBe(false);
-    const after = await toolset.invoke('b_echo', { message: 'x' });
-    expect(after.error?.code).toBe(ErrorCode.McpConnectionClosed);
+    // The toolset dropped the closed server's tools; a tool still held by reference answers with a coded error.
+    expect((await toolset.invoke('b_echo', { message: 'x' })).error?.code).toBe(ErrorCode.UnknownTool);
+    expect((await held.invoke(new ExecutionContext(), { message: 'x' })).error?.code).toBe(ErrorCode.McpConnectionClosed);
   });
 
   it('Symbol.asyncDispose closes a connection and its process', async () => {
