@@ -10,6 +10,7 @@ import {
   type ToolResult,
   type ToolSource,
 } from '@anytool/core';
+import { untilAborted } from './abort.js';
 import { addUsage, emptyUsage, type AssistantMessage, type Model, type ModelMessage, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
 
 /** What the approval callback is asked about. */
@@ -77,6 +78,12 @@ export interface RunResult {
 /** One turn's shared state: the approval questions, chained so the user gets one at a time. */
 interface Turn {
   questions: Promise<unknown>;
+}
+
+/** Why a call that needed approval did not run. */
+interface Refusal {
+  code: typeof ErrorCode.ApprovalDenied | typeof ErrorCode.Aborted;
+  reason: string;
 }
 
 /** Whether a tool must not run alongside the other calls of its turn. */
@@ -167,13 +174,17 @@ export class Agent {
       if (signal?.aborted) return interrupted(step - 1);
       let response: ModelResponse;
       try {
-        response = await this.model.generate({
-          ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
-          messages,
-          tools: this.toolset.neutralDefinitions(),
-          ...(this.settings === undefined ? {} : { settings: this.settings }),
-          ...(signal === undefined ? {} : { signal }),
-        });
+        // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
+        response = await untilAborted(
+          this.model.generate({
+            ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
+            messages,
+            tools: this.toolset.neutralDefinitions(),
+            ...(this.settings === undefined ? {} : { settings: this.settings }),
+            ...(signal === undefined ? {} : { signal }),
+          }),
+          signal,
+        );
       } catch (error) {
         if (signal?.aborted) return interrupted(step - 1);
         const failure = modelFailure(this.model, step, error);
@@ -228,29 +239,39 @@ export class Agent {
     );
   }
 
-  /** Asks the approval callback; returns the refusal reason, or undefined when approved. */
-  private async approved(call: ModelToolCall, tool: BaseTool, context: ExecutionContext): Promise<string | undefined> {
-    if (this.approve === undefined) return `tool "${tool.name}" needs approval and the agent has no approve callback (pass { approve } to new Agent)`;
+  /**
+   * Asks the approval callback; returns the refusal, or undefined when approved.
+   * Not asked once the run is aborted or out of time, and a question still open
+   * then is given up (the call is refused with `ABORTED`).
+   */
+  private async approved(call: ModelToolCall, tool: BaseTool, context: ExecutionContext): Promise<Refusal | undefined> {
+    const aborted = (when: string): Refusal => ({ code: ErrorCode.Aborted, reason: `the run was stopped ${when}` });
+    if (context.signal?.aborted) return aborted('before the approval question was asked');
+    if (this.approve === undefined) return { code: ErrorCode.ApprovalDenied, reason: `tool "${tool.name}" needs approval and the agent has no approve callback (pass { approve } to new Agent)` };
     try {
-      const decision = await this.approve({ tool, args: call.arguments, callId: call.id, context });
+      const decision = await untilAborted(Promise.resolve(this.approve({ tool, args: call.arguments, callId: call.id, context })), context.signal);
       const approved = typeof decision === 'boolean' ? decision : decision.approved;
       if (approved) return undefined;
-      return (typeof decision === 'object' ? decision.reason : undefined) ?? 'the user refused';
+      return { code: ErrorCode.ApprovalDenied, reason: (typeof decision === 'object' ? decision.reason : undefined) ?? 'the user refused' };
     } catch (error) {
+      if (context.signal?.aborted) return aborted('while waiting for the approval answer');
       const message = `the approval callback threw for tool "${tool.name}": ${describeError(error)}`;
       context.record({ type: 'error', code: ErrorCode.ApprovalDenied, message, callId: call.id, tool: tool.name });
-      return message;
+      return { code: ErrorCode.ApprovalDenied, reason: message };
     }
   }
 
-  private refuse(call: ModelToolCall, reason: string, context: ExecutionContext): ToolResult {
+  private refuse(call: ModelToolCall, { code, reason }: Refusal, context: ExecutionContext): ToolResult {
     const started = now();
     context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments, time: started });
-    const result = errorResult(
-      ErrorCode.ApprovalDenied,
-      `The call to tool "${call.name}" was not approved (${reason}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
-      `${call.name}: approval denied: ${reason}`,
-    );
+    const result =
+      code === ErrorCode.Aborted
+        ? errorResult(code, `The call to tool "${call.name}" did not run: ${reason}.`, `${call.name}: not run: ${reason}`)
+        : errorResult(
+            code,
+            `The call to tool "${call.name}" was not approved (${reason}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
+            `${call.name}: approval denied: ${reason}`,
+          );
     const ended = now();
     context.record({ type: 'tool_result', callId: call.id, tool: call.name, result, durationMs: ended - started, time: ended });
     return result;

@@ -275,6 +275,50 @@ describe('limits and failures', () => {
     expect(again).toMatchObject({ stopReason: 'aborted', steps: 0 });
   });
 
+  it('stops with "timeout" even when the model ignores request.signal and never answers', async () => {
+    const model = { name: 'deaf', generate: () => new Promise<never>(() => undefined) };
+    const result = await new Agent({ model, timeoutMs: 20 }).run('x');
+    expect(result).toMatchObject({ stopReason: 'timeout', steps: 0 });
+    expect(result.context.events.at(-1)).toMatchObject({ type: 'error', code: ErrorCode.Timeout });
+  });
+
+  it('stops with "aborted" when a ScriptedModel function step never settles', async () => {
+    const controller = new AbortController();
+    const model = new ScriptedModel([
+      () => {
+        setImmediate(() => controller.abort());
+        return new Promise<never>(() => undefined);
+      },
+    ]);
+    const result = await new Agent({ model }).run('x', { signal: controller.signal });
+    expect(result).toMatchObject({ stopReason: 'aborted', steps: 0 });
+  });
+
+  it('stops with "timeout" when the approval callback never answers; the call is refused as ABORTED', async () => {
+    const deleteFile = tool(() => 'deleted', { name: 'delete_file', description: 'Delete.', parameters: { type: 'object', properties: {} }, requiresApproval: true });
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_file' }] }, { text: 'never' }]);
+    const result = await new Agent({ model, tools: [deleteFile], timeoutMs: 20, approve: () => new Promise<never>(() => undefined) }).run('x');
+    expect(result).toMatchObject({ stopReason: 'timeout', steps: 1 });
+    expect(model.turns).toBe(1);
+    expect(results(result.context.events).map((e) => e.result.error?.code)).toEqual([ErrorCode.Aborted]);
+  });
+
+  it('asks no further approval question once the run is aborted', async () => {
+    const deleteFile = tool(() => 'deleted', { name: 'delete_file', description: 'Delete.', parameters: { type: 'object', properties: {} }, requiresApproval: true });
+    const controller = new AbortController();
+    const asked: string[] = [];
+    const model = new ScriptedModel([{ toolCalls: [{ id: 'a', name: 'delete_file' }, { id: 'b', name: 'delete_file' }] }, { text: 'never' }]);
+    const approve = ({ callId }: ApprovalRequest): boolean => {
+      asked.push(callId);
+      controller.abort();
+      return true;
+    };
+    const result = await new Agent({ model, tools: [deleteFile], approve }).run('x', { signal: controller.signal });
+    expect(asked).toEqual(['a']);
+    expect(result.stopReason).toBe('aborted');
+    expect(results(result.context.events).find((e) => e.callId === 'b')!.result.error?.code).toBe(ErrorCode.Aborted);
+  });
+
   it('ends the run with a MODEL_FAILED error when the model call fails', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, () => { throw new Error('503 overloaded'); }]);
     const context = new ExecutionContext();

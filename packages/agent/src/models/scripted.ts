@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { untilAborted } from '../abort.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ToolMessage, Usage } from '../model.js';
 
 /** A tool call in a script; the id is made up when left out. */
@@ -64,7 +65,8 @@ export class ScriptedModel implements Model {
     if (step === undefined) {
       throw new AnytoolError(ErrorCode.ModelFailed, `ScriptedModel "${this.name}": the script has ${this.script.length} turn(s) and turn ${index + 1} was asked for; add a turn (or lower maxSteps)`);
     }
-    const turn = typeof step === 'function' ? await step(request, index + 1) : step;
+    // A function step is raced against the request's signal: one that never settles cannot hold up an abort.
+    const turn = typeof step === 'function' ? await untilAborted(Promise.resolve().then(() => step(request, index + 1)), request.signal) : step;
     request.signal?.throwIfAborted();
     const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_t${index + 1}_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }));
     const inputTokens = turn.usage?.inputTokens ?? this.usage.inputTokens ?? 0;
