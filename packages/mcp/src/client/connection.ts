@@ -142,6 +142,8 @@ export class McpConnection {
   private refreshAgain = false;
   private startCount = 0;
   private startingPid: number | undefined;
+  /** Whether the child of the start in progress still runs (its pid is not free for another process). */
+  private startingRunning: (() => boolean) | undefined;
   /** The client and transport of a start in progress (close() ends them at once). */
   private starting: { client: Client; transport: Transport } | undefined;
   /** Clients whose HTTP session the server forgot (404): their calls are sent again on a new session. */
@@ -416,7 +418,10 @@ export class McpConnection {
     const transport = new StdioClientTransport(params);
     watchStdioStart(
       transport,
-      (pid) => (this.startingPid = pid),
+      (pid, running) => {
+        this.startingPid = pid;
+        this.startingRunning = running;
+      },
       (problem) => this.note(problem),
     );
     const onStderr = this.options.onStderr;
@@ -510,11 +515,14 @@ export class McpConnection {
   /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
   private async abandon(client: Client, transport: Transport): Promise<void> {
     const pid = transport instanceof StdioClientTransport ? (transport.pid ?? this.startingPid) : undefined;
+    const running = this.startingRunning;
     if (this.starting?.client === client) {
       this.starting = undefined;
       this.startingPid = undefined;
+      this.startingRunning = undefined;
     }
-    if (pid !== undefined) killTree(pid);
+    // A child that already exited is not killed: its pid may belong to another process by now.
+    if (pid !== undefined && running?.() !== false) killTree(pid);
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
   }

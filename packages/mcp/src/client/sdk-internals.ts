@@ -11,7 +11,7 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
  * - `_process.stdin` gets no listener limit: many concurrent calls each wait for
  *   'drain' on it, which is expected, not a leak.
  */
-export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid: number | undefined) => void, problem: (message: string) => void): void {
+export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid: number | undefined, running?: () => boolean) => void, problem: (message: string) => void): void {
   const original = (transport as { start?: unknown }).start;
   if (typeof original !== 'function') {
     problem('the MCP SDK StdioClientTransport has no start() method any more: the pid of a server that hangs at start is not known until it answers');
@@ -21,8 +21,10 @@ export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid
   transport.start = async () => {
     onSpawned(undefined);
     await start();
-    onSpawned(transport.pid ?? undefined);
-    const child = (transport as unknown as Record<string, unknown>)['_process'] as { stdin?: { setMaxListeners?: unknown } | null } | undefined;
+    const child = (transport as unknown as Record<string, unknown>)['_process'] as { stdin?: { setMaxListeners?: unknown } | null; exitCode?: unknown; signalCode?: unknown } | undefined;
+    // Whether the child still runs (so its pid is not yet free for another process); unknown without the field.
+    const running = child !== undefined && 'exitCode' in child ? () => child.exitCode === null && child.signalCode === null : undefined;
+    onSpawned(transport.pid ?? undefined, running);
     if (child === undefined || typeof child.stdin?.setMaxListeners !== 'function') {
       problem('the MCP SDK StdioClientTransport has no _process.stdin any more: the listener limit on the server stdin stays at its default (harmless warnings under many concurrent calls)');
       return;

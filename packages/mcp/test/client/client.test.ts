@@ -1,6 +1,8 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
 import { McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
-import { alive, fixture, until } from './helpers';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { watchStdioStart } from '../../src/client/sdk-internals';
+import { FIXTURE, alive, fixture, until } from './helpers';
 
 jest.setTimeout(30_000);
 
@@ -194,5 +196,36 @@ describe('readMcpServers', () => {
     expect(error).toBeInstanceOf(AnytoolError);
     expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
     expect((error as AnytoolError).message).toContain(message);
+  });
+});
+
+describe('the checked access to SDK internals', () => {
+  it('reports the pid of a real stdio transport as soon as it is spawned, with no problem recorded', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [FIXTURE], stderr: 'pipe' });
+    const problems: string[] = [];
+    const spawned: Array<number | undefined> = [];
+    let running: (() => boolean) | undefined;
+    watchStdioStart(
+      transport,
+      (pid, isRunning) => {
+        spawned.push(pid);
+        running = isRunning;
+      },
+      (p) => problems.push(p),
+    );
+    await transport.start();
+    const pid = spawned.at(-1)!;
+    expect(pid).toBe(transport.pid);
+    expect(running?.()).toBe(true);
+    expect(problems).toEqual([]);
+    await transport.close();
+    await until(() => !alive(pid), 5_000, 'the fixture to exit');
+    expect(running?.()).toBe(false);
+  });
+
+  it('records a diagnostic instead of throwing when the field it needs is missing', () => {
+    const problems: string[] = [];
+    watchStdioStart({} as StdioClientTransport, () => undefined, (p) => problems.push(p));
+    expect(problems).toEqual([expect.stringContaining('no start() method')]);
   });
 });
