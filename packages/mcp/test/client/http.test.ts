@@ -73,16 +73,19 @@ describe('HTTP sessions and old servers', () => {
     }
   });
 
-  it('20 concurrent calls when the server forgot the session: all succeed on one new session', async () => {
-    const server = await startStreamableServer();
+  it('20 concurrent calls when the server forgot the session: all succeed on one new session, even a call whose 404 comes late', async () => {
+    const server = await startStreamableServer({ late404Ms: 300 });
     const connection = await McpConnection.open('s', { url: server.url });
     try {
       expect((await connection.callTool('echo', { message: 'one' })).content).toEqual([{ type: 'text', text: 'one' }]);
       await server.forgetSessions();
-      const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => connection.callTool('echo', { message: `m${i}` })));
+      // The "late" call's 404 would come after the new session is open; closing the expired client cuts it off,
+      // and it must be sent again on the shared new session, not open a third.
+      const messages = Array.from({ length: 20 }, (_, i) => (i === 0 ? 'late' : `m${i}`));
+      const results = await Promise.allSettled(messages.map((message) => connection.callTool('echo', { message })));
       const failed = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
       expect(failed).toEqual([]);
-      results.forEach((r, i) => expect(r.status === 'fulfilled' && r.value.content).toEqual([{ type: 'text', text: `m${i}` }]));
+      results.forEach((r, i) => expect(r.status === 'fulfilled' && r.value.content).toEqual([{ type: 'text', text: messages[i] }]));
       // One reconnect, shared by every call of the expired session.
       expect(server.initialized).toBe(2);
       expect(connection.starts).toBe(2);
