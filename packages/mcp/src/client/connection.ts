@@ -336,7 +336,7 @@ export class McpConnection {
       if (delay > 0) await sleep(delay, this.stopping.signal);
       if (this.closed) throw this.closedError();
       try {
-        this.note(`starting the server again (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`);
+        this.note(`${isHttpConfig(this.config) ? 'connecting to the server again' : 'starting the server again'} (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`);
         return await this.start();
       } catch (error) {
         if (this.closed) throw this.closedError();
@@ -452,7 +452,11 @@ export class McpConnection {
       this.client = undefined;
       if (!this.closed) this.note('the server closed the connection; the next call starts it again');
     };
-    client.onerror = (error) => this.note(describeError(error));
+    client.onerror = (error) => {
+      // The requests an expired session had in flight are aborted when it is closed: expected, and each is sent again.
+      if (this.expired.has(client)) return;
+      this.note(describeError(error));
+    };
     return client;
   }
 
