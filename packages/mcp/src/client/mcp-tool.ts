@@ -9,8 +9,14 @@ function mapAnnotations(info: McpToolInfo): ToolAnnotations | undefined {
   if (hints === undefined) return undefined;
   const out: ToolAnnotations = {};
   if (hints.readOnlyHint !== undefined) out.readOnly = hints.readOnlyHint;
-  if (hints.destructiveHint !== undefined) out.destructive = hints.destructiveHint;
-  if (hints.idempotentHint !== undefined) out.idempotent = hints.idempotentHint;
+  if (hints.readOnlyHint === true) {
+    if (hints.destructiveHint !== undefined) out.destructive = hints.destructiveHint;
+    if (hints.idempotentHint !== undefined) out.idempotent = hints.idempotentHint;
+  } else {
+    // MCP's defaults for a tool that may write: destructiveHint true, idempotentHint false.
+    out.destructive = hints.destructiveHint ?? true;
+    out.idempotent = hints.idempotentHint ?? false;
+  }
   if (hints.openWorldHint !== undefined) out.openWorld = hints.openWorldHint;
   return Object.keys(out).length === 0 ? undefined : out;
 }
