@@ -75,11 +75,6 @@ export interface RunResult {
   context: ExecutionContext;
 }
 
-/** One turn's shared state: the approval questions, chained so the user gets one at a time. */
-interface Turn {
-  questions: Promise<unknown>;
-}
-
 /** Why a call that needed approval did not run. */
 interface Refusal {
   code: typeof ErrorCode.ApprovalDenied | typeof ErrorCode.Aborted;
@@ -213,30 +208,33 @@ export class Agent {
   }
 
   /**
-   * Runs one turn's calls: concurrently, except tools that must run alone,
-   * which queue in model order. Approval questions are asked one at a time.
+   * Runs one turn's calls. The approval questions are asked first, one at a
+   * time in model order; each call runs once its answer is in. Calls run
+   * concurrently, except serial ones (see `runsAlone`), which run one at a time
+   * among themselves, in model order.
    */
   private runCalls(calls: readonly ModelToolCall[], context: ExecutionContext): Promise<ToolResult[]> {
+    const tools = calls.map((call) => this.toolset.get(call.name));
+    let questions: Promise<unknown> = Promise.resolve();
+    const answers = calls.map((call, i): Promise<Refusal | undefined> => {
+      const tool = tools[i];
+      if (!needsApproval(tool)) return Promise.resolve(undefined);
+      const answer = questions.then(() => this.approved(call, tool!, context));
+      questions = answer;
+      return answer;
+    });
     let queue: Promise<unknown> = Promise.resolve();
-    const turn: Turn = { questions: Promise.resolve() };
-    const pending = calls.map((call) => {
-      const tool = this.toolset.get(call.name);
-      if (!runsAlone(tool)) return this.runCall(call, tool, context, turn);
-      const next = queue.then(() => this.runCall(call, tool, context, turn));
+    const pending = calls.map((call, i) => {
+      const run = (): Promise<ToolResult> =>
+        answers[i]!.then((refusal) =>
+          refusal === undefined ? this.toolset.invoke(call.name, call.arguments, context, { callId: call.id }) : this.refuse(call, refusal, context),
+        );
+      if (!runsAlone(tools[i])) return run();
+      const next = queue.then(run);
       queue = next;
       return next;
     });
     return Promise.all(pending);
-  }
-
-  /** One call, approval first when the tool needs it. Never throws. */
-  private runCall(call: ModelToolCall, tool: BaseTool | undefined, context: ExecutionContext, turn: Turn): Promise<ToolResult> {
-    if (!needsApproval(tool)) return this.toolset.invoke(call.name, call.arguments, context, { callId: call.id });
-    const answer = turn.questions.then(() => this.approved(call, tool!, context));
-    turn.questions = answer;
-    return answer.then((refusal) =>
-      refusal === undefined ? this.toolset.invoke(call.name, call.arguments, context, { callId: call.id }) : this.refuse(call, refusal, context),
-    );
   }
 
   /**

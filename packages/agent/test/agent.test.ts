@@ -235,6 +235,26 @@ describe('approval', () => {
     expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual(['deleted a', 'deleted b', 'deleted c']);
   });
 
+  it('asks a turn\'s questions in model order when serial (destructive) and other approval calls mix', async () => {
+    const order: string[] = [];
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { id: 'drop1', name: 'drop_table' },
+          { id: 'del1', name: 'delete_file', arguments: { path: 'a' } },
+          { id: 'drop2', name: 'drop_table' },
+          { id: 'del2', name: 'delete_file', arguments: { path: 'b' } },
+        ],
+      },
+      { text: 'ok' },
+    ]);
+    const result = await new Agent({ model, tools: [deleteFile, drop], approve: ({ callId }) => (order.push(callId), true) }).run('go');
+    expect(order).toEqual(['drop1', 'del1', 'drop2', 'del2']);
+    const span = (id: string): [number, number] => [calls(result.context.events).find((e) => e.callId === id)!.time, results(result.context.events).find((e) => e.callId === id)!.time];
+    expect(span('drop2')[0]).toBeGreaterThanOrEqual(span('drop1')[1]);
+    expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual(['dropped', 'deleted a', 'dropped', 'deleted b']);
+  });
+
   it('refuses calls that need approval when there is no callback, or when the callback throws', async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_file', arguments: { path: 'x' } }] }, { text: 'ok' }, { toolCalls: [{ name: 'delete_file', arguments: { path: 'y' } }] }, { text: 'ok' }]);
     await new Agent({ model, tools: [deleteFile] }).run('a');
