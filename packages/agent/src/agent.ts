@@ -81,7 +81,12 @@ interface Refusal {
   reason: string;
 }
 
-/** Whether a tool must not run alongside the other calls of its turn. */
+/**
+ * Whether a tool's calls are serial: destructive or not idempotent (and not
+ * read-only). Serial calls of a turn run one at a time among themselves, in
+ * model order (two never overlap); they may overlap the turn's other
+ * (non-serial) calls, which run concurrently as usual.
+ */
 function runsAlone(tool: BaseTool | undefined): boolean {
   const annotations = tool?.annotations;
   return annotations !== undefined && annotations.readOnly !== true && (annotations.destructive === true || annotations.idempotent === false);
@@ -99,7 +104,8 @@ function needsApproval(tool: BaseTool | undefined): boolean {
  * and repeats until the model answers without tool calls or a limit is hit.
  *
  * The tool calls of one turn run concurrently, except tools marked destructive
- * or not idempotent, which run one at a time in the model's order. Every tool
+ * or not idempotent, which run one at a time among themselves in the model's
+ * order (alongside the turn's other calls). Every tool
  * failure (unknown tool, bad arguments, exception, timeout, refusal) goes back
  * to the model as a tool result it can act on. A model call that still fails
  * after the client's own retries ends the run with a `MODEL_FAILED` error.
