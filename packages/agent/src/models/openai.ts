@@ -1,6 +1,6 @@
 import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
 export interface OpenAIModelOptions {
@@ -75,7 +75,14 @@ export class OpenAIModel implements Model {
   toParams(request: ModelRequest): CreateParams {
     const messages: ChatCompletionMessageParam[] = [];
     if (request.instructions !== undefined) messages.push({ role: 'system', content: request.instructions });
+    // Tool messages take text only: a turn's images follow its tool messages in one user message.
+    let images: ChatCompletionContentPart[] = [];
+    const flushImages = (): void => {
+      if (images.length > 0) messages.push({ role: 'user', content: images });
+      images = [];
+    };
     for (const message of request.messages) {
+      if (message.role !== 'tool') flushImages();
       if (message.role === 'user') {
         messages.push({ role: 'user', content: message.content });
       } else if (message.role === 'assistant') {
@@ -90,9 +97,19 @@ export class OpenAIModel implements Model {
           });
         }
       } else {
-        messages.push({ role: 'tool', tool_call_id: message.callId, content: resultText(message.result) || (message.result.isError ? 'error' : '(no output)') });
+        const parts = message.result.content;
+        const shown = parts.filter((part) => part.type === 'image');
+        let text = resultText({ ...message.result, content: parts.filter((part) => part.type !== 'image') });
+        if (shown.length > 0) {
+          images.push({ type: 'text', text: `Image(s) returned by tool call ${message.callId} (${message.name}):` });
+          for (const image of shown) images.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
+          const note = `(${shown.length} image(s): sent in the next user message, labelled with this call id)`;
+          text = text === '' ? note : `${text}\n${note}`;
+        }
+        messages.push({ role: 'tool', tool_call_id: message.callId, content: text || (message.result.isError ? 'error' : '(no output)') });
       }
     }
+    flushImages();
     const params: CreateParams = { ...this.params, model: this.model, messages };
     if (request.tools.length > 0) {
       params.tools = lowerDefinitions('openai', request.tools, { strict: this.strict }).tools;

@@ -1,4 +1,4 @@
-import { ErrorCode, tool } from '@anytool/core';
+import { ErrorCode, imageResult, tool } from '@anytool/core';
 import { Agent } from '@anytool/agent';
 import { OpenAIModel } from '../../src/models/openai.js';
 import { startProviderServer, type ProviderServer } from './provider-server.js';
@@ -140,6 +140,35 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     } finally {
       if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
     }
+  });
+
+  it('sends image results after the turn\'s tool messages, in one user message labelled with the call ids', () => {
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k' });
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const params = model.toParams({
+      messages: [
+        { role: 'user', content: 'draw' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'draw', arguments: '{}' }, { id: 't2', name: 'echo', arguments: '{}' }] },
+        { role: 'tool', callId: 't1', name: 'draw', result: imageResult(png) },
+        { role: 'tool', callId: 't2', name: 'echo', result: { content: [{ type: 'text', text: 'hi' }], isError: false } },
+        { role: 'assistant', content: 'A square.' },
+        { role: 'user', content: 'again' },
+      ],
+      tools: [],
+    });
+    expect(params.messages.slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 't1', content: '(1 image(s): sent in the next user message, labelled with this call id)' },
+      { role: 'tool', tool_call_id: 't2', content: 'hi' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Image(s) returned by tool call t1 (draw):' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+        ],
+      },
+      { role: 'assistant', content: 'A square.' },
+      { role: 'user', content: 'again' },
+    ]);
   });
 
   it('sends object arguments as JSON strings and an empty result as text the API accepts', () => {
