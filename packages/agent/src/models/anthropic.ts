@@ -1,5 +1,6 @@
-import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
+import { modelFailed } from './failure.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions {
@@ -99,7 +100,7 @@ export class AnthropicModel implements Model {
       message = await this.client.messages.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
     } catch (error) {
       if (request.signal?.aborted) throw error;
-      throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the request failed after the client's retries (maxRetries ${this.client.maxRetries}): ${describeError(error)}`, { cause: error });
+      throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
     }
     return fromMessage(message);
   }

@@ -1,6 +1,7 @@
 import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { modelFailed } from './failure.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
 export interface OpenAIModelOptions {
@@ -126,7 +127,7 @@ export class OpenAIModel implements Model {
       completion = await this.client.chat.completions.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
     } catch (error) {
       if (request.signal?.aborted) throw error;
-      throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the request failed after the client's retries (maxRetries ${this.client.maxRetries}): ${describeError(error)}`, { cause: error });
+      throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
     }
     return fromCompletion(completion, this.name);
   }

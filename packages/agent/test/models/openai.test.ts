@@ -122,6 +122,15 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('says a 401 was rejected (one request, no retries) and points at the API key', async () => {
+    server = await startProviderServer([{ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } }]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'bad', baseURL: `${server.url}/v1`, maxRetries: 3 });
+    const failed = new Agent({ model }).run('hello?');
+    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai gpt-test: the request was rejected with 401: .*Incorrect API key.*OPENAI_API_KEY/) });
+    await expect(failed).rejects.toMatchObject({ message: expect.not.stringContaining('retries') });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('cancels the request in flight when the run runs out of time', async () => {
     server = await startProviderServer([{ hang: true, body: null }]);
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 0 });
