@@ -84,7 +84,8 @@ export class AnthropicModel implements Model {
         const content: ContentBlockParam[] = [];
         if (message.content !== '') content.push({ type: 'text', text: message.content });
         for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputObject(call.arguments) });
-        messages.push({ role: 'assistant', content: content.length === 0 ? '' : content });
+        // The API rejects an empty assistant message: an empty final answer is left out.
+        if (content.length > 0) messages.push({ role: 'assistant', content });
       }
     }
     const params: CreateParams = { ...this.params, model: this.model, max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens, messages };

@@ -97,6 +97,22 @@ describe('AnthropicModel (Messages through the official client)', () => {
     expect(params.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] });
   });
 
+  it('leaves an empty assistant answer out of the history (the API rejects empty content)', () => {
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
+    const params = model.toParams({
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '' },
+        { role: 'user', content: 'go on' },
+      ],
+      tools: [],
+    });
+    expect(params.messages).toEqual([
+      { role: 'user', content: 'x' },
+      { role: 'user', content: 'go on' },
+    ]);
+  });
+
   it('cancels the request in flight when the caller aborts', async () => {
     server = await startProviderServer([{ hang: true, body: null }]);
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
