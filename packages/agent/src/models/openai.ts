@@ -146,8 +146,9 @@ function fromCompletion(completion: ChatCompletion, name: string): ModelResponse
   const toolCalls: ModelToolCall[] = [];
   for (const call of message.tool_calls ?? []) {
     // Arguments stay the raw string: the toolset parses it and reports bad JSON to the model.
-    if (call.type === 'function') toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
-    else toolCalls.push({ id: call.id, name: call.custom.name, arguments: call.custom.input });
+    // Some OpenAI-compatible servers leave `type` out: only an explicit 'custom' is a custom tool call.
+    if (call.type === 'custom') toolCalls.push({ id: call.id, name: call.custom.name, arguments: call.custom.input });
+    else toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
   }
   const input = completion.usage?.prompt_tokens ?? 0;
   const output = completion.usage?.completion_tokens ?? 0;

@@ -122,6 +122,18 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('takes a tool call without `type` (as some OpenAI-compatible servers send it) as a function call', async () => {
+    server = await startProviderServer([
+      { body: completion({ tool_calls: [{ id: 'call_1', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] }, 'tool_calls') },
+      { body: completion({ content: 'done' }, 'stop') },
+    ]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [weather] }).run('Oslo?');
+    expect(result.text).toBe('done');
+    expect(result.context.events.filter((e) => e.type === 'tool_call')).toMatchObject([{ callId: 'call_1', tool: 'get_weather', args: '{"city":"Oslo"}' }]);
+    expect(server.requests[1]!.body['messages']).toContainEqual({ role: 'tool', tool_call_id: 'call_1', content: 'Oslo: 21 celsius' });
+  });
+
   it('says a 401 was rejected (one request, no retries) and points at the API key', async () => {
     server = await startProviderServer([{ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } }]);
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'bad', baseURL: `${server.url}/v1`, maxRetries: 3 });
