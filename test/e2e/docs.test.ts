@@ -8,7 +8,13 @@
 // not define (`new WeatherTools()`, a helper) is checked with those names
 // imported from the `@anytool/*` package that exports them, or else declared
 // as `any`, and with `{...}` placeholders read as `{}`: everything else in it
-// must still type-check against the real API.
+// must still type-check against the real API. Only names TypeScript cannot find
+// at all are stubbed (not misspellings it offers a "did you mean" for), and
+// never a name an earlier block of the page declares: such a block must check
+// together with the blocks before it. Better still, a block declares its free
+// names itself (`declare const agent: Agent;`). A block that re-declares an
+// interface or type the packages export (to show its shape) must match the real
+// one: both must be assignable to each other. JavaScript blocks are parsed.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as ts from 'typescript';
@@ -114,8 +120,12 @@ interface CheckResult {
   missing: Set<string>;
 }
 
-/** TS2304 "Cannot find name", TS2552 "... Did you mean", TS2503 "Cannot find namespace", TS2663 / TS2662 "... instance/static member". */
-const MISSING_NAME_CODES = new Set([2304, 2552, 2503, 2662, 2663]);
+/**
+ * TS2304 "Cannot find name", TS2503 "Cannot find namespace". Not TS2552 ("...
+ * Did you mean"), TS2662/TS2663 ("... instance/static member"): those are typos
+ * or missing `this.`, real errors a stub would hide.
+ */
+const MISSING_NAME_CODES = new Set([2304, 2503]);
 
 /** Type-checks virtual files (name -> text); returns the errors of each. */
 function typeCheck(files: Map<string, string>, legacyDecorators: boolean): Map<string, CheckResult> {
@@ -202,11 +212,57 @@ function exportedNames(): Map<string, string> {
   return out;
 }
 
+/** The names a block declares at its top level (imports included). */
+function declaredNames(code: string): Set<string> {
+  const file = ts.createSourceFile('block.mts', code, ts.ScriptTarget.ES2022, true);
+  const out = new Set<string>();
+  for (const statement of file.statements) {
+    if (ts.isVariableStatement(statement)) {
+      for (const d of statement.declarationList.declarations) if (ts.isIdentifier(d.name)) out.add(d.name.text);
+    } else if (ts.isImportDeclaration(statement)) {
+      const clause = statement.importClause;
+      if (clause?.name !== undefined) out.add(clause.name.text);
+      const named = clause?.namedBindings;
+      if (named !== undefined) {
+        if (ts.isNamespaceImport(named)) out.add(named.name.text);
+        else for (const element of named.elements) out.add(element.name.text);
+      }
+    } else if ('name' in statement && statement.name !== undefined && ts.isIdentifier(statement.name as ts.Node)) {
+      out.add((statement.name as ts.Identifier).text);
+    }
+  }
+  return out;
+}
+
+/**
+ * For each top-level interface or type alias a block declares under a name the
+ * `@anytool/*` packages export (a copy shown to the reader), checks that the
+ * copy and the real type are assignable to each other.
+ */
+function matchingCopies(code: string, exported: ReadonlyMap<string, string>): string {
+  const file = ts.createSourceFile('block.mts', code, ts.ScriptTarget.ES2022, true);
+  const lines: string[] = [];
+  for (const statement of file.statements) {
+    if (!ts.isInterfaceDeclaration(statement) && !ts.isTypeAliasDeclaration(statement)) continue;
+    if (statement.typeParameters !== undefined) continue;
+    const name = statement.name.text;
+    const from = exported.get(name);
+    if (from === undefined) continue;
+    lines.push(
+      `import type { ${name} as Real_${name} } from '${from}';`,
+      `export const copyMatches_${name}: [Real_${name}, ${name}] = [null as unknown as ${name}, null as unknown as Real_${name}];`,
+    );
+  }
+  return lines.join('\n');
+}
+
 /** The block with its free names imported from the package that exports them, or declared as `any`. */
-function withStubs(code: string, missing: ReadonlySet<string>, exported: ReadonlyMap<string, string>): string {
+function withStubs(code: string, missing: ReadonlySet<string>, exported: ReadonlyMap<string, string>, declaredBefore: ReadonlySet<string>): string {
   const lines: string[] = [];
   for (const name of missing) {
     const from = exported.get(name);
+    // A name an earlier block declares is not stubbed: the block must check with the blocks before it.
+    if (from === undefined && declaredBefore.has(name)) continue;
     // A name used as a value and as a type: a const and a type alias may share it.
     lines.push(from === undefined ? `declare const ${name}: any; type ${name} = any;` : `import { ${name} } from '${from}';`);
   }
@@ -230,13 +286,16 @@ beforeAll(() => {
 
   const exported = exportedNames();
   const missing = new Map<Block, Set<string>>();
+  const declaredBefore = (block: Block): Set<string> =>
+    new Set(blocks.slice(0, blocks.indexOf(block)).flatMap((b) => (b.page === block.page ? [...declaredNames(b.code)] : [])));
+  const copies = (block: Block): string => `\n${matchingCopies(block.code, exported)}`;
   const attempts: Array<{ variant: string; legacy: boolean; text: (block: Block) => string }> = [
-    { variant: '', legacy: false, text: (block) => block.code },
-    { variant: '_legacy', legacy: true, text: (block) => block.code },
-    { variant: '_with_preceding', legacy: false, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) },
-    { variant: '_with_preceding_legacy', legacy: true, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) },
-    { variant: '_stubbed', legacy: false, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported) },
-    { variant: '_stubbed_legacy', legacy: true, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported) },
+    { variant: '', legacy: false, text: (block) => block.code + copies(block) },
+    { variant: '_legacy', legacy: true, text: (block) => block.code + copies(block) },
+    { variant: '_with_preceding', legacy: false, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) + copies(block) },
+    { variant: '_with_preceding_legacy', legacy: true, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) + copies(block) },
+    { variant: '_stubbed', legacy: false, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported, declaredBefore(block)) + copies(block) },
+    { variant: '_stubbed_legacy', legacy: true, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported, declaredBefore(block)) + copies(block) },
   ];
   let failing = pending;
   for (const attempt of attempts) {
@@ -249,11 +308,38 @@ beforeAll(() => {
       // Report the errors of the plain check, or of the stubbed one (which names the real API problem) when it ran.
       if (block.errors === undefined || errors.length === 0 || attempt.variant === '_stubbed') block.errors = errors;
       if (errors.length === 0) block.how = attempt.variant === '' ? 'alone' : attempt.variant.slice(1).replace(/_/g, ' ');
+      if (errors.length === 0 && attempt.variant.startsWith('_stubbed')) block.how += ` (${[...(missing.get(block) ?? [])].join(', ')})`;
     }
     failing = failing.filter((block) => block.errors!.length > 0);
   }
   // DOCS_BLOCKS_REPORT=1 prints how each block passed (stubbed fragments are worth a look).
   if (process.env['DOCS_BLOCKS_REPORT']) console.log(blocks.map((b) => `${b.page}:${b.line} ${b.example ?? b.how ?? 'FAILED'}`).join('\n'));
+});
+
+/** The JavaScript blocks of a page (```js, ```javascript, ```mjs, ```cjs). */
+function extractJsBlocks(page: string): Block[] {
+  const lines = readFileSync(page, 'utf8').split('\n');
+  const out: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)(`{3,}|~{3,})\s*(\w*)/.exec(lines[i]!);
+    if (open === null) continue;
+    const [, indent, fence, lang] = open;
+    const body: string[] = [];
+    const start = i + 1;
+    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++) body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
+    if (/^(js|javascript|mjs|cjs)$/i.test(lang!)) out.push({ page: relative(root, page), line: start, code: body.join('\n') });
+  }
+  return out;
+}
+
+const jsBlocks = walk(docsDir, (file) => file.endsWith('.md'), (name) => name === 'node_modules').flatMap(extractJsBlocks);
+
+describe('JavaScript blocks in docs/', () => {
+  it.each(jsBlocks.map((block) => [`${block.page}:${block.line}`, block] as const))('%s parses', (_where, block) => {
+    const output = ts.transpileModule(block.code.replace(/\{\s*\.\.\.\s*\}/g, '{}'), { fileName: 'block.mjs', reportDiagnostics: true, compilerOptions: { allowJs: true, checkJs: false } });
+    const errors = (output.diagnostics ?? []).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect({ block: `${block.page}:${block.line}`, errors }).toEqual({ block: `${block.page}:${block.line}`, errors: [] });
+  });
 });
 
 describe('code blocks in docs/', () => {
