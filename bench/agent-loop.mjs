@@ -57,11 +57,12 @@ for (let round = -2; round < ROUNDS; round++) {
     const name = names[(k + round + 2) % names.length];
     const start = process.hrtime.bigint();
     await variants[name]();
-    if (round >= 0) samples[name].push(Number(process.hrtime.bigint() - start) / 1000 / (RUNS * TURNS));
+    // Each run makes TURNS + 1 model calls: TURNS with tool calls, then the final answer.
+    if (round >= 0) samples[name].push(Number(process.hrtime.bigint() - start) / 1000 / (RUNS * (TURNS + 1)));
   }
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-console.log(`agent-loop: ${ROUNDS} rounds x ${RUNS} runs of ${TURNS} model turns, ${toolset.size} tools offered, ScriptedModel (no network), Node ${process.version}`);
+console.log(`agent-loop: ${ROUNDS} rounds x ${RUNS} runs of ${TURNS + 1} model turns (${TURNS} with tool calls, then the final answer), ${toolset.size} tools offered, ScriptedModel (no network), Node ${process.version}`);
 console.log('| variant | median us/turn | agent overhead us/turn |');
 console.log('|---|---:|---:|');
 for (const name of names) {

@@ -23,7 +23,8 @@ export function printTranscript(context: ExecutionContext, toolset: Toolset, pri
     switch (event.type) {
       case 'message': {
         if (event.role !== 'assistant') {
-          print(`${at(event)} ${event.role === 'system' ? 'instructions' : 'user'}: ${short(event.text)}`);
+          // The user's question is printed in full; the instructions are clipped.
+          print(`${at(event)} ${event.role === 'system' ? 'instructions' : 'user'}: ${event.role === 'user' ? event.text : short(event.text)}`);
           break;
         }
         const data = event.data as { step: number; toolCalls: ModelToolCall[]; usage: Usage };

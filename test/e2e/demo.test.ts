@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProviderServer, type ProviderServer } from '../../packages/agent/test/models/provider-server';
+import { QUESTION } from '../../examples/agent/script';
 
 jest.setTimeout(60_000);
 
@@ -45,6 +46,7 @@ describe('npm start (the main demo)', () => {
 
     const lines = stdout.split('\n');
     expect(lines[0]).toMatch(/ScriptedModel/);
+    expect(lines.some((line) => line.endsWith(`user: ${QUESTION}`))).toBe(true);
     expect(stdout).toMatch(/tools: .*get_weather \[TravelDesk\.getWeather\].*everything_get-sum \[mcp everything\]/);
     // Model turns, each call with its arguments and source, each result with its timing.
     expect(stdout).toMatch(/model turn 1 \(\d+ in \/ \d+ out tokens\), asks for 2 tool call\(s\)/);
