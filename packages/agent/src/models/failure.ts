@@ -24,7 +24,9 @@ export function modelFailed(name: string, error: unknown, maxRetries: number, ke
         : status === 404
           ? ' Check the model id and the baseURL.'
           : ' The request was not retried; fix it and try again.';
-    message = `${name}: the request was rejected with ${status}: ${describeError(error)}.${hint}`;
+    // The clients' messages start with the status ("401 Incorrect API key..."): said once.
+    const detail = describeError(error).replace(new RegExp(`^${status}\\s+`), '');
+    message = `${name}: the request was rejected with ${status}: ${detail}.${hint}`;
   }
   return new AnytoolError(ErrorCode.ModelFailed, message, { cause: error });
 }

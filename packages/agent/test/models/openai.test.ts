@@ -138,7 +138,7 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     server = await startProviderServer([{ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } }]);
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'bad', baseURL: `${server.url}/v1`, maxRetries: 3 });
     const failed = new Agent({ model }).run('hello?');
-    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai gpt-test: the request was rejected with 401: .*Incorrect API key.*OPENAI_API_KEY/) });
+    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai gpt-test: the request was rejected with 401: Incorrect API key.*OPENAI_API_KEY/) });
     await expect(failed).rejects.toMatchObject({ message: expect.not.stringContaining('retries') });
     expect(server.requests).toHaveLength(1);
   });
