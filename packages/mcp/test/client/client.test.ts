@@ -2,24 +2,12 @@ import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type Pr
 import { McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { watchStdioStart } from '../../src/client/sdk-internals';
-import { FIXTURE, alive, fixture, until } from './helpers';
+import { FIXTURE, alive, connectForEachTest, fixture, until } from './helpers';
 
 jest.setTimeout(30_000);
 
 describe('McpToolset with the fixture server', () => {
-  const open: McpToolset[] = [];
-  const connect = async (...args: Parameters<typeof McpToolset.connect>): Promise<McpToolset> => {
-    const mcp = await McpToolset.connect(...args);
-    open.push(mcp);
-    return mcp;
-  };
-  afterEach(async () => {
-    const closing = open.splice(0);
-    const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
-    await Promise.all(closing.map((m) => m.close()));
-    // Nothing is left running.
-    for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
-  });
+  const connect = connectForEachTest();
 
   it('reads every page of tools/list', async () => {
     const paged = await connect({ mcpServers: { f: fixture('ok', { PAGE_SIZE: '3' }) } });

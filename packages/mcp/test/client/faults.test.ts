@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { McpConnection, McpToolset } from '@anytool/mcp';
-import { FIXTURE, alive, fixture, tempDir, until, untilAsync } from './helpers';
+import { FIXTURE, alive, connectForEachTest, fixture, tempDir, until, untilAsync } from './helpers';
 
 jest.setTimeout(30_000);
 
@@ -19,19 +19,7 @@ async function connectError(promise: Promise<unknown>): Promise<AnytoolError> {
 }
 
 describe('faulty servers', () => {
-  const open: McpToolset[] = [];
-  const connect = async (...args: Parameters<typeof McpToolset.connect>): Promise<McpToolset> => {
-    const mcp = await McpToolset.connect(...args);
-    open.push(mcp);
-    return mcp;
-  };
-  afterEach(async () => {
-    const closing = open.splice(0);
-    const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
-    await Promise.all(closing.map((m) => m.close()));
-    // Nothing is left running.
-    for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
-  });
+  const connect = connectForEachTest();
 
   it('killed mid-call: the call settles at once with MCP_CONNECTION_CLOSED and the next call starts the server again', async () => {
     const mcp = await connect({ mcpServers: { f: fixture() } });

@@ -1,3 +1,4 @@
+import { McpToolset } from '@anytool/mcp';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,4 +45,24 @@ export async function until(check: () => boolean, ms = 10_000, what = 'condition
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * `McpToolset.connect` for a describe block: every toolset it opens is closed
+ * after each test, and the test fails unless each server process is gone.
+ */
+export function connectForEachTest(): (...args: Parameters<typeof McpToolset.connect>) => Promise<McpToolset> {
+  const open: McpToolset[] = [];
+  afterEach(async () => {
+    const closing = open.splice(0);
+    const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
+    await Promise.all(closing.map((m) => m.close()));
+    // Nothing is left running.
+    for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
+  });
+  return async (...args) => {
+    const mcp = await McpToolset.connect(...args);
+    open.push(mcp);
+    return mcp;
+  };
 }
