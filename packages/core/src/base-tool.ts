@@ -162,13 +162,6 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     return (this.cachedDefinition ??= this.buildDefinition());
   }
 
-  /** Forget the cached definition and validator (after changing name, description or schemas). */
-  protected invalidate(): void {
-    this.cachedDefinition = undefined;
-    this.validator = undefined;
-    this.stripNulls = undefined;
-  }
-
   /**
    * Checks the definition and compiles the argument validator now. `Toolset`
    * calls it when the tool is added, so a broken schema fails at registration;

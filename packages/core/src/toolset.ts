@@ -22,6 +22,8 @@ export type ToolSource = BaseTool | DynamicToolSource | object | readonly ToolSo
 
 interface Entry {
   tools(): readonly BaseTool[];
+  /** Set for a dynamic source, which the toolset follows. */
+  source?: DynamicToolSource;
   unsubscribe?: () => void;
 }
 
@@ -76,7 +78,7 @@ export class Toolset implements DynamicToolSource {
     this.entries.push(...added);
     this.byName = next;
     for (const entry of added) {
-      const dynamic = (entry as Entry & { source?: DynamicToolSource }).source;
+      const dynamic = entry.source;
       if (dynamic) entry.unsubscribe = dynamic.subscribe(() => this.refresh());
     }
     this.notify();
@@ -87,7 +89,7 @@ export class Toolset implements DynamicToolSource {
   remove(...names: string[]): this {
     const drop = new Set(names);
     for (const entry of this.entries) {
-      if ((entry as Entry & { source?: DynamicToolSource }).source) continue;
+      if (entry.source) continue;
       const kept = entry.tools().filter((t) => !drop.has(t.name));
       entry.tools = () => kept;
     }
@@ -108,7 +110,7 @@ export class Toolset implements DynamicToolSource {
         throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself, directly or through another toolset');
       }
       for (const tool of source.tools) checkTool(tool);
-      into.push(Object.assign({ tools: () => source.tools }, { source }));
+      into.push({ tools: () => source.tools, source });
     } else if (hasToolRecords(source)) {
       const list = toolsFrom(source);
       for (const tool of list) checkTool(tool);
@@ -148,7 +150,7 @@ export class Toolset implements DynamicToolSource {
   /** Whether this toolset holds `other`, directly or through nested toolsets. */
   holds(other: Toolset): boolean {
     for (const entry of this.entries) {
-      const source = (entry as Entry & { source?: DynamicToolSource }).source;
+      const source = entry.source;
       if (source === other || (source instanceof Toolset && source.holds(other))) return true;
     }
     return false;
@@ -157,7 +159,7 @@ export class Toolset implements DynamicToolSource {
   private refresh(): void {
     const broken = new Set<BaseTool>();
     for (const entry of this.entries) {
-      const source = (entry as Entry & { source?: DynamicToolSource }).source;
+      const source = entry.source;
       if (!source) continue;
       for (const tool of source.tools) {
         try {

@@ -3,6 +3,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { AnytoolError, ErrorCode, describeError } from './errors.js';
+import { collectDefs, localRefName, resolveRef } from './schema-refs.js';
 import type { JsonSchema } from './tool-definition.js';
 
 // ajv-formats ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
@@ -109,7 +110,7 @@ type Stripper = (value: unknown) => unknown;
  * Returns undefined when the schema has no such property.
  */
 export function compileNullStripper(schema: JsonSchema): ((args: Record<string, unknown>) => Record<string, unknown>) | undefined {
-  const defs = { ...((schema['definitions'] as Record<string, JsonSchema> | undefined) ?? {}), ...((schema['$defs'] as Record<string, JsonSchema> | undefined) ?? {}) };
+  const defs = collectDefs(schema);
   const byDef = new Map<string, Stripper | null>();
   const building = new Set<string>();
 
@@ -134,8 +135,8 @@ export function compileNullStripper(schema: JsonSchema): ((args: Record<string, 
   const build = (node: unknown): Stripper | undefined => {
     if (typeof node !== 'object' || node === null) return undefined;
     const n = node as JsonSchema;
-    const ref = typeof n['$ref'] === 'string' ? /^#\/(?:\$defs|definitions)\/(.+)$/.exec(n['$ref'])?.[1] : undefined;
-    if (ref !== undefined) return forRef(decodeURIComponent(ref));
+    const ref = localRefName(n['$ref']);
+    if (ref !== undefined) return forRef(ref);
     const parts: Stripper[] = [];
     const properties = n['properties'];
     if (typeof properties === 'object' && properties !== null) {
@@ -219,13 +220,6 @@ function mapCopy(values: unknown[], strip: Stripper): unknown[] {
     }
   }
   return out;
-}
-
-function resolveRef(node: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
-  const ref = node['$ref'];
-  if (typeof ref !== 'string') return node;
-  const match = /^#\/(?:\$defs|definitions)\/(.+)$/.exec(ref);
-  return (match && defs[decodeURIComponent(match[1]!)]) || node;
 }
 
 export function acceptsNull(node: JsonSchema): boolean {
