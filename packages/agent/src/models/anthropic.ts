@@ -1,5 +1,6 @@
 import { AnytoolError, ErrorCode, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
+import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
@@ -52,11 +53,7 @@ export class AnthropicModel implements Model {
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
-      const clientOptions: ClientOptions = {};
-      if (options.apiKey !== undefined) clientOptions.apiKey = options.apiKey;
-      if (options.baseURL !== undefined) clientOptions.baseURL = options.baseURL;
-      if (options.maxRetries !== undefined) clientOptions.maxRetries = options.maxRetries;
-      if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
+      const clientOptions: ClientOptions = clientOptionsFrom(options);
       this.client = new Anthropic(clientOptions);
     }
   }

@@ -1,6 +1,7 @@
 import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
@@ -59,11 +60,7 @@ export class OpenAIModel implements Model {
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
-      const clientOptions: ClientOptions = {};
-      if (options.apiKey !== undefined) clientOptions.apiKey = options.apiKey;
-      if (options.baseURL !== undefined) clientOptions.baseURL = options.baseURL;
-      if (options.maxRetries !== undefined) clientOptions.maxRetries = options.maxRetries;
-      if (options.timeout !== undefined) clientOptions.timeout = options.timeout;
+      const clientOptions: ClientOptions = clientOptionsFrom(options);
       try {
         this.client = new OpenAI(clientOptions);
       } catch (error) {
