@@ -5,6 +5,7 @@ export { AnytoolError, ErrorCode, describeError } from './errors.js';
 export type { AnytoolErrorOptions } from './errors.js';
 
 export { ExecutionContext, now } from './execution-context.js';
+export { abortWatch } from './abort-watch.js';
 export type {
   ErrorEvent,
   ExecutionContextOptions,

@@ -6,6 +6,8 @@ export interface McpServerTuning {
   timeoutMs?: number;
   /** Per-tool timeouts in milliseconds, by the server's own tool name. */
   toolTimeouts?: Record<string, number>;
+  /** Ask this server for progress notifications on every call (overrides the toolset's `progress` option). */
+  progress?: boolean;
   /** How long the server may take to start and answer `initialize`. */
   startTimeoutMs?: number;
   /** Skip this server (the desktop clients' switch). */
@@ -76,6 +78,9 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     if (map === undefined) continue;
     const expected = key === 'toolTimeouts' ? 'number' : 'string';
     if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== expected)) fail(where, `"${key}" must be an object of ${expected} values`);
+  }
+  for (const key of ['progress', 'disabled', 'inheritEnv'] as const) {
+    if (config[key] !== undefined && typeof config[key] !== 'boolean') fail(where, `"${key}" must be true or false (got ${JSON.stringify(config[key])})`);
   }
   for (const key of ['timeoutMs', 'startTimeoutMs'] as const) {
     const ms = config[key];

@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, describeError } from '@anytool/core';
+import { AnytoolError, ErrorCode, abortWatch, describeError } from '@anytool/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -224,14 +224,39 @@ export class McpConnection {
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     const timeout = options.timeoutMs ?? this.defaultTimeout;
     const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
-    if (options.signal !== undefined) request.signal = options.signal;
     if (options.onprogress !== undefined) request.onprogress = options.onprogress;
     if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
     const params = { name, arguments: args };
+    const signal = options.signal;
+    // The SDK adds an abort listener to the request's signal and never removes it. A run's signal
+    // outlives thousands of calls, so each call gets a signal of its own, tied to the run's (one shared
+    // listener) until it settles.
+    if (signal !== undefined && !signal.aborted) return this.callWithSignal(params, request, signal);
+    if (signal !== undefined) request.signal = signal;
+    return this.send(params, request);
+  }
+
+  private send(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
     const client = this.client;
     // The hot path: no extra async frame between the caller and the SDK.
     if (client !== undefined) return (client.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, client, params, request));
     return this.reconnect().then((fresh) => (fresh.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, fresh, params, request)));
+  }
+
+  private callWithSignal(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions, signal: AbortSignal): Promise<CallToolResult> {
+    const own = new AbortController();
+    const stop = abortWatch(signal, () => own.abort(signal.reason));
+    request.signal = own.signal;
+    return this.send(params, request).then(
+      (result) => {
+        stop();
+        return result;
+      },
+      (error: unknown) => {
+        stop();
+        throw error;
+      },
+    );
   }
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */

@@ -1,5 +1,6 @@
 import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import { mcpSession } from '../server/mcp-session.js';
 import type { McpConnection } from './connection.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';
 
@@ -36,16 +37,18 @@ export class McpTool extends BaseTool {
   /** Per-request timeout in milliseconds, restarted by every progress notification. */
   requestTimeoutMs: number | undefined;
   /**
-   * Ask the server for progress notifications (a progress token on each call), which
-   * become `progress` events of the run. On by default; turning it off saves the
-   * protocol's progress bookkeeping (a few microseconds a call) and the timeout is then
-   * never restarted by progress.
+   * Ask the server for progress notifications on every call (a progress token),
+   * which become `progress` events of the run and restart the call's timeout.
+   * Off by default, as in the SDK's own client: a request with a token costs the
+   * server extra work on every call, which a quick tool feels. Without it a call
+   * still asks for progress when it runs inside an MCP server call whose client
+   * asked (a gateway passes progress through).
    */
   requestProgress: boolean;
   private readonly connection: McpConnection;
   private origin: ResultOrigin | undefined;
 
-  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = true) {
+  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = false) {
     const title = info.title ?? info.annotations?.title;
     const description = info.description !== undefined && info.description.trim() !== '' ? info.description : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
     super({ name, description, parameters: info.inputSchema as Record<string, unknown> });
@@ -64,19 +67,22 @@ export class McpTool extends BaseTool {
 
   /** Calls the tool on the server; progress notifications become `progress` events of the run. */
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
-    // The per-call context carries the call's id, so its progress events stay apart from other calls'.
-    const callId = context.callId;
-    const onprogress = this.requestProgress
-      ? (progress: Progress): void => {
-          const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
-          if (callId !== undefined) event.callId = callId;
-          if (progress.total !== undefined) event.total = progress.total;
-          if (progress.message !== undefined) event.message = progress.message;
-          context.record(event);
-        }
-      : undefined;
+    const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
+    const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.origin ??= this.makeOrigin());
     return this.connection.callTool(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }).then((result) => mapCallResult(result, origin));
+  }
+
+  /** Records each progress notification as a `progress` event; the per-call context's id keeps concurrent calls apart. */
+  private progressRecorder(context: ExecutionContext): (progress: Progress) => void {
+    const callId = context.callId;
+    return (progress) => {
+      const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
+      if (callId !== undefined) event.callId = callId;
+      if (progress.total !== undefined) event.total = progress.total;
+      if (progress.message !== undefined) event.message = progress.message;
+      context.record(event);
+    };
   }
 
   private makeOrigin(): ResultOrigin {

@@ -9,7 +9,11 @@ import { mcpToolName } from './tool-names.js';
 export interface McpToolsetOptions extends McpClientOptions {
   /** Name every tool `<server>_<tool>`. Without it, two servers with a tool of the same name are an error. */
   prefix?: boolean;
-  /** Ask servers for progress notifications on every call (default true); see `McpTool.requestProgress`. */
+  /**
+   * Ask servers for progress notifications on every call (default false), so they
+   * become `progress` events of the run and restart the timeout; a server's own
+   * `progress` setting wins. See `McpTool.requestProgress`.
+   */
   progress?: boolean;
 }
 
@@ -170,7 +174,7 @@ export class McpToolset implements DynamicToolSource {
 
   private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
     if (old !== undefined && old.name === name && JSON.stringify(old.info) === JSON.stringify(info)) return old;
-    return new McpTool(connection, info, name, this.timeoutFor(connection, info), this.options.progress ?? true);
+    return new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
   }
 
   private warn(message: string): void {

@@ -43,6 +43,13 @@ export interface McpSession {
   readonly sessionId: string | undefined;
   /** The JSON-RPC id of the `tools/call` request being served. */
   readonly requestId: string | number;
+  /**
+   * Whether the client asked for progress on this call (its request carried a
+   * progress token). Progress the tool records is sent only then; an `McpTool`
+   * called inside this call asks its own server for progress in turn, so a
+   * gateway passes progress through.
+   */
+  readonly progressRequested: boolean;
   /** The client's name and version from `initialize`. */
   readonly clientInfo: Implementation | undefined;
   /** What the client said it supports in `initialize`. */
@@ -106,6 +113,10 @@ export class CallSession implements McpSession {
 
   get requestId(): string | number {
     return this.extra.requestId;
+  }
+
+  get progressRequested(): boolean {
+    return this.extra._meta?.progressToken !== undefined;
   }
 
   get clientInfo(): Implementation | undefined {

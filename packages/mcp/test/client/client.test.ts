@@ -1,8 +1,9 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
 import { McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
+import { getEventListeners } from 'node:events';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { watchStdioStart } from '../../src/client/sdk-internals';
-import { FIXTURE, alive, connectForEachTest, fixture, until } from './helpers';
+import { FIXTURE, alive, connectForEachTest, fixture, until, untilAsync } from './helpers';
 
 jest.setTimeout(30_000);
 
@@ -90,7 +91,7 @@ describe('McpToolset with the fixture server', () => {
   });
 
   it('restarts the timeout on every progress notification', async () => {
-    const mcp = await connect({ mcpServers: { f: { ...fixture(), toolTimeouts: { slow: 400 } } } });
+    const mcp = await connect({ mcpServers: { f: { ...fixture(), toolTimeouts: { slow: 400 } } } }, { progress: true });
     const context = new ExecutionContext();
     // 1.2 s in total, but a progress notification every 150 ms keeps the 400 ms timeout from firing.
     const result = await new Toolset(mcp).invoke('slow', { ms: 1_200, steps: 8 }, context);
@@ -101,12 +102,45 @@ describe('McpToolset with the fixture server', () => {
     expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, total: 8, message: expect.stringMatching(/^step \d$/) });
   });
 
-  it('with progress: false sends no progress token, so no progress events', async () => {
-    const mcp = await connect({ mcpServers: { f: fixture() } }, { progress: false });
+  it('asks for progress only when told to: by default no progress token is sent, so no progress events', async () => {
+    const mcp = await connect({ mcpServers: { quiet: fixture(), loud: { ...fixture(), progress: true } } }, { prefix: true });
+    expect(mcp.get('quiet_slow')!.requestProgress).toBe(false);
+    expect(mcp.get('loud_slow')!.requestProgress).toBe(true);
+    const toolset = new Toolset(mcp);
     const context = new ExecutionContext();
-    expect(resultText(await new Toolset(mcp).invoke('slow', { ms: 100, steps: 2 }, context))).toBe('done');
+    expect(resultText(await toolset.invoke('quiet_slow', { ms: 200, steps: 2 }, context))).toBe('done');
     expect(context.events.filter((e) => e.type === 'progress')).toHaveLength(0);
-    expect(mcp.get('slow')!.requestProgress).toBe(false);
+    expect(resultText(await toolset.invoke('loud_slow', { ms: 400, steps: 4 }, context))).toBe('done');
+    expect(context.events.filter((e) => e.type === 'progress').length).toBeGreaterThanOrEqual(1);
+
+    // A server's own setting wins over the toolset's option.
+    const off = await connect({ mcpServers: { f: { ...fixture(), progress: false } } }, { progress: true });
+    expect(off.get('slow')!.requestProgress).toBe(false);
+  });
+
+  it('adds no listener per call to the run’s abort signal, and an abort still cancels the call in flight', async () => {
+    // The SDK never removes the listener it puts on a request's signal: handing it the run's own signal would
+    // leave one listener per finished call, and an abort late in the run would "cancel" every finished request.
+    const toolset = new Toolset(await connect({ mcpServers: { f: fixture() } }));
+    const controller = new AbortController();
+    const context = new ExecutionContext({ signal: controller.signal });
+    const listeners = (): number => getEventListeners(controller.signal, 'abort').length;
+    const batch = async (from: number): Promise<void> => {
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => toolset.invoke('echo', { message: `m${from + i}` }, context)));
+      expect(results.map(resultText)).toEqual(Array.from({ length: 200 }, (_, i) => `m${from + i}`));
+    };
+    await batch(0);
+    const settled = listeners();
+    expect(settled).toBeLessThanOrEqual(1); // at most the one listener every waiter on the signal shares
+    await batch(200);
+    expect(listeners()).toBe(settled);
+
+    const running = toolset.invoke('slow', { ms: 10_000, steps: 1 }, context);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    controller.abort(new Error('user stopped'));
+    const aborted = await running;
+    expect(aborted.error?.code).toBe(ErrorCode.Aborted);
+    await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to see the cancellation');
   });
 
   it('refuses sampling cleanly when no callback was given', async () => {
@@ -172,6 +206,7 @@ describe('readMcpServers', () => {
     [{ mcpServers: { a: { url: 'ftp://h' } } }, 'must be an http or https URL'],
     [{ mcpServers: { a: { url: 'not a url' } } }, 'is not a valid URL'],
     [{ mcpServers: { a: { command: 'x', timeoutMs: -1 } } }, '"timeoutMs" must be a positive number'],
+    [{ mcpServers: { a: { command: 'x', progress: 'yes' } } }, '"progress" must be true or false (got "yes")'],
     [{ mcpServers: [] }, '"mcpServers" must be an object'],
     ['{not json', 'not valid JSON'],
   ])('rejects %j with INVALID_OPTIONS', (input, message) => {

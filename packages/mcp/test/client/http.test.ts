@@ -36,7 +36,7 @@ describe('server-everything over streamable HTTP', () => {
   });
 
   it('lists and calls tools on a kept session, with progress, next to a local tool', async () => {
-    const mcp = await McpToolset.connect({ mcpServers: { web: { type: 'http', url } } }, { prefix: true });
+    const mcp = await McpToolset.connect({ mcpServers: { web: { type: 'http', url, progress: true } } }, { prefix: true });
     try {
       const shout = tool(({ text }: { text: string }) => text.toUpperCase(), { name: 'shout', description: 'Upper-cases text.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
       const toolset = new Toolset(shout, mcp);

@@ -21,7 +21,7 @@ describe('McpToolset over real npm servers (stdio)', () => {
     mcp = await McpToolset.connect(
       {
         mcpServers: {
-          everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+          everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], progress: true },
           filesystem: { command: process.execPath, args: [FILESYSTEM, files] },
           memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: memoryFile } },
         },

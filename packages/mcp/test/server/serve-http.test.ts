@@ -274,7 +274,7 @@ describe('serveMcp over streamable HTTP, official SDK client', () => {
   });
 
   it('is reachable through this package’s own client (McpToolset) with output schemas, images, progress and cancellation', async () => {
-    const mcp = await McpToolset.connect({ mcpServers: { served: { url: server.url! } } });
+    const mcp = await McpToolset.connect({ mcpServers: { served: { url: server.url!, progress: true } } });
     try {
       const agentSide = new Toolset(mcp);
       expect(agentSide.names).toEqual(toolset.names);

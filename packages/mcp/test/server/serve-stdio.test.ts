@@ -56,7 +56,7 @@ describe('serveMcp over stdio: the example server, started by a client', () => {
   });
 
   it('is used through this package’s own client (McpToolset) like any other MCP server', async () => {
-    const mcp = await McpToolset.connect({ mcpServers: { example: { command: process.execPath, args: [EXAMPLE_MAIN], cwd: ROOT } } });
+    const mcp = await McpToolset.connect({ mcpServers: { example: { command: process.execPath, args: [EXAMPLE_MAIN], cwd: ROOT, progress: true } } });
     try {
       const toolset = new Toolset(mcp);
       const context = new ExecutionContext();
