@@ -25,7 +25,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { descendants, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
-import { watchStdioStart } from './sdk-internals.js';
+import { RequestSignal, watchStdioStart } from './sdk-internals.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -229,8 +229,8 @@ export class McpConnection {
     const params = { name, arguments: args };
     const signal = options.signal;
     // The SDK adds an abort listener to the request's signal and never removes it. A run's signal
-    // outlives thousands of calls, so each call gets a signal of its own, tied to the run's (one shared
-    // listener) until it settles.
+    // outlives thousands of calls, so each call gets a signal of its own (see RequestSignal), tied to
+    // the run's through one listener all calls share, until it settles.
     if (signal !== undefined && !signal.aborted) return this.callWithSignal(params, request, signal);
     if (signal !== undefined) request.signal = signal;
     return this.send(params, request);
@@ -244,7 +244,7 @@ export class McpConnection {
   }
 
   private callWithSignal(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions, signal: AbortSignal): Promise<CallToolResult> {
-    const own = new AbortController();
+    const own = new RequestSignal();
     const stop = abortWatch(signal, () => own.abort(signal.reason));
     request.signal = own.signal;
     return this.send(params, request).then(
