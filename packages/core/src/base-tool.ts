@@ -128,6 +128,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * context turn it off to keep the call path lean.
    */
   protected perCallContext = true;
+  /**
+   * Whether the promise `execute` returns settles by itself as soon as the
+   * context's signal aborts (an MCP call does: the request is cancelled and
+   * rejects at once). Then `invoke` does not also race it against the signal.
+   */
+  protected settlesOnAbort = false;
 
   private cachedDefinition: ToolDefinition | undefined;
   private validator: ArgsValidator | undefined;
@@ -231,7 +237,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     try {
       const value = this.execute(this.perCallContext ? context.forCall(callId, this.name) : context, prepared as Args);
       if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
-      running = signal !== undefined ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
+      running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
     } catch (error) {
       return Promise.resolve(this.finish(context, callId, started, this.failure(error)));
     }
@@ -311,7 +317,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (timeoutMs === undefined) {
       try {
         const value = this.execute(context, args);
-        return signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+        return signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
       } catch (error) {
         return Promise.reject(error);
       }
@@ -328,7 +334,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       let running: Promise<unknown>;
       try {
         const value = this.execute(callContext, args);
-        running = signal === undefined || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+        running = signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
       } catch (error) {
         done();
         reject(error);

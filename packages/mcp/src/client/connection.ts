@@ -231,9 +231,9 @@ export class McpConnection {
     // The SDK adds an abort listener to the request's signal and never removes it. A run's signal
     // outlives thousands of calls, so each call gets a signal of its own (see RequestSignal), tied to
     // the run's through one listener all calls share, until it settles.
-    if (signal !== undefined && !signal.aborted) return this.callWithSignal(params, request, signal);
-    if (signal !== undefined) request.signal = signal;
-    return this.send(params, request);
+    if (signal === undefined) return this.send(params, request);
+    if (signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
+    return this.callWithSignal(params, request, signal);
   }
 
   private send(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
@@ -243,20 +243,26 @@ export class McpConnection {
     return this.reconnect().then((fresh) => (fresh.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, fresh, params, request)));
   }
 
+  /** A call that settles with `ABORTED` the moment `signal` aborts, even while the server is being started again. */
   private callWithSignal(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions, signal: AbortSignal): Promise<CallToolResult> {
     const own = new RequestSignal();
-    const stop = abortWatch(signal, () => own.abort(signal.reason));
     request.signal = own.signal;
-    return this.send(params, request).then(
-      (result) => {
-        stop();
-        return result;
-      },
-      (error: unknown) => {
-        stop();
-        throw error;
-      },
-    );
+    return new Promise((resolve, reject) => {
+      const stop = abortWatch(signal, () => {
+        own.abort(signal.reason);
+        reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+      });
+      this.send(params, request).then(
+        (result) => {
+          stop();
+          resolve(result);
+        },
+        (error: unknown) => {
+          stop();
+          reject(error);
+        },
+      );
+    });
   }
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
@@ -610,7 +616,8 @@ export class McpConnection {
 
   private async callError(error: unknown, tool: string, timeout: number, signal: AbortSignal | undefined): Promise<unknown> {
     if (error instanceof AnytoolError) return error;
-    if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError))) {
+    // The SDK rejects a request cancelled by its signal with a RequestTimeout McpError carrying the reason's text.
+    if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError) || error.code === McpErrorCode.RequestTimeout)) {
       return error instanceof AnytoolError ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
     }
     if (error instanceof McpError) {

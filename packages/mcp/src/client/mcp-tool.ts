@@ -63,6 +63,8 @@ export class McpTool extends BaseTool {
     this.requestTimeoutMs = requestTimeoutMs;
     this.requestProgress = requestProgress;
     this.connection = connection;
+    // The connection rejects a call the moment the run's signal aborts (and tells the server).
+    this.settlesOnAbort = true;
   }
 
   /** Calls the tool on the server; progress notifications become `progress` events of the run. */

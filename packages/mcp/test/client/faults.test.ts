@@ -259,3 +259,35 @@ describe('faulty servers', () => {
     await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
   });
 });
+
+describe('aborts outside a request', () => {
+  it('a run abort while the server is being started again settles the call at once, and a signal aborted before the call sends nothing', async () => {
+    const flag = join(tempDir('flag'), 'broken');
+    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), { restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+    try {
+      writeFileSync(flag, '');
+      process.kill(connection.pid!, 'SIGKILL');
+      await until(() => !connection.connected, 5_000, 'the connection to notice the death');
+      const controller = new AbortController();
+      const pending = connection.callTool('echo', { message: 'x' }, { signal: controller.signal }).then(
+        () => undefined,
+        (error: AnytoolError) => error,
+      );
+      // The first attempt fails at once; the next would come 60 s later.
+      await until(() => connection.diagnostics.some((d) => d.includes('attempt 1 of 3')), 5_000, 'the first attempt');
+      const started = Date.now();
+      controller.abort(new Error('user pressed stop'));
+      const error = await pending;
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(error?.code).toBe(ErrorCode.Aborted);
+      expect(error?.message).toContain('was cancelled because the run was aborted');
+
+      const before = connection.starts;
+      const refused = await connection.callTool('echo', { message: 'y' }, { signal: controller.signal }).catch((e: AnytoolError) => e);
+      expect((refused as AnytoolError).code).toBe(ErrorCode.Aborted);
+      expect(connection.starts).toBe(before);
+    } finally {
+      await connection.close();
+    }
+  }, 15_000);
+});
