@@ -29,7 +29,7 @@ const CALLS = arg('--calls', 2000);
 const WARMUP = 300;
 const CONCURRENT_CALLS = 500;
 const CONCURRENCY = 50;
-const CONCURRENT_ROUNDS = 30;
+const CONCURRENT_ROUNDS = 100;
 const FRESH_CALLS = 15;
 const server = { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' };
 
@@ -106,19 +106,44 @@ async function concurrent(call) {
       while (next < CONCURRENT_CALLS) await call(`c${next++}`);
     }),
   );
-  return CONCURRENT_CALLS / ((performance.now() - start) / 1000);
+  return performance.now() - start;
 }
 const concurrentVariants = [variants[RAW], variants[TOOLSET], variants[TOOLSET + 1], variants[RAW_PROGRESS], variants[LOUD]];
-const throughput = concurrentVariants.map(() => []);
+// Every round runs each variant once, in a rotated order, so the machine's drift between rounds
+// hits every variant alike. A variant's throughput is its calls over its total time in all rounds;
+// the 95% interval of its ratio to raw comes from resampling the rounds (single rounds vary a lot).
+const roundTimes = concurrentVariants.map(() => []);
+const clientCpu = concurrentVariants.map(() => 0);
 for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
   newRuns();
   for (let k = 0; k < concurrentVariants.length; k++) {
     const v = (round + k) % concurrentVariants.length;
-    throughput[v].push(await concurrent(concurrentVariants[v][1]));
+    const cpu = process.cpuUsage();
+    roundTimes[v].push(await concurrent(concurrentVariants[v][1]));
+    const used = process.cpuUsage(cpu);
+    clientCpu[v] += used.user + used.system;
   }
 }
-const median = (xs) => stats(xs).median;
-
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+const callsPerSecond = (v) => (CONCURRENT_ROUNDS * CONCURRENT_CALLS) / (sum(roundTimes[v]) / 1000);
+const ratioTo = (v, base = 0) => sum(roundTimes[base]) / sum(roundTimes[v]);
+function ratioInterval(v, base = 0) {
+  let seed = 42;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const ratios = [];
+  for (let b = 0; b < 2000; b++) {
+    let baseTime = 0;
+    let time = 0;
+    for (let i = 0; i < CONCURRENT_ROUNDS; i++) {
+      const round = Math.floor(random() * CONCURRENT_ROUNDS);
+      baseTime += roundTimes[base][round];
+      time += roundTimes[v][round];
+    }
+    ratios.push(baseTime / time);
+  }
+  ratios.sort((a, b) => a - b);
+  return [quantile(ratios, 0.025), quantile(ratios, 0.975)];
+}
 const fresh = [];
 for (let i = 0; i < FRESH_CALLS; i++) {
   const start = performance.now();
@@ -136,15 +161,17 @@ console.log('|---|---|---|---|---|---|');
 for (const row of sequential) console.log(`| ${row.name} | ${us(row.median)} | ${us(row.p90)} | ${us(row.p99)} | ${us(row.mean)} | ${(row.median / rawMedian).toFixed(3)}x |`);
 const freshStats = stats(fresh);
 console.log(`| new connection per call (raw SDK, ${FRESH_CALLS} calls) | ${freshStats.median.toFixed(1)} ms | ${freshStats.p90.toFixed(1)} ms | - | ${freshStats.mean.toFixed(1)} ms | ${(freshStats.median / rawMedian).toFixed(0)}x |`);
-console.log(`\n| ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} (median of ${CONCURRENT_ROUNDS} rounds each) | calls/s | vs raw |`);
-console.log('|---|---|---|');
-const rawThroughput = median(throughput[0]);
-concurrentVariants.forEach(([name], v) => console.log(`| ${name} | ${median(throughput[v]).toFixed(0)} | ${(median(throughput[v]) / rawThroughput).toFixed(3)}x |`));
-
+console.log(`\n| ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}, ${CONCURRENT_ROUNDS} interleaved rounds | calls/s | vs raw | 95% interval | client CPU per call |`);
+console.log('|---|---|---|---|---|');
+concurrentVariants.forEach(([name], v) => {
+  const [low, high] = ratioInterval(v);
+  console.log(`| ${name} | ${callsPerSecond(v).toFixed(0)} | ${ratioTo(v).toFixed(3)}x | ${low.toFixed(3)}-${high.toFixed(3)} | ${(clientCpu[v] / (CONCURRENT_ROUNDS * CONCURRENT_CALLS)).toFixed(1)} us |`);
+});
 const rawProgress = sequential[RAW_PROGRESS].median;
 console.log(`\nprogress: true (asked for per server or toolset): McpTool.invoke median ${(sequential[LOUD].median / rawProgress).toFixed(3)}x the raw client asking for progress too;`);
-console.log(`concurrency-50 throughput ${(median(throughput[4]) / median(throughput[3])).toFixed(3)}x of it (the token itself costs the server: raw with a token ${(median(throughput[3]) / rawThroughput).toFixed(3)}x raw without)`);
+console.log(`concurrency-50 throughput ${ratioTo(4, 3).toFixed(3)}x of it (the token itself costs the server: raw with a token ${ratioTo(3).toFixed(3)}x raw without)`);
 
 const ratio = sequential[TOOLSET].median / rawMedian;
-const tput = median(throughput[1]) / rawThroughput;
-console.log(`\ntargets (defaults): toolset.invoke median ${ratio.toFixed(3)}x raw (target <= 1.05x): ${ratio <= 1.05 ? 'met' : 'MISSED'}; concurrency-50 throughput ${tput.toFixed(3)}x raw (target >= 1.0x): ${tput >= 1 ? 'met' : 'MISSED'}`);
+const tput = ratioTo(1);
+const [tputLow, tputHigh] = ratioInterval(1);
+console.log(`\ntargets (defaults): toolset.invoke median ${ratio.toFixed(3)}x raw (target <= 1.05x): ${ratio <= 1.05 ? 'met' : 'MISSED'}; concurrency-50 throughput ${tput.toFixed(3)}x raw, 95% interval ${tputLow.toFixed(3)}-${tputHigh.toFixed(3)} (target >= 1.0x): ${tput >= 1 ? 'met' : 'MISSED'}`);

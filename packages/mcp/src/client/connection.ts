@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
+  CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -104,6 +105,16 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
 const TREE_GRACE_MS = 1_000;
 /** How long a stdio server's process tree may take to end by itself after its stdin ends (the SDK waits as long before SIGTERM). */
 const STDIO_GRACE_MS = 2_000;
+
+/**
+ * `tools/call` on the SDK client. `Client.callTool` adds an async frame around the same
+ * request, to refuse task-only tools (never listed here) and to check structured content
+ * against output schemas it cached in its own `listTools` (unused here: `mapCallResult`
+ * checks it, with messages that name the problems).
+ */
+function callOn(client: Client, params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
+  return client.request({ method: 'tools/call', params }, CallToolResultSchema, request) as Promise<CallToolResult>;
+}
 
 function positive(value: number | undefined, fallback: number): number {
   return value !== undefined && value > 0 ? value : fallback;
@@ -239,8 +250,8 @@ export class McpConnection {
   private send(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
     const client = this.client;
     // The hot path: no extra async frame between the caller and the SDK.
-    if (client !== undefined) return (client.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, client, params, request));
-    return this.reconnect().then((fresh) => (fresh.callTool(params, undefined, request) as Promise<CallToolResult>).then(undefined, (error: unknown) => this.recover(error, fresh, params, request)));
+    if (client !== undefined) return callOn(client, params, request).then(undefined, (error: unknown) => this.recover(error, client, params, request));
+    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(undefined, (error: unknown) => this.recover(error, fresh, params, request)));
   }
 
   /** A call that settles with `ABORTED` the moment `signal` aborts, even while the server is being started again. */
@@ -267,8 +278,7 @@ export class McpConnection {
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
   private async recover(error: unknown, client: Client, params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
-    const timeout = request.timeout ?? this.defaultTimeout;
-    if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, timeout, request.signal);
+    if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, request);
     // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
     this.expire(client);
     let fresh: Client;
@@ -276,12 +286,12 @@ export class McpConnection {
       // Every call of the expired session shares one new session: the one already open, or the one being opened.
       fresh = this.client !== undefined && !this.expired.has(this.client) ? this.client : await this.reconnect();
     } catch (reconnectError) {
-      throw await this.callError(reconnectError, params.name, timeout, request.signal);
+      throw await this.callError(reconnectError, params.name, request);
     }
     try {
-      return (await fresh.callTool(params, undefined, request)) as CallToolResult;
+      return await callOn(fresh, params, request);
     } catch (retryError) {
-      throw await this.callError(retryError, params.name, timeout, request.signal);
+      throw await this.callError(retryError, params.name, request);
     }
   }
 
@@ -614,15 +624,21 @@ export class McpConnection {
     return new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason}.${stderr}`, { cause: error });
   }
 
-  private async callError(error: unknown, tool: string, timeout: number, signal: AbortSignal | undefined): Promise<unknown> {
+  private async callError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
     if (error instanceof AnytoolError) return error;
+    const signal = request.signal;
     // The SDK rejects a request cancelled by its signal with a RequestTimeout McpError carrying the reason's text.
     if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError) || error.code === McpErrorCode.RequestTimeout)) {
       return error instanceof AnytoolError ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
     }
     if (error instanceof McpError) {
       if (error.code === McpErrorCode.RequestTimeout) {
-        return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.`, { cause: error });
+        const timeout = request.timeout ?? this.defaultTimeout;
+        const hint =
+          request.onprogress === undefined
+            ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it; otherwise raise "timeoutMs" or "toolTimeouts".`
+            : '';
+        return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
       }
       if (error.code === McpErrorCode.ConnectionClosed) return this.connectionClosed(tool, error);
       return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${error.message}`, { cause: error });

@@ -65,6 +65,8 @@ describe('faulty servers', () => {
     const hung = await toolset.invoke('hang', {});
     expect(hung.error?.code).toBe(ErrorCode.Timeout);
     expect(resultText(hung)).toContain('300 ms');
+    // No progress was asked for, so the error says how progress could have kept a long call alive.
+    expect(hung.error?.message).toContain('"progress": true');
     const slow = await toolset.invoke('slow', { ms: 5_000 });
     expect(slow.error?.code).toBe(ErrorCode.Timeout);
     // The server saw notifications/cancelled for the timed-out call (it counts it when its handler stops).
