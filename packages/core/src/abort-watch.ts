@@ -1,3 +1,5 @@
+import { describeError } from './errors.js';
+
 /**
  * One 'abort' listener per signal, however many calls wait on it: adding and
  * removing an EventTarget listener per tool call costs more than the call.
@@ -22,8 +24,17 @@ export function abortWatch(signal: AbortSignal, onAbort: () => void): () => void
     signal.addEventListener(
       'abort',
       () => {
-        for (const fn of [...waiting]) fn();
+        const all = [...waiting];
         waiting.clear();
+        for (const fn of all) {
+          try {
+            fn();
+          } catch (error) {
+            // One waiter that throws must not keep the others from hearing of the abort, and an
+            // error thrown out of an abort listener would end the process: it becomes a warning.
+            process.emitWarning(`a waiter on an abort signal threw: ${describeError(error)}`, { code: 'ANYTOOL_ABORT_WAITER', detail: error instanceof Error ? error.stack : undefined });
+          }
+        }
       },
       { once: true },
     );

@@ -260,8 +260,12 @@ export class McpConnection {
     request.signal = own.signal;
     return new Promise((resolve, reject) => {
       const stop = abortWatch(signal, () => {
-        own.abort(signal.reason);
         reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+        try {
+          own.abort(signal.reason); // the SDK sends notifications/cancelled
+        } catch (error) {
+          this.note(`could not tell the server that tools/call "${params.name}" was cancelled: ${describeError(error)}`);
+        }
       });
       this.send(params, request).then(
         (result) => {
@@ -636,7 +640,7 @@ export class McpConnection {
         const timeout = request.timeout ?? this.defaultTimeout;
         const hint =
           request.onprogress === undefined
-            ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it; otherwise raise "timeoutMs" or "toolTimeouts".`
+            ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".`
             : '';
         return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
       }

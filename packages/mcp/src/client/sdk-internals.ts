@@ -42,8 +42,8 @@ export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid
  * finished request); a fresh `AbortController` per call costs about 5 us in
  * Node 20 (making its signal and adding the first listener), more than the rest
  * of the call. This stand-in costs next to nothing and goes with the request.
- * A test calls through it with every SDK in the lockfile, so an SDK that needs
- * more of a signal fails there first.
+ * The tests abort calls through it over stdio and HTTP, so an SDK release that
+ * needs more of a signal (`onabort`, `AbortSignal.any`) fails there first.
  */
 export class RequestSignal {
   aborted = false;
@@ -64,9 +64,8 @@ export class RequestSignal {
   }
 
   addEventListener(type: string, listener: (event: { type: 'abort' }) => void): void {
-    if (type !== 'abort') return;
-    if (this.aborted) queueMicrotask(() => listener.call(this, { type: 'abort' }));
-    else this.listeners.push(listener);
+    // As with an AbortSignal, a listener added after the abort is never called.
+    if (type === 'abort' && !this.aborted) this.listeners.push(listener);
   }
 
   removeEventListener(type: string, listener: (event: { type: 'abort' }) => void): void {

@@ -1,0 +1,41 @@
+import { abortWatch } from '@anytool/core';
+import { getEventListeners } from 'node:events';
+
+describe('abortWatch', () => {
+  it('puts one listener on a signal however many wait on it, and none stays after they stop', () => {
+    const controller = new AbortController();
+    const stops = Array.from({ length: 100 }, () => abortWatch(controller.signal, () => undefined));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    for (const stop of stops) stop();
+    const heard: number[] = [];
+    abortWatch(controller.signal, () => heard.push(1));
+    controller.abort();
+    expect(heard).toEqual([1]);
+  });
+
+  it('tells every waiter of the abort even when one throws, and reports that error as a warning', () => {
+    const controller = new AbortController();
+    const heard: string[] = [];
+    abortWatch(controller.signal, () => heard.push('first'));
+    abortWatch(controller.signal, () => {
+      throw new Error('broken waiter');
+    });
+    abortWatch(controller.signal, () => heard.push('third'));
+    const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      controller.abort();
+      expect(heard).toEqual(['first', 'third']);
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]![0]).toContain('broken waiter');
+      expect(warn.mock.calls[0]![1]).toMatchObject({ code: 'ANYTOOL_ABORT_WAITER' });
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('calls a waiter at once on a signal already aborted', () => {
+    const heard: number[] = [];
+    abortWatch(AbortSignal.abort(), () => heard.push(1));
+    expect(heard).toEqual([1]);
+  });
+});
