@@ -59,8 +59,29 @@ export function toolResult(result: ToolResult): ToolResult {
   return result;
 }
 
+const PART_TYPES: ReadonlySet<unknown> = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
+
+/**
+ * Whether `value` is a finished `ToolResult`: one marked by `toolResult()` (or its
+ * helpers), or any object of exactly its shape (`content` parts of known kinds,
+ * a boolean `isError`, and at most `structured` and `error` besides), such as the
+ * result of another tool's `invoke`. A tool that returns one hands it on as is.
+ */
 export function isToolResult(value: unknown): value is ToolResult {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_RESULT] === true;
+  if (typeof value !== 'object' || value === null) return false;
+  return (value as Record<symbol, unknown>)[TOOL_RESULT] === true || hasResultShape(value as Record<string, unknown>);
+}
+
+function hasResultShape(value: Record<string, unknown>): boolean {
+  const content = value['content'];
+  if (typeof value['isError'] !== 'boolean' || !Array.isArray(content)) return false;
+  for (const key in value) if (key !== 'content' && key !== 'isError' && key !== 'structured' && key !== 'error') return false;
+  for (const part of content) {
+    if (typeof part !== 'object' || part === null || !PART_TYPES.has((part as { type?: unknown }).type)) return false;
+  }
+  const error = value['error'];
+  if (error === undefined) return true;
+  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
 }
 
 /** A successful result with one text part. */
@@ -103,7 +124,8 @@ export function sniffMimeType(bytes: Uint8Array): string | undefined {
 
 /**
  * Turns whatever a tool returned into a `ToolResult`:
- * - a `ToolResult` made with `toolResult()` (or its helpers) passes through;
+ * - a `ToolResult` passes through: one made with `toolResult()` (or its helpers), or
+ *   any object of exactly that shape, such as another tool's `invoke` result;
  * - a string becomes one text part;
  * - `undefined` and `null` become a result with no content;
  * - numbers, booleans and bigints become text;

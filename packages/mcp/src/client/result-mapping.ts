@@ -1,4 +1,4 @@
-import { ErrorCode, errorResult, toolResult, type ArgsValidator, type ContentPart, type ToolResult } from '@anytool/core';
+import { ErrorCode, errorResult, type ArgsValidator, type ContentPart, type ToolResult } from '@anytool/core';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 type McpContent = CallToolResult['content'][number];
@@ -54,7 +54,7 @@ export function mapCallResult(result: CallToolResult, origin: ResultOrigin): Too
     const text = content.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t !== '').join('\n');
     const out: ToolResult = { content, isError: true, error: { code: ErrorCode.ToolFailed, message: `MCP server "${origin.server}", tool "${origin.tool}" returned an error: ${text}` } };
     if (structured !== undefined) out.structured = structured;
-    return toolResult(out);
+    return out;
   }
   const validator = origin.outputValidator;
   if (validator !== undefined) {
@@ -83,5 +83,6 @@ export function mapCallResult(result: CallToolResult, origin: ResultOrigin): Too
     // Models read text: give them the data when the server sent only the structure.
     if (content.length === 0) content.push({ type: 'text', text: JSON.stringify(structured) });
   }
-  return toolResult(out);
+  // Of exactly the ToolResult shape, so it passes through as a result wherever it goes (no marking needed).
+  return out;
 }
