@@ -2,7 +2,7 @@ import { AnytoolError, ErrorCode } from '@anytool/core';
 
 /** Settings anytool reads on top of the desktop `mcpServers` shape; desktop clients ignore them. */
 export interface McpServerTuning {
-  /** Per-request timeout in milliseconds for this server's tools (reset whenever the server reports progress). */
+  /** Per-request timeout in milliseconds for this server's tools (restarted by progress, when progress is asked for). */
   timeoutMs?: number;
   /** Per-tool timeouts in milliseconds, by the server's own tool name. */
   toolTimeouts?: Record<string, number>;

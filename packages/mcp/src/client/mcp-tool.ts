@@ -34,7 +34,7 @@ export class McpTool extends BaseTool {
   readonly remoteName: string;
   /** The tool as the server described it in `tools/list`. */
   readonly info: McpToolInfo;
-  /** Per-request timeout in milliseconds, restarted by every progress notification. */
+  /** Per-request timeout in milliseconds, restarted by every progress notification (when progress is asked for). */
   requestTimeoutMs: number | undefined;
   /**
    * Ask the server for progress notifications on every call (a progress token),

@@ -68,10 +68,6 @@ export class RequestSignal {
     if (type === 'abort' && !this.aborted) this.listeners.push(listener);
   }
 
-  removeEventListener(type: string, listener: (event: { type: 'abort' }) => void): void {
-    if (type === 'abort') this.listeners = this.listeners.filter((l) => l !== listener);
-  }
-
   /** This object where the SDK's types ask for an `AbortSignal`. */
   get signal(): AbortSignal {
     return this as unknown as AbortSignal;
