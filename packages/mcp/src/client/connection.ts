@@ -26,7 +26,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { descendants, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
-import { RequestSignal, watchStdioStart } from './sdk-internals.js';
+import { RequestSignal, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -469,6 +469,7 @@ export class McpConnection {
       },
       (problem) => this.note(problem),
     );
+    useStdioReadBuffer(transport, (problem) => this.note(problem));
     const onStderr = this.options.onStderr;
     transport.stderr?.on('data', (chunk: Buffer | string) => {
       const text = chunk.toString();

@@ -1,0 +1,174 @@
+import { Toolset, resultText } from '@anytool/core';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { StdioReadBuffer, useStdioReadBuffer } from '../../src/client/sdk-internals';
+import { connectForEachTest, fixture } from './helpers';
+
+jest.setTimeout(30_000);
+
+interface LineReader {
+  append(chunk: Buffer): void;
+  readMessage(): unknown;
+}
+
+/** Everything a reader gives for these chunks, in order: each message, or the error it threw (its class and message). */
+function readAll(reader: LineReader, chunks: Buffer[]): unknown[] {
+  const out: unknown[] = [];
+  const failed = (error: unknown) => out.push({ threw: (error as Error).constructor.name, message: (error as Error).message });
+  for (const chunk of chunks) {
+    try {
+      reader.append(chunk);
+    } catch (error) {
+      failed(error);
+      continue;
+    }
+    // As StdioClientTransport.processReadBuffer does: a bad line is reported and reading goes on.
+    for (;;) {
+      try {
+        const message = reader.readMessage();
+        if (message === null) break;
+        out.push({ message });
+      } catch (error) {
+        failed(error);
+      }
+    }
+  }
+  return out;
+}
+
+function expectSameAsSdk(chunks: Buffer[], maxBufferSize?: number): unknown[] {
+  const ours = readAll(new StdioReadBuffer(maxBufferSize), chunks);
+  expect(ours).toEqual(readAll(new ReadBuffer(maxBufferSize === undefined ? {} : { maxBufferSize }), chunks));
+  return ours;
+}
+
+const lines = (...values: unknown[]) => Buffer.from(values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)) + '\n').join(''));
+const ok = { content: [{ type: 'text', text: 'Echo: hi' }] };
+
+// Each line on its own: result responses the fast path takes, and every near miss it must leave to the SDK's schema.
+const corpus: unknown[] = [
+  { jsonrpc: '2.0', id: 1, result: ok },
+  { jsonrpc: '2.0', id: 0, result: {} },
+  { jsonrpc: '2.0', id: -7, result: ok },
+  { jsonrpc: '2.0', id: 'req-1', result: ok },
+  { jsonrpc: '2.0', id: 1.5, result: ok },
+  { jsonrpc: '2.0', id: 2 ** 53, result: ok },
+  { jsonrpc: '2.0', id: null, result: ok },
+  { jsonrpc: '2.0', id: true, result: ok },
+  { jsonrpc: '2.0', result: ok },
+  { jsonrpc: '2.0', id: 1, result: { ...ok, _meta: { progressToken: 3 } } },
+  { jsonrpc: '2.0', id: 1, result: { ...ok, _meta: 'not an object' } },
+  { jsonrpc: '2.0', id: 1, result: { ...ok, _meta: null } },
+  { jsonrpc: '2.0', id: 1, result: null },
+  { jsonrpc: '2.0', id: 1, result: [] },
+  { jsonrpc: '2.0', id: 1, result: 'text' },
+  { jsonrpc: '2.0', id: 1, result: ok, extra: true },
+  { jsonrpc: '2.0', id: 1, result: ok, error: { code: 1, message: 'both' } },
+  { jsonrpc: '1.0', id: 1, result: ok },
+  { id: 1, result: ok },
+  { jsonrpc: 2, id: 1, result: ok },
+  { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } },
+  { jsonrpc: '2.0', id: 1, error: { code: 'bad', message: 'x' } },
+  { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1, total: 2 } },
+  { jsonrpc: '2.0', method: 'notifications/tools/list_changed' },
+  { jsonrpc: '2.0', id: 9, method: 'roots/list' },
+  { jsonrpc: '2.0', id: 9, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
+  { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'a\u2028b \u00e9 \u{1f600}' }], structuredContent: { n: 1 } } },
+  [{ jsonrpc: '2.0', id: 1, result: ok }],
+  'this is not json',
+  '"a string"',
+  '42',
+  'null',
+  '',
+];
+
+describe('StdioReadBuffer gives what the SDK ReadBuffer gives', () => {
+  it.each(corpus.map((value, i) => [i, value]))('line %i, alone and in CRLF', (_i, value) => {
+    const out = expectSameAsSdk([lines(value)]);
+    expect(out).toHaveLength(1);
+    const crlf = Buffer.from((typeof value === 'string' ? value : JSON.stringify(value)) + '\r\n');
+    expectSameAsSdk([crlf]);
+  });
+
+  it('takes result responses as they were parsed, and leaves every near miss to the SDK schema', () => {
+    // The first four corpus lines are ones the SDK accepts as they are; a few near misses it rejects.
+    const out = expectSameAsSdk([lines(...corpus.slice(0, 4), corpus[4], corpus[15], corpus[9])]);
+    expect(out.slice(0, 4)).toEqual(corpus.slice(0, 4).map((message) => ({ message })));
+    expect(out[4]).toMatchObject({ threw: 'ZodError' });
+    expect(out[5]).toMatchObject({ threw: 'ZodError' });
+    expect(out[6]).toEqual({ message: corpus[9] });
+  });
+
+  it('the whole corpus in one chunk, and cut into chunks of 1 to 1000 bytes (multi-byte characters split across chunks)', () => {
+    const all = lines(...corpus);
+    const whole = expectSameAsSdk([all]);
+    expect(whole).toHaveLength(corpus.length);
+    for (const size of [1, 2, 3, 7, 64, 1000]) {
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < all.length; at += size) chunks.push(all.subarray(at, at + size));
+      expect(expectSameAsSdk(chunks)).toEqual(whole);
+    }
+  });
+
+  it('random envelopes built from the same parts agree with the SDK, 3000 of them', () => {
+    // mulberry32, seeded: the same cases every run.
+    let seed = 7;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = <T>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const absent = Symbol('absent');
+    const parts: Record<string, unknown[]> = {
+      jsonrpc: ['2.0', '2.0', '2.0', '1.0', 2, null, absent],
+      id: [1, 0, 123456, -1, 'x', '', 1.25, 2 ** 53, null, false, {}, absent],
+      result: [ok, {}, { _meta: {} }, { _meta: { progressToken: 'p' } }, { _meta: 5 }, null, [], 3, absent],
+      error: [absent, absent, { code: -32000, message: 'm' }, { message: 'no code' }],
+      method: [absent, absent, absent, 'ping', 7],
+      extra: [absent, absent, absent, absent, 'x'],
+    };
+    const values = Array.from({ length: 3000 }, () => {
+      const value: Record<string, unknown> = {};
+      for (const [key, options] of Object.entries(parts)) {
+        const part = pick(options);
+        if (part !== absent) value[key] = part;
+      }
+      return value;
+    });
+    const out = expectSameAsSdk([lines(...values)]);
+    expect(out).toHaveLength(values.length);
+    // Both kinds occur, so the comparison covers the fast path and the schema's.
+    expect(out.filter((o) => 'message' in (o as object)).length).toBeGreaterThan(100);
+    expect(out.filter((o) => 'threw' in (o as object)).length).toBeGreaterThan(100);
+  });
+
+  it('past its size limit it throws the SDK error and starts again empty', () => {
+    const big = lines({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x'.repeat(200) }] } });
+    const out = expectSameAsSdk([big.subarray(0, 150), big.subarray(150), lines(corpus[0])], 256);
+    expect(out[0]).toEqual({ threw: 'Error', message: 'ReadBuffer exceeded maximum size of 256 bytes' });
+  });
+});
+
+describe('an McpConnection over stdio', () => {
+  const connect = connectForEachTest();
+
+  it("reads its server's stdout with a StdioReadBuffer", async () => {
+    const mcp = await connect({ mcpServers: { f: fixture() } });
+    expect(resultText(await new Toolset(mcp).invoke('echo', { message: 'fast path' }))).toBe('fast path');
+    const transport = (mcp.connection('f') as unknown as { transport: { _readBuffer: unknown } }).transport;
+    expect(transport._readBuffer).toBeInstanceOf(StdioReadBuffer);
+  });
+
+  it('useStdioReadBuffer keeps a configured limit, and records a diagnostic instead of throwing when the field is missing', () => {
+    const transport = new StdioClientTransport({ command: process.execPath, maxBufferSize: 1234 });
+    const problems: string[] = [];
+    useStdioReadBuffer(transport, (p) => problems.push(p));
+    const reader = (transport as unknown as { _readBuffer: StdioReadBuffer })._readBuffer;
+    expect(reader).toBeInstanceOf(StdioReadBuffer);
+    expect(() => reader.append(Buffer.alloc(1235))).toThrow('ReadBuffer exceeded maximum size of 1234 bytes');
+    useStdioReadBuffer({} as StdioClientTransport, (p) => problems.push(p));
+    expect(problems).toEqual([expect.stringContaining('no _readBuffer')]);
+  });
+});
