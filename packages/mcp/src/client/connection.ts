@@ -258,14 +258,28 @@ export class McpConnection {
   private callWithSignal(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions, signal: AbortSignal): Promise<CallToolResult> {
     const own = new RequestSignal();
     request.signal = own.signal;
+    const aborted = () => new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason });
+    const client = this.client;
+    if (client !== undefined) {
+      // The hot path: aborting `own` makes the SDK reject the request (and tell the server), so
+      // no promise of our own is needed around it.
+      const stop = abortWatch(signal, () => this.cancel(own, signal, params.name));
+      return callOn(client, params, request).then(
+        (result) => {
+          stop();
+          return result;
+        },
+        (error: unknown) => {
+          stop();
+          return own.aborted ? Promise.reject(aborted()) : this.recover(error, client, params, request);
+        },
+      );
+    }
+    // No session yet: the start may take long, and an abort must not wait for it.
     return new Promise((resolve, reject) => {
       const stop = abortWatch(signal, () => {
-        reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
-        try {
-          own.abort(signal.reason); // the SDK sends notifications/cancelled
-        } catch (error) {
-          this.note(`could not tell the server that tools/call "${params.name}" was cancelled: ${describeError(error)}`);
-        }
+        reject(aborted());
+        this.cancel(own, signal, params.name);
       });
       this.send(params, request).then(
         (result) => {
@@ -278,6 +292,15 @@ export class McpConnection {
         },
       );
     });
+  }
+
+  /** Aborts one request's signal: the SDK rejects the request and sends `notifications/cancelled`. */
+  private cancel(own: RequestSignal, signal: AbortSignal, tool: string): void {
+    try {
+      own.abort(signal.reason);
+    } catch (error) {
+      this.note(`could not tell the server that tools/call "${tool}" was cancelled: ${describeError(error)}`);
+    }
   }
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */

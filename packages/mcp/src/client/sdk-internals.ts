@@ -2,12 +2,14 @@ import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdi
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/**
+/*
  * The one place that reaches into the SDK's `StdioClientTransport` beyond its
  * public API, each access checked: when a field is missing (a newer SDK moved
  * it), the feature that needed it is skipped and `problem` is called with a
  * diagnostic instead of anything throwing.
- *
+ */
+
+/**
  * - `start` is wrapped so the child's pid is known as soon as it is spawned: a
  *   failed `connect` forgets it, and a child that hangs at start must still be killed.
  * - `_process.stdin` gets no listener limit: many concurrent calls each wait for
@@ -61,7 +63,7 @@ export function useStdioReadBuffer(transport: StdioClientTransport, problem: (me
  * as `JSON.parse` made it; every other line goes through the SDK's schema.
  * Measured on server-everything's echo at concurrency 50, this takes about
  * 4 us of client CPU off each call, a fifth of it (`bench/mcp-latency`), and
- * `sdk-internals.test.ts` checks it against the SDK's reader line by line.
+ * `stdio-read-buffer.test.ts` checks it against the SDK's reader line by line.
  */
 export class StdioReadBuffer {
   private buffer: Buffer | undefined;

@@ -258,6 +258,7 @@ describe('faulty servers', () => {
     setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
     const result = await pending;
     expect(result.error?.code).toBe(ErrorCode.Aborted);
+    expect(result.error?.message).toContain('was cancelled because the run was aborted');
     await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
   });
 });
