@@ -106,13 +106,18 @@ const TREE_GRACE_MS = 1_000;
 /** How long a stdio server's process tree may take to end by itself after its stdin ends (the SDK waits as long before SIGTERM). */
 const STDIO_GRACE_MS = 2_000;
 
+interface CallParams {
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
 /**
  * `tools/call` on the SDK client. `Client.callTool` adds an async frame around the same
  * request, to refuse task-only tools (never listed here) and to check structured content
  * against output schemas it cached in its own `listTools` (unused here: `mapCallResult`
  * checks it, with messages that name the problems).
  */
-function callOn(client: Client, params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
+function callOn(client: Client, params: CallParams, request: RequestOptions): Promise<CallToolResult> {
   return client.request({ method: 'tools/call', params }, CallToolResultSchema, request) as Promise<CallToolResult>;
 }
 
@@ -233,6 +238,20 @@ export class McpConnection {
    * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
+    return this.call(name, args, options, undefined) as Promise<CallToolResult>;
+  }
+
+  /**
+   * `callTool`, with `map` applied to the result in the same promise step:
+   * `McpTool`'s hot path, one microtask shorter. An error thrown by `map`
+   * rejects the returned promise as it is.
+   * @internal
+   */
+  callToolMapped<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
+    return this.call(name, args, options, map) as Promise<T>;
+  }
+
+  private call<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
     const timeout = options.timeoutMs ?? this.defaultTimeout;
     const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
     if (options.onprogress !== undefined) request.onprogress = options.onprogress;
@@ -242,20 +261,20 @@ export class McpConnection {
     // The SDK adds an abort listener to the request's signal and never removes it. A run's signal
     // outlives thousands of calls, so each call gets a signal of its own (see RequestSignal), tied to
     // the run's through one listener all calls share, until it settles.
-    if (signal === undefined) return this.send(params, request);
+    if (signal === undefined) return this.send(params, request, map);
     if (signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
-    return this.callWithSignal(params, request, signal);
+    return this.callWithSignal(params, request, signal, map);
   }
 
-  private send(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
+  private send<T>(params: CallParams, request: RequestOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
     const client = this.client;
-    // The hot path: no extra async frame between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request).then(undefined, (error: unknown) => this.recover(error, client, params, request));
-    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(undefined, (error: unknown) => this.recover(error, fresh, params, request)));
+    // The hot path: no extra async frame or promise step between the caller and the SDK.
+    if (client !== undefined) return callOn(client, params, request).then(map, (error: unknown) => this.recover(error, client, params, request).then(map));
+    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(map, (error: unknown) => this.recover(error, fresh, params, request).then(map)));
   }
 
   /** A call that settles with `ABORTED` the moment `signal` aborts, even while the server is being started again. */
-  private callWithSignal(params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions, signal: AbortSignal): Promise<CallToolResult> {
+  private callWithSignal<T>(params: CallParams, request: RequestOptions, signal: AbortSignal, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
     const own = new RequestSignal();
     request.signal = own.signal;
     const aborted = () => new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason });
@@ -267,24 +286,24 @@ export class McpConnection {
       return callOn(client, params, request).then(
         (result) => {
           stop();
-          return result;
+          return map === undefined ? result : map(result);
         },
         (error: unknown) => {
           stop();
-          return own.aborted ? Promise.reject(aborted()) : this.recover(error, client, params, request);
+          return own.aborted ? Promise.reject(aborted()) : this.recover(error, client, params, request).then(map);
         },
       );
     }
     // No session yet: the start may take long, and an abort must not wait for it.
-    return new Promise((resolve, reject) => {
+    const settled = new Promise<CallToolResult>((resolve, reject) => {
       const stop = abortWatch(signal, () => {
         reject(aborted());
         this.cancel(own, signal, params.name);
       });
-      this.send(params, request).then(
+      this.send(params, request, undefined).then(
         (result) => {
           stop();
-          resolve(result);
+          resolve(result as CallToolResult);
         },
         (error: unknown) => {
           stop();
@@ -292,6 +311,7 @@ export class McpConnection {
         },
       );
     });
+    return settled.then(map);
   }
 
   /** Aborts one request's signal: the SDK rejects the request and sends `notifications/cancelled`. */
@@ -304,7 +324,7 @@ export class McpConnection {
   }
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
-  private async recover(error: unknown, client: Client, params: { name: string; arguments: Record<string, unknown> }, request: RequestOptions): Promise<CallToolResult> {
+  private async recover(error: unknown, client: Client, params: CallParams, request: RequestOptions): Promise<CallToolResult> {
     if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, request);
     // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
     this.expire(client);

@@ -72,7 +72,7 @@ export class McpTool extends BaseTool {
     const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.origin ??= this.makeOrigin());
-    return this.connection.callTool(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }).then((result) => mapCallResult(result, origin));
+    return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }, (result) => mapCallResult(result, origin));
   }
 
   /** Records each progress notification as a `progress` event; the per-call context's id keeps concurrent calls apart. */
