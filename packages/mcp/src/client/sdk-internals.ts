@@ -61,8 +61,8 @@ export function useStdioReadBuffer(transport: StdioClientTransport, problem: (me
  * `id` that is a string or a safe integer and a `result` that is an object
  * without `_meta`, is that schema's success by its definition and is passed on
  * as `JSON.parse` made it; every other line goes through the SDK's schema.
- * Measured on server-everything's echo at concurrency 50, this takes about
- * 4 us of client CPU off each call, a fifth of it (`bench/mcp-latency`), and
+ * Measured on server-everything's echo at concurrency 50, this takes 3 to
+ * 4 us of client CPU off each call, about a sixth (`bench/mcp-latency`), and
  * `stdio-read-buffer.test.ts` checks it against the SDK's reader line by line.
  */
 export class StdioReadBuffer {
