@@ -121,6 +121,16 @@ function callOn(client: Client, params: CallParams, request: RequestOptions): Pr
   return client.request({ method: 'tools/call', params }, CallToolResultSchema, request) as Promise<CallToolResult>;
 }
 
+/** Whether `String(value)` works (the SDK sends a cancelled request's reason as that text); an object without a prototype, for one, throws. */
+function hasText(value: unknown): boolean {
+  try {
+    String(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function positive(value: number | undefined, fallback: number): number {
   return value !== undefined && value > 0 ? value : fallback;
 }
@@ -273,37 +283,28 @@ export class McpConnection {
     return this.reconnect().then((fresh) => callOn(fresh, params, request).then(map, (error: unknown) => this.recover(error, fresh, params, request).then(map)));
   }
 
-  /** A call that settles with `ABORTED` the moment `signal` aborts, even while the server is being started again. */
+  /**
+   * A call that settles with `ABORTED` the moment `signal` aborts: while the request runs, while
+   * the server is being started again, and while a forgotten HTTP session is opened again for it.
+   * It does not count on the SDK to reject the request on time, only to tell the server.
+   */
   private callWithSignal<T>(params: CallParams, request: RequestOptions, signal: AbortSignal, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
     const own = new RequestSignal();
     request.signal = own.signal;
-    const aborted = () => new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason });
-    const client = this.client;
-    if (client !== undefined) {
-      // The hot path: aborting `own` makes the SDK reject the request (and tell the server), so
-      // no promise of our own is needed around it.
-      const stop = abortWatch(signal, () => this.cancel(own, signal, params.name));
-      return callOn(client, params, request).then(
-        (result) => {
-          stop();
-          return map === undefined ? result : map(result);
-        },
-        (error: unknown) => {
-          stop();
-          return own.aborted ? Promise.reject(aborted()) : this.recover(error, client, params, request).then(map);
-        },
-      );
-    }
-    // No session yet: the start may take long, and an abort must not wait for it.
-    const settled = new Promise<CallToolResult>((resolve, reject) => {
+    return new Promise<T | CallToolResult>((resolve, reject) => {
       const stop = abortWatch(signal, () => {
-        reject(aborted());
-        this.cancel(own, signal, params.name);
+        reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+        this.cancel(own, signal.reason, params.name);
       });
-      this.send(params, request, undefined).then(
+      this.send<CallToolResult>(params, request, undefined).then(
         (result) => {
           stop();
-          resolve(result as CallToolResult);
+          if (map === undefined) return resolve(result);
+          try {
+            resolve(map(result));
+          } catch (error) {
+            reject(error);
+          }
         },
         (error: unknown) => {
           stop();
@@ -311,13 +312,12 @@ export class McpConnection {
         },
       );
     });
-    return settled.then(map);
   }
 
-  /** Aborts one request's signal: the SDK rejects the request and sends `notifications/cancelled`. */
-  private cancel(own: RequestSignal, signal: AbortSignal, tool: string): void {
+  /** Aborts one request's signal: the SDK sends `notifications/cancelled` with the reason's text, and rejects the request. */
+  private cancel(own: RequestSignal, reason: unknown, tool: string): void {
     try {
-      own.abort(signal.reason);
+      own.abort(hasText(reason) ? reason : new Error('the run was aborted'));
     } catch (error) {
       this.note(`could not tell the server that tools/call "${tool}" was cancelled: ${describeError(error)}`);
     }

@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
-import { McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
+import { McpConnection, McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
 import { getEventListeners } from 'node:events';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { watchStdioStart } from '../../src/client/sdk-internals';
@@ -168,6 +168,21 @@ describe('McpToolset with the fixture server', () => {
     expect(long[0]!.name).not.toBe(long[1]!.name);
     const toolset = new Toolset(mcp);
     expect(resultText(await toolset.invoke(long[1]!.name, {}))).toBe(`ran ${long[1]!.remoteName}`);
+  });
+
+  it('callToolMapped: an error thrown by the mapping rejects the call as it is, not as a failed call, with and without a run signal', async () => {
+    const connection = await McpConnection.open('f', fixture());
+    try {
+      const boom = new Error('mapping failed');
+      for (const signal of [undefined, new AbortController().signal]) {
+        const options = signal === undefined ? {} : { signal };
+        await expect(connection.callToolMapped('echo', { message: 'x' }, options, () => { throw boom; })).rejects.toBe(boom);
+        await expect(connection.callToolMapped('echo', { message: 'y' }, options, (result) => result.content)).resolves.toEqual([{ type: 'text', text: 'y' }]);
+      }
+      expect(connection.starts).toBe(1);
+    } finally {
+      await connection.close();
+    }
   });
 });
 

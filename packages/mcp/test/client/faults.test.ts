@@ -249,6 +249,18 @@ describe('faulty servers', () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it('an abort reason with no text (no prototype) still settles the call at once and still tells the server', async () => {
+    const mcp = await connect({ mcpServers: { f: fixture() } });
+    const toolset = new Toolset(mcp);
+    const controller = new AbortController();
+    const pending = toolset.invoke('slow', { ms: 20_000 }, new ExecutionContext({ signal: controller.signal }));
+    setTimeout(() => controller.abort(Object.create(null)), 100);
+    const result = await pending;
+    expect(result.error?.code).toBe(ErrorCode.Aborted);
+    await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
+    expect(mcp.connection('f')!.diagnostics.join('\n')).not.toContain('could not tell the server');
+  });
+
   it('a run abort cancels the call: ABORTED at once, the server gets notifications/cancelled', async () => {
     const mcp = await connect({ mcpServers: { f: fixture() } });
     const toolset = new Toolset(mcp);

@@ -73,6 +73,30 @@ describe('HTTP sessions and old servers', () => {
     }
   });
 
+  it('a run abort while a call is sent again on a new session (after a 404) settles it at once with ABORTED', async () => {
+    const server = await startStreamableServer();
+    const connection = await McpConnection.open('s', { url: server.url });
+    try {
+      await server.forgetSessions();
+      const controller = new AbortController();
+      const started = Date.now();
+      const call = connection.callTool('sleep', { ms: 5_000 }, { signal: controller.signal }).then(
+        () => 'resolved',
+        (error: AnytoolError) => error,
+      );
+      // The first request gets 404; the call is sent again on a new session and sleeps there.
+      await until(() => server.initialized === 2, 5_000, 'the new session');
+      controller.abort(new Error('user pressed stop'));
+      const error = await call;
+      expect(error).toBeInstanceOf(AnytoolError);
+      expect((error as AnytoolError).code).toBe(ErrorCode.Aborted);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      await connection.close();
+      await server.close();
+    }
+  });
+
   it('20 concurrent calls when the server forgot the session: all succeed on one new session, even a call whose 404 comes late', async () => {
     const server = await startStreamableServer({ late404Ms: 300 });
     const connection = await McpConnection.open('s', { url: server.url });

@@ -1,6 +1,7 @@
 import { Toolset, resultText } from '@anytool/core';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StdioReadBuffer, useStdioReadBuffer } from '../../src/client/sdk-internals';
 import { connectForEachTest, fixture } from './helpers';
 
@@ -36,9 +37,12 @@ function readAll(reader: LineReader, chunks: Buffer[]): unknown[] {
   return out;
 }
 
+/** Our reader's output equals the SDK reader's, key order included (so a logged message reads the same). */
 function expectSameAsSdk(chunks: Buffer[], maxBufferSize?: number): unknown[] {
   const ours = readAll(new StdioReadBuffer(maxBufferSize), chunks);
-  expect(ours).toEqual(readAll(new ReadBuffer(maxBufferSize === undefined ? {} : { maxBufferSize }), chunks));
+  const sdk = readAll(new ReadBuffer(maxBufferSize === undefined ? {} : { maxBufferSize }), chunks);
+  expect(ours).toEqual(sdk);
+  expect(JSON.stringify(ours)).toBe(JSON.stringify(sdk));
   return ours;
 }
 
@@ -75,6 +79,13 @@ const corpus: unknown[] = [
   { jsonrpc: '2.0', id: 9, method: 'sampling/createMessage', params: { messages: [], maxTokens: 5 } },
   { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'a\u2028b \u00e9 \u{1f600}' }], structuredContent: { n: 1 } } },
   [{ jsonrpc: '2.0', id: 1, result: ok }],
+  // Lines as servers write them, which object literals cannot give: the SDK's own server puts `result` first.
+  '{"result":{"content":[{"type":"text","text":"Echo: hi"}]},"jsonrpc":"2.0","id":3}',
+  '{"jsonrpc":"2.0","id":4,"result":{"__proto__":{"polluted":true},"content":[]}}',
+  '{"jsonrpc":"2.0","id":5,"__proto__":{},"result":{}}',
+  '{"jsonrpc":"2.0","id":6,"result":{"a":1},"id":7}',
+  '{"jsonrpc":"2.0","id":-0,"result":{}}',
+  '{"jsonrpc":"2.0","id":1e400,"result":{}}',
   'this is not json',
   '"a string"',
   '42',
@@ -90,7 +101,7 @@ describe('StdioReadBuffer gives what the SDK ReadBuffer gives', () => {
     expectSameAsSdk([crlf]);
   });
 
-  it('takes result responses as they were parsed, and leaves every near miss to the SDK schema', () => {
+  it('gives plain result responses as the schema would, and leaves every near miss to the schema', () => {
     // The first four corpus lines are ones the SDK accepts as they are; a few near misses it rejects.
     const out = expectSameAsSdk([lines(...corpus.slice(0, 4), corpus[4], corpus[15], corpus[9])]);
     expect(out.slice(0, 4)).toEqual(corpus.slice(0, 4).map((message) => ({ message })));
@@ -99,14 +110,31 @@ describe('StdioReadBuffer gives what the SDK ReadBuffer gives', () => {
     expect(out[6]).toEqual({ message: corpus[9] });
   });
 
-  it('the whole corpus in one chunk, and cut into chunks of 1 to 1000 bytes (multi-byte characters split across chunks)', () => {
-    const all = lines(...corpus);
-    const whole = expectSameAsSdk([all]);
-    expect(whole).toHaveLength(corpus.length);
-    for (const size of [1, 2, 3, 7, 64, 1000]) {
-      const chunks: Buffer[] = [];
-      for (let at = 0; at < all.length; at += size) chunks.push(all.subarray(at, at + size));
-      expect(expectSameAsSdk(chunks)).toEqual(whole);
+  it('the whole corpus in one chunk, and cut into chunks of 1 to 1000 bytes (multi-byte characters, and CR from LF, split across chunks)', () => {
+    for (const ending of ['\n', '\r\n']) {
+      const all = Buffer.from(corpus.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)) + ending).join(''));
+      const whole = expectSameAsSdk([all]);
+      expect(whole).toHaveLength(corpus.length);
+      for (const size of [1, 2, 3, 7, 64, 1000]) {
+        const chunks: Buffer[] = [];
+        for (let at = 0; at < all.length; at += size) chunks.push(all.subarray(at, at + size));
+        expect(expectSameAsSdk(chunks)).toEqual(whole);
+      }
+    }
+  });
+
+  it('runs the SDK schema only for lines that are not plain result responses', () => {
+    const parse = jest.spyOn(JSONRPCMessageSchema, 'parse');
+    try {
+      const reader = new StdioReadBuffer();
+      const plain = readAll(reader, [lines(corpus[0], corpus[3], '{"result":{"content":[]},"jsonrpc":"2.0","id":3}')]);
+      expect(plain).toHaveLength(3);
+      expect(parse).not.toHaveBeenCalled();
+      // An id of 1.5, a result with _meta, an error response, a notification.
+      readAll(reader, [lines(corpus[4], corpus[9], corpus[20], corpus[22])]);
+      expect(parse).toHaveBeenCalledTimes(4);
+    } finally {
+      parse.mockRestore();
     }
   });
 
@@ -144,10 +172,12 @@ describe('StdioReadBuffer gives what the SDK ReadBuffer gives', () => {
     expect(out.filter((o) => 'threw' in (o as object)).length).toBeGreaterThan(100);
   });
 
-  it('past its size limit it throws the SDK error and starts again empty', () => {
+  it('past its size limit it throws the SDK error and starts again empty; exactly at the limit it reads on', () => {
     const big = lines({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x'.repeat(200) }] } });
     const out = expectSameAsSdk([big.subarray(0, 150), big.subarray(150), lines(corpus[0])], 256);
     expect(out[0]).toEqual({ threw: 'Error', message: 'ReadBuffer exceeded maximum size of 256 bytes' });
+    expect(expectSameAsSdk([big.subarray(0, 100), big.subarray(100)], big.length)).toHaveLength(1);
+    expect(expectSameAsSdk([big.subarray(0, 100), big.subarray(100)], big.length - 1)[0]).toMatchObject({ threw: 'Error' });
   });
 });
 
