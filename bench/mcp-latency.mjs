@@ -1,5 +1,5 @@
 // MCP call latency: the raw SDK client against @anytool/mcp, on server-everything's echo over stdio.
-// Run after a build:  npm run build && node bench/mcp-latency.mjs [--calls 2000] [--rounds 100] [--target-rounds 800]
+// Run after a build:  npm run build && node bench/mcp-latency.mjs [--calls 2000] [--rounds 100] [--target-rounds 1600]
 //
 // In one process, on one session of one server process (so the server's own speed cancels out:
 // two server processes of the same build differ by several percent), interleaved call by call so
@@ -16,7 +16,7 @@
 // The raw SDK rows run exactly as the SDK ships: while they run, the session reads the server's
 // stdout with the SDK's own ReadBuffer, swapped in between calls (no call is in flight then);
 // the connection's own StdioReadBuffer is swapped back for the rows of this package.
-// Then rounds of 500 calls at concurrency 50: 100 rounds of every variant, then 800 rounds of
+// Then rounds of 500 calls at concurrency 50: 100 rounds of every variant, then 1600 rounds of
 // the target pair (raw SDK against toolset.invoke, with the raw client reading through
 // StdioReadBuffer beside them, to show what the reader gives), then a new connection per call
 // (15 calls: spawn, initialize, call, close), the seed design's pattern.
@@ -40,7 +40,7 @@ const WARMUP = 300;
 const CONCURRENT_CALLS = 500;
 const CONCURRENCY = 50;
 const CONCURRENT_ROUNDS = arg('--rounds', 100);
-const TARGET_ROUNDS = arg('--target-rounds', 800);
+const TARGET_ROUNDS = arg('--target-rounds', 1600);
 const FRESH_CALLS = 15;
 const server = { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' };
 
@@ -151,7 +151,7 @@ async function concurrent(call) {
 // the 95% interval of its ratio to raw comes from resampling the rounds. Single rounds vary a lot
 // (500 calls take 7 to 45 ms here, as the client's and the server's bursts line up or not, and
 // the ratio of two neighbouring rounds varies by about 45%): every variant gets 100 rounds, and
-// the target pair (raw against toolset.invoke) 800 more of its own, with raw through our reader.
+// the target pair (raw against toolset.invoke) 1600 more of its own, with raw through our reader.
 async function interleavedRounds(chosen, rounds) {
   const times = chosen.map(() => []);
   const cpu = chosen.map(() => 0);
