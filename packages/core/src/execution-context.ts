@@ -74,6 +74,15 @@ let runCounter = 0;
 /** The ids of a run's first calls, made once: most runs never build a call id string. */
 const CALL_IDS: readonly string[] = Array.from({ length: 1024 }, (_, i) => `call_${i}`);
 
+/** What every view of one run shares. */
+interface Run {
+  readonly runId: string;
+  readonly state: Map<string, unknown>;
+  readonly log: RunEvent[];
+  readonly listeners: RunEventListener[];
+  calls: number;
+}
+
 /**
  * One run's state, handed to every tool call. Most tools ignore it; tools that
  * declare a context parameter receive it.
@@ -87,15 +96,6 @@ const CALL_IDS: readonly string[] = Array.from({ length: 1024 }, (_, i) => `call
  * await toolset.invoke('add', { a: 1, b: 2 }, context);
  * console.log(context.events);
  */
-/** What every view of one run shares. */
-interface Run {
-  readonly runId: string;
-  readonly state: Map<string, unknown>;
-  readonly log: RunEvent[];
-  readonly listeners: RunEventListener[];
-  calls: number;
-}
-
 export class ExecutionContext {
   /** The run's abort signal; a tool that honours it stops early. */
   readonly signal: AbortSignal | undefined;

@@ -151,11 +151,10 @@ export function compileNullStripper(schema: JsonSchema): ((args: Record<string, 
     for (const key of ['anyOf', 'oneOf'] as const) {
       const options = n[key];
       if (!Array.isArray(options)) continue;
-      const branches = options.map((o) => [o, build(o)] as const).filter((b): b is readonly [unknown, Stripper] => b[1] !== undefined);
-      // A branch's nulls are stripped only when the value then matches nothing else as it was:
-      // the value is tried against each branch that has optional properties, first one that changes it wins.
+      const branches = options.map(build).filter((b): b is Stripper => b !== undefined);
+      // The value is tried against each branch that has optional properties: the first one that changes it wins.
       if (branches.length > 0) parts.push((value) => {
-        for (const [, strip] of branches) {
+        for (const strip of branches) {
           const out = strip(value);
           if (out !== value) return out;
         }

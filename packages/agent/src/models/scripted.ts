@@ -35,7 +35,7 @@ export interface ScriptedModelOptions {
  * @example
  * const model = new ScriptedModel([
  *   { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
- *   (request) => ({ text: `The sum is ${lastToolText(request)}.` }),
+ *   (request) => ({ text: `The sum is ${resultText(latestToolResults(request)[0]!.result)}.` }),
  * ]);
  */
 export class ScriptedModel implements Model {

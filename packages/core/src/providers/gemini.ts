@@ -1,5 +1,6 @@
 import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
-import { SILENT_KEYWORDS, collectDefs, isSchema, localRefName, pointer, type Lowered, type LoweringNote } from './lowering.js';
+import { SILENT_KEYWORDS, isSchema, pointer, type Lowered, type LoweringNote } from './lowering.js';
+import { collectDefs, localRefName } from '../schema-refs.js';
 
 /** A Gemini function declaration, with the schema in `parametersJsonSchema`. */
 export interface GeminiFunctionDeclaration {

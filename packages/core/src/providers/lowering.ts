@@ -26,5 +26,3 @@ export function isSchema(value: unknown): value is JsonSchema {
 export function pointer(path: string, segment: string | number): string {
   return `${path}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
-
-export { collectDefs, localRefName } from '../schema-refs.js';

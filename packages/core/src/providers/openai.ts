@@ -1,6 +1,7 @@
 import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
 import { acceptsNull } from '../validation.js';
-import { SILENT_KEYWORDS, isSchema, localRefName, pointer, type Lowered, type LoweringNote } from './lowering.js';
+import { SILENT_KEYWORDS, isSchema, pointer, type Lowered, type LoweringNote } from './lowering.js';
+import { localRefName } from '../schema-refs.js';
 
 /** A tool in the Chat Completions API's shape. */
 export interface OpenAIChatTool {
