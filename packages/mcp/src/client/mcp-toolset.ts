@@ -163,17 +163,16 @@ export class McpToolset implements DynamicToolSource {
           this.warn(`${message} (the second one was left out)`);
           continue;
         }
-        const old = previous.get(`${connection.name}\u0000${info.name}`);
-        const tool = old !== undefined && old.name === name && old.info === info ? old : this.reuse(old, connection, info, name);
-        byName.set(name, tool);
+        byName.set(name, this.reuse(previous.get(`${connection.name}\u0000${info.name}`), connection, info, name));
       }
     }
     this.byName = byName;
     this.current = [...byName.values()];
   }
 
+  /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
   private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
-    if (old !== undefined && old.name === name && JSON.stringify(old.info) === JSON.stringify(info)) return old;
+    if (old !== undefined && old.name === name && (old.info === info || JSON.stringify(old.info) === JSON.stringify(info))) return old;
     return new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
   }
 
