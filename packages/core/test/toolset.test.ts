@@ -46,11 +46,7 @@ describe('Toolset', () => {
     const a = new Toolset(make('a'));
     const b = new Toolset(a);
     expect(() => a.add(a)).toThrow(/cannot hold itself/);
-    try {
-      a.add(b);
-    } catch (error) {
-      expect((error as { code: string }).code).toBe(ErrorCode.InvalidOptions);
-    }
+    expect(() => a.add(b)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
     expect(a.names).toEqual(['a']);
   });
 

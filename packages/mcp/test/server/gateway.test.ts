@@ -148,7 +148,10 @@ describe('the example gateway module, served by anytool serve', () => {
   it('serves everything_*, memory_* and the local demo tools from one endpoint', async () => {
     requireBuilt(ANYTOOL, join(ROOT, GATEWAY));
     const server = await startHttpChild([ANYTOOL, 'serve', GATEWAY, '--http', '--port', '0']);
-    const { client } = await httpClient(server.url);
+    const { client } = await httpClient(server.url).catch(async (error: unknown) => {
+      await stopChild(server.child, server.exited);
+      throw error;
+    });
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['everything_echo', 'memory_read_graph', 'get_weather']));

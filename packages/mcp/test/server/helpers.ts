@@ -40,7 +40,10 @@ export async function startHttpChild(args: string[], cwd = ROOT): Promise<{ chil
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL on stderr after 20 s:\n${stderr}`)), 20_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no URL on stderr after 20 s:\n${stderr}`));
+    }, 20_000);
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /(http:\/\/\S+\/mcp)/.exec(stderr);

@@ -31,7 +31,10 @@ describe('anytool serve <module>', () => {
 
   it('serves the example module over streamable HTTP and stops gracefully on SIGTERM', async () => {
     const server = await startHttpChild([ANYTOOL, 'serve', MODULE, '--http', '--port', '0']);
-    const { client } = await httpClient(server.url);
+    const { client } = await httpClient(server.url).catch(async (error: unknown) => {
+      await stopChild(server.child, server.exited);
+      throw error;
+    });
     try {
       expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
       expect(server.stderr()).toContain(`anytool serve: ${EXPECTED_TOOLS} tools from ${MODULE} at ${server.url}`);
@@ -51,12 +54,16 @@ describe('anytool serve <module>', () => {
 
   it('stops gracefully on SIGINT too, ending open sessions', async () => {
     const server = await startHttpChild([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--name', 'interrupted']);
-    const { client } = await httpClient(server.url);
-    expect(client.getServerVersion()?.name).toBe('interrupted');
-    server.child.kill('SIGINT');
-    expect(await server.exited).toBe(0);
-    expect(server.stderr()).toContain('anytool serve: stopped');
-    await client.close();
+    try {
+      const { client } = await httpClient(server.url);
+      expect(client.getServerVersion()?.name).toBe('interrupted');
+      server.child.kill('SIGINT');
+      expect(await server.exited).toBe(0);
+      expect(server.stderr()).toContain('anytool serve: stopped');
+      await client.close();
+    } finally {
+      await stopChild(server.child, server.exited);
+    }
   });
 
   it('serves over stdio to a client that starts it, and ends when the client goes away', async () => {
@@ -64,11 +71,14 @@ describe('anytool serve <module>', () => {
     const client = new Client({ name: 'stdio-client', version: '1.0.0' });
     await client.connect(transport);
     const pid = transport.pid!;
-    const { tools } = await client.listTools();
-    expect(tools).toHaveLength(EXPECTED_TOOLS);
-    const image = await client.callTool({ name: 'test_image_content', arguments: {} });
-    expect(image.content).toEqual([expect.objectContaining({ type: 'image', mimeType: 'image/png' })]);
-    await client.close();
+    try {
+      const { tools } = await client.listTools();
+      expect(tools).toHaveLength(EXPECTED_TOOLS);
+      const image = await client.callTool({ name: 'test_image_content', arguments: {} });
+      expect(image.content).toEqual([expect.objectContaining({ type: 'image', mimeType: 'image/png' })]);
+    } finally {
+      await client.close();
+    }
     const until = Date.now() + 10_000;
     while (Date.now() < until && alive(pid)) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive(pid)).toBe(false);
