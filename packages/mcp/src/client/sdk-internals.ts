@@ -62,8 +62,8 @@ export function useStdioReadBuffer(transport: StdioClientTransport, problem: (me
  * without `_meta`, is that schema's success by its definition: it is passed on
  * as the schema would give it, without running the schema. Every other line
  * goes through the SDK's schema.
- * Measured on server-everything's echo at concurrency 50, this takes 3 to
- * 4 us of client CPU off each call, about a sixth (`bench/mcp-latency`), and
+ * Measured on server-everything's echo at concurrency 50, this takes 2 to
+ * 4 us of client CPU off each call (`bench/mcp-latency`), and
  * `stdio-read-buffer.test.ts` checks it against the SDK's reader line by line.
  */
 export class StdioReadBuffer {
