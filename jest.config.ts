@@ -30,7 +30,9 @@ const config: Config = {
     }),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),
     project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts']),
-    project('e2e', ['<rootDir>/test/**/*.test.ts']),
+    project('e2e', ['<rootDir>/test/e2e/**/*.test.ts']),
+    // Packs every package and installs the tarballs into fresh projects outside the repository.
+    project('consumer', ['<rootDir>/test/consumer/**/*.test.ts']),
   ],
 };
 

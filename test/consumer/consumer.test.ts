@@ -1,0 +1,193 @@
+// anytool as a user has it: every package packed, installed from its tarball into
+// fresh projects outside the repository, and driven only with documented commands.
+// ESM and CommonJS projects with TC39 decorators on the tsconfig `npx tsc --init`
+// writes, a legacy-decorators project, a plain JavaScript project; typescript 5.9 and
+// 6.0. Each builds, runs, lists its tools, calls them, serves them over MCP, and runs
+// again after a production install.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { anytool, anytoolBin, createProject, lastJson, npm, ok, packAll, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
+
+jest.setTimeout(300_000);
+
+interface Case extends ProjectSpec {
+  /** The compiled module that exports the tools, and the app's entry point. */
+  tools: string;
+  main: string;
+  /** Files the production install copies. */
+  output: string[];
+  /** Whether the project has a build step (plain JavaScript has none). */
+  build: boolean;
+}
+
+let base: string | undefined;
+let tarballs: Record<string, string> = {};
+const dirs = new Map<string, string>();
+
+const tc39 = (name: string, type: 'module' | undefined, typescript: string, tscInit: Record<string, unknown>): Case => ({
+  name,
+  ...(type === undefined ? {} : { type }),
+  fixture: 'tc39',
+  dependencies: [],
+  devDependencies: [`typescript@${typescript}`],
+  tscInit,
+  tools: 'src/tools.js',
+  main: 'src/main.js',
+  output: ['src/tools.js', 'src/calls.js', 'src/main.js'],
+  build: true,
+});
+
+const cases: Case[] = [
+  // The tsconfig `npx tsc --init` writes, unchanged (target esnext, module nodenext, verbatimModuleSyntax).
+  tc39('esm-ts5.9', 'module', '~5.9.3', {}),
+  tc39('esm-ts6.0', 'module', '~6.0.3', {}),
+  // A CommonJS package: TypeScript's verbatimModuleSyntax forbids import statements in CommonJS files, the one edit.
+  tc39('cjs-ts5.9', undefined, '~5.9.3', { verbatimModuleSyntax: false }),
+  {
+    name: 'legacy-cjs',
+    fixture: 'legacy',
+    dependencies: [],
+    devDependencies: ['typescript@~5.9.3'],
+    tools: 'dist/tools.js',
+    main: 'dist/main.js',
+    output: ['dist'],
+    build: true,
+  },
+  { name: 'plain-js', type: 'module', fixture: 'plain', dependencies: [], devDependencies: [], tools: 'src/tools.js', main: 'src/main.js', output: ['src'], build: false },
+];
+
+beforeAll(async () => {
+  base = scratch();
+  tarballs = await packAll(join(base, 'packs'));
+  // What the docs tell a user to install: core at run time; the build step and the MCP server as dev dependencies.
+  await Promise.all(
+    cases.map(async (c) => {
+      const spec = { ...c, dependencies: [tarballs['@anytool/core']!, ...c.dependencies], devDependencies: [tarballs['@anytool/schema']!, tarballs['@anytool/mcp']!, ...c.devDependencies] };
+      dirs.set(c.name, await createProject(base!, spec));
+    }),
+  );
+}, 600_000);
+
+afterAll(() => removeScratch(base));
+
+const dir = (c: Case): string => dirs.get(c.name)!;
+
+const FORECAST = 'Oslo: 21 degrees celsius';
+
+describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+  test('installs one copy of @anytool/core', async () => {
+    const listed = JSON.parse((await npm(['ls', '@anytool/core', '--all', '--json'], dir(c))).stdout) as unknown;
+    const versions = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      const deps = (node as { dependencies?: Record<string, unknown> }).dependencies ?? {};
+      for (const [name, child] of Object.entries(deps)) {
+        if (name === '@anytool/core') versions.add(String((child as { resolved?: string; version?: string }).resolved ?? (child as { version?: string }).version));
+        walk(child);
+      }
+    };
+    walk(listed);
+    expect([...versions]).toHaveLength(1);
+    expect(existsSync(join(dir(c), 'node_modules', '@anytool', 'mcp', 'node_modules', '@anytool', 'core'))).toBe(false);
+    expect(existsSync(join(dir(c), 'node_modules', '@anytool', 'schema', 'node_modules', '@anytool', 'core'))).toBe(false);
+  });
+
+  if (c.build) {
+    test('builds with `npx anytool build`', async () => {
+      const built = await anytool(dir(c), ['build']);
+      expect(built.stderr).toBe('');
+      expect(built.code).toBe(0);
+      expect(existsSync(join(dir(c), c.main))).toBe(true);
+    });
+  }
+
+  test('runs, with schemas from the types and calls that validate', async () => {
+    const ran = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
+    const out = lastJson(ran.stdout) as { definitions: Array<{ function: { name: string; description?: string; parameters: Record<string, unknown> } }>; results: Array<{ name: string; isError: boolean; text: string }> };
+    const byName = new Map(out.definitions.map((d) => [d.function.name, d.function]));
+    expect(byName.get('forecast')?.description).toBe('Get the weather forecast for a city.');
+    expect(byName.get('mul')?.description).toBe('Multiply two numbers.');
+    const forecastProps = byName.get('forecast')!.parameters['properties'] as Record<string, Record<string, unknown>>;
+    expect(Object.keys(forecastProps).sort()).toEqual(c.build ? ['city', 'days', 'unit'] : ['city', 'unit']);
+    const results = out.results;
+    const first = (name: string, isError: boolean) => results.find((r) => r.name === name && r.isError === isError);
+    expect(first('forecast', false)?.text).toContain(FORECAST);
+    expect(first('forecast', true)?.text).toMatch(/unit/);
+    expect(first('mul', false)?.text).toBe('42');
+    expect(first('mul', true)?.text).toMatch(/\ba\b/);
+    if (c.build) {
+      expect(byName.get('ReadTickets')?.description).toBe('Read the support tickets of a quarter.');
+      expect(first('daysLeft', false)?.text).toBe('1');
+      expect(first('ReadTickets', false)?.text).toContain('Q3-1');
+      expect(first('nope', true)?.text).toContain('forecast');
+    }
+  });
+
+  test('`npx anytool list` prints the tools, and their definitions with --format', async () => {
+    const table = await anytool(dir(c), ['list', c.tools]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/forecast\s+Get the weather forecast for a city\./);
+    expect(table.stdout).toMatch(/mul\s+Multiply two numbers\./);
+    const formatted = await anytool(dir(c), ['list', c.tools, '--format', 'anthropic']);
+    expect(formatted.code).toBe(0);
+    const definitions = JSON.parse(formatted.stdout) as Array<{ name: string; input_schema: Record<string, unknown> }>;
+    expect(definitions.map((d) => d.name).sort()).toEqual(c.build ? ['ReadTickets', 'daysLeft', 'forecast', 'mul'] : ['forecast', 'mul']);
+  });
+
+  test('`npx anytool call` invokes a tool and prints its result; an error result exits 1', async () => {
+    const good = await anytool(dir(c), ['call', c.tools, 'mul', '{"a":6,"b":7}']);
+    expect(good.code).toBe(0);
+    expect(good.stdout.trim().split('\n').pop()).toBe('42');
+    const bad = await anytool(dir(c), ['call', c.tools, 'mul', '{"a":"six","b":7}']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/\ba\b/);
+    const broken = await anytool(dir(c), ['call', c.tools, 'mul', '{"a":']);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+    expect(broken.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test('`npx anytool serve` serves the tools over stdio to the official MCP client', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [anytoolBin(dir(c)), 'serve', c.tools], cwd: dir(c), stderr: 'pipe' });
+    const client = new Client({ name: 'consumer-test', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(c.build ? ['ReadTickets', 'daysLeft', 'forecast', 'mul'] : ['forecast', 'mul']);
+      const result = await client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+      expect(result.isError ?? false).toBe(false);
+      expect(JSON.stringify(result.content)).toContain(FORECAST);
+      const refused = await client.callTool({ name: 'mul', arguments: { a: 'six', b: 7 } });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('runs after a production install (dev dependencies omitted), without TypeScript', async () => {
+    const prod = await productionInstall(dir(c), join(base!, `${c.name}-production`), c.output);
+    expect(existsSync(join(prod, 'node_modules', 'typescript'))).toBe(false);
+    expect(existsSync(join(prod, 'node_modules', '@anytool', 'schema'))).toBe(false);
+    const ran = ok(await run(process.execPath, [c.main], prod), `node ${c.main} (production)`);
+    const again = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
+    expect(lastJson(ran.stdout)).toEqual(lastJson(again.stdout));
+  });
+});
+
+test('every TypeScript project gives the model the same definitions', async () => {
+  const outputs = await Promise.all(
+    cases.filter((c) => c.build).map(async (c) => [c.name, lastJson(ok(await run(process.execPath, [c.main], dir(c)), c.name).stdout)['definitions']] as const),
+  );
+  for (const [, definitions] of outputs.slice(1)) expect(definitions).toEqual(outputs[0]![1]);
+});
+
+test('plain JavaScript: a tool that needs the build step fails with one clear error', async () => {
+  const c = cases.find((k) => k.name === 'plain-js')!;
+  const out = lastJson(ok(await run(process.execPath, ['src/no-build.js'], dir(c)), 'node src/no-build.js').stdout) as { code?: string; message?: string };
+  expect(out.code).toMatch(/^MISSING_/);
+  expect(out.message).toContain('add');
+  expect(out.message).toMatch(/anytool build/);
+  expect(out.message).not.toMatch(/declares \d+ parameters/);
+});
