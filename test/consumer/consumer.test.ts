@@ -4,11 +4,11 @@
 // writes, a legacy-decorators project, a plain JavaScript project; typescript 5.9 and
 // 6.0. Each builds, runs, lists its tools, calls them, serves them over MCP, and runs
 // again after a production install.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { anytool, anytoolBin, createProject, lastJson, npm, ok, packAll, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
+import { anytool, anytoolBin, createProject, lastJson, ok, packAll, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
 
 jest.setTimeout(300_000);
 
@@ -74,24 +74,27 @@ afterAll(() => removeScratch(base));
 
 const dir = (c: Case): string => dirs.get(c.name)!;
 
+/** Every installed copy of a package under a node_modules folder, nested ones too. */
+function copiesOf(name: string, modules: string): string[] {
+  const found: string[] = [];
+  const visit = (folder: string): void => {
+    if (!existsSync(folder)) return;
+    if (existsSync(join(folder, name, 'package.json'))) found.push(join(folder, name));
+    for (const entry of readdirSync(folder)) {
+      if (entry.startsWith('.')) continue;
+      const packages = entry.startsWith('@') ? readdirSync(join(folder, entry)).map((p) => join(folder, entry, p)) : [join(folder, entry)];
+      for (const pkg of packages) visit(join(pkg, 'node_modules'));
+    }
+  };
+  visit(modules);
+  return found;
+}
+
 const FORECAST = 'Oslo: 21 degrees celsius';
 
 describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-  test('installs one copy of @anytool/core', async () => {
-    const listed = JSON.parse((await npm(['ls', '@anytool/core', '--all', '--json'], dir(c))).stdout) as unknown;
-    const versions = new Set<string>();
-    const walk = (node: unknown): void => {
-      if (typeof node !== 'object' || node === null) return;
-      const deps = (node as { dependencies?: Record<string, unknown> }).dependencies ?? {};
-      for (const [name, child] of Object.entries(deps)) {
-        if (name === '@anytool/core') versions.add(String((child as { resolved?: string; version?: string }).resolved ?? (child as { version?: string }).version));
-        walk(child);
-      }
-    };
-    walk(listed);
-    expect([...versions]).toHaveLength(1);
-    expect(existsSync(join(dir(c), 'node_modules', '@anytool', 'mcp', 'node_modules', '@anytool', 'core'))).toBe(false);
-    expect(existsSync(join(dir(c), 'node_modules', '@anytool', 'schema', 'node_modules', '@anytool', 'core'))).toBe(false);
+  test('installs one copy of @anytool/core', () => {
+    expect(copiesOf('@anytool/core', join(dir(c), 'node_modules'))).toEqual([join(dir(c), 'node_modules', '@anytool', 'core')]);
   });
 
   if (c.build) {
