@@ -1,5 +1,5 @@
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
-import { BUILD_INFO, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
+import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import { ExecutionContext, now } from './execution-context.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
@@ -192,17 +192,13 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private buildDefinition(): ToolDefinition {
     checkToolName(this.name, this.label);
+    // No schema means no build information either: the build step always gives one.
+    const parameters = this.parameters;
+    if (parameters === undefined) throw missingBuildInfo(this.label);
     if (this.description === undefined || this.description.trim() === '') {
       throw new AnytoolError(
         ErrorCode.MissingDescription,
-        `${this.label} has no description; write a JSDoc summary and enable the anytool build step, or pass { description: '...' }`,
-      );
-    }
-    const parameters = this.parameters;
-    if (parameters === undefined) {
-      throw new AnytoolError(
-        ErrorCode.MissingSchema,
-        `${this.label} has no parameter schema; enable the anytool build step (see docs/build-setup.md) so it is generated from the TypeScript types, or pass { parameters: <JSON Schema> }`,
+        `${this.label} has no description; write a JSDoc summary on it (the build step reads it), or pass { description: '...' }`,
       );
     }
     if (parameters['type'] !== 'object') {
