@@ -1,7 +1,7 @@
 // Plain JavaScript has no build step: the built package, run by Node, gives the same error
 // with the same text as TypeScript code the build step did not compile (see decorators/missing-build-info.test.ts).
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '@anytool/core';
 import { missingBuildInfoMessage } from './helpers/missing-build-info';
@@ -22,5 +22,12 @@ describe('plain JavaScript without the build step', () => {
       missing('the anonymous function given to tool() ((a, b) => a * b)'),
       missing('tool "Clock" (class Clock)'),
     ]);
+  });
+});
+
+describe('the docs', () => {
+  it('show the message as it is', () => {
+    const page = readFileSync(join(root, 'docs', 'build-setup.md'), 'utf8');
+    expect(page).toContain(`\n${missingBuildInfoMessage('tool "getWeather" (Weather.getWeather)')}\n`);
   });
 });
