@@ -4,6 +4,8 @@ type Project = NonNullable<Config['projects']>[number] & object;
 
 const moduleNameMapper = {
   '^@anytool/(core|schema|mcp|agent)$': '<rootDir>/packages/$1/src/index.ts',
+  // What compiled tools import at run time, from the same sources as the rest of core.
+  '^@anytool/core/runtime$': '<rootDir>/packages/core/src/runtime.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
 };
 

@@ -15,7 +15,18 @@
 // names itself (`declare const agent: Agent;`). A block that re-declares an
 // interface or type the packages export (to show its shape) must match the real
 // one: both must be assignable to each other. JavaScript blocks are parsed.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+//
+// Then every TypeScript block is run, the way a reader would run it: compiled
+// by the anytool build step (`anytool build`, as examples/ is built) against the
+// built packages, and executed by Node. It must end with exit code 0. Where the
+// page shows what it prints, the output must match: a `console.log(...); // text`
+// line must print the line `text` (in that order), and a block followed by a
+// paragraph ending in "prints:" must print exactly the block that comes next
+// (compared as data when that block is JSON). A block that cannot run on its own
+// (a fragment with placeholders, one that needs a network service) says why in an
+// HTML comment right before it: `<!-- not run: the reason -->`.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as ts from 'typescript';
 
@@ -25,10 +36,21 @@ const root = join(__dirname, '..', '..');
 const docsDir = join(root, 'docs');
 const virtualDir = join(docsDir, '__code_blocks__');
 
+/** What a block prints, as its page shows it. */
+interface ShownOutput {
+  /** Lines printed by `console.log(...); // line`, in order. */
+  lines: string[];
+  /** The block after a paragraph ending in "prints:": the whole output. */
+  whole?: { lang: string; text: string };
+}
+
 interface Block {
   page: string;
   line: number;
   code: string;
+  /** Why the block is not run, from `<!-- not run: ... -->` right before it. */
+  notRun?: string;
+  shown?: ShownOutput;
   /** The example file the block is part of, if any. */
   example?: string;
   /** Type errors found checking the block, undefined before checking. */
@@ -68,10 +90,36 @@ function extractBlocks(page: string): Block[] {
     const [, indent, fence] = open;
     const body: string[] = [];
     const start = i + 1;
+    const opening = i;
     for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++) body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
-    blocks.push({ page: relative(root, page), line: start, code: body.join('\n') });
+    const block: Block = { page: relative(root, page), line: start, code: body.join('\n') };
+    let before = opening - 1;
+    while (before >= 0 && lines[before]!.trim() === '') before--;
+    const note = before >= 0 ? /^\s*<!--\s*not run:\s*(.*?)\s*-->\s*$/.exec(lines[before]!) : null;
+    if (note !== null) block.notRun = note[1]!;
+    block.shown = shownOutput(block.code, lines, i + 1);
+    blocks.push(block);
   }
   return blocks;
+}
+
+/** The output a page shows for the block whose closing fence is just before line `after`. */
+function shownOutput(code: string, lines: readonly string[], after: number): ShownOutput {
+  const shown: ShownOutput = { lines: [] };
+  for (const line of code.split('\n')) {
+    const printed = /\bconsole\.log\(.*\);\s*\/\/\s?(.*)$/.exec(line);
+    if (printed !== null) shown.lines.push(printed[1]!);
+  }
+  let i = after;
+  let prose = '';
+  for (; i < lines.length && !/^\s*(`{3,}|~{3,})/.test(lines[i]!); i++) if (lines[i]!.trim() !== '') prose = lines[i]!.trim();
+  const open = i < lines.length ? /^(\s*)(`{3,}|~{3,})\s*(\w*)/.exec(lines[i]!) : null;
+  if (open !== null && /prints:$/i.test(prose)) {
+    const body: string[] = [];
+    for (i++; i < lines.length && !lines[i]!.trim().startsWith(open[2]!); i++) body.push(lines[i]!);
+    shown.whole = { lang: open[3]!.toLowerCase(), text: body.join('\n') };
+  }
+  return shown;
 }
 
 const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
@@ -276,11 +324,12 @@ const examples = walk(join(root, 'examples'), (file) => /\.(ts|mts|cts)$/.test(f
   text: squash(readFileSync(path, 'utf8')),
 }));
 
+for (const block of blocks) {
+  const found = examples.find((example) => squash(block.code) !== '' && example.text.includes(squash(block.code)));
+  if (found !== undefined) block.example = found.path;
+}
+
 beforeAll(() => {
-  for (const block of blocks) {
-    const found = examples.find((example) => squash(block.code) !== '' && example.text.includes(squash(block.code)));
-    if (found !== undefined) block.example = found.path;
-  }
   const pending = blocks.filter((b) => b.example === undefined);
   const name = (block: Block, variant: string): string => join(virtualDir, `${block.page.replace(/[^\w]+/g, '_')}_${block.line}${variant}.mts`);
 
@@ -351,5 +400,97 @@ describe('code blocks in docs/', () => {
   it.each(blocks.map((block) => [`${block.page}:${block.line}`, block] as const))('%s is part of an example or type-checks', (_where, block) => {
     if (block.example !== undefined) return;
     expect({ block: `${block.page}:${block.line}`, errors: block.errors }).toEqual({ block: `${block.page}:${block.line}`, errors: [] });
+  });
+});
+
+const anytool = join(root, 'packages', 'schema', 'bin', 'anytool.mjs');
+/** What the run of a block sees: model adapters can be made without real keys, and servers take a free port. */
+const runEnv = { ...process.env, OPENAI_API_KEY: 'sk-docs-test', ANTHROPIC_API_KEY: 'sk-ant-docs-test', PORT: '0' };
+const toRun = blocks.filter((b) => b.example === undefined && b.notRun === undefined);
+const fileName = (block: Block): string => `${block.page.replace(/[^\w]+/g, '_')}_${block.line}`;
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runNode(file: string, timeoutMs: number): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], { cwd: root, env: runEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe('TypeScript blocks in docs/, run', () => {
+  let project: string;
+  const compiled = new Map<Block, { file: string } | { error: string }>();
+
+  // Compiled by the build step into a scratch project inside the repository, so `@anytool/*` resolve to the built packages.
+  beforeAll(() => {
+    for (const name of ['core', 'schema', 'mcp', 'agent']) {
+      if (!existsSync(join(root, 'packages', name, 'dist', 'esm', 'index.js'))) spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), name], { cwd: root, stdio: 'pipe' });
+    }
+    mkdirSync(join(root, '.tmp'), { recursive: true });
+    project = mkdtempSync(join(root, '.tmp', 'docs-run-'));
+    writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
+    const modes = [false, true] as const;
+    for (const legacy of modes) {
+      const dir = join(project, legacy ? 'legacy' : 'standard');
+      const mine = toRun.filter((b) => b.how !== undefined && !b.how.startsWith('stubbed') && b.how.includes('legacy') === legacy);
+      if (mine.length === 0) continue;
+      mkdirSync(dir, { recursive: true });
+      for (const block of mine) {
+        const code = block.how!.startsWith('with preceding') ? withPrecedingBlocks(blocks, blocks.indexOf(block)) : block.code;
+        writeFileSync(join(dir, `${fileName(block)}.ts`), `${code}\nexport {};\n`);
+      }
+      const compilerOptions = { outDir: 'dist', rootDir: '.', noEmit: false, declaration: false, sourceMap: false, types: ['node'], experimentalDecorators: legacy, emitDecoratorMetadata: legacy };
+      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: relative(dir, join(root, 'tsconfig.base.json')), compilerOptions, include: ['*.ts'] }));
+      const build = spawnSync(process.execPath, [anytool, 'build', '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
+      const output = `${build.stdout}${build.stderr}`;
+      for (const block of mine) {
+        const file = join(dir, 'dist', `${fileName(block)}.js`);
+        const own = output.split('\n').filter((line) => line.includes(fileName(block)));
+        compiled.set(block, build.status === 0 && existsSync(file) ? { file } : { error: `anytool build failed (exit ${build.status}):\n${own.length > 0 ? own.join('\n') : output}` });
+      }
+    }
+  }, 300_000);
+
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  it('every block that is not run says why, and every other block can run on its own', () => {
+    for (const block of blocks.filter((b) => b.notRun !== undefined)) expect([`${block.page}:${block.line}`, block.notRun!.length > 0]).toEqual([`${block.page}:${block.line}`, true]);
+    const fragments = toRun.filter((b) => b.how === undefined || b.how.startsWith('stubbed')).map((b) => `${b.page}:${b.line} (${b.how ?? 'does not type-check'})`);
+    // A fragment must define the names it uses to run; otherwise mark it <!-- not run: why -->.
+    expect(fragments).toEqual([]);
+  });
+
+  it.each(toRun.map((block) => [`${block.page}:${block.line}`, block] as const))('%s runs and prints what the page shows', async (where, block) => {
+    const built = compiled.get(block);
+    if (built === undefined) throw new Error(`${where} was not compiled: it does not type-check on its own; define the names it uses, or say why it is not run`);
+    if ('error' in built) throw new Error(`${where}: ${built.error}`);
+    const run = await runNode(built.file, 60_000);
+    expect({ where, code: run.code, signal: run.signal, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ where, code: 0, signal: null, stderr: '' });
+    const printed = run.stdout.split('\n');
+    let at = 0;
+    for (const line of block.shown?.lines ?? []) {
+      const found = printed.indexOf(line, at);
+      expect({ where, expected: line, printed: found < 0 ? run.stdout : line }).toEqual({ where, expected: line, printed: line });
+      at = found + 1;
+    }
+    const whole = block.shown?.whole;
+    if (whole !== undefined) {
+      if (whole.lang === 'json') expect(JSON.parse(run.stdout)).toEqual(JSON.parse(whole.text));
+      else expect(run.stdout.trimEnd()).toBe(whole.text.trimEnd());
+    }
   });
 });

@@ -5,6 +5,8 @@ import {
   Toolset,
   describeError,
   errorResult,
+  isAnytoolError,
+  isToolset,
   now,
   type BaseTool,
   type ToolResult,
@@ -131,7 +133,7 @@ export class Agent {
     checkLimit('maxSteps', maxSteps);
     if (options.timeoutMs !== undefined) checkLimit('timeoutMs', options.timeoutMs);
     this.model = options.model;
-    this.toolset = options.tools instanceof Toolset ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
+    this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = options.timeoutMs;
@@ -289,6 +291,6 @@ function checkLimit(name: string, value: number): void {
 }
 
 function modelFailure(model: Model, step: number, error: unknown): AnytoolError {
-  if (error instanceof AnytoolError && error.code === ErrorCode.ModelFailed) return error;
+  if (isAnytoolError(error) && error.code === ErrorCode.ModelFailed) return error;
   return new AnytoolError(ErrorCode.ModelFailed, `Agent: model ${model.name} failed on turn ${step}: ${describeError(error)}`, { cause: error });
 }

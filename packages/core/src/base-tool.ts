@@ -1,5 +1,6 @@
-import { BUILD_INFO, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
-import { AnytoolError, ErrorCode, describeError } from './errors.js';
+import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
+import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
+import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import { ExecutionContext, now } from './execution-context.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
@@ -86,12 +87,9 @@ function timeoutProblem(timeoutMs: unknown): string | undefined {
   return `timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got ${String(timeoutMs)}`;
 }
 
-/** Marks BaseTools across copies of this package (ESM and CommonJS loaded side by side). */
-const TOOL_BRAND = Symbol.for('anytool.tool');
-
-/** Whether `value` is a BaseTool, from this copy of the package or another. */
+/** Whether `value` is a `BaseTool`, from this copy of @anytool/core or another. */
 export function isBaseTool(value: unknown): value is BaseTool {
-  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[TOOL_BRAND] === true;
+  return hasBrand(value, BRAND.BaseTool);
 }
 
 /**
@@ -141,6 +139,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   private stripNulls: ((args: Record<string, unknown>) => Record<string, unknown>) | undefined;
   private preparers: readonly ArgumentPreparer[] | undefined;
 
+  /** `tool instanceof BaseTool` holds for a tool made with any copy of @anytool/core (subclasses check as usual). */
+  static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    return brandedHasInstance(this, BaseTool, BRAND.BaseTool, value);
+  }
+
   constructor(options: BaseToolOptions = {}, build?: ToolBuildInfo) {
     const info = build ?? ((this.constructor as unknown as Record<symbol, ToolBuildInfo | undefined>)[BUILD_INFO]);
     this.name = options.name ?? this.constructor.name;
@@ -189,17 +192,13 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private buildDefinition(): ToolDefinition {
     checkToolName(this.name, this.label);
+    // No schema means no build information either: the build step always gives one.
+    const parameters = this.parameters;
+    if (parameters === undefined) throw missingBuildInfo(this.label);
     if (this.description === undefined || this.description.trim() === '') {
       throw new AnytoolError(
         ErrorCode.MissingDescription,
-        `${this.label} has no description; write a JSDoc summary and enable the anytool build step, or pass { description: '...' }`,
-      );
-    }
-    const parameters = this.parameters;
-    if (parameters === undefined) {
-      throw new AnytoolError(
-        ErrorCode.MissingSchema,
-        `${this.label} has no parameter schema; enable the anytool build step (see docs/build-setup.md) so it is generated from the TypeScript types, or pass { parameters: <JSON Schema> }`,
+        `${this.label} has no description; write a JSDoc summary on it (the build step reads it), or pass { description: '...' }`,
       );
     }
     if (parameters['type'] !== 'object') {
@@ -297,7 +296,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       try {
         this.compile();
       } catch (error) {
-        const code = error instanceof AnytoolError ? error.code : ErrorCode.InvalidSchema;
+        const code = isAnytoolError(error) ? error.code : ErrorCode.InvalidSchema;
         return refuse(code, `Tool "${this.name}" cannot be called: its definition is broken. Do not retry it.`, describeError(error));
       }
     }
@@ -360,7 +359,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private failure(error: unknown): ToolResult {
     const message = describeError(error);
-    if (error instanceof AnytoolError) {
+    if (isAnytoolError(error)) {
       const own = error.code === ErrorCode.Timeout || error.code === ErrorCode.Aborted || error.code === ErrorCode.InvalidArguments;
       return errorResult(error.code, own ? message : `Tool "${this.name}" failed: ${message}`, `${this.label}: ${message}`);
     }
@@ -369,4 +368,4 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 }
 
-Object.defineProperty(BaseTool.prototype, TOOL_BRAND, { value: true });
+setBrand(BaseTool, BRAND.BaseTool);

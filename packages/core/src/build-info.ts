@@ -85,6 +85,20 @@ export interface CallingConvention {
 }
 
 /**
+ * The one error for a tool that has neither build information nor explicit
+ * `parameters`: the build step did not run on its code. The same code and text
+ * for `@Tool` methods (TC39 or legacy decorators), `defineTool`, `tool(fn)`,
+ * `BaseTool` subclasses and plain JavaScript; `label` names the tool.
+ */
+export function missingBuildInfo(label: string): AnytoolError {
+  return new AnytoolError(
+    ErrorCode.MissingSchema,
+    `${label} has no parameter schema: the anytool build step did not run on its code, so nothing read its parameter types and JSDoc. ` +
+      'Compile it with the build step (`anytool build`, or another way in from docs/build-setup.md), or pass explicit { description, parameters } (the function then receives the arguments object)',
+  );
+}
+
+/**
  * Decides the calling convention from what the build step read and what the
  * user gave:
  * - build information and no explicit `parameters`: parameters by name;
@@ -101,6 +115,7 @@ export function resolveConvention(
   declaredContextIndex: number | undefined,
 ): CallingConvention {
   const names = build?.paramNames;
+  if (names === undefined && options.parameters === undefined) throw missingBuildInfo(owner);
   if (names !== undefined) {
     if (options.context === true) {
       throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}: { context: true } is only for tools given explicit parameters and no build step; the build step already knows where the context parameter is`);
@@ -118,10 +133,12 @@ export function resolveConvention(
     );
   }
   const contextIndex = options.context === true ? 1 : declaredContextIndex;
+  // `fn.length` counts the parameters before the first default: more than one means at least two.
   if (contextIndex === undefined && fn.length > 1) {
     throw new AnytoolError(
       ErrorCode.InvalidOptions,
-      `${owner}: it declares ${fn.length} parameters but, with explicit parameters and no build step, receives only the arguments object; if the second parameter is the ExecutionContext, pass { context: true }${fn.length > 2 ? '' : ' (or mark it with @Context() under legacy decorators)'}, or enable the build step`,
+      `${owner}: it takes more than one parameter, but a tool given explicit { parameters } and no build information receives one arguments object; ` +
+        'if its second parameter is the ExecutionContext, pass { context: true } (or mark it with @Context() under legacy decorators), otherwise take the arguments object as its one parameter, or drop { parameters } and compile it with the build step',
     );
   }
   return { paramNames: undefined, contextIndex };

@@ -1,3 +1,5 @@
+import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
+
 /**
  * Every error anytool throws or reports carries one of these stable codes.
  * Callers branch on `code`, never on message text.
@@ -49,7 +51,11 @@ export interface AnytoolErrorOptions {
   cause?: unknown;
 }
 
-/** The one base class of anytool's errors: a stable `code`, a readable message and a `cause`. */
+/**
+ * The one base class of anytool's errors: a stable `code`, a readable message and a `cause`.
+ * `error instanceof AnytoolError` (and `isAnytoolError(error)`) holds for an error from any
+ * copy of @anytool/core.
+ */
 export class AnytoolError extends Error {
   override readonly name: string = 'AnytoolError';
   readonly code: ErrorCode;
@@ -58,6 +64,17 @@ export class AnytoolError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
   }
+
+  static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    return brandedHasInstance(this, AnytoolError, BRAND.AnytoolError, value);
+  }
+}
+
+setBrand(AnytoolError, BRAND.AnytoolError);
+
+/** Whether `value` is an `AnytoolError`, from this copy of @anytool/core or another. */
+export function isAnytoolError(value: unknown): value is AnytoolError {
+  return hasBrand(value, BRAND.AnytoolError);
 }
 
 /** Returns a readable one-line message for anything thrown. */

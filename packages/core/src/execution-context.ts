@@ -1,3 +1,4 @@
+import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
 import type { ToolResult } from './tool-result.js';
 
 /** Epoch milliseconds with sub-millisecond precision (monotonic within the process). */
@@ -104,6 +105,11 @@ export class ExecutionContext {
   private readonly run: Run;
   private readonly currentTool: string | undefined;
 
+  /** `context instanceof ExecutionContext` holds for a context from any copy of @anytool/core. */
+  static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    return brandedHasInstance(this, ExecutionContext, BRAND.ExecutionContext, value);
+  }
+
   constructor(options: ExecutionContextOptions = {}) {
     this.run = {
       runId: options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`,
@@ -201,4 +207,11 @@ export class ExecutionContext {
     if (this.currentTool !== undefined) event.tool = this.currentTool;
     this.record(event);
   }
+}
+
+setBrand(ExecutionContext, BRAND.ExecutionContext);
+
+/** Whether `value` is an `ExecutionContext` (or a view of one), from this copy of @anytool/core or another. */
+export function isExecutionContext(value: unknown): value is ExecutionContext {
+  return hasBrand(value, BRAND.ExecutionContext);
 }

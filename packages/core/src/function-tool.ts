@@ -1,5 +1,5 @@
 import { BaseTool, type BaseToolOptions } from './base-tool.js';
-import { makeInvoker, resolveConvention, type Invoker, type ToolBuildInfo } from './build-info.js';
+import { makeInvoker, missingBuildInfo, resolveConvention, type Invoker, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import type { ExecutionContext } from './execution-context.js';
 
@@ -15,6 +15,12 @@ export interface FunctionToolOptions extends BaseToolOptions {
 // Any function: its parameters are matched from the arguments object at run time.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyFunction = (...args: any[]) => unknown;
+
+/** The start of a function's source on one line, to point at an anonymous function in a message. */
+function sourceSnippet(fn: Function): string {
+  const text = Function.prototype.toString.call(fn).replace(/\s+/g, ' ');
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
 
 /**
  * A plain function, sync or async, as a tool.
@@ -37,7 +43,9 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
       throw new AnytoolError(ErrorCode.InvalidOptions, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
     }
     if (options.name === undefined && fn.name === '') {
-      throw new AnytoolError(ErrorCode.InvalidToolName, 'tool(): an anonymous function needs a name; pass { name: \'...\' } or use a named function');
+      // Without the build step nothing else is known about it either: say that first.
+      if (build?.paramNames === undefined && options.parameters === undefined) throw missingBuildInfo(`the anonymous function given to tool() (${sourceSnippet(fn)})`);
+      throw new AnytoolError(ErrorCode.InvalidToolName, `tool(): an anonymous function (${sourceSnippet(fn)}) needs a name; pass { name: '...' } or use a named function`);
     }
     super({ ...options, name: options.name ?? fn.name }, build ?? {});
     this.fn = fn;

@@ -1,10 +1,10 @@
 // The public API of @anytool/core. Anything exported here is public API: add with care.
 import './decorators/metadata-keys.js';
 
-export { AnytoolError, ErrorCode, describeError } from './errors.js';
+export { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 export type { AnytoolErrorOptions } from './errors.js';
 
-export { ExecutionContext, now } from './execution-context.js';
+export { ExecutionContext, isExecutionContext, now } from './execution-context.js';
 export { abortWatch } from './abort-watch.js';
 export type {
   ErrorEvent,
@@ -23,7 +23,7 @@ export type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definit
 export { errorResult, imageResult, isToolResult, normalizeResult, resultText, sniffMimeType, textResult, toBase64, toolResult } from './tool-result.js';
 export type { AudioContent, ContentPart, ImageContent, ResourceContent, ResourceLinkContent, TextContent, ToolResult } from './tool-result.js';
 
-export { BaseTool } from './base-tool.js';
+export { BaseTool, isBaseTool } from './base-tool.js';
 export type { BaseToolOptions, InvokeOptions } from './base-tool.js';
 
 export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
@@ -40,7 +40,7 @@ export type { ToolOptions, ToolRecord } from './decorators/records.js';
 
 export { MethodTool, toolsFrom } from './method-tool.js';
 
-export { Toolset } from './toolset.js';
+export { Toolset, isToolset } from './toolset.js';
 export type { DynamicToolSource, ToolSource } from './toolset.js';
 
 export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';

@@ -2,7 +2,7 @@ import { BaseTool } from './base-tool.js';
 import { makeInvoker, resolveConvention, type Invoker } from './build-info.js';
 import { readToolRecords, type ResolvedToolRecord } from './decorators/records.js';
 import { AnytoolError, ErrorCode } from './errors.js';
-import { ExecutionContext } from './execution-context.js';
+import type { ExecutionContext } from './execution-context.js';
 
 /** One `@Tool` method of one instance, as a tool. Made by `toolsFrom`. */
 export class MethodTool extends BaseTool {
@@ -48,7 +48,7 @@ export function toolsFrom(instance: object): MethodTool[] {
   if (typeof instance !== 'object' || instance === null) {
     throw new AnytoolError(ErrorCode.InvalidOptions, `toolsFrom(): expected an instance of a class with @Tool() methods, got ${instance === null ? 'null' : typeof instance}`);
   }
-  const tools = readToolRecords(instance.constructor, ExecutionContext).map((record) => new MethodTool(instance, record));
+  const tools = readToolRecords(instance.constructor, true).map((record) => new MethodTool(instance, record));
   for (const tool of tools) void tool.definition;
   return tools;
 }

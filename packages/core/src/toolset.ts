@@ -1,4 +1,5 @@
 import { isBaseTool, type BaseTool, type InvokeOptions } from './base-tool.js';
+import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import { ExecutionContext, now } from './execution-context.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
@@ -62,6 +63,11 @@ export class Toolset implements DynamicToolSource {
   /** Problems found while following a dynamic source (a name collision after a refresh). */
   readonly warnings: string[] = [];
 
+  /** `value instanceof Toolset` holds for a toolset from any copy of @anytool/core. */
+  static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
+    return brandedHasInstance(this, Toolset, BRAND.Toolset, value);
+  }
+
   constructor(...sources: ToolSource[]) {
     this.add(...sources);
   }
@@ -106,7 +112,7 @@ export class Toolset implements DynamicToolSource {
     } else if (Array.isArray(source)) {
       for (const item of source as readonly ToolSource[]) this.collect(item, into);
     } else if (isDynamicSource(source)) {
-      if (source === this || (source instanceof Toolset && source.holds(this))) {
+      if (source === this || (isToolset(source) && source.holds(this))) {
         throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself, directly or through another toolset');
       }
       for (const tool of source.tools) checkTool(tool);
@@ -151,7 +157,7 @@ export class Toolset implements DynamicToolSource {
   holds(other: Toolset): boolean {
     for (const entry of this.entries) {
       const source = entry.source;
-      if (source === other || (source instanceof Toolset && source.holds(other))) return true;
+      if (source === other || (isToolset(source) && source.holds(other))) return true;
     }
     return false;
   }
@@ -247,4 +253,11 @@ export class Toolset implements DynamicToolSource {
     context.record({ type: 'tool_result', callId, tool: name, result, durationMs: now() - started });
     return result;
   }
+}
+
+setBrand(Toolset, BRAND.Toolset);
+
+/** Whether `value` is a `Toolset`, from this copy of @anytool/core or another. */
+export function isToolset(value: unknown): value is Toolset {
+  return hasBrand(value, BRAND.Toolset);
 }

@@ -6,7 +6,7 @@ describe('the public surface of @anytool/core', () => {
       [
         'AnytoolError', 'BUILD_INFO', 'BaseTool', 'Context', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
         'TOOL_NAME_RULES', 'Tool', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
-        'errorResult', 'formatProblems', 'imageResult', 'isToolResult', 'lowerDefinitions', 'normalizeResult', 'now', 'resultText', 'schemaProblems',
+        'errorResult', 'formatProblems', 'imageResult', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'lowerDefinitions', 'normalizeResult', 'now', 'resultText', 'schemaProblems',
         'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',
         'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom',
       ].sort(),
@@ -25,6 +25,6 @@ describe('the public surface of @anytool/core', () => {
   });
 
   it('keeps storage internals private', () => {
-    for (const name of ['readToolRecords', 'addToMetadata', 'TOOL_RECORDS', 'CONTEXT_PARAMS', 'makeInvoker', 'compileNullStripper']) expect(name in core).toBe(false);
+    for (const name of ['readToolRecords', 'addToMetadata', 'TOOL_RECORDS', 'CONTEXT_PARAMS', 'makeInvoker', 'compileNullStripper', 'BRAND', 'setBrand', 'hasBrand']) expect(name in core).toBe(false);
   });
 });

@@ -222,7 +222,7 @@ describe('programming errors throw at registration with a coded error', () => {
 
   it('an anonymous function without a name', () => {
     expect(codeOf(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) }))).toBe(ErrorCode.InvalidToolName);
-    expect(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) })).toThrow(/anonymous function needs a name/);
+    expect(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) })).toThrow(/an anonymous function \(\(\) => 1\) needs a name/);
   });
 
   it('things that are not tools', () => {

@@ -1,5 +1,5 @@
 // The public API of @anytool/schema (build time). Anything exported here is public API: add with care.
-// Run-time helpers for generated code are in '@anytool/schema/runtime'.
+// Generated code calls run-time helpers from '@anytool/core/runtime' (nothing of this package runs then).
 
 export { anytoolTransformer } from './transformer/anytool-transformer.js';
 export { formatAnytoolDiagnostics, RUNTIME_MODULE } from './transformer/transformer.js';

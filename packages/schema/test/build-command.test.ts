@@ -70,6 +70,17 @@ describe('anytool build', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/ANYTOOL91001: Search\.search: parameter query\.at has type bigint/);
   });
+
+  it('emits code whose run-time helpers come from @anytool/core/runtime, never from @anytool/schema', () => {
+    const dir = project('runtime-import', 'export interface Query {\n  since: Date;\n}\n');
+    expect(build(dir).status).toBe(0);
+    const emitted = readFileSync(join(dir, 'out', 'tools.js'), 'utf8');
+    expect(emitted).toContain('require("@anytool/core/runtime")');
+    expect(emitted).not.toContain('@anytool/schema');
+    const script = `const { Search } = require(${JSON.stringify(join(dir, 'out', 'tools.js'))}); const { Toolset } = require('@anytool/core');
+      new Toolset(new Search()).invoke('search', { query: { since: '2026-01-02T00:00:00Z' } }).then((r) => process.stdout.write(r.content[0].text));`;
+    expect(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })).toBe('{"since":"2026-01-02T00:00:00.000Z"}');
+  });
 });
 
 describe('anytool schema <file>', () => {

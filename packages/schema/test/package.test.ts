@@ -17,13 +17,20 @@ describe('the public surface of @anytool/schema', () => {
 });
 
 describe('@anytool/schema as a built package', () => {
-  it('loads from ESM and from CommonJS through its exports map, the runtime and the ts-jest and ts-patch entries included', () => {
-    const esm = `const s = await import('@anytool/schema'); const r = await import('@anytool/schema/runtime');
-      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, typeof r.revive, typeof r.reviveDates, typeof r.validateClass]));`;
-    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'function', 'function', 'function']);
+  it('loads from ESM and from CommonJS through its exports map, the ts-jest and ts-patch entries included', () => {
+    const esm = `const s = await import('@anytool/schema');
+      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, s.RUNTIME_MODULE]));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', '@anytool/core/runtime']);
     const cjs = `const s = require('@anytool/schema'); const j = require('@anytool/schema/ts-jest'); const p = require('@anytool/schema/ts-patch');
-      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, j.name, typeof j.factory, typeof p.tspcTransformer, typeof require('@anytool/schema/runtime').revive]));`;
-    expect(JSON.parse(execFileSync(process.execPath, ['-e', cjs], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'anytool-schema', 'function', 'function', 'function']);
+      process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, j.name, typeof j.factory, typeof p.tspcTransformer]));`;
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', cjs], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'anytool-schema', 'function', 'function']);
+  });
+
+  it('has no run-time entry: compiled code imports @anytool/core/runtime, and @anytool/core is a peer', () => {
+    const manifest = JSON.parse(readFileSync(join(schemaRoot, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+    expect(Object.keys(manifest.exports)).not.toContain('./runtime');
+    expect(manifest.dependencies['@anytool/core']).toBeUndefined();
+    expect(manifest.peerDependencies['@anytool/core']).toBe('^0.1.0');
   });
 
   it('puts types first in every conditional branch and declares the anytool bin', () => {

@@ -1,5 +1,4 @@
 import { ExecutionContext, Toolset, resultText, toolsFrom } from '@anytool/core';
-import { revive, reviveDates } from '../src/runtime';
 import { Calculator, Clock, Notes, add, search } from './fixtures/corpus/shapes';
 import { Dates } from './fixtures/corpus/dates';
 
@@ -50,28 +49,6 @@ describe('tools compiled with the build step, at run time', () => {
     const dated = await dates.invoke('inspect', { ...args, either: at, change: { kind: 'moved', at } });
     expect(dated.structured).toMatchObject({ either: 'Date', change: 'Date' });
     expect(args.event.at).toBe(at);
-  });
-
-  it('revive never makes an Invalid Date, and copies what it changes', () => {
-    const prepare = revive({ root: { p: { when: { u: [{ date: 1 }] }, list: { i: 'date' } } } });
-    const args = { when: 'not a date', list: ['2026-13-45T99:00:00Z', '2026-01-02T00:00:00Z', 5] };
-    const out = prepare(args) as { when: unknown; list: unknown[] };
-    expect(out.when).toBe('not a date');
-    expect(out.list[0]).toBe('2026-13-45T99:00:00Z');
-    expect(out.list[1]).toEqual(new Date('2026-01-02T00:00:00Z'));
-    expect(out.list[2]).toBe(5);
-    expect(args.list[1]).toBe('2026-01-02T00:00:00Z');
-  });
-
-  it('reviveDates copies what it changes and leaves other values alone', () => {
-    const args = { a: { at: '2026-01-02T00:00:00.000Z', n: 1 }, list: ['2026-01-03T00:00:00.000Z', 5], byDay: { mon: '2026-01-05T00:00:00.000Z' } };
-    const out = reviveDates([['a', 'at'], ['list', '[]'], ['byDay', '*'], ['missing', 'x']])(args) as { a: { at: Date; n: number }; list: unknown[]; byDay: { mon: Date } };
-    expect(out.byDay.mon).toEqual(new Date('2026-01-05T00:00:00.000Z'));
-    expect(out.a.at).toEqual(new Date('2026-01-02T00:00:00.000Z'));
-    expect(out.a.n).toBe(1);
-    expect(out.list[0]).toBeInstanceOf(Date);
-    expect(out.list[1]).toBe(5);
-    expect(args.a.at).toBe('2026-01-02T00:00:00.000Z');
   });
 });
 

@@ -1,3 +1,4 @@
+import { BRAND, hasBrand } from '../brands.js';
 import type { ToolBuildInfo } from '../build-info.js';
 import type { FunctionToolOptions } from '../function-tool.js';
 import { CONTEXT_PARAMS, DESIGN_PARAMTYPES, METADATA, TOOL_RECORDS } from './metadata-keys.js';
@@ -65,7 +66,7 @@ export interface ResolvedToolRecord extends ToolRecord {
  * Reads a class's tool records, its ancestors' included (a subclass's record
  * for a method wins). Returns copies: the stored records are never mutated.
  */
-export function readToolRecords(target: Function, contextClass?: Function): ResolvedToolRecord[] {
+export function readToolRecords(target: Function, findContext = false): ResolvedToolRecord[] {
   const seen = new Set<string | symbol>();
   const out: ResolvedToolRecord[] = [];
   for (let c: Function | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
@@ -81,7 +82,7 @@ export function readToolRecords(target: Function, contextClass?: Function): Reso
       seen.add(record.method);
       const resolved: ResolvedToolRecord = { method: record.method, options: { ...record.options } };
       if (record.build) resolved.build = { ...record.build };
-      const contextIndex = findContextIndex(target, record.method, contextClass);
+      const contextIndex = findContext ? findContextIndex(target, record.method) : undefined;
       if (contextIndex !== undefined) resolved.contextIndex = contextIndex;
       out.push(resolved);
     }
@@ -89,7 +90,12 @@ export function readToolRecords(target: Function, contextClass?: Function): Reso
   return out;
 }
 
-function findContextIndex(target: Function, method: string | symbol, contextClass: Function | undefined): number | undefined {
+/** Whether a design type (legacy `emitDecoratorMetadata`) is `ExecutionContext`, of this copy of core or another. */
+function isContextClass(type: unknown): boolean {
+  return typeof type === 'function' && hasBrand(type.prototype, BRAND.ExecutionContext);
+}
+
+function findContextIndex(target: Function, method: string | symbol): number | undefined {
   for (let c: Function | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
     if (Object.prototype.hasOwnProperty.call(c, METADATA)) {
       const bag = (c as unknown as Record<symbol, MetadataBag | undefined>)[METADATA];
@@ -99,9 +105,9 @@ function findContextIndex(target: Function, method: string | symbol, contextClas
     const legacy = reflect.getOwnMetadata?.(CONTEXT_PARAMS, c) as Map<string | symbol, number> | undefined;
     if (legacy?.has(method)) return legacy.get(method);
   }
-  if (contextClass && reflect.getMetadata) {
+  if (reflect.getMetadata) {
     const types = reflect.getMetadata(DESIGN_PARAMTYPES, target.prototype as object, method) as unknown[] | undefined;
-    const index = types?.indexOf(contextClass) ?? -1;
+    const index = types?.findIndex(isContextClass) ?? -1;
     if (index >= 0) return index;
   }
   return undefined;

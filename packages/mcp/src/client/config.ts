@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode } from '@anytool/core';
+import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
 
 /** Settings anytool reads on top of the desktop `mcpServers` shape; desktop clients ignore them. */
 export interface McpServerTuning {
@@ -69,7 +69,7 @@ function checkOne(name: string, value: unknown): McpServerConfig {
       const url = new URL(config['url']);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(where, `"url" must be an http or https URL (got ${JSON.stringify(config['url'])})`);
     } catch (error) {
-      if (error instanceof AnytoolError) throw error;
+      if (isAnytoolError(error)) throw error;
       fail(where, `"url" is not a valid URL (got ${JSON.stringify(config['url'])})`);
     }
   }

@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, abortWatch, describeError } from '@anytool/core';
+import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError } from '@anytool/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -659,7 +659,7 @@ export class McpConnection {
   }
 
   private async startError(error: unknown, startTimeout: number, step: 'initialize' | 'tools/list', wrap = false): Promise<AnytoolError> {
-    if (!wrap && error instanceof AnytoolError && error.code === ErrorCode.McpConnectFailed) return error;
+    if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
     await tick(); // let the last stderr chunks of a dead process arrive
     let reason: string;
     if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) reason = `it exited (or closed its output) before answering ${step}`;
@@ -673,11 +673,11 @@ export class McpConnection {
   }
 
   private async callError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
-    if (error instanceof AnytoolError) return error;
+    if (isAnytoolError(error)) return error;
     const signal = request.signal;
     // The SDK rejects a request cancelled by its signal with a RequestTimeout McpError carrying the reason's text.
     if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError) || error.code === McpErrorCode.RequestTimeout)) {
-      return error instanceof AnytoolError ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
+      return isAnytoolError(error) ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
     }
     if (error instanceof McpError) {
       if (error.code === McpErrorCode.RequestTimeout) {

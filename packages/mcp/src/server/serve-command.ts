@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AnytoolError, BaseTool, ErrorCode, Toolset, describeError, toolsFrom, type ToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, Toolset, describeError, isAnytoolError, isBaseTool, isToolset, toolsFrom, type ToolSource } from '@anytool/core';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
@@ -87,13 +87,9 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
   return options;
 }
 
-function isToolset(value: unknown): value is Toolset {
-  return value instanceof Toolset;
-}
-
 /** The tools one export holds, or undefined when it holds none (functions, constants, plain objects). */
 function toolsOf(value: unknown): ToolSource | undefined {
-  if (value instanceof BaseTool || isToolset(value)) return value;
+  if (isBaseTool(value) || isToolset(value)) return value;
   if (Array.isArray(value)) return value.length > 0 && value.every((item) => toolsOf(item) !== undefined) ? (value as ToolSource[]) : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   if (typeof (value as { subscribe?: unknown }).subscribe === 'function' && Array.isArray((value as { tools?: unknown }).tools)) return value as ToolSource;
@@ -182,7 +178,7 @@ export async function runServeCommand(args: string[]): Promise<void> {
     size = toolset.size;
     server = await serveMcp(toolset, serveOptionsFor(options));
   } catch (error) {
-    process.stderr.write(`${error instanceof AnytoolError ? error.message : `anytool serve: ${describeError(error)}`}\n`);
+    process.stderr.write(`${isAnytoolError(error) ? error.message : `anytool serve: ${describeError(error)}`}\n`);
     process.exit(1);
   }
   process.stderr.write(`anytool serve: ${size} tools from ${module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);

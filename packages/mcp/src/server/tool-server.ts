@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, isToolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
@@ -34,7 +34,7 @@ const RESPONSE_AFTER_NOTIFICATIONS_MS = 5;
 
 /** Turns anything a Toolset takes into a Toolset (a Toolset is used as it is, so its changes are followed). */
 export function asToolset(tools: Toolset | ToolSource): Toolset {
-  return tools instanceof Toolset ? tools : new Toolset(tools);
+  return isToolset(tools) ? tools : new Toolset(tools);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@anytool/core';
-import type { RevivalNode, RevivalPlan, UnionAlternative } from '../runtime.js';
+import type { RevivalNode, RevivalPlan, UnionAlternative } from '@anytool/core/runtime';
 import { DATE_MARK } from './type-to-schema.js';
 
 /**

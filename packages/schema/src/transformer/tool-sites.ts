@@ -1,7 +1,7 @@
 import ts from 'typescript';
 import type { JsonSchema } from '@anytool/core';
 import { JsDocReader } from '../schema/jsdoc.js';
-import type { RevivalPlan } from '../runtime.js';
+import type { RevivalPlan } from '@anytool/core/runtime';
 import { revivalPlan, stripMarks } from '../schema/revival-plan.js';
 import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
 import { FrameworkSymbols } from './framework-symbols.js';

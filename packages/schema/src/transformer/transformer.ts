@@ -2,7 +2,7 @@ import ts from 'typescript';
 import { analyzeSourceFile, type BuildInfoData, type PreparerSpec, type ToolSite } from './tool-sites.js';
 
 /** Where the build step's run-time helpers live (imported only by files that need them). */
-export const RUNTIME_MODULE = '@anytool/schema/runtime';
+export const RUNTIME_MODULE = '@anytool/core/runtime';
 const RUNTIME_NAME = '__anytool_runtime';
 const BUILD_INFO_KEY = 'anytool.buildInfo';
 

@@ -1,6 +1,8 @@
-// Run-time helpers the anytool build step emits calls to (as `@anytool/schema/runtime`).
-// Anything exported here is public API: the generated code of built projects depends on it.
-import { AnytoolError, ErrorCode, type ArgumentPreparer } from '@anytool/core';
+// `@anytool/core/runtime`: the run-time helpers the anytool build step emits calls to.
+// Compiled code imports this and nothing of the build step, so a production install needs
+// only @anytool/core. Anything exported here is public API: built projects depend on it.
+import type { ArgumentPreparer } from './build-info.js';
+import { AnytoolError, ErrorCode, describeError } from './errors.js';
 
 type Args = Record<string, unknown>;
 
@@ -102,51 +104,6 @@ export function revive(plan: RevivalPlan): ArgumentPreparer {
   return (args) => apply(args, plan.root) as Args;
 }
 
-/**
- * Turns the ISO strings at `paths` back into `Date`s. Emitted by earlier
- * versions of the build step (which now emits `revive` with a plan); kept so
- * code built by them keeps working. A path segment `[]` walks every array
- * item, `*` every value of a record.
- */
-export function reviveDates(paths: readonly (readonly string[])[]): ArgumentPreparer {
-  return (args) => {
-    const out: Args = { ...args };
-    for (const path of paths) reviveAt(out, path, 0);
-    return out;
-  };
-}
-
-function reviveAt(holder: Args | unknown[], path: readonly string[], at: number): void {
-  const key = path[at]!;
-  const last = at === path.length - 1;
-  if (key === '[]') {
-    if (!Array.isArray(holder)) return;
-    for (let i = 0; i < holder.length; i++) {
-      if (last) holder[i] = toDate(holder[i]);
-      else holder[i] = descend(holder[i], path, at + 1);
-    }
-    return;
-  }
-  if (key === '*') {
-    if (Array.isArray(holder)) return;
-    for (const name of Object.keys(holder)) {
-      if (last) holder[name] = toDate(holder[name]);
-      else holder[name] = descend(holder[name], path, at + 1);
-    }
-    return;
-  }
-  if (Array.isArray(holder) || !(key in holder)) return;
-  if (last) holder[key] = toDate(holder[key]);
-  else holder[key] = descend(holder[key], path, at + 1);
-}
-
-function descend(value: unknown, path: readonly string[], at: number): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  const copy = Array.isArray(value) ? [...(value as unknown[])] : { ...(value as Args) };
-  reviveAt(copy, path, at);
-  return copy;
-}
-
 /** RFC 3339 date-time, as JSON Schema's `format: date-time` (a time zone is required). */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$/;
 
@@ -172,6 +129,8 @@ function loadValidate(): Promise<Validate> {
     const validate = m.validate ?? m.default?.validate;
     if (validate === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, 'class-validator is installed but exports no validate(); install class-validator >= 0.14');
     return validate;
+  }, (error: unknown) => {
+    throw new AnytoolError(ErrorCode.InvalidOptions, `cannot load class-validator (${describeError(error).split('\n')[0]!}); a tool takes a class with class-validator decorators, so install it next to @anytool/core: npm i class-validator`, { cause: error });
   }));
 }
 
