@@ -82,7 +82,8 @@ export function createJsDocHost(options: ts.CompilerOptions): ts.CompilerHost {
  * errors in the code, 2 when the project cannot be read.
  */
 export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput): number {
-  const parsed = readProject(args, output);
+  // A project that cannot be read is a usage error: tsc's message on a line of the command's own.
+  const parsed = readProject(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) });
   if (parsed === undefined) return 2;
   const host = createJsDocHost(parsed.options);
   const createOptions: ts.CreateProgramOptions = { rootNames: parsed.fileNames, options: parsed.options, host, configFileParsingDiagnostics: parsed.errors };

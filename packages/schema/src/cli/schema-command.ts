@@ -36,7 +36,7 @@ export function describeTools(file: string, tsconfig?: string): ToolDescriptions
   if (configFile !== undefined) {
     let problem = '';
     const parsed = readProject(['-p', configFile], { out: () => undefined, err: (text) => (problem += text) });
-    if (parsed === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot read ${configFile}: ${problem.trim().split('\n')[0]}; fix the tsconfig or name another with -p`);
+    if (parsed === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot read ${configFile}: ${problem.trim().split('\n')[0]!.replace(/\.$/, '')}; fix the tsconfig or name another with -p`);
     options = parsed.options;
     rootNames = [...new Set([...parsed.fileNames.map((f) => resolve(f)), fileName])];
   }
