@@ -79,7 +79,8 @@ beforeAll(() => {
     'throws.mjs': `export const x = 1;\nthrow new Error('DATABASE_URL is not set\\nsee the README');\n`,
     'syntax.cjs': `const x = ;\n`,
     'missing-dependency.mjs': `import 'a-package-that-is-not-installed';\n`,
-    'tools.ts': `export const x: number = 1;\n`,
+    // An enum: the type stripping of newer Node versions refuses it too, so no Node loads this file.
+    'tools.ts': `export enum Unit { C, F }\nexport const x: number = 1;\n`,
     'tsconfig.bad.json': `{ "compilerOptions": { "target": "es2099" }, "files": ["tools.ts"] }\n`,
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -136,8 +137,7 @@ describe('usage errors: one line on stderr, no stack trace, exit 2', () => {
     expectUsageError(anytool(['list', 'nowhere.js']), /^anytool list: cannot load nowhere\.js: there is no such file \(\S+nowhere\.js\); check the path/);
     expectUsageError(anytool(['call', 'nowhere.js', 'add']), 'anytool call: cannot load nowhere.js: there is no such file');
     expectUsageError(anytool(['list', '.']), 'anytool list: cannot load .: it is a directory; name the JavaScript file');
-    expectUsageError(anytool(['list', 'tools.ts']), 'anytool list: cannot load tools.ts: TypeError: Unknown file extension ".ts"');
-    expectUsageError(anytool(['list', 'tools.ts']), 'build TypeScript to JavaScript first (anytool build) and pass the compiled .js file');
+    expectUsageError(anytool(['list', 'tools.ts']), /^anytool list: cannot load tools\.ts: .+; build TypeScript to JavaScript first \(anytool build\) and pass the compiled \.js file( \(ANYTOOL_DEBUG=1 prints the stack trace\))?\n$/);
   });
 
   it('for a module that throws, does not parse or imports what is not installed, naming where', () => {
