@@ -46,7 +46,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * read as the module's exports (TypeScript's CommonJS output included), and a
  * `default` that is itself a tool or toolset stays an export named `default`.
  */
-export function moduleExports(namespace: object): Map<string, unknown> {
+function moduleExports(namespace: object): Map<string, unknown> {
   const exports = new Map<string, unknown>();
   const record = namespace as Record<string, unknown>;
   const container = record['default'];
@@ -64,7 +64,7 @@ export function moduleExports(namespace: object): Map<string, unknown> {
 }
 
 /** What an export is, for a message: `a function`, `a class with @Tool methods (export an instance: new Weather())`... */
-export function describeExport(value: unknown): string {
+function describeExport(value: unknown): string {
   if (value === null) return 'null';
   if (isBaseTool(value)) return `a tool (${value.name})`;
   if (isToolsetLike(value)) return 'a Toolset';

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lowerDefinitions, type ToolDefinition } from '@anytool/core';
 import { anytoolBin, removeScratchDirs, repoRoot, schemaRoot, scratchDir } from './helpers';
@@ -263,5 +264,36 @@ describe('anytool call <module> <tool> <json>', () => {
     expect(invalid.stdout).toBe('');
     expect(invalid.stderr).toContain('Invalid arguments for tool "add"');
     expect(invalid.stderr).toContain('/a: must be number');
+  });
+});
+
+describe('with only @anytool/core and @anytool/schema installed', () => {
+  // A project outside the repository: its node_modules has the schema package (copied) and core, nothing else
+  // (no @anytool/mcp, no typescript: list and call load neither).
+  let project: string;
+
+  beforeAll(() => {
+    project = mkdtempSync(join(tmpdir(), 'anytool-cli-'));
+    const schema = join(project, 'node_modules', '@anytool', 'schema');
+    mkdirSync(schema, { recursive: true });
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(join(schemaRoot, part), join(schema, part), { recursive: true });
+    symlinkSync(join(repoRoot, 'packages', 'core'), join(project, 'node_modules', '@anytool', 'core'), 'dir');
+    writeFileSync(join(project, 'tools.mjs'), esmTools);
+  });
+
+  afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+  const installed = (args: readonly string[]): Run => {
+    const run = spawnSync(process.execPath, [join(project, 'node_modules', '@anytool', 'schema', 'bin', 'anytool.mjs'), ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, ANYTOOL_DEBUG: '' }, timeout: 30_000 });
+    return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  };
+
+  it('lists and calls tools', () => {
+    expect(installed(['list', 'tools.mjs']).stdout).toContain('weather  Current weather for a city.');
+    expect(installed(['call', 'tools.mjs', 'add', '{"a": 1, "b": 1}'])).toEqual({ code: 0, stdout: '2\n', stderr: 'esm-tools: loading\nadd was called\n' });
+  });
+
+  it('says in one line that serve needs @anytool/mcp', () => {
+    expectUsageError(installed(['serve', 'tools.mjs']), 'anytool serve: @anytool/mcp is not installed; install it next to @anytool/schema: npm i @anytool/mcp');
   });
 });
