@@ -42,6 +42,8 @@ export { MethodTool, toolsFrom } from './method-tool.js';
 
 export { Toolset, isToolset } from './toolset.js';
 export type { DynamicToolSource, ToolSource } from './toolset.js';
+export { loadToolModule, toolsetFromModule } from './module-tools.js';
+export type { ModuleToolsOptions } from './module-tools.js';
 
 export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
 

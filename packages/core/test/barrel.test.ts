@@ -6,9 +6,9 @@ describe('the public surface of @anytool/core', () => {
       [
         'AnytoolError', 'BUILD_INFO', 'BaseTool', 'Context', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
         'TOOL_NAME_RULES', 'Tool', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
-        'errorResult', 'formatProblems', 'imageResult', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'lowerDefinitions', 'normalizeResult', 'now', 'resultText', 'schemaProblems',
+        'errorResult', 'formatProblems', 'imageResult', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions', 'normalizeResult', 'now', 'resultText', 'schemaProblems',
         'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',
-        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom',
+        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule',
       ].sort(),
     );
   });

@@ -10,7 +10,7 @@ export { MCP_SESSION_KEY, mcpSession } from './server/mcp-session.js';
 export type { McpSession } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
 export { MemoryEventStore } from './server/memory-event-store.js';
-export { runServeCommand, toolsetFromModule } from './server/serve-command.js';
+export { runServeCommand } from './server/serve-command.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';

@@ -5,7 +5,7 @@ describe('the public surface of @anytool/mcp', () => {
     expect(Object.keys(mcp).sort()).toEqual(
       [
         'MCP_SESSION_KEY', 'McpConnection', 'McpTool', 'McpToolset', 'MemoryEventStore', 'createMcpServer', 'mcpSession', 'mcpToolName',
-        'readMcpServers', 'runServeCommand', 'serveMcp', 'toCallToolResult', 'toolsetFromModule',
+        'readMcpServers', 'runServeCommand', 'serveMcp', 'toCallToolResult',
       ].sort(),
     );
   });

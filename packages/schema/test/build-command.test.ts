@@ -126,8 +126,8 @@ describe('the anytool command line', () => {
     const output = { out: (t: string) => (out += t), err: (t: string) => (err += t) };
     expect(await main(['--help'], output)).toBe(0);
     expect(out).toMatch(/anytool build \[-p tsconfig\.json\]/);
-    expect(out).toMatch(/anytool serve <module>/);
-    expect(await main(['frobnicate'], output)).toBe(1);
+    expect(out).toMatch(/anytool serve <module\.js>/);
+    expect(await main(['frobnicate'], output)).toBe(2);
     expect(err).toMatch(/unknown command "frobnicate"/);
   });
 

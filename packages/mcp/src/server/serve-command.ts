@@ -1,14 +1,14 @@
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { AnytoolError, ErrorCode, Toolset, describeError, isAnytoolError, isBaseTool, isToolset, toolsFrom, type ToolSource } from '@anytool/core';
+import { Writable } from 'node:stream';
+import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule } from '@anytool/core';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
 
-Serves the tools a JavaScript module exports as an MCP server: tools,
-instances of classes with @Tool methods, arrays of them, and Toolsets (when the
-module exports a Toolset, only its Toolsets are served). Build TypeScript first
-and serve the compiled .js, or run under a TypeScript loader.
+Serves the tools a JavaScript module (ES or CommonJS) exports as an MCP server:
+tools, instances of classes with @Tool methods, arrays of them, and Toolsets (when
+the module exports a Toolset, only its Toolsets are served). Build TypeScript first
+and serve the compiled .js, or run under a TypeScript loader. Over stdio, stdout
+carries the protocol: what the module writes to stdout goes to stderr instead.
 
 Options:
   --http                 serve streamable HTTP instead of stdio
@@ -34,7 +34,7 @@ export interface ServeCommandOptions {
 }
 
 function usageError(problem: string): AnytoolError {
-  return new AnytoolError(ErrorCode.InvalidOptions, `anytool serve: ${problem}\n\n${SERVE_USAGE}`);
+  return new AnytoolError(ErrorCode.InvalidOptions, `${problem}; run anytool serve --help for the usage`);
 }
 
 /** Parses the arguments after `anytool serve`; `undefined` means help was asked for. */
@@ -87,101 +87,41 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
   return options;
 }
 
-/** The tools one export holds, or undefined when it holds none (functions, constants, plain objects). */
-function toolsOf(value: unknown): ToolSource | undefined {
-  if (isBaseTool(value) || isToolset(value)) return value;
-  if (Array.isArray(value)) return value.length > 0 && value.every((item) => toolsOf(item) !== undefined) ? (value as ToolSource[]) : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (typeof (value as { subscribe?: unknown }).subscribe === 'function' && Array.isArray((value as { tools?: unknown }).tools)) return value as ToolSource;
-  const methods = toolsFrom(value);
-  return methods.length > 0 ? methods : undefined;
-}
-
-/**
- * The toolset a module's exports make: every export that holds tools (only
- * the Toolsets when there is one, since a Toolset usually holds the module's
- * other exports), or only the exports named in `only`.
- */
-export function toolsetFromModule(namespace: Record<string, unknown>, only: readonly string[] = [], label = 'the module'): Toolset {
-  const names = Object.keys(namespace).filter((name) => name !== '__esModule');
-  const found = new Map<string, ToolSource>();
-  if (only.length > 0) {
-    for (const name of only) {
-      if (!(name in namespace)) throw new AnytoolError(ErrorCode.InvalidOptions, `anytool serve: ${label} has no export "${name}" (it exports: ${names.join(', ') || 'nothing'})`);
-      const tools = toolsOf(namespace[name]);
-      if (tools === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `anytool serve: export "${name}" of ${label} holds no tools; export a tool, an instance of a class with @Tool methods, an array of them or a Toolset`);
-      found.set(name, tools);
-    }
-  } else {
-    for (const name of names) {
-      const tools = toolsOf(namespace[name]);
-      if (tools !== undefined) found.set(name, tools);
-    }
-    const toolsets = [...found].filter(([, tools]) => isToolset(tools));
-    if (toolsets.length > 0) {
-      found.clear();
-      for (const [name, tools] of toolsets) found.set(name, tools);
-    }
-  }
-  if (found.size === 0) {
-    throw new AnytoolError(
-      ErrorCode.InvalidOptions,
-      `anytool serve: ${label} exports no tools (it exports: ${names.join(', ') || 'nothing'}); export tools, instances of classes with @Tool methods (not the classes), arrays of them or a Toolset`,
-    );
-  }
-  const sources = [...found.values()];
-  return sources.length === 1 && isToolset(sources[0]) ? sources[0] : new Toolset(...sources);
-}
-
-// Kept as a real dynamic import in the CommonJS build too (tsc would turn `import()` into `require()`, which cannot load ES modules).
+// A real dynamic import in the CommonJS build too (tsc would turn `import()` into `require()`, which cannot load ES modules).
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>;
 
-/** Loads the module to serve, relative to the working directory. */
-export async function loadToolModule(path: string): Promise<Record<string, unknown>> {
-  const file = isAbsolute(path) ? path : resolve(process.cwd(), path);
-  try {
-    return await importModule(pathToFileURL(file).href);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    let hint = '';
-    if (code === 'ERR_MODULE_NOT_FOUND' && (error as Error).message.includes(file)) hint = '; check the path (relative to the current directory)';
-    else if (code === 'ERR_UNKNOWN_FILE_EXTENSION') hint = '; build TypeScript to JavaScript first (npm run build) and serve the .js, or run under a TypeScript loader';
-    throw new AnytoolError(ErrorCode.InvalidOptions, `anytool serve: cannot load ${path} (${describeError(error)})${hint}`, { cause: error });
-  }
-}
-
 /**
- * `anytool serve <module>`: serves the tools a module exports over stdio or
- * streamable HTTP until the client disconnects (stdio) or the process gets
- * SIGINT / SIGTERM, then shuts down gracefully and ends the process. Status
- * goes to stderr (stdout belongs to the protocol over stdio). A problem before
- * serving (bad arguments, a module that cannot load or holds no tools) is
- * printed to stderr and ends the process with exit code 1.
+ * `anytool serve <module>`: serves the tools a module exports (ES or CommonJS,
+ * as `toolsetFromModule` finds them) over stdio or streamable HTTP until the
+ * client disconnects (stdio) or the process gets SIGINT / SIGTERM, then shuts
+ * down gracefully and ends the process. Status goes to stderr. Over stdio,
+ * stdout carries the protocol: whatever else writes to it (`console.log` or
+ * `process.stdout.write` in the served module, at import or in a tool call)
+ * goes to stderr instead. A problem before serving (bad arguments, a module
+ * that cannot load or holds no tools) rejects with an `INVALID_OPTIONS` error
+ * whose message is one line; the `anytool` command prints it and exits with 2.
  */
 export async function runServeCommand(args: string[]): Promise<void> {
-  // Modules are loaded as ES modules, and their tools are instances of the ES build of @anytool/core; when this
-  // is the CommonJS build (a CommonJS caller), hand over to the ES build so `instanceof` checks hold.
+  // Served by the ES build, like the ES modules most served modules are (the command itself is loaded as CommonJS).
   const esm = (await importModule('@anytool/mcp')) as { runServeCommand?: typeof runServeCommand };
   if (typeof esm.runServeCommand === 'function' && esm.runServeCommand !== runServeCommand) return esm.runServeCommand(args);
+  const options = parseServeArgs(args);
+  if (options === undefined) {
+    process.stdout.write(SERVE_USAGE);
+    return;
+  }
+  const stdout = options.http ? undefined : takeStdout();
   let server: McpServerHandle;
   let size: number;
-  let module: string;
   try {
-    const options = parseServeArgs(args);
-    if (options === undefined) {
-      process.stdout.write(SERVE_USAGE);
-      return;
-    }
-    module = options.module;
-    const namespace = await loadToolModule(options.module);
-    const toolset = toolsetFromModule(namespace, options.exports, options.module);
+    const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
     size = toolset.size;
-    server = await serveMcp(toolset, serveOptionsFor(options));
+    server = await serveMcp(toolset, serveOptionsFor(options, stdout?.protocol));
   } catch (error) {
-    process.stderr.write(`${isAnytoolError(error) ? error.message : `anytool serve: ${describeError(error)}`}\n`);
-    process.exit(1);
+    stdout?.restore();
+    throw error;
   }
-  process.stderr.write(`anytool serve: ${size} tools from ${module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
+  process.stderr.write(`anytool serve: ${size} tools from ${options.module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
   await server.closed;
   process.stderr.write('anytool serve: stopped\n');
   // A command ends when serving ends, even if the module left handles open (MCP clients, timers); a caller that
@@ -189,10 +129,37 @@ export async function runServeCommand(args: string[]): Promise<void> {
   setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
 }
 
-function serveOptionsFor(options: ServeCommandOptions): ServeMcpOptions {
+/**
+ * Keeps stdout for the protocol: from now on, anything else written to
+ * `process.stdout` (console.log included, which writes through it) goes to
+ * stderr. Returns the stream the transport writes to, which reaches the real stdout.
+ */
+function takeStdout(): { protocol: Writable; restore(): void } {
+  const stdout = process.stdout;
+  const hadOwn = Object.prototype.hasOwnProperty.call(stdout, 'write');
+  const write = stdout.write;
+  const writeChunk = write as (chunk: Buffer, callback: (error?: Error | null) => void) => boolean;
+  const protocol = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      writeChunk.call(stdout, chunk, callback);
+    },
+  });
+  stdout.write = function redirected(...args: unknown[]): boolean {
+    return (process.stderr.write as (...a: unknown[]) => boolean).apply(process.stderr, args);
+  } as typeof stdout.write;
+  return {
+    protocol,
+    restore() {
+      if (hadOwn) stdout.write = write;
+      else delete (stdout as { write?: unknown }).write;
+    },
+  };
+}
+
+function serveOptionsFor(options: ServeCommandOptions, stdout: Writable | undefined): ServeMcpOptions {
   const name = options.name ?? options.module.replace(/^.*[\\/]/, '').replace(/\.[cm]?js$/, '');
   const common = { name, handleSignals: true, onError: (error: Error) => void process.stderr.write(`anytool serve: ${error.message}\n`) };
-  if (!options.http) return { ...common, transport: 'stdio' };
+  if (!options.http) return stdout === undefined ? { ...common, transport: 'stdio' } : { ...common, transport: 'stdio', stdout };
   const http: ServeMcpOptions = { ...common, transport: 'http', port: options.port, host: options.host, path: options.path };
   if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, 'localhost', '127.0.0.1', '[::1]'])];
   return http;

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BaseTool, ErrorCode, Tool, Toolset, tool, type ExecutionContext } from '@anytool/core';
-import { toolsetFromModule } from '@anytool/mcp';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
@@ -84,27 +83,83 @@ describe('anytool serve <module>', () => {
     expect(alive(pid)).toBe(false);
   });
 
-  it('explains what is wrong, with exit code 1, for bad arguments and modules it cannot serve', async () => {
-    const unknown = await runToEnd([ANYTOOL, 'serve', MODULE, '--bogus']);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('anytool serve: unknown option --bogus');
-    expect(unknown.stderr).toContain('Usage: anytool serve <module.js> [options]');
-
-    const typescript = await runToEnd([ANYTOOL, 'serve', 'examples/mcp-server/tools.ts']);
-    expect(typescript.code).toBe(1);
-    expect(typescript.stderr).toContain('build TypeScript to JavaScript first (npm run build) and serve the .js');
-
-    const missing = await runToEnd([ANYTOOL, 'serve', 'examples/dist/nowhere.js']);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('check the path (relative to the current directory)');
-
-    const noTools = await runToEnd([ANYTOOL, 'serve', 'examples/dist/mcp-server/main.js', '--export', 'nothing']);
-    expect(noTools.code).toBe(1);
-    expect(noTools.stderr).toContain('has no export "nothing"');
+  it('explains what is wrong in one line, with exit code 2, for bad arguments and modules it cannot serve', async () => {
+    const expectUsageError = (run: { code: number | null; stderr: string; stdout: string }, message: string): void => {
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(run.stderr).toMatch(/^anytool serve: [^\n]*\n$/);
+      expect(run.stderr).toContain(message);
+    };
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--bogus']), 'anytool serve: unknown option --bogus; run anytool serve --help for the usage');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--port', 'x']), '--port must be a number from 0 to 65535, got "x"');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve']), 'name the module to serve');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', 'examples/mcp-server/tools.ts']), 'build TypeScript to JavaScript first (anytool build) and pass the compiled .js file');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', 'examples/dist/nowhere.js']), 'cannot load examples/dist/nowhere.js: there is no such file');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs'), '--export', 'nothing']), 'no-tools.cjs has no export "nothing"; it exports helper (a function');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs')]), 'no-tools.cjs exports no tools; it exports helper (a function: wrap it with tool() to make it a tool), LIMIT (a number); tools are');
 
     const help = await runToEnd([ANYTOOL, 'serve', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--http');
+  });
+});
+
+// Modules that print to stdout, at import and inside a tool call: over stdio, none of it may reach the protocol stream.
+const LOGGING_CJS = `const { Toolset, tool } = require('@anytool/core');
+console.log('logging.cjs: loading');
+process.stdout.write('logging.cjs: a raw write\\n');
+const t = tool(({ text }) => {
+  console.log('echo called with', text);
+  process.stdout.write('a raw write in the call\\n');
+  return text;
+}, { name: 'echo', description: 'Echoes.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+module.exports = { t, set: new Toolset(t) };
+`;
+const LOGGING_MJS = `import { tool } from '@anytool/core';
+console.log('logging.mjs: loading');
+export const shout = tool(async ({ text }) => {
+  console.log('shout called with', text);
+  console.info({ structured: 'logs too' });
+  return text.toUpperCase();
+}, { name: 'shout', description: 'Upper-cases.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+`;
+
+let scratch: string;
+
+beforeAll(() => {
+  // Inside the repository, so the modules resolve @anytool/core by name.
+  const base = join(ROOT, 'packages', 'mcp', '.tmp');
+  mkdirSync(base, { recursive: true });
+  scratch = mkdtempSync(join(base, 'serve-'));
+  writeFileSync(join(scratch, 'logging.cjs'), LOGGING_CJS);
+  writeFileSync(join(scratch, 'logging.mjs'), LOGGING_MJS);
+  writeFileSync(join(scratch, 'no-tools.cjs'), 'module.exports = { helper() {}, LIMIT: 3 };\n');
+});
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('anytool serve over stdio: the protocol stream stays clean', () => {
+  it.each([
+    ['a CommonJS module (module.exports = { t, set: new Toolset(t) })', 'logging.cjs', 'echo', ['logging.cjs: loading', 'logging.cjs: a raw write', 'echo called with hi', 'a raw write in the call']],
+    ['an ES module', 'logging.mjs', 'shout', ['logging.mjs: loading', 'shout called with hi', "{ structured: 'logs too' }"]],
+  ])('serves %s that writes to stdout; what it writes goes to stderr', async (_what, file, name, printed) => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [ANYTOOL, 'serve', file], cwd: scratch, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'stdio-client', version: '1.0.0' });
+    // A line on stdout that is not a JSON-RPC message reaches the client as an error.
+    const protocolErrors: Error[] = [];
+    client.onerror = (error) => protocolErrors.push(error);
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual([name]);
+      const result = await client.callTool({ name, arguments: { text: 'hi' } });
+      expect(result.content).toEqual([{ type: 'text', text: name === 'shout' ? 'HI' : 'hi' }]);
+    } finally {
+      await client.close();
+    }
+    expect(protocolErrors).toEqual([]);
+    for (const line of printed) expect(stderr).toContain(line);
+    expect(stderr).toContain(`anytool serve: 1 tools from ${file} over stdio`);
   });
 });
 
@@ -116,45 +171,3 @@ function alive(pid: number): boolean {
     return false;
   }
 }
-
-class Clock {
-  @Tool({ description: 'The time.', parameters: { type: 'object', properties: {} } })
-  now(): string {
-    return 'noon';
-  }
-}
-
-class Echo extends BaseTool<{ text: string }> {
-  constructor() {
-    super({ name: 'echo', description: 'Echoes.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
-  }
-
-  execute(_context: ExecutionContext, { text }: { text: string }): string {
-    return text;
-  }
-}
-
-describe('toolsetFromModule: what a module exports becomes the served toolset', () => {
-  const add = tool(({ a, b }: { a: number; b: number }) => a + b, { name: 'add', description: 'Adds.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });
-
-  it('takes tools, decorated instances and arrays, and skips everything else', () => {
-    const toolset = toolsetFromModule({ clock: new Clock(), echo: new Echo(), more: [add], Clock, helper: () => 1, VERSION: '1.0', config: { a: 1 } });
-    expect(toolset.names.sort()).toEqual(['add', 'echo', 'now']);
-  });
-
-  it('serves only the Toolsets when the module exports one (it usually holds the other exports)', () => {
-    const echo = new Echo();
-    const toolset = new Toolset(echo, add);
-    expect(toolsetFromModule({ echo, add, toolset })).toBe(toolset);
-  });
-
-  it('serves only the named exports when asked', () => {
-    expect(toolsetFromModule({ clock: new Clock(), echo: new Echo() }, ['echo']).names).toEqual(['echo']);
-  });
-
-  it('refuses a module with no tools, or a named export that is missing or holds none, naming the exports', () => {
-    expect(() => toolsetFromModule({ Clock, helper: () => 1 }, [], 'tools.js')).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('tools.js exports no tools (it exports: Clock, helper); export tools, instances of classes with @Tool methods (not the classes)') }));
-    expect(() => toolsetFromModule({ echo: new Echo() }, ['nope'], 'tools.js')).toThrow('tools.js has no export "nope" (it exports: echo)');
-    expect(() => toolsetFromModule({ Clock }, ['Clock'], 'tools.js')).toThrow('export "Clock" of tools.js holds no tools');
-  });
-});

@@ -29,7 +29,7 @@ export function readProject(args: readonly string[], output: CommandOutput = def
   if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), ts.sys.fileExists);
   if (project === undefined) {
     if (commandLine.fileNames.length === 0) {
-      output.err('anytool: no tsconfig.json found and no files given; run it as `anytool build -p tsconfig.json`\n');
+      output.err('anytool build: no tsconfig.json found and no files given; run it as `anytool build -p tsconfig.json`\n');
       return undefined;
     }
     return commandLine;
@@ -45,7 +45,13 @@ export function readProject(args: readonly string[], output: CommandOutput = def
   };
   const parsed = ts.getParsedCommandLineOfConfigFile(configFile, overrides, host);
   if (parsed === undefined) {
-    output.err(configError === undefined ? `anytool: cannot read ${configFile}\n` : formatDiagnostics([configError], false));
+    output.err(configError === undefined ? `anytool build: cannot read ${configFile}\n` : formatDiagnostics([configError], false));
+    return undefined;
+  }
+  // A broken tsconfig (bad JSON, an unknown option or value, no inputs) stops here, as a usage error.
+  const configErrors = parsed.errors.filter((d) => d.category === ts.DiagnosticCategory.Error);
+  if (configErrors.length > 0) {
+    output.err(formatDiagnostics(configErrors, false));
     return undefined;
   }
   return parsed;
@@ -72,11 +78,13 @@ export function createJsDocHost(options: ts.CompilerOptions): ts.CompilerHost {
 /**
  * `anytool build [tsc options] [-p tsconfig.json]`: compiles the project like
  * tsc, with the anytool transformer, and prints tsc's and the build step's
- * diagnostics. With `noEmit` it only checks. Returns the exit code.
+ * diagnostics. With `noEmit` it only checks. Returns the exit code: 1 for
+ * errors in the code, 2 when the project cannot be read.
  */
 export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput): number {
-  const parsed = readProject(args, output);
-  if (parsed === undefined) return 1;
+  // A project that cannot be read is a usage error: tsc's message on a line of the command's own.
+  const parsed = readProject(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) });
+  if (parsed === undefined) return 2;
   const host = createJsDocHost(parsed.options);
   const createOptions: ts.CreateProgramOptions = { rootNames: parsed.fileNames, options: parsed.options, host, configFileParsingDiagnostics: parsed.errors };
   if (parsed.projectReferences !== undefined) createOptions.projectReferences = parsed.projectReferences;

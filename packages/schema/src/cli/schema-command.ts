@@ -1,7 +1,10 @@
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { AnytoolError, ErrorCode } from '@anytool/core';
 import ts from 'typescript';
 import { analyzeSourceFile, type BuildInfoData } from '../transformer/tool-sites.js';
 import { createJsDocHost, formatDiagnostics, readProject, type CommandOutput } from './build-command.js';
+import { parseArgs, usageError } from './command-args.js';
 
 /** One tool as the build step sees it: what `anytool schema` prints. */
 export interface ToolDescription extends BuildInfoData {
@@ -31,15 +34,15 @@ export function describeTools(file: string, tsconfig?: string): ToolDescriptions
   // The same program as the build: the tsconfig's files (global declarations included), plus the file.
   let rootNames = [fileName];
   if (configFile !== undefined) {
-    const parsed = readProject(['-p', configFile], { out: () => undefined, err: () => undefined });
-    if (parsed !== undefined) {
-      options = parsed.options;
-      rootNames = [...new Set([...parsed.fileNames.map((f) => resolve(f)), fileName])];
-    }
+    let problem = '';
+    const parsed = readProject(['-p', configFile], { out: () => undefined, err: (text) => (problem += text) });
+    if (parsed === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot read ${configFile}: ${problem.trim().split('\n')[0]!.replace(/\.$/, '')}; fix the tsconfig or name another with -p`);
+    options = parsed.options;
+    rootNames = [...new Set([...parsed.fileNames.map((f) => resolve(f)), fileName])];
   }
   const program = ts.createProgram({ rootNames, options: { ...options, noEmit: true }, host: createJsDocHost(options) });
   const source = program.getSourceFile(fileName);
-  if (source === undefined) throw new Error(`anytool schema: cannot read ${fileName}`);
+  if (source === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot read ${file}${existsSync(fileName) ? '' : ': there is no such file'}; check the path, which is relative to the current directory`);
   const { sites, diagnostics } = analyzeSourceFile(program, source);
   const tools = sites.map((site): ToolDescription => {
     const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
@@ -49,20 +52,18 @@ export function describeTools(file: string, tsconfig?: string): ToolDescriptions
   return { tools, diagnostics };
 }
 
-/** `anytool schema <file> [-p tsconfig.json]`: prints the definitions as JSON. Returns the exit code. */
+/**
+ * `anytool schema <file> [-p tsconfig.json]`: prints the definitions as JSON.
+ * Returns the exit code (1 when the build step finds an error); usage errors are thrown.
+ */
 export function schemaCommand(args: readonly string[], output: CommandOutput): number {
-  const rest = [...args];
-  let tsconfig: string | undefined;
-  const at = rest.findIndex((a) => a === '-p' || a === '--project');
-  if (at >= 0) {
-    tsconfig = rest[at + 1];
-    rest.splice(at, 2);
-  }
-  const file = rest[0];
-  if (file === undefined || rest.length > 1) {
-    output.err('usage: anytool schema <file.ts> [-p tsconfig.json]\n');
-    return 1;
-  }
+  const parsed = parseArgs('schema', args, { values: ['-p', '--project'] });
+  const tsconfig = [...(parsed.values.get('-p') ?? []), ...(parsed.values.get('--project') ?? [])].pop();
+  const [file, ...extra] = parsed.positionals;
+  if (file === undefined) throw usageError('schema', 'name the file: anytool schema <file.ts>');
+  if (extra.length > 0) throw usageError('schema', `describe one file at a time, got ${parsed.positionals.join(', ')}`);
+  if (!existsSync(file)) throw new AnytoolError(ErrorCode.InvalidOptions, `there is no file ${file}; check the path, which is relative to the current directory`);
+  if (tsconfig !== undefined && !existsSync(tsconfig)) throw new AnytoolError(ErrorCode.InvalidOptions, `there is no tsconfig ${tsconfig}; check the path given with -p`);
   const { tools, diagnostics } = describeTools(file, tsconfig);
   if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, false));
   output.out(`${JSON.stringify(tools, null, 2)}\n`);
