@@ -199,7 +199,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (parameters === undefined) {
       throw new AnytoolError(
         ErrorCode.MissingSchema,
-        `${this.label} has no parameter schema; enable the anytool build step (see docs/build-setup.md) so it is generated from the TypeScript types, or pass { parameters: <JSON Schema> }`,
+        `${this.label} has no parameter schema; enable the anytool build step (see docs/build-setup.md in the @anytool/core package) so it is generated from the TypeScript types, or pass { parameters: <JSON Schema> }`,
       );
     }
     if (parameters['type'] !== 'object') {
