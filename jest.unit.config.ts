@@ -5,7 +5,7 @@ import config from './jest.config';
 // end-to-end one, without the tests that start child processes (the built
 // packages imported from Node, `anytool build`, tspc) or MCP servers (the
 // servers from npm, fixture servers, `serveMcp` over stdio or HTTP). What is
-// left runs in one process: the tools, decorators, schemas, provider formats,
+// left starts no process of its own: the tools, decorators, schemas, provider formats,
 // the agent loop and the model adapters against a local HTTP server.
 const slow = [
   '/test/e2e/',
