@@ -16,7 +16,7 @@ module.exports = {
   },
   overrides: [
     {
-      files: ['jest.config.ts'],
+      files: ['jest.config.ts', 'jest.unit.config.ts'],
       rules: { 'no-restricted-syntax': 'off' },
     },
     {

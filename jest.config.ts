@@ -31,7 +31,18 @@ const config: Config = {
       transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
     }),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),
-    project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts']),
+    project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts'], undefined, { globals: { sdkMajors: { openai: 6, anthropic: 0 } } }),
+    // The adapters' tests again, against the next majors of the official clients (installed under aliases).
+    project('agent-openai-7-anthropic-1', ['<rootDir>/packages/agent/test/models/*.test.ts'], '<rootDir>/tsconfig.test-sdk-next.json', {
+      moduleNameMapper: {
+        '^openai$': '<rootDir>/node_modules/openai-7',
+        '^openai/(.*)$': '<rootDir>/node_modules/openai-7/$1',
+        '^@anthropic-ai/sdk$': '<rootDir>/node_modules/anthropic-sdk-1',
+        '^@anthropic-ai/sdk/(.*)$': '<rootDir>/node_modules/anthropic-sdk-1/$1',
+        ...moduleNameMapper,
+      },
+      globals: { sdkMajors: { openai: 7, anthropic: 1 } },
+    }),
     project('e2e', ['<rootDir>/test/e2e/**/*.test.ts']),
     // Packs every package and installs the tarballs into fresh projects outside the repository.
     project('consumer', ['<rootDir>/test/consumer/**/*.test.ts']),

@@ -1,5 +1,6 @@
-import { AnytoolError, ErrorCode, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
+import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
@@ -9,7 +10,11 @@ export interface AnthropicModelOptions {
   model: string;
   /** A client you configured yourself; the options below are ignored when given. */
   client?: Anthropic;
-  /** Defaults to the ANTHROPIC_API_KEY environment variable (the client's own default). */
+  /**
+   * Defaults to the ANTHROPIC_API_KEY environment variable (or ANTHROPIC_AUTH_TOKEN, the
+   * client's own defaults). Without either the constructor throws; for the client's other
+   * ways to sign in (profiles, workload identity) pass a `client` you configured.
+   */
   apiKey?: string;
   baseURL?: string;
   /** Retries of a failed request, done by the official client (its default is 2). */
@@ -23,6 +28,12 @@ export interface AnthropicModelOptions {
 }
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
+
+/**
+ * `@anthropic-ai/sdk` 1.x speaks API version 2026-10-21, which has no `temperature`;
+ * 0.x speaks 2023-06-01, which takes it. Read from the client package installed.
+ */
+const TAKES_TEMPERATURE = Number.parseInt(SDK_VERSION, 10) < 1;
 type ContentBlockParam = Anthropic.ContentBlockParam;
 type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>;
 
@@ -53,8 +64,19 @@ export class AnthropicModel implements Model {
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
+      // The client would only fail at the first request, with its own text.
+      if (!present(options.apiKey) && !present(process.env['ANTHROPIC_API_KEY']) && !present(process.env['ANTHROPIC_AUTH_TOKEN'])) {
+        throw new AnytoolError(
+          ErrorCode.InvalidOptions,
+          `new AnthropicModel(): no API key: pass { apiKey } or set ANTHROPIC_API_KEY (for a profile or workload identity, pass a \`client\` configured with it)`,
+        );
+      }
       const clientOptions: ClientOptions = clientOptionsFrom(options);
-      this.client = new Anthropic(clientOptions);
+      try {
+        this.client = new Anthropic(clientOptions);
+      } catch (error) {
+        throw new AnytoolError(ErrorCode.InvalidOptions, `new AnthropicModel(): the @anthropic-ai/sdk client could not be created: ${describeError(error)}`, { cause: error });
+      }
     }
   }
 
@@ -88,7 +110,7 @@ export class AnthropicModel implements Model {
     const params: CreateParams = { ...this.params, model: this.model, max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens, messages };
     if (request.instructions !== undefined) params.system = request.instructions;
     if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools).tools;
-    if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
+    if (request.settings?.temperature !== undefined && TAKES_TEMPERATURE) Object.assign(params, { temperature: request.settings.temperature });
     return params;
   }
 
@@ -102,6 +124,10 @@ export class AnthropicModel implements Model {
     }
     return fromMessage(message);
   }
+}
+
+function present(value: string | undefined): boolean {
+  return value !== undefined && value.trim() !== '';
 }
 
 /** Tool-use input is an object; a call that carried a string (not valid JSON) is sent back wrapped, so the history stays valid. */

@@ -1,7 +1,7 @@
 import { ErrorCode, imageResult, tool } from '@anytool/core';
 import { Agent } from '@anytool/agent';
 import { AnthropicModel } from '../../src/models/anthropic.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
 
 const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsius' | 'fahrenheit' }) => `${city}: 21 ${unit}`, {
   name: 'get_weather',
@@ -54,7 +54,9 @@ describe('AnthropicModel (Messages through the official client)', () => {
 
     expect(result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 } });
     const [first, second] = server.requests;
-    expect(first).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { 'x-api-key': 'test-key', 'anthropic-version': expect.any(String) } });
+    // @anthropic-ai/sdk 1.x sends the key as a bearer token; 0.x as x-api-key.
+    const key = expectedSdkMajor('anthropic') === 0 ? { 'x-api-key': 'test-key' } : { authorization: 'Bearer test-key' };
+    expect(first).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { ...key, 'anthropic-version': expect.any(String) } });
     expect(first!.body).toMatchObject({ model: 'claude-test', max_tokens: 4096, system: 'You report weather.', messages: [{ role: 'user', content: 'Weather in Oslo and Paris?' }] });
     expect(first!.body['tools']).toEqual([{ name: 'get_weather', description: 'Current weather in a city.', input_schema: weather.definition.parameters }]);
 
@@ -91,7 +93,10 @@ describe('AnthropicModel (Messages through the official client)', () => {
       tools: [],
       settings: { maxTokens: 64, temperature: 0.5 },
     });
-    expect(params).toMatchObject({ max_tokens: 64, temperature: 0.5, metadata: { user_id: 'u1' } });
+    expect(params).toMatchObject({ max_tokens: 64, metadata: { user_id: 'u1' } });
+    // API version 2026-10-21 (@anthropic-ai/sdk 1.x) has no temperature: the setting is left out there.
+    if (expectedSdkMajor('anthropic') === 0) expect(params).toHaveProperty('temperature', 0.5);
+    else expect(params).not.toHaveProperty('temperature');
     expect(params).not.toHaveProperty('tools');
     expect(params.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'draw', input: {} }] });
     expect(params.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] });
@@ -111,6 +116,42 @@ describe('AnthropicModel (Messages through the official client)', () => {
       { role: 'user', content: 'x' },
       { role: 'user', content: 'go on' },
     ]);
+  });
+
+  it('fails at construction, naming ANTHROPIC_API_KEY, when there is no key', () => {
+    const saved = { key: process.env['ANTHROPIC_API_KEY'], token: process.env['ANTHROPIC_AUTH_TOKEN'] };
+    delete process.env['ANTHROPIC_API_KEY'];
+    delete process.env['ANTHROPIC_AUTH_TOKEN'];
+    try {
+      const missing = expect.objectContaining({ name: 'AnytoolError', code: ErrorCode.InvalidOptions, message: expect.stringMatching(/^new AnthropicModel\(\): no API key: pass \{ apiKey \} or set ANTHROPIC_API_KEY/) });
+      expect(() => new AnthropicModel({ model: 'claude-test' })).toThrow(missing);
+      expect(() => new AnthropicModel({ model: 'claude-test', apiKey: '' })).toThrow(missing);
+      process.env['ANTHROPIC_API_KEY'] = '  ';
+      expect(() => new AnthropicModel({ model: 'claude-test' })).toThrow(missing);
+      // Either variable the client reads is enough, and so is a client of your own.
+      process.env['ANTHROPIC_API_KEY'] = 'from-env';
+      expect(new AnthropicModel({ model: 'claude-test' }).client.apiKey).toBe('from-env');
+      delete process.env['ANTHROPIC_API_KEY'];
+      process.env['ANTHROPIC_AUTH_TOKEN'] = 'token-from-env';
+      expect(new AnthropicModel({ model: 'claude-test' }).client.authToken).toBe('token-from-env');
+      delete process.env['ANTHROPIC_AUTH_TOKEN'];
+      const client = new AnthropicModel({ model: 'claude-test', apiKey: 'k' }).client;
+      expect(new AnthropicModel({ model: 'claude-test', client }).client).toBe(client);
+    } finally {
+      for (const [name, value] of [['ANTHROPIC_API_KEY', saved.key], ['ANTHROPIC_AUTH_TOKEN', saved.token]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  });
+
+  it('talks through the @anthropic-ai/sdk major this test project names', async () => {
+    server = await startProviderServer([{ body: message([{ type: 'text', text: 'hi' }], 'end_turn') }]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    expect((await new Agent({ model, settings: { temperature: 0.2 } }).run('hello')).text).toBe('hi');
+    expect(userAgentMajor(server.requests[0])).toBe(expectedSdkMajor('anthropic'));
+    if (expectedSdkMajor('anthropic') === 0) expect(server.requests[0]!.body).toHaveProperty('temperature', 0.2);
+    else expect(server.requests[0]!.body).not.toHaveProperty('temperature');
   });
 
   it('cancels the request in flight when the caller aborts', async () => {

@@ -1,7 +1,7 @@
 import { ErrorCode, imageResult, tool } from '@anytool/core';
 import { Agent } from '@anytool/agent';
 import { OpenAIModel } from '../../src/models/openai.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
 
 const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsius' | 'fahrenheit' }) => `${city}: 21 ${unit}`, {
   name: 'get_weather',
@@ -150,6 +150,13 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     expect(result).toMatchObject({ stopReason: 'timeout', steps: 0 });
     expect(server.requests).toHaveLength(1);
     expect(result.context.events.at(-1)).toMatchObject({ type: 'error', code: ErrorCode.Timeout });
+  });
+
+  it('talks through the openai major this test project names', async () => {
+    server = await startProviderServer([{ body: completion({ content: 'hi' }, 'stop') }]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    expect((await new Agent({ model }).run('hello')).text).toBe('hi');
+    expect(userAgentMajor(server.requests[0])).toBe(expectedSdkMajor('openai'));
   });
 
   it('reports a missing API key as a coded error', () => {

@@ -55,3 +55,17 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
       }),
   };
 }
+
+/** The major of each official client this jest project runs the adapters against (`globals.sdkMajors` in jest.config.ts). */
+export function expectedSdkMajor(sdk: 'openai' | 'anthropic'): number {
+  const majors = (globalThis as { sdkMajors?: Record<string, number> }).sdkMajors;
+  const major = majors?.[sdk];
+  if (major === undefined) throw new Error(`jest.config.ts: this project sets no globals.sdkMajors.${sdk}`);
+  return major;
+}
+
+/** The major version in a client's User-Agent header ("OpenAI/JS 7.59.0", "Anthropic/JS 1.14.0"). */
+export function userAgentMajor(request: ReceivedRequest | undefined): number | undefined {
+  const match = /\/JS (\d+)\./.exec(String(request?.headers['user-agent']));
+  return match === null ? undefined : Number(match[1]);
+}

@@ -22,7 +22,7 @@ export function readProject(args: readonly string[], output: CommandOutput = def
     return undefined;
   }
   if (commandLine.options.watch === true || args.includes('-b') || args.includes('--build')) {
-    output.err('anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (docs/build-setup.md).\n');
+    output.err('anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (see docs/build-setup.md in the @anytool/schema package).\n');
     return undefined;
   }
   let project = commandLine.options.project;

@@ -1,0 +1,27 @@
+import type { Config } from 'jest';
+import config from './jest.config';
+
+// `npm run test:unit`: the fast subset. Every project of jest.config.ts but the
+// end-to-end and consumer ones, without the tests that start child processes (the built
+// packages imported from Node, `anytool build`, tspc) or MCP servers (the
+// servers from npm, fixture servers, `serveMcp` over stdio or HTTP). What is
+// left starts no process of its own: the tools, decorators, schemas, provider formats,
+// the agent loop and the model adapters against a local HTTP server.
+const slow = [
+  '/test/e2e/',
+  '/packages/[^/]+/test/package-smoke\\.test\\.ts$',
+  '/packages/schema/test/(build-command|class-validator|package|ways-in|cli|kept-decorators|typescript-versions)\\.test\\.ts$',
+  '/packages/mcp/test/client/',
+  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio)\\.test\\.ts$',
+];
+
+type Project = NonNullable<Config['projects']>[number] & object & { displayName?: unknown; testPathIgnorePatterns?: string[] };
+
+const unit: Config = {
+  ...config,
+  projects: (config.projects as Project[])
+    .filter((project) => project.displayName !== 'e2e' && project.displayName !== 'consumer')
+    .map((project) => ({ ...project, testPathIgnorePatterns: [...(project.testPathIgnorePatterns ?? ['/node_modules/']), ...slow] })),
+};
+
+export default unit;
