@@ -5,6 +5,8 @@ type Project = NonNullable<Config['projects']>[number] & object;
 const moduleNameMapper = {
   '^@anytool/(core|schema|mcp|agent)$': '<rootDir>/packages/$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
+  // A CommonJS source (`.cts`) is imported by its output name (`.cjs`).
+  '^(\\.{1,2}/.*)\\.cjs$': '$1.cts',
 };
 
 function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>/tsconfig.test.json', extra: Partial<Project> = {}): Project {
@@ -13,7 +15,7 @@ function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>
     testMatch,
     testEnvironment: 'node',
     moduleNameMapper,
-    transform: { '^.+\\.ts$': ['ts-jest', { tsconfig, diagnostics: { warnOnly: false } }] },
+    transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig, diagnostics: { warnOnly: false } }] },
     ...extra,
   } as Project;
 }
@@ -26,7 +28,7 @@ const config: Config = {
     project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
     // The schema package's own tests compile through its build step (built first: `node scripts/build.mjs schema`).
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {
-      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
+      transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
     }),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),
     project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts']),

@@ -1,7 +1,8 @@
 import { dirname, resolve } from 'node:path';
-import ts from 'typescript';
-import { analyzeSourceFile, type BuildInfoData } from '../transformer/tool-sites.js';
-import { createJsDocHost, formatDiagnostics, readProject, type CommandOutput } from './build-command.js';
+import type * as TS from 'typescript';
+import { analyzeFile, type BuildInfoData } from '../transformer/tool-sites.js';
+import { ts, withProjectTypeScript } from '../typescript.js';
+import { createJsDocHost, formatDiagnostics, projectDirectory, readProject, type CommandOutput } from './build-command.js';
 
 /** One tool as the build step sees it: what `anytool schema` prints. */
 export interface ToolDescription extends BuildInfoData {
@@ -16,7 +17,7 @@ export interface ToolDescription extends BuildInfoData {
 /** The result of describing the tools in one file. */
 export interface ToolDescriptions {
   tools: ToolDescription[];
-  diagnostics: ts.Diagnostic[];
+  diagnostics: TS.Diagnostic[];
 }
 
 /**
@@ -25,9 +26,18 @@ export interface ToolDescriptions {
  * as the build compiles it. These are the definitions the build step would inline.
  */
 export function describeTools(file: string, tsconfig?: string): ToolDescriptions {
+  return withProjectTypeScript(projectOf(file, tsconfig), () => describe(file, tsconfig));
+}
+
+/** The directory whose TypeScript reads `file`: its tsconfig's, else its own. */
+function projectOf(file: string, tsconfig: string | undefined): string {
+  return tsconfig === undefined ? dirname(resolve(file)) : projectDirectory(['-p', tsconfig]);
+}
+
+function describe(file: string, tsconfig: string | undefined): ToolDescriptions {
   const fileName = resolve(file);
   const configFile = tsconfig ?? ts.findConfigFile(dirname(fileName), ts.sys.fileExists);
-  let options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
+  let options: TS.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
   // The same program as the build: the tsconfig's files (global declarations included), plus the file.
   let rootNames = [fileName];
   if (configFile !== undefined) {
@@ -40,7 +50,7 @@ export function describeTools(file: string, tsconfig?: string): ToolDescriptions
   const program = ts.createProgram({ rootNames, options: { ...options, noEmit: true }, host: createJsDocHost(options) });
   const source = program.getSourceFile(fileName);
   if (source === undefined) throw new Error(`anytool schema: cannot read ${fileName}`);
-  const { sites, diagnostics } = analyzeSourceFile(program, source);
+  const { sites, diagnostics } = analyzeFile(program, source);
   const tools = sites.map((site): ToolDescription => {
     const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
     if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'revive' : 'validateClass'));
@@ -63,6 +73,10 @@ export function schemaCommand(args: readonly string[], output: CommandOutput): n
     output.err('usage: anytool schema <file.ts> [-p tsconfig.json]\n');
     return 1;
   }
+  return withProjectTypeScript(projectOf(file, tsconfig), () => printTools(file, tsconfig, output));
+}
+
+function printTools(file: string, tsconfig: string | undefined, output: CommandOutput): number {
   const { tools, diagnostics } = describeTools(file, tsconfig);
   if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, false));
   output.out(`${JSON.stringify(tools, null, 2)}\n`);

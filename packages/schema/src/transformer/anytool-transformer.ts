@@ -1,5 +1,6 @@
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { programTypeScript, supportedTypeScript, ts } from '../typescript.js';
 import { createTransformer, formatAnytoolDiagnostics } from './transformer.js';
 
 /** Options of `anytoolTransformer`. */
@@ -9,7 +10,13 @@ export interface AnytoolTransformerOptions {
    * stops the compilation (an `AnytoolError` with code `UNSUPPORTED_TYPE`,
    * whose message gives file, line and the fix) and warnings are ignored.
    */
-  onDiagnostics?: (diagnostics: readonly ts.Diagnostic[]) => void;
+  onDiagnostics?: (diagnostics: readonly TS.Diagnostic[]) => void;
+  /**
+   * The TypeScript module that makes the program (`import * as ts from
+   * 'typescript'` in the host). By default it is found among the TypeScript
+   * modules loaded in the process.
+   */
+  typescript?: typeof TS;
 }
 
 /**
@@ -18,14 +25,24 @@ export interface AnytoolTransformerOptions {
  * position, output schema, argument preparers) into the decorator or call, so
  * the schema the model sees is computed from the same types that compile.
  *
+ * It works with the TypeScript that made the program, which must be 5.5
+ * through 6.0: any other throws an `AnytoolError` (`UNSUPPORTED_TYPESCRIPT`)
+ * naming the version found and the fix.
+ *
  * `program` may be a function, for hosts whose program changes between files
  * (a language service).
  */
-export function anytoolTransformer(program: ts.Program | (() => ts.Program), options: AnytoolTransformerOptions = {}): ts.TransformerFactory<ts.SourceFile> {
-  return createTransformer(program, options.onDiagnostics ?? throwOnErrors);
+export function anytoolTransformer(program: TS.Program | (() => TS.Program), options: AnytoolTransformerOptions = {}): TS.TransformerFactory<TS.SourceFile> {
+  const typescript =
+    options.typescript !== undefined
+      ? supportedTypeScript(options.typescript, 'anytoolTransformer')
+      : typeof program === 'function'
+        ? undefined
+        : programTypeScript(program, 'anytoolTransformer');
+  return createTransformer(program, options.onDiagnostics ?? throwOnErrors, typescript);
 }
 
-function throwOnErrors(diagnostics: readonly ts.Diagnostic[]): void {
+function throwOnErrors(diagnostics: readonly TS.Diagnostic[]): void {
   const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) throw new AnytoolError(ErrorCode.UnsupportedType, `anytool build step:\n${formatAnytoolDiagnostics(errors)}`);
 }
