@@ -222,7 +222,14 @@ describe('programming errors throw at registration with a coded error', () => {
 
   it('an anonymous function without a name', () => {
     expect(codeOf(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) }))).toBe(ErrorCode.InvalidToolName);
-    expect(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) })).toThrow(/anonymous function needs a name/);
+    expect(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) })).toThrow(/anonymous function needs a name; pass \{ name: '\.\.\.' \}/);
+  });
+
+  it("an anonymous function named by the build step (the variable's name), unless the options or the function name it", () => {
+    const build = { name: 'mul', description: 'x', parameters: objectSchema({}), paramNames: [] };
+    expect(tool(() => 1, {}, build).name).toBe('mul');
+    expect(tool(() => 1, { name: 'explicit' }, build).name).toBe('explicit');
+    expect(tool(function own() {}, {}, build).name).toBe('own');
   });
 
   it('things that are not tools', () => {

@@ -4,6 +4,7 @@
 // which TypeScript modules the process has loaded.
 /** The TypeScript this package depends on. */
 export function loadShippedTypeScript(): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at import
   return require('typescript');
 }
 
