@@ -68,10 +68,21 @@ describe('anytool build, every target, both kinds of decorators', () => {
     expect(report.sum).toBe('5');
   });
 
-  it('ESNext with standard decorators: the output has no decorator left, and other files keep ESNext', () => {
+  it('ESNext with standard decorators: no decorator is left in the output', () => {
     const js = readFileSync(join(dir, 'out-ESNext-standard', 'calc.js'), 'utf8');
     expect(js).not.toMatch(/^\s*@Tool/m);
     expect(js).toContain('__esDecorate');
+  });
+
+  it('ESNext with the decorated file reached only through an import: lowered too', async () => {
+    writeFileSync(join(dir, 'main.ts'), "export { report } from './calc';\n");
+    writeFileSync(join(dir, 'tsconfig.imported.json'), JSON.stringify({ compilerOptions: { target: 'ESNext', module: 'commonjs', strict: true, skipLibCheck: true, types: [], outDir: 'out-imported' }, files: ['main.ts'] }));
+    let err = '';
+    expect(buildCommand(['-p', join(dir, 'tsconfig.imported.json')], { out: () => undefined, err: (t) => (err += t) })).toBe(0);
+    expect(err).toBe('');
+    const script = "require('./out-imported/main.js').report().then((r) => process.stdout.write(JSON.stringify(r)))";
+    const report = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8' })) as Report;
+    expect(report.definitions.map((d) => d.name)).toEqual(['add', 'greet', 'mul']);
   });
 
   it('ESNext without decorators in the project is emitted as ESNext, untouched', () => {

@@ -110,16 +110,7 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean)
   if (parsed === undefined) return 1;
   // The TypeScript shipped here is not the project's: its deprecations are not the project's to fix.
   if (shipped && parsed.options.ignoreDeprecations === undefined && ts.versionMajorMinor === '6.0') parsed.options.ignoreDeprecations = '6.0';
-  const options = parsed.options.noEmit === true ? parsed.options : lowerKeptDecorators(parsed.options, parsed.fileNames);
-  const host = createJsDocHost(options);
-  if (options !== parsed.options && options.lib === undefined && options.noLib !== true) {
-    // The same default library as the project's own target, so types check as they would with tsc.
-    const lib = ts.getDefaultLibFilePath(parsed.options);
-    host.getDefaultLibFileName = () => lib;
-  }
-  const createOptions: TS.CreateProgramOptions = { rootNames: parsed.fileNames, options, host, configFileParsingDiagnostics: parsed.errors };
-  if (parsed.projectReferences !== undefined) createOptions.projectReferences = parsed.projectReferences;
-  const program = ts.createProgram(createOptions);
+  const program = createBuildProgram(parsed);
   const diagnostics: TS.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
   const own: TS.Diagnostic[] = [];
   if (parsed.options.noEmit) {
@@ -142,19 +133,38 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean)
 }
 
 /**
- * The options to emit with: with a target of ESNext, where TypeScript leaves
- * standard decorators as written, the newest target with a year (ES2024 in
- * TypeScript 5.9), when the project's own files use decorators.
+ * The program to compile, with the project's options except one: with a target
+ * of ESNext, where TypeScript leaves standard decorators as written (Node cannot
+ * run them), the newest target with a year (ES2024 in TypeScript 5.9) when the
+ * project's own files use decorators, with ESNext's default library kept.
  */
-function lowerKeptDecorators(options: TS.CompilerOptions, fileNames: readonly string[]): TS.CompilerOptions {
-  if (!keepsStandardDecorators(options)) return options;
-  const decorated = fileNames.some((fileName) => {
-    if (/\.d\.[cm]?ts$/.test(fileName)) return false;
-    const text = ts.sys.readFile(fileName);
-    if (text === undefined || !text.includes('@')) return false;
-    return firstDecorator(ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ESNext, jsDocParsingMode: ts.JSDocParsingMode.ParseNone })) !== undefined;
-  });
-  return decorated ? { ...options, target: newestNumberedTarget().target } : options;
+function createBuildProgram(parsed: TS.ParsedCommandLine): TS.Program {
+  const create = (options: TS.CompilerOptions): TS.Program => {
+    const host = createJsDocHost(options);
+    if (options !== parsed.options && options.lib === undefined && options.noLib !== true) {
+      // The same default library as the project's own target, so types check as they would with tsc.
+      const lib = ts.getDefaultLibFilePath(parsed.options);
+      host.getDefaultLibFileName = () => lib;
+    }
+    const createOptions: TS.CreateProgramOptions = { rootNames: parsed.fileNames, options, host, configFileParsingDiagnostics: parsed.errors };
+    if (parsed.projectReferences !== undefined) createOptions.projectReferences = parsed.projectReferences;
+    return ts.createProgram(createOptions);
+  };
+  if (parsed.options.noEmit === true || !keepsStandardDecorators(parsed.options)) return create(parsed.options);
+  const lowered = { ...parsed.options, target: newestNumberedTarget().target };
+  // The project's files are read first, so that usually one program is made.
+  const roots = new Set(parsed.fileNames.filter((f) => !/\.d\.[cm]?ts$/.test(f)));
+  if ([...roots].some(hasDecorators)) return create(lowered);
+  const program = create(parsed.options);
+  // A decorated file reached only through an import: compile again, lowered.
+  const reached = program.getSourceFiles().filter((f) => !f.isDeclarationFile && !program.isSourceFileFromExternalLibrary(f) && !roots.has(f.fileName));
+  return reached.some((f) => firstDecorator(f) !== undefined) ? create(lowered) : program;
+}
+
+function hasDecorators(fileName: string): boolean {
+  const text = ts.sys.readFile(fileName);
+  if (text === undefined || !text.includes('@')) return false;
+  return firstDecorator(ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ESNext, jsDocParsingMode: ts.JSDocParsingMode.ParseNone })) !== undefined;
 }
 
 export function formatDiagnostics(diagnostics: readonly TS.Diagnostic[], pretty: boolean): string {
