@@ -1,6 +1,6 @@
 import type * as TS from 'typescript';
-import { ts } from '../typescript.js';
 import type { JsonSchema } from '@anytool/core';
+import { ts } from '../typescript.js';
 import type { SymbolOracle } from './type-to-schema.js';
 
 /** A class with class-validator decorators met while walking a parameter. */

@@ -1,6 +1,6 @@
 import type * as TS from 'typescript';
-import { ts } from '../typescript.js';
 import type { JsonSchema } from '@anytool/core';
+import { ts } from '../typescript.js';
 import { applyClassValidatorConstraints, type ClassValidatorInfo } from './class-validator.js';
 import type { JsDocReader } from './jsdoc.js';
 

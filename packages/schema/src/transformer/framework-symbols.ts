@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import type * as TS from 'typescript';
-import { ts } from '../typescript.js';
 import type { SymbolOracle } from '../schema/type-to-schema.js';
+import { ts } from '../typescript.js';
 
 /** The @anytool/core declarations the build step reacts to. */
 export type CoreName = 'Tool' | 'tool' | 'defineTool' | 'BaseTool' | 'ExecutionContext' | 'Context' | 'ToolResult';

@@ -1,10 +1,10 @@
 import type * as TS from 'typescript';
-import { programTypeScript, ts, withTypeScript } from '../typescript.js';
 import type { JsonSchema } from '@anytool/core';
 import { JsDocReader } from '../schema/jsdoc.js';
 import type { RevivalPlan } from '../runtime.js';
 import { revivalPlan, stripMarks } from '../schema/revival-plan.js';
 import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
+import { programTypeScript, ts, withTypeScript } from '../typescript.js';
 import { FrameworkSymbols } from './framework-symbols.js';
 
 /** The JSON part of a tool's build information (what `anytool schema` prints). */

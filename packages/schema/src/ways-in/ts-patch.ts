@@ -1,8 +1,8 @@
 // ts-patch (`tspc`) plugin: { "transform": "@anytool/schema/ts-patch", "import": "tspcTransformer" }.
 import type * as TS from 'typescript';
 import { anytoolTransformer } from '../transformer/anytool-transformer.js';
-import { typeScriptProblem } from '../typescript.js';
 import { DiagnosticCode } from '../transformer/tool-sites.js';
+import { typeScriptProblem } from '../typescript.js';
 
 /** What ts-patch passes as its third argument to a program transformer. */
 export interface TspcExtras {
