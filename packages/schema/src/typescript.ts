@@ -22,7 +22,6 @@ const NONE = new Proxy({} as typeof TS, {
  * binding, set by `withTypeScript` for the duration of a call. Read `ts.X` where
  * it is used; never keep `ts` or one of its members across calls.
  */
-// eslint-disable-next-line prefer-const -- reassigned by withTypeScript; importers see the change
 export let ts: typeof TS = NONE;
 
 /** Runs `work` with `instance` as `ts`, then restores the previous one. */
@@ -55,6 +54,7 @@ function versionOf(instance: unknown): string | undefined {
 function whyUnsupported(version: string): string {
   const major = Number.parseInt(version, 10);
   if (major >= 7) return `TypeScript ${version} has no JavaScript compiler API (from 7.0 on, TypeScript is a native program)`;
+  if (major === 6) return `TypeScript ${version} is newer than this build step`;
   return `TypeScript ${version} is older than 5.5`;
 }
 

@@ -33,6 +33,7 @@ describe('supported TypeScript releases', () => {
     expect(problem).toMatch(/npm i -D typescript@~5\.9, or typescript@~6\.0/);
     expect(problem).toMatch(/`anytool build`/);
     expect(typeScriptProblem({ ...ts, version: '5.4.5' }, 'ts-node')).toMatch(/TypeScript 5\.4\.5 is older than 5\.5/);
+    expect(typeScriptProblem({ ...ts, version: '6.1.0' }, 'ts-node')).toMatch(/TypeScript 6\.1\.0 is newer than this build step/);
     expect(typeScriptProblem(ts, 'ts-node')).toBeUndefined();
   });
 });
