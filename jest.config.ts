@@ -5,8 +5,8 @@ type Project = NonNullable<Config['projects']>[number] & object;
 const moduleNameMapper = {
   '^@anytool/(core|schema|mcp|agent)$': '<rootDir>/packages/$1/src/index.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
-  // A CommonJS source (`.cts`) is imported by its output name (`.cjs`).
-  '^(\\.{1,2}/.*)\\.cjs$': '$1.cts',
+  // @anytool/schema's one CommonJS source (`.cts`), imported by its output name (`.cjs`).
+  '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',
 };
 
 function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>/tsconfig.test.json', extra: Partial<Project> = {}): Project {

@@ -14,9 +14,9 @@ export interface AnytoolTransformerOptions {
   /**
    * The TypeScript module that makes the program (`import * as ts from
    * 'typescript'` in the host). By default it is found among the TypeScript
-   * modules loaded in the process.
+   * modules loaded in the process. Checked at run time (5.5 through 6.0).
    */
-  typescript?: typeof TS;
+  typescript?: object;
 }
 
 /**
@@ -30,16 +30,21 @@ export interface AnytoolTransformerOptions {
  * naming the version found and the fix.
  *
  * `program` may be a function, for hosts whose program changes between files
- * (a language service).
+ * (a language service). It is typed loosely, and the result takes the type
+ * its place asks for (ts-node's `before` list, say): both belong to the
+ * host's TypeScript, which may be another release than the one these
+ * declarations name. Which one it is, and whether it is supported, is
+ * checked at run time.
  */
-export function anytoolTransformer(program: TS.Program | (() => TS.Program), options: AnytoolTransformerOptions = {}): TS.TransformerFactory<TS.SourceFile> {
+export function anytoolTransformer<Factory = TS.TransformerFactory<TS.SourceFile>>(program: object | (() => object), options: AnytoolTransformerOptions = {}): Factory {
+  const hostProgram = program as TS.Program | (() => TS.Program);
   const typescript =
     options.typescript !== undefined
       ? supportedTypeScript(options.typescript, 'anytoolTransformer')
-      : typeof program === 'function'
+      : typeof hostProgram === 'function'
         ? undefined
-        : programTypeScript(program, 'anytoolTransformer');
-  return createTransformer(program, options.onDiagnostics ?? throwOnErrors, typescript);
+        : programTypeScript(hostProgram, 'anytoolTransformer');
+  return createTransformer(hostProgram, options.onDiagnostics ?? throwOnErrors, typescript) as Factory;
 }
 
 function throwOnErrors(diagnostics: readonly TS.Diagnostic[]): void {
