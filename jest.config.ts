@@ -7,6 +7,8 @@ const moduleNameMapper = {
   // What compiled tools import at run time, from the same sources as the rest of core.
   '^@anytool/core/runtime$': '<rootDir>/packages/core/src/runtime.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
+  // @anytool/schema's one CommonJS source (`.cts`), imported by its output name (`.cjs`).
+  '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',
 };
 
 function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>/tsconfig.test.json', extra: Partial<Project> = {}): Project {
@@ -15,7 +17,7 @@ function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>
     testMatch,
     testEnvironment: 'node',
     moduleNameMapper,
-    transform: { '^.+\\.ts$': ['ts-jest', { tsconfig, diagnostics: { warnOnly: false } }] },
+    transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig, diagnostics: { warnOnly: false } }] },
     ...extra,
   } as Project;
 }
@@ -28,7 +30,7 @@ const config: Config = {
     project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
     // The schema package's own tests compile through its build step (built first: `node scripts/build.mjs schema`).
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {
-      transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
+      transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
     }),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),
     project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts'], undefined, { globals: { sdkMajors: { openai: 6, anthropic: 0 } } }),

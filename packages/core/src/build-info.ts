@@ -7,6 +7,11 @@ import type { JsonSchema } from './tool-definition.js';
  * `[BUILD_INFO]` property). Users do not write it by hand.
  */
 export interface ToolBuildInfo {
+  /**
+   * For `const x = tool(<anonymous function>)`: the variable's name, the
+   * tool's name unless the options or the function give one.
+   */
+  name?: string;
   /** The JSDoc summary of the function or method. */
   description?: string;
   /** JSON Schema of the arguments object. */

@@ -31,6 +31,8 @@ export const ErrorCode = {
   InvalidResult: 'INVALID_RESULT',
   /** A type has no faithful JSON Schema (build step). */
   UnsupportedType: 'UNSUPPORTED_TYPE',
+  /** The TypeScript a build host compiles with is one the build step cannot work with. */
+  UnsupportedTypeScript: 'UNSUPPORTED_TYPESCRIPT',
   /** An MCP server could not be started or connected to. */
   McpConnectFailed: 'MCP_CONNECT_FAILED',
   /** The connection to an MCP server closed while a call was in flight. */

@@ -42,14 +42,16 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
     if (typeof fn !== 'function') {
       throw new AnytoolError(ErrorCode.InvalidOptions, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
     }
-    if (options.name === undefined && fn.name === '') {
+    // An anonymous function's name comes from the variable it is assigned to, through the build step.
+    const name = options.name ?? (fn.name || build?.name);
+    if (name === undefined) {
       // Without the build step nothing else is known about it either: say that first.
       if (build?.paramNames === undefined && options.parameters === undefined) throw missingBuildInfo(`the anonymous function given to tool() (${sourceSnippet(fn)})`);
       throw new AnytoolError(ErrorCode.InvalidToolName, `tool(): an anonymous function (${sourceSnippet(fn)}) needs a name; pass { name: '...' } or use a named function`);
     }
-    super({ ...options, name: options.name ?? fn.name }, build ?? {});
+    super({ ...options, name }, build ?? {});
     this.fn = fn;
-    this.source = `function ${fn.name || '(anonymous)'}`;
+    this.source = `function ${fn.name || build?.name || '(anonymous)'}`;
     const convention = resolveConvention(this.label, fn, options, build, undefined);
     this.needsContext = convention.contextIndex !== undefined;
     this.perCallContext = this.needsContext;

@@ -225,6 +225,13 @@ describe('programming errors throw at registration with a coded error', () => {
     expect(() => tool(() => 1, { description: 'x', parameters: objectSchema({}) })).toThrow(/an anonymous function \(\(\) => 1\) needs a name/);
   });
 
+  it("an anonymous function named by the build step (the variable's name), unless the options or the function name it", () => {
+    const build = { name: 'mul', description: 'x', parameters: objectSchema({}), paramNames: [] };
+    expect(tool(() => 1, {}, build).name).toBe('mul');
+    expect(tool(() => 1, { name: 'explicit' }, build).name).toBe('explicit');
+    expect(tool(function own() {}, {}, build).name).toBe('own');
+  });
+
   it('things that are not tools', () => {
     expect(codeOf(() => new Toolset(Object.create(null) as object))).toBe(ErrorCode.InvalidOptions);
     expect(codeOf(() => new Toolset({} as object))).toBe(ErrorCode.InvalidOptions);

@@ -93,7 +93,7 @@ describe('anytool schema <file>', () => {
     const tools = JSON.parse(out) as Array<{ name: string; source: string; description?: string; paramNames?: string[] }>;
     expect(tools.map((t) => [t.name, t.source])).toEqual([
       ['searchWeb', 'tool(searchWeb)'],
-      ['add', 'tool((anonymous))'],
+      ['add', 'tool(add)'],
       ['save', 'Notes.save'],
       ['Clock', 'class Clock'],
       ['multiply', 'Calculator.multiply'],

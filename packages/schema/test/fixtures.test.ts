@@ -74,7 +74,7 @@ const samples: Record<string, Sample> = {
   },
   'Generics.choose': { valid: { key: 'a', keys: ['a', 'b'] }, invalid: [['key', 1], ['keys', [1]]] },
   'tool(searchWeb)': { valid: { query: 'ts' }, invalid: [['query', 1], ['maxResults', 50]] },
-  'tool((anonymous))': { valid: { a: 1, b: 2 }, invalid: [['a', undefined], ['b', '2']] },
+  'tool(add)': { valid: { a: 1, b: 2 }, invalid: [['a', undefined], ['b', '2']] },
   'tool(describeValue)': { valid: { value: 3 }, invalid: [['value', true]] },
   'Notes.save': { valid: { text: 'hi', tags: ['x'] }, invalid: [['text', 1], ['tags', 'x']] },
   'class Clock': { valid: { timeZone: 'UTC' }, invalid: [['timeZone', 3]] },

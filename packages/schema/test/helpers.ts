@@ -19,9 +19,13 @@ export function programFor(files: readonly string[], tsconfig = testTsconfig, em
   return ts.createProgram({ rootNames: [...files], options, host });
 }
 
-/** A fresh directory inside the package (ignored by git), so built output resolves the workspace packages. */
-export function scratchDir(name: string): string {
-  const base = join(schemaRoot, '.tmp');
+/**
+ * A fresh directory inside the package (ignored by git), so built output resolves the workspace packages.
+ * With `atRoot`, inside the repository's root instead, where `typescript` resolves to the repository's own
+ * (inside the package it resolves to the one the package ships).
+ */
+export function scratchDir(name: string, atRoot = false): string {
+  const base = atRoot ? join(repoRoot, '.tmp', 'schema-tests') : join(schemaRoot, '.tmp');
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(join(base, `${name}-`));
   scratchDirs.push(dir);

@@ -1,7 +1,10 @@
-import { resolve } from 'node:path';
-import ts from 'typescript';
-import { analyzeSourceFile } from '../transformer/tool-sites.js';
+import { statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type * as TS from 'typescript';
+import { firstDecorator, keepsStandardDecorators, newestNumberedTarget } from '../transformer/kept-decorators.js';
+import { analyzeFile } from '../transformer/tool-sites.js';
 import { createTransformer } from '../transformer/transformer.js';
+import { projectTypeScript, ts, withProjectTypeScript, withTypeScript } from '../typescript.js';
 
 /** Where `anytool build` writes its messages (the CLI passes the process streams). */
 export interface CommandOutput {
@@ -11,18 +14,35 @@ export interface CommandOutput {
 
 const defaultOutput: CommandOutput = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
+/** The directory whose `typescript` a command uses: the project's (`-p`), else the current directory. */
+export function projectDirectory(args: readonly string[]): string {
+  const at = args.findIndex((a) => a === '-p' || a === '--project');
+  const project = at >= 0 ? args[at + 1] : undefined;
+  if (project === undefined) return process.cwd();
+  const path = resolve(project);
+  try {
+    return statSync(path).isDirectory() ? path : dirname(path);
+  } catch {
+    return dirname(path);
+  }
+}
+
 /**
  * Reads a project like tsc does (`-p tsconfig.json`, or the files and options on
  * the command line, or the tsconfig.json found from the current directory).
  */
-export function readProject(args: readonly string[], output: CommandOutput = defaultOutput): ts.ParsedCommandLine | undefined {
+export function readProject(args: readonly string[], output: CommandOutput = defaultOutput): TS.ParsedCommandLine | undefined {
+  return withProjectTypeScript(projectDirectory(args), () => readProjectFiles(args, output));
+}
+
+function readProjectFiles(args: readonly string[], output: CommandOutput): TS.ParsedCommandLine | undefined {
   const commandLine = ts.parseCommandLine([...args]);
   if (commandLine.errors.length > 0) {
     output.err(formatDiagnostics(commandLine.errors, false));
     return undefined;
   }
   if (commandLine.options.watch === true || args.includes('-b') || args.includes('--build')) {
-    output.err('anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (see docs/build-setup.md in the @anytool/schema package).\n');
+    output.err('anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (docs/build-setup.md).\n');
     return undefined;
   }
   let project = commandLine.options.project;
@@ -36,8 +56,8 @@ export function readProject(args: readonly string[], output: CommandOutput = def
   }
   const configFile = ts.sys.directoryExists(project) ? resolve(project, 'tsconfig.json') : resolve(project);
   const { project: _p, ...overrides } = commandLine.options;
-  let configError: ts.Diagnostic | undefined;
-  const host: ts.ParseConfigFileHost = {
+  let configError: TS.Diagnostic | undefined;
+  const host: TS.ParseConfigFileHost = {
     ...ts.sys,
     onUnRecoverableConfigFileDiagnostic: (d) => {
       configError = d;
@@ -62,7 +82,7 @@ export function readProject(args: readonly string[], output: CommandOutput = def
  * it since TypeScript 5.3, and descriptions live there), but parses installed
  * declaration files (the lib files, node_modules) as lightly as tsc does.
  */
-export function createJsDocHost(options: ts.CompilerOptions): ts.CompilerHost {
+export function createJsDocHost(options: TS.CompilerOptions): TS.CompilerHost {
   const host = ts.createCompilerHost(options);
   host.jsDocParsingMode = ts.JSDocParsingMode.ParseAll;
   const getSourceFile = host.getSourceFile.bind(host);
@@ -78,27 +98,37 @@ export function createJsDocHost(options: ts.CompilerOptions): ts.CompilerHost {
 /**
  * `anytool build [tsc options] [-p tsconfig.json]`: compiles the project like
  * tsc, with the anytool transformer, and prints tsc's and the build step's
- * diagnostics. With `noEmit` it only checks. Returns the exit code: 1 for
- * errors in the code, 2 when the project cannot be read.
+ * diagnostics. With `noEmit` it only checks. Returns the exit code.
+ *
+ * It compiles with the project's own TypeScript when that is 5.5 through 6.0,
+ * else with the one @anytool/schema ships (saying so when the project has
+ * another). Standard decorators are lowered when the target is ESNext, where
+ * TypeScript would leave them in the output and Node could not run it.
+ * Exit code: 1 for errors in the code, 2 when the project cannot be read.
  */
 export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput): number {
+  const choice = projectTypeScript(projectDirectory(args));
+  if (choice.note !== undefined) output.err(choice.note);
+  return withTypeScript(choice.typescript, () => build(args, output, choice.shipped));
+}
+
+function build(args: readonly string[], output: CommandOutput, shipped: boolean): number {
   // A project that cannot be read is a usage error: tsc's message on a line of the command's own.
-  const parsed = readProject(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) });
+  const parsed = readProjectFiles(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) });
   if (parsed === undefined) return 2;
-  const host = createJsDocHost(parsed.options);
-  const createOptions: ts.CreateProgramOptions = { rootNames: parsed.fileNames, options: parsed.options, host, configFileParsingDiagnostics: parsed.errors };
-  if (parsed.projectReferences !== undefined) createOptions.projectReferences = parsed.projectReferences;
-  const program = ts.createProgram(createOptions);
-  const diagnostics: ts.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
-  const own: ts.Diagnostic[] = [];
+  // The TypeScript shipped here is not the project's: its deprecations are not the project's to fix.
+  if (shipped && parsed.options.ignoreDeprecations === undefined && ts.versionMajorMinor === '6.0') parsed.options.ignoreDeprecations = '6.0';
+  const program = createBuildProgram(parsed);
+  const diagnostics: TS.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
+  const own: TS.Diagnostic[] = [];
   if (parsed.options.noEmit) {
     for (const file of program.getSourceFiles()) {
       if (file.isDeclarationFile || program.isSourceFileFromExternalLibrary(file)) continue;
-      own.push(...analyzeSourceFile(program, file).diagnostics);
+      own.push(...analyzeFile(program, file).diagnostics);
     }
   } else {
     const emitted = program.emit(undefined, undefined, undefined, undefined, {
-      before: [createTransformer(program, (d) => own.push(...d))],
+      before: [createTransformer(program, (d) => own.push(...d), ts)],
     });
     diagnostics.push(...emitted.diagnostics);
   }
@@ -110,8 +140,43 @@ export function buildCommand(args: readonly string[], output: CommandOutput = de
   return errors > 0 ? 1 : 0;
 }
 
-export function formatDiagnostics(diagnostics: readonly ts.Diagnostic[], pretty: boolean): string {
-  const host: ts.FormatDiagnosticsHost = {
+/**
+ * The program to compile, with the project's options except one: with a target
+ * of ESNext, where TypeScript leaves standard decorators as written (Node cannot
+ * run them), the newest target with a year (ES2024 in TypeScript 5.9) when the
+ * project's own files use decorators, with ESNext's default library kept.
+ */
+function createBuildProgram(parsed: TS.ParsedCommandLine): TS.Program {
+  const create = (options: TS.CompilerOptions): TS.Program => {
+    const host = createJsDocHost(options);
+    if (options !== parsed.options && options.lib === undefined && options.noLib !== true) {
+      // The same default library as the project's own target, so types check as they would with tsc.
+      const lib = ts.getDefaultLibFilePath(parsed.options);
+      host.getDefaultLibFileName = () => lib;
+    }
+    const createOptions: TS.CreateProgramOptions = { rootNames: parsed.fileNames, options, host, configFileParsingDiagnostics: parsed.errors };
+    if (parsed.projectReferences !== undefined) createOptions.projectReferences = parsed.projectReferences;
+    return ts.createProgram(createOptions);
+  };
+  if (parsed.options.noEmit === true || !keepsStandardDecorators(parsed.options)) return create(parsed.options);
+  const lowered = { ...parsed.options, target: newestNumberedTarget().target };
+  // The project's files are read first, so that usually one program is made.
+  const roots = new Set(parsed.fileNames.filter((f) => !/\.d\.[cm]?ts$/.test(f)));
+  if ([...roots].some(hasDecorators)) return create(lowered);
+  const program = create(parsed.options);
+  // A decorated file reached only through an import: compile again, lowered.
+  const reached = program.getSourceFiles().filter((f) => !f.isDeclarationFile && !program.isSourceFileFromExternalLibrary(f) && !roots.has(f.fileName));
+  return reached.some((f) => firstDecorator(f) !== undefined) ? create(lowered) : program;
+}
+
+function hasDecorators(fileName: string): boolean {
+  const text = ts.sys.readFile(fileName);
+  if (text === undefined || !text.includes('@')) return false;
+  return firstDecorator(ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ESNext, jsDocParsingMode: ts.JSDocParsingMode.ParseNone })) !== undefined;
+}
+
+export function formatDiagnostics(diagnostics: readonly TS.Diagnostic[], pretty: boolean): string {
+  const host: TS.FormatDiagnosticsHost = {
     getCanonicalFileName: (f) => f,
     getCurrentDirectory: () => process.cwd(),
     getNewLine: () => '\n',

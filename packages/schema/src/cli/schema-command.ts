@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import type * as TS from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import ts from 'typescript';
-import { analyzeSourceFile, type BuildInfoData } from '../transformer/tool-sites.js';
-import { createJsDocHost, formatDiagnostics, readProject, type CommandOutput } from './build-command.js';
+import { analyzeFile, type BuildInfoData } from '../transformer/tool-sites.js';
+import { ts, withProjectTypeScript } from '../typescript.js';
+import { createJsDocHost, formatDiagnostics, projectDirectory, readProject, type CommandOutput } from './build-command.js';
 import { parseArgs, usageError } from './command-args.js';
 
 /** One tool as the build step sees it: what `anytool schema` prints. */
@@ -19,7 +20,7 @@ export interface ToolDescription extends BuildInfoData {
 /** The result of describing the tools in one file. */
 export interface ToolDescriptions {
   tools: ToolDescription[];
-  diagnostics: ts.Diagnostic[];
+  diagnostics: TS.Diagnostic[];
 }
 
 /**
@@ -28,9 +29,18 @@ export interface ToolDescriptions {
  * as the build compiles it. These are the definitions the build step would inline.
  */
 export function describeTools(file: string, tsconfig?: string): ToolDescriptions {
+  return withProjectTypeScript(projectOf(file, tsconfig), () => describe(file, tsconfig));
+}
+
+/** The directory whose TypeScript reads `file`: its tsconfig's, else its own. */
+function projectOf(file: string, tsconfig: string | undefined): string {
+  return tsconfig === undefined ? dirname(resolve(file)) : projectDirectory(['-p', tsconfig]);
+}
+
+function describe(file: string, tsconfig: string | undefined): ToolDescriptions {
   const fileName = resolve(file);
   const configFile = tsconfig ?? ts.findConfigFile(dirname(fileName), ts.sys.fileExists);
-  let options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
+  let options: TS.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
   // The same program as the build: the tsconfig's files (global declarations included), plus the file.
   let rootNames = [fileName];
   if (configFile !== undefined) {
@@ -43,7 +53,7 @@ export function describeTools(file: string, tsconfig?: string): ToolDescriptions
   const program = ts.createProgram({ rootNames, options: { ...options, noEmit: true }, host: createJsDocHost(options) });
   const source = program.getSourceFile(fileName);
   if (source === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot read ${file}${existsSync(fileName) ? '' : ': there is no such file'}; check the path, which is relative to the current directory`);
-  const { sites, diagnostics } = analyzeSourceFile(program, source);
+  const { sites, diagnostics } = analyzeFile(program, source);
   const tools = sites.map((site): ToolDescription => {
     const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
     if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'revive' : 'validateClass'));
@@ -64,6 +74,10 @@ export function schemaCommand(args: readonly string[], output: CommandOutput): n
   if (extra.length > 0) throw usageError('schema', `describe one file at a time, got ${parsed.positionals.join(', ')}`);
   if (!existsSync(file)) throw new AnytoolError(ErrorCode.InvalidOptions, `there is no file ${file}; check the path, which is relative to the current directory`);
   if (tsconfig !== undefined && !existsSync(tsconfig)) throw new AnytoolError(ErrorCode.InvalidOptions, `there is no tsconfig ${tsconfig}; check the path given with -p`);
+  return withProjectTypeScript(projectOf(file, tsconfig), () => printTools(file, tsconfig, output));
+}
+
+function printTools(file: string, tsconfig: string | undefined, output: CommandOutput): number {
   const { tools, diagnostics } = describeTools(file, tsconfig);
   if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, false));
   output.out(`${JSON.stringify(tools, null, 2)}\n`);

@@ -1,12 +1,13 @@
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import type { JsonSchema } from '@anytool/core';
+import { ts } from '../typescript.js';
 import type { SymbolOracle } from './type-to-schema.js';
 
 /** A class with class-validator decorators met while walking a parameter. */
 export interface ClassValidatorInfo {
   /** Where it sits: [] for a flattened arguments object, [name] for a parameter. */
   path: readonly string[];
-  declaration: ts.ClassDeclaration;
+  declaration: TS.ClassDeclaration;
 }
 
 type Constraint = (schema: JsonSchema, args: readonly unknown[], propertyNames: { optional: boolean }) => void;
@@ -64,7 +65,7 @@ function num(value: unknown, set: (v: number) => void): void {
  * schema (formats, bounds, lengths, patterns, enums, array sizes; `@IsOptional`
  * makes a property not required). Returns whether the class has any.
  */
-export function applyClassValidatorConstraints(declaration: ts.ClassDeclaration, schema: JsonSchema, checker: ts.TypeChecker, oracle: SymbolOracle): boolean {
+export function applyClassValidatorConstraints(declaration: TS.ClassDeclaration, schema: JsonSchema, checker: TS.TypeChecker, oracle: SymbolOracle): boolean {
   let found = false;
   const properties = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
   const optional = new Set<string>();
@@ -97,7 +98,7 @@ export function applyClassValidatorConstraints(declaration: ts.ClassDeclaration,
 }
 
 /** The value of a decorator argument written as a literal (numbers, strings, regexes, arrays, objects, enums). */
-function literalArgument(node: ts.Expression, checker: ts.TypeChecker): unknown {
+function literalArgument(node: TS.Expression, checker: TS.TypeChecker): unknown {
   if (ts.isNumericLiteral(node)) return Number(node.text);
   if (ts.isStringLiteralLike(node)) return node.text;
   if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken) {

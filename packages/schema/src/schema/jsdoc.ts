@@ -1,10 +1,10 @@
-import type ts from 'typescript';
+import type * as TS from 'typescript';
 import { JsonSchemaGenerator, getDefaultArgs } from 'typescript-json-schema';
 import type { JsonSchema } from '@anytool/core';
 
 /** The part of typescript-json-schema's generator used here: JSDoc text and tags into schema keywords. */
 interface CommentParser {
-  parseCommentsIntoDefinition(symbol: ts.Symbol | undefined, definition: Record<string, unknown>, otherAnnotations: Record<string, true>): void;
+  parseCommentsIntoDefinition(symbol: TS.Symbol | undefined, definition: Record<string, unknown>, otherAnnotations: Record<string, true>): void;
 }
 
 /**
@@ -15,13 +15,14 @@ interface CommentParser {
 export class JsDocReader {
   private readonly parser: CommentParser;
 
-  constructor(checker: ts.TypeChecker) {
-    const generator = new JsonSchemaGenerator([], {}, {}, {}, checker, { ...getDefaultArgs(), validationKeywords: ['example'] });
+  constructor(checker: TS.TypeChecker) {
+    // Typed against typescript-json-schema's own TypeScript; the parser only calls the checker's and symbols' methods, the same in every release.
+    const generator = new JsonSchemaGenerator([], {}, {}, {}, checker as never, { ...getDefaultArgs(), validationKeywords: ['example'] });
     this.parser = generator as unknown as CommentParser;
   }
 
   /** Adds the symbol's description and keyword tags to `schema`. */
-  annotate(symbol: ts.Symbol, schema: JsonSchema): void {
+  annotate(symbol: TS.Symbol, schema: JsonSchema): void {
     const found: Record<string, unknown> = {};
     this.parser.parseCommentsIntoDefinition(symbol, found, {});
     if ('example' in found) {

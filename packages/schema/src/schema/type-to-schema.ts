@@ -1,5 +1,6 @@
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import type { JsonSchema } from '@anytool/core';
+import { ts } from '../typescript.js';
 import { applyClassValidatorConstraints, type ClassValidatorInfo } from './class-validator.js';
 import type { JsDocReader } from './jsdoc.js';
 
@@ -29,7 +30,7 @@ export const DATE_MARK: unique symbol = Symbol('anytool.date');
 
 /** Knows which declarations belong to anytool and to class-validator. */
 export interface SymbolOracle {
-  isClassValidatorDecorator(decorator: ts.Decorator): string | undefined;
+  isClassValidatorDecorator(decorator: TS.Decorator): string | undefined;
 }
 
 const UNSUPPORTED_GLOBALS: Record<string, string> = {
@@ -79,19 +80,19 @@ export class TypeSchemaWalker {
   readonly walk: SchemaWalk = { issues: [], defs: {} };
   /** Class-validator classes met at the top of a parameter: the parameter's path and the class. */
   readonly validatedClasses: ClassValidatorInfo[] = [];
-  private readonly active = new Set<ts.Type>();
-  private readonly recursive = new Set<ts.Type>();
-  private readonly defNames = new Map<ts.Type, string>();
+  private readonly active = new Set<TS.Type>();
+  private readonly recursive = new Set<TS.Type>();
+  private readonly defNames = new Map<TS.Type, string>();
   private readonly usedNames = new Set<string>();
 
   constructor(
-    private readonly checker: ts.TypeChecker,
+    private readonly checker: TS.TypeChecker,
     private readonly jsdoc: JsDocReader,
     private readonly oracle: SymbolOracle,
   ) {}
 
   /** The schema of `type`; `node` (the declared type) gives literal unions their source order. */
-  schemaOf(type: ts.Type, path: string[], node?: ts.TypeNode): JsonSchema {
+  schemaOf(type: TS.Type, path: string[], node?: TS.TypeNode): JsonSchema {
     const flags = type.flags;
     if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) {
       this.issue('warning', path, type, `${flags & ts.TypeFlags.Any ? 'any' : 'unknown'} accepts any JSON value ({}); give it a precise type so the model knows what to send`);
@@ -116,7 +117,7 @@ export class TypeSchemaWalker {
       this.issue('error', path, type, 'undefined has no JSON form; make the parameter or property optional instead');
       return {};
     }
-    if (flags & ts.TypeFlags.TemplateLiteral) return { type: 'string', pattern: templatePattern(type as ts.TemplateLiteralType) };
+    if (flags & ts.TypeFlags.TemplateLiteral) return { type: 'string', pattern: templatePattern(type as TS.TemplateLiteralType) };
     if (flags & ts.TypeFlags.TypeParameter) {
       const constraint = this.checker.getBaseConstraintOfType(type);
       if (constraint === undefined || constraint === type || constraint.flags & ts.TypeFlags.Unknown) {
@@ -131,16 +132,16 @@ export class TypeSchemaWalker {
       this.issue('warning', path, type, 'this type could not be resolved to a JSON Schema and accepts any JSON value ({})');
       return {};
     }
-    if (flags & ts.TypeFlags.Union) return this.guarded(type, () => this.unionSchema(type as ts.UnionType, path, node));
-    if (flags & ts.TypeFlags.Intersection) return this.guarded(type, () => this.intersectionSchema(type as ts.IntersectionType, path));
-    if (flags & ts.TypeFlags.Object) return this.objectSchema(type as ts.ObjectType, path);
+    if (flags & ts.TypeFlags.Union) return this.guarded(type, () => this.unionSchema(type as TS.UnionType, path, node));
+    if (flags & ts.TypeFlags.Intersection) return this.guarded(type, () => this.intersectionSchema(type as TS.IntersectionType, path));
+    if (flags & ts.TypeFlags.Object) return this.objectSchema(type as TS.ObjectType, path);
     if (flags & ts.TypeFlags.NonPrimitive) return { type: 'object' };
     this.issue('error', path, type, 'this type has no JSON Schema; use JSON data types (string, number, boolean, arrays, plain objects)');
     return {};
   }
 
   /** Whether the (awaited) type is a plain object type worth an output schema. */
-  isPlainObjectType(type: ts.Type): boolean {
+  isPlainObjectType(type: TS.Type): boolean {
     if (!(type.flags & ts.TypeFlags.Object)) return false;
     if (this.checker.isArrayType(type) || this.checker.isTupleType(type)) return false;
     if (this.checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0) return false;
@@ -149,12 +150,12 @@ export class TypeSchemaWalker {
     return true;
   }
 
-  private issue(severity: TypeIssue['severity'], path: readonly string[], type: ts.Type, message: string): void {
+  private issue(severity: TypeIssue['severity'], path: readonly string[], type: TS.Type, message: string): void {
     this.walk.issues.push({ severity, path: [...path], typeText: this.checker.typeToString(type), message });
   }
 
   /** Walks a type that may refer to itself; a recursive type becomes a `$defs` entry and a `$ref`. */
-  private guarded(type: ts.Type, build: () => JsonSchema): JsonSchema {
+  private guarded(type: TS.Type, build: () => JsonSchema): JsonSchema {
     const known = this.defNames.get(type);
     if (known !== undefined && !this.active.has(type)) return { $ref: `#/$defs/${known}` };
     if (this.active.has(type)) {
@@ -174,7 +175,7 @@ export class TypeSchemaWalker {
     return { $ref: `#/$defs/${name}` };
   }
 
-  private nameFor(type: ts.Type): string {
+  private nameFor(type: TS.Type): string {
     const existing = this.defNames.get(type);
     if (existing !== undefined) return existing;
     const base = (type.aliasSymbol ?? type.getSymbol())?.getName().replace(/[^A-Za-z0-9_]/g, '') || 'Type';
@@ -190,7 +191,7 @@ export class TypeSchemaWalker {
     return { type: types.length === 1 ? types[0] : types, enum: values };
   }
 
-  private unionSchema(type: ts.UnionType, path: string[], node: ts.TypeNode | undefined): JsonSchema {
+  private unionSchema(type: TS.UnionType, path: string[], node: TS.TypeNode | undefined): JsonSchema {
     const members = type.types.filter((t) => !(t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)));
     if (members.length === 0) return this.schemaOf(type.types[0]!, path);
     const isEnum = type.flags & ts.TypeFlags.EnumLiteral;
@@ -198,7 +199,7 @@ export class TypeSchemaWalker {
     const hasFalse = members.some((t) => t.flags & ts.TypeFlags.BooleanLiteral && literalValue(t) === false);
     const bothBooleans = hasTrue && hasFalse;
     const literals: unknown[] = [];
-    const others: ts.Type[] = [];
+    const others: TS.Type[] = [];
     for (const member of members) {
       if (bothBooleans && member.flags & ts.TypeFlags.BooleanLiteral) continue;
       if (member.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral) || (member.flags & ts.TypeFlags.Null && !isEnum)) literals.push(literalValue(member));
@@ -233,11 +234,11 @@ export class TypeSchemaWalker {
   }
 
   /** Puts literal values in the order the source wrote them (the checker orders them by type id). */
-  private sourceOrder(values: unknown[], type: ts.UnionType, node: ts.TypeNode | undefined): unknown[] {
+  private sourceOrder(values: unknown[], type: TS.UnionType, node: TS.TypeNode | undefined): unknown[] {
     if (values.length < 2) return values;
     const written: unknown[] = [];
-    const seen = new Set<ts.Node>();
-    const collect = (n: ts.Node | undefined): void => {
+    const seen = new Set<TS.Node>();
+    const collect = (n: TS.Node | undefined): void => {
       if (n === undefined || seen.has(n)) return;
       seen.add(n);
       if (ts.isUnionTypeNode(n)) n.types.forEach(collect);
@@ -271,18 +272,18 @@ export class TypeSchemaWalker {
     return [...values].sort((a, b) => rank(a) - rank(b));
   }
 
-  private intersectionSchema(type: ts.IntersectionType, path: string[]): JsonSchema {
+  private intersectionSchema(type: TS.IntersectionType, path: string[]): JsonSchema {
     const primitive = type.types.find((t) => !(t.flags & ts.TypeFlags.Object));
     // A branded primitive (`string & { __brand: 'Id' }`) is its primitive.
     if (primitive !== undefined) return this.schemaOf(primitive, path);
     return this.propertiesSchema(type, path, undefined);
   }
 
-  private objectSchema(type: ts.ObjectType, path: string[]): JsonSchema {
+  private objectSchema(type: TS.ObjectType, path: string[]): JsonSchema {
     const checker = this.checker;
-    if (checker.isTupleType(type)) return this.guarded(type, () => this.tupleSchema(type as ts.TypeReference, path));
+    if (checker.isTupleType(type)) return this.guarded(type, () => this.tupleSchema(type as TS.TypeReference, path));
     if (checker.isArrayType(type)) {
-      const element = checker.getTypeArguments(type as ts.TypeReference)[0];
+      const element = checker.getTypeArguments(type as TS.TypeReference)[0];
       return this.guarded(type, () => ({ type: 'array', items: element === undefined ? {} : this.schemaOf(element, [...path, '[]']) }));
     }
     const symbol = type.getSymbol();
@@ -298,15 +299,15 @@ export class TypeSchemaWalker {
       this.issue('error', path, type, 'a function has no JSON form; tools take JSON data, so take a name or an id the tool can look up instead');
       return {};
     }
-    if (global === 'Object' || (symbol !== undefined && symbol.flags & ts.SymbolFlags.TypeLiteral && checker.getPropertiesOfType(type).length === 0 && checker.getIndexInfosOfType(type).length === 0 && (type as ts.ObjectType).objectFlags & ts.ObjectFlags.Anonymous && isEmptyTypeLiteral(symbol))) {
+    if (global === 'Object' || (symbol !== undefined && symbol.flags & ts.SymbolFlags.TypeLiteral && checker.getPropertiesOfType(type).length === 0 && checker.getIndexInfosOfType(type).length === 0 && (type as TS.ObjectType).objectFlags & ts.ObjectFlags.Anonymous && isEmptyTypeLiteral(symbol))) {
       return { type: 'object' };
     }
     const classDeclaration = symbol?.valueDeclaration !== undefined && ts.isClassDeclaration(symbol.valueDeclaration) ? symbol.valueDeclaration : undefined;
     return this.guarded(type, () => this.propertiesSchema(type, path, classDeclaration));
   }
 
-  private tupleSchema(type: ts.TypeReference, path: string[]): JsonSchema {
-    const target = type.target as ts.TupleType;
+  private tupleSchema(type: TS.TypeReference, path: string[]): JsonSchema {
+    const target = type.target as TS.TupleType;
     const elements = this.checker.getTypeArguments(type);
     const flags = target.elementFlags;
     const items: JsonSchema[] = [];
@@ -331,7 +332,7 @@ export class TypeSchemaWalker {
     return schema;
   }
 
-  private propertiesSchema(type: ts.Type, path: string[], classDeclaration: ts.ClassDeclaration | undefined): JsonSchema {
+  private propertiesSchema(type: TS.Type, path: string[], classDeclaration: TS.ClassDeclaration | undefined): JsonSchema {
     const checker = this.checker;
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -365,7 +366,7 @@ export class TypeSchemaWalker {
    * literal keys (`[k: \`x-${string}\`]`), or number keys next to declared
    * properties, give `patternProperties`.
    */
-  private indexSignatures(type: ts.Type, path: string[], schema: JsonSchema): void {
+  private indexSignatures(type: TS.Type, path: string[], schema: JsonSchema): void {
     const infos = this.checker.getIndexInfosOfType(type).filter((info) => !(info.keyType.flags & (ts.TypeFlags.ESSymbol | ts.TypeFlags.UniqueESSymbol)));
     const byString = infos.find((info) => info.keyType.flags & ts.TypeFlags.String);
     if (byString !== undefined) {
@@ -396,17 +397,17 @@ export class TypeSchemaWalker {
 
 const NUMERIC_KEY = '^-?\\d+(\\.\\d+)?$';
 
-function isEmptyTypeLiteral(symbol: ts.Symbol): boolean {
+function isEmptyTypeLiteral(symbol: TS.Symbol): boolean {
   return (symbol.declarations ?? []).every((d) => ts.isTypeLiteralNode(d) && d.members.length === 0);
 }
 
-function isHidden(property: ts.Symbol): boolean {
+function isHidden(property: TS.Symbol): boolean {
   if (property.getName().startsWith('__#') || property.getName().startsWith('#')) return true;
-  return (property.declarations ?? []).some((d) => ts.getCombinedModifierFlags(d as ts.Declaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected));
+  return (property.declarations ?? []).some((d) => ts.getCombinedModifierFlags(d as TS.Declaration) & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected));
 }
 
 /** The name of a global (lib) type such as `Date` or `Map`, or undefined for user types. */
-export function globalName(_checker: ts.TypeChecker, symbol: ts.Symbol): string | undefined {
+export function globalName(_checker: TS.TypeChecker, symbol: TS.Symbol): string | undefined {
   // Cheaper than getFullyQualifiedName (which prints the symbol): a global's declarations all live in lib files.
   const declarations = symbol.declarations ?? [];
   if (declarations.length === 0) return undefined;
@@ -415,17 +416,17 @@ export function globalName(_checker: ts.TypeChecker, symbol: ts.Symbol): string 
     return file.hasNoDefaultLib || /[\\/]typescript[\\/]lib[\\/]lib\.|[\\/]@types[\\/]node[\\/]/.test(file.fileName);
   });
   if (!fromLib) return undefined;
-  const parent = (symbol as { parent?: ts.Symbol }).parent;
+  const parent = (symbol as { parent?: TS.Symbol }).parent;
   return parent === undefined || parent.flags & ts.SymbolFlags.ValueModule ? symbol.getName() : undefined;
 }
 
 /** Whether a type is `undefined` or a union containing it. */
-export function includesUndefined(type: ts.Type): boolean {
+export function includesUndefined(type: TS.Type): boolean {
   if (type.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void)) return true;
   return type.isUnion() && type.types.some((t) => t.flags & (ts.TypeFlags.Undefined | ts.TypeFlags.Void));
 }
 
-function literalValue(type: ts.Type): unknown {
+function literalValue(type: TS.Type): unknown {
   if (type.flags & ts.TypeFlags.Null) return null;
   if (type.isStringLiteral() || type.isNumberLiteral()) return type.value;
   if (type.flags & ts.TypeFlags.BooleanLiteral) return (type as { intrinsicName?: string }).intrinsicName === 'true';
@@ -437,15 +438,15 @@ function escapeRegExp(text: string): string {
 }
 
 /** The key patterns of an index signature's key type (number, template literal, or a union of them). */
-function keyPatterns(keyType: ts.Type): string[] {
+function keyPatterns(keyType: TS.Type): string[] {
   if (keyType.isUnion()) return keyType.types.flatMap(keyPatterns);
   if (keyType.flags & ts.TypeFlags.Number) return [NUMERIC_KEY];
-  if (keyType.flags & ts.TypeFlags.TemplateLiteral) return [templatePattern(keyType as ts.TemplateLiteralType)];
+  if (keyType.flags & ts.TypeFlags.TemplateLiteral) return [templatePattern(keyType as TS.TemplateLiteralType)];
   if (keyType.isStringLiteral() || keyType.isNumberLiteral()) return [`^${escapeRegExp(String(keyType.value))}$`];
   return ['^.*$'];
 }
 
-function templatePattern(type: ts.TemplateLiteralType): string {
+function templatePattern(type: TS.TemplateLiteralType): string {
   let pattern = `^${escapeRegExp(type.texts[0] ?? '')}`;
   type.types.forEach((part, i) => {
     pattern += templatePart(part) + escapeRegExp(type.texts[i + 1] ?? '');
@@ -453,7 +454,7 @@ function templatePattern(type: ts.TemplateLiteralType): string {
   return `${pattern}$`;
 }
 
-function templatePart(part: ts.Type): string {
+function templatePart(part: TS.Type): string {
   if (part.flags & ts.TypeFlags.Number) return '-?\\d+(\\.\\d+)?';
   if (part.flags & ts.TypeFlags.Boolean) return '(true|false)';
   if (part.isStringLiteral() || part.isNumberLiteral()) return escapeRegExp(String(part.value));

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import type { SymbolOracle } from '../schema/type-to-schema.js';
+import { ts } from '../typescript.js';
 
 /** The @anytool/core declarations the build step reacts to. */
 export type CoreName = 'Tool' | 'tool' | 'defineTool' | 'BaseTool' | 'ExecutionContext' | 'Context' | 'ToolResult';
@@ -14,33 +15,33 @@ const CORE_PACKAGE = '@anytool/core';
  */
 export class FrameworkSymbols implements SymbolOracle {
   private readonly packageByDir = new Map<string, string | undefined>();
-  private readonly bySymbol = new Map<ts.Symbol, string | undefined>();
+  private readonly bySymbol = new Map<TS.Symbol, string | undefined>();
 
-  constructor(private readonly checker: ts.TypeChecker) {}
+  constructor(private readonly checker: TS.TypeChecker) {}
 
   /** The core name an expression (identifier or `ns.Name`) refers to, if it is one. */
-  coreNameAt(expression: ts.Expression): CoreName | undefined {
+  coreNameAt(expression: TS.Expression): CoreName | undefined {
     if (!ts.isIdentifier(expression) && !(ts.isPropertyAccessExpression(expression) && ts.isIdentifier(expression.name))) return undefined;
     const symbol = this.checker.getSymbolAtLocation(ts.isIdentifier(expression) ? expression : expression.name);
     return symbol === undefined ? undefined : this.coreNameOf(symbol);
   }
 
   /** The core name of a symbol (after following import aliases). */
-  coreNameOf(symbol: ts.Symbol): CoreName | undefined {
+  coreNameOf(symbol: TS.Symbol): CoreName | undefined {
     const resolved = symbol.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(symbol) : symbol;
     if (!CORE_NAMES.has(resolved.getName())) return undefined;
     return this.packageOfSymbol(resolved) === CORE_PACKAGE ? (resolved.getName() as CoreName) : undefined;
   }
 
   /** Whether a type is core's `ExecutionContext` (the context parameter). */
-  isExecutionContext(type: ts.Type): boolean {
+  isExecutionContext(type: TS.Type): boolean {
     const defined = this.checker.getNonNullableType(type);
     const symbol = defined.getSymbol() ?? defined.aliasSymbol;
     return symbol !== undefined && this.coreNameOf(symbol) === 'ExecutionContext';
   }
 
   /** Whether a type is, or is a union with, core's `ToolResult` (which gets no output schema). */
-  mentionsToolResult(type: ts.Type): boolean {
+  mentionsToolResult(type: TS.Type): boolean {
     const types = type.isUnion() ? type.types : [type];
     return types.some((t) => {
       const symbol = t.aliasSymbol ?? t.getSymbol();
@@ -48,7 +49,7 @@ export class FrameworkSymbols implements SymbolOracle {
     });
   }
 
-  isClassValidatorDecorator(decorator: ts.Decorator): string | undefined {
+  isClassValidatorDecorator(decorator: TS.Decorator): string | undefined {
     const expression = ts.isCallExpression(decorator.expression) ? decorator.expression.expression : decorator.expression;
     const id = ts.isIdentifier(expression) ? expression : ts.isPropertyAccessExpression(expression) ? expression.name : undefined;
     if (id === undefined) return undefined;
@@ -58,7 +59,7 @@ export class FrameworkSymbols implements SymbolOracle {
     return this.packageOfSymbol(symbol) === 'class-validator' ? symbol.getName() : undefined;
   }
 
-  private packageOfSymbol(symbol: ts.Symbol): string | undefined {
+  private packageOfSymbol(symbol: TS.Symbol): string | undefined {
     if (this.bySymbol.has(symbol)) return this.bySymbol.get(symbol);
     const file = symbol.declarations?.[0]?.getSourceFile().fileName;
     const name = file === undefined ? undefined : this.packageOf(dirname(file));

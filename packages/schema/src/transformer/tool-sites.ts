@@ -1,13 +1,16 @@
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import type { JsonSchema } from '@anytool/core';
 import { JsDocReader } from '../schema/jsdoc.js';
 import type { RevivalPlan } from '@anytool/core/runtime';
 import { revivalPlan, stripMarks } from '../schema/revival-plan.js';
 import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
+import { programTypeScript, ts, withTypeScript } from '../typescript.js';
 import { FrameworkSymbols } from './framework-symbols.js';
 
 /** The JSON part of a tool's build information (what `anytool schema` prints). */
 export interface BuildInfoData {
+  /** For `const x = tool(<anonymous function>)`: the variable's name, which names the tool. */
+  name?: string;
   description?: string;
   parameters: JsonSchema;
   paramNames?: string[];
@@ -25,7 +28,7 @@ export type PreparerSpec = { kind: 'dates'; plan: RevivalPlan } | { kind: 'valid
 export interface ToolSite {
   kind: 'decorator' | 'call' | 'defineTool' | 'baseTool';
   /** The call that receives the build information, or the BaseTool subclass. */
-  node: ts.CallExpression | ts.ClassLikeDeclaration;
+  node: TS.CallExpression | TS.ClassLikeDeclaration;
   /** The tool's name as the runtime will see it (best effort, for `anytool schema`). */
   name: string;
   /** `Weather.getWeather`, `tool(searchWeb)`, `class Clock`: for messages. */
@@ -36,7 +39,7 @@ export interface ToolSite {
 
 export interface SourceAnalysis {
   sites: ToolSite[];
-  diagnostics: ts.Diagnostic[];
+  diagnostics: TS.Diagnostic[];
 }
 
 /** Diagnostic codes of the anytool build step. */
@@ -46,17 +49,19 @@ export const DiagnosticCode = {
   UnsupportedParameter: 91003,
   NotValidatedAtRunTime: 91004,
   UnresolvedTool: 91005,
+  UnsupportedTypeScript: 91006,
+  DecoratorsNotLowered: 91007,
 } as const;
 
 interface ProgramTools {
-  checker: ts.TypeChecker;
+  checker: TS.TypeChecker;
   symbols: FrameworkSymbols;
   jsdoc: JsDocReader;
 }
 
-const perProgram = new WeakMap<ts.Program, ProgramTools>();
+const perProgram = new WeakMap<TS.Program, ProgramTools>();
 
-function toolsFor(program: ts.Program): ProgramTools {
+function toolsFor(program: TS.Program): ProgramTools {
   let tools = perProgram.get(program);
   if (tools === undefined) {
     const checker = program.getTypeChecker();
@@ -66,28 +71,33 @@ function toolsFor(program: ts.Program): ProgramTools {
   return tools;
 }
 
-type FunctionLike = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
+type FunctionLike = TS.FunctionDeclaration | TS.FunctionExpression | TS.ArrowFunction | TS.MethodDeclaration;
 
 /**
  * Finds every tool declared in a source file (`@Tool` methods, `tool(fn)` and
  * `defineTool(...)` calls, `class X extends BaseTool<Args>`) and computes its
  * build information from the program's types. Problems come back as diagnostics.
  */
-export function analyzeSourceFile(program: ts.Program, sourceFile: ts.SourceFile): SourceAnalysis {
+export function analyzeSourceFile(program: TS.Program, sourceFile: TS.SourceFile): SourceAnalysis {
+  return withTypeScript(programTypeScript(program, 'analyzeSourceFile'), () => analyzeFile(program, sourceFile));
+}
+
+/** `analyzeSourceFile` with the TypeScript already chosen (the caller runs it in `withTypeScript`). */
+export function analyzeFile(program: TS.Program, sourceFile: TS.SourceFile): SourceAnalysis {
   return new SourceAnalyzer(toolsFor(program), sourceFile).run();
 }
 
 class SourceAnalyzer {
   private readonly sites: ToolSite[] = [];
-  private readonly diagnostics: ts.Diagnostic[] = [];
-  private readonly checker: ts.TypeChecker;
+  private readonly diagnostics: TS.Diagnostic[] = [];
+  private readonly checker: TS.TypeChecker;
   private readonly symbols: FrameworkSymbols;
   /** Local names bound by value imports: only calls through them can reach a framework function. */
   private readonly imported = new Set<string>();
 
   constructor(
     private readonly tools: ProgramTools,
-    private readonly sourceFile: ts.SourceFile,
+    private readonly sourceFile: TS.SourceFile,
   ) {
     this.checker = tools.checker;
     this.symbols = tools.symbols;
@@ -104,7 +114,7 @@ class SourceAnalyzer {
     }
     // Framework functions come in through imports: a file importing nothing has no tools to find.
     if (this.imported.size === 0) return { sites: this.sites, diagnostics: this.diagnostics };
-    const visit = (node: ts.Node): void => {
+    const visit = (node: TS.Node): void => {
       if (ts.isDecorator(node)) this.decorator(node);
       else if (ts.isCallExpression(node)) this.call(node);
       else if (ts.isClassLike(node)) this.baseToolClass(node);
@@ -115,13 +125,13 @@ class SourceAnalyzer {
   }
 
   /** Whether `expression` (`name` or `ns.name`) starts at an imported binding; checked before asking the checker. */
-  private viaImport(expression: ts.Expression): boolean {
-    let head: ts.Expression = expression;
+  private viaImport(expression: TS.Expression): boolean {
+    let head: TS.Expression = expression;
     while (ts.isPropertyAccessExpression(head)) head = head.expression;
     return ts.isIdentifier(head) && this.imported.has(head.text);
   }
 
-  private decorator(decorator: ts.Decorator): void {
+  private decorator(decorator: TS.Decorator): void {
     const call = decorator.expression;
     if (!ts.isCallExpression(call) || call.arguments.length > 1) return;
     const method = decorator.parent;
@@ -134,7 +144,7 @@ class SourceAnalyzer {
     this.functionSite('decorator', call, method, label, optionName(call.arguments[0]) ?? methodName);
   }
 
-  private call(call: ts.CallExpression): void {
+  private call(call: TS.CallExpression): void {
     if (!this.viaImport(call.expression)) return;
     const kind = this.symbols.coreNameAt(call.expression);
     if (kind === 'tool') {
@@ -149,22 +159,25 @@ class SourceAnalyzer {
         else this.warning(call.arguments[0]!, DiagnosticCode.UnresolvedTool, text);
         return;
       }
-      const fnName = functionName(call.arguments[0]!, fn);
-      this.functionSite('call', call, fn, `tool(${fnName})`, optionName(call.arguments[1]) ?? fnName, call);
+      // An inline anonymous function has no name at run time: the variable it is assigned to names the tool.
+      const variable = fn === unwrap(call.arguments[0]!) && fn.name === undefined ? variableName(call) : undefined;
+      const fnName = variable ?? functionName(call.arguments[0]!, fn);
+      const explicit = optionName(call.arguments[1]);
+      this.functionSite('call', call, fn, `tool(${fnName})`, explicit ?? fnName, call, explicit === undefined ? variable : undefined);
     } else if (kind === 'defineTool') {
       if (call.arguments.length < 2 || call.arguments.length > 3 || hasExplicitParameters(call.arguments[2])) return;
       const [target, key] = call.arguments;
       if (target === undefined || key === undefined || !ts.isStringLiteralLike(key)) return;
       const classSymbol = this.resolveAlias(this.checker.getSymbolAtLocation(target));
       const classDeclaration = classSymbol?.declarations?.find(ts.isClassLike);
-      const method = classDeclaration?.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === key.text && m.body !== undefined);
+      const method = classDeclaration?.members.find((m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === key.text && m.body !== undefined);
       if (method === undefined) return;
       const label = `${classDeclaration?.name?.text ?? '(anonymous class)'}.${key.text}`;
       this.functionSite('defineTool', call, method, label, optionName(call.arguments[2]) ?? key.text);
     }
   }
 
-  private baseToolClass(node: ts.ClassLikeDeclaration): void {
+  private baseToolClass(node: TS.ClassLikeDeclaration): void {
     const heritage = node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
     if (heritage === undefined || !this.viaImport(heritage.expression) || this.symbols.coreNameAt(heritage.expression) !== 'BaseTool') return;
     const argsNode = heritage.typeArguments?.[0];
@@ -181,14 +194,14 @@ class SourceAnalyzer {
     addDefs(parameters, walker);
     const description = this.docOf(node.name === undefined ? undefined : this.checker.getSymbolAtLocation(node.name));
     const info: BuildInfoData = description === undefined ? { parameters } : { description, parameters };
-    const execute = node.members.find((m): m is ts.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
+    const execute = node.members.find((m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
     const output = execute === undefined ? undefined : this.outputSchema(execute, `${label}: execute()`);
     if (output !== undefined) info.outputSchema = output;
     const prepare = this.preparers(walker, parameters, true, label, argsNode);
     this.sites.push({ kind: 'baseTool', node, name: className, label, info, prepare });
   }
 
-  private functionSite(kind: ToolSite['kind'], call: ts.CallExpression, fn: FunctionLike, label: string, name: string, docFallback?: ts.Node): void {
+  private functionSite(kind: ToolSite['kind'], call: TS.CallExpression, fn: FunctionLike, label: string, name: string, docFallback?: TS.Node, variable?: string): void {
     const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -262,6 +275,7 @@ class SourceAnalyzer {
     addDefs(schema!, walker);
     const description = this.functionDoc(fn, docFallback);
     const info: BuildInfoData = description === undefined ? { parameters: schema!, paramNames } : { description, parameters: schema!, paramNames };
+    if (variable !== undefined) info.name = variable;
     if (contextIndex !== undefined) info.contextIndex = contextIndex;
     const output = this.outputSchema(fn, label);
     if (output !== undefined) info.outputSchema = output;
@@ -269,7 +283,7 @@ class SourceAnalyzer {
     this.sites.push({ kind, node: call, name, label, info, prepare });
   }
 
-  private isContextParameter(parameter: ts.ParameterDeclaration): boolean {
+  private isContextParameter(parameter: TS.ParameterDeclaration): boolean {
     for (const decorator of ts.getDecorators(parameter) ?? []) {
       const callee = ts.isCallExpression(decorator.expression) ? decorator.expression.expression : decorator.expression;
       if (this.symbols.coreNameAt(callee) === 'Context') return true;
@@ -311,7 +325,7 @@ class SourceAnalyzer {
     return schema;
   }
 
-  private preparers(walker: TypeSchemaWalker, parameters: JsonSchema, flattened: boolean, label: string, at: ts.Node): PreparerSpec[] {
+  private preparers(walker: TypeSchemaWalker, parameters: JsonSchema, flattened: boolean, label: string, at: TS.Node): PreparerSpec[] {
     const out: PreparerSpec[] = [];
     const plan = revivalPlan(parameters);
     if (plan !== undefined) out.push({ kind: 'dates', plan });
@@ -340,7 +354,7 @@ class SourceAnalyzer {
   }
 
   /** How this file can reach a class at run time: declared here, or imported (possibly only as a type). */
-  private classReference(declaration: ts.ClassDeclaration): ClassReference | undefined {
+  private classReference(declaration: TS.ClassDeclaration): ClassReference | undefined {
     const name = declaration.name?.text;
     if (name === undefined) return undefined;
     if (declaration.getSourceFile() === this.sourceFile) return declaration.parent === this.sourceFile ? { kind: 'local', name } : undefined;
@@ -365,14 +379,13 @@ class SourceAnalyzer {
     return undefined;
   }
 
-  private resolveFunction(expression: ts.Expression): FunctionLike | undefined {
-    let node: ts.Node = expression;
-    while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) node = node.expression;
+  private resolveFunction(expression: TS.Expression): FunctionLike | undefined {
+    const node = unwrap(expression);
     if (ts.isFunctionExpression(node) || ts.isArrowFunction(node)) return node;
     if (ts.isIdentifier(node)) {
       const symbol = this.resolveAlias(this.checker.getSymbolAtLocation(node));
       // An overloaded function: its first declaration is an overload without a body; take the implementation.
-      const implementation = symbol?.declarations?.find((d): d is ts.FunctionDeclaration => ts.isFunctionDeclaration(d) && d.body !== undefined);
+      const implementation = symbol?.declarations?.find((d): d is TS.FunctionDeclaration => ts.isFunctionDeclaration(d) && d.body !== undefined);
       if (implementation !== undefined) return implementation;
       const declaration = symbol?.valueDeclaration;
       if (declaration === undefined) return undefined;
@@ -384,11 +397,11 @@ class SourceAnalyzer {
     return undefined;
   }
 
-  private resolveAlias(symbol: ts.Symbol | undefined): ts.Symbol | undefined {
+  private resolveAlias(symbol: TS.Symbol | undefined): TS.Symbol | undefined {
     return symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(symbol) : symbol;
   }
 
-  private functionDoc(fn: FunctionLike, fallback: ts.Node | undefined): string | undefined {
+  private functionDoc(fn: FunctionLike, fallback: TS.Node | undefined): string | undefined {
     const signature = this.checker.getSignatureFromDeclaration(fn);
     const own = signature === undefined ? '' : ts.displayPartsToString(signature.getDocumentationComment(this.checker)).trim();
     if (own !== '') return own;
@@ -397,7 +410,7 @@ class SourceAnalyzer {
       if (named !== undefined) return named;
     }
     // `/** doc */ export const search = tool(...)`: the variable's JSDoc describes the tool.
-    let up: ts.Node | undefined = fallback?.parent;
+    let up: TS.Node | undefined = fallback?.parent;
     while (up !== undefined && (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up))) up = up.parent;
     if (up !== undefined && ts.isVariableDeclaration(up) && ts.isIdentifier(up.name)) return this.docOf(this.checker.getSymbolAtLocation(up.name));
     if (ts.isFunctionExpression(fn) || ts.isArrowFunction(fn)) {
@@ -407,13 +420,13 @@ class SourceAnalyzer {
     return undefined;
   }
 
-  private docOf(symbol: ts.Symbol | undefined): string | undefined {
+  private docOf(symbol: TS.Symbol | undefined): string | undefined {
     if (symbol === undefined) return undefined;
     const text = ts.displayPartsToString(symbol.getDocumentationComment(this.checker)).trim();
     return text === '' ? undefined : text;
   }
 
-  private report(issues: readonly TypeIssue[], node: ts.Node, where: (path: string) => string): void {
+  private report(issues: readonly TypeIssue[], node: TS.Node, where: (path: string) => string): void {
     for (const issue of issues) {
       const path = issue.path.join('.').replace(/\.\[\]/g, '[]');
       const text = `${where(path)} has type ${issue.typeText}: ${issue.message}`;
@@ -422,16 +435,16 @@ class SourceAnalyzer {
     }
   }
 
-  private error(node: ts.Node, code: number, text: string): void {
+  private error(node: TS.Node, code: number, text: string): void {
     this.diagnostics.push(diagnostic(this.sourceFile, node, ts.DiagnosticCategory.Error, code, text));
   }
 
-  private warning(node: ts.Node, code: number, text: string): void {
+  private warning(node: TS.Node, code: number, text: string): void {
     this.diagnostics.push(diagnostic(this.sourceFile, node, ts.DiagnosticCategory.Warning, code, text));
   }
 }
 
-function diagnostic(file: ts.SourceFile, node: ts.Node, category: ts.DiagnosticCategory, code: number, messageText: string): ts.Diagnostic {
+function diagnostic(file: TS.SourceFile, node: TS.Node, category: TS.DiagnosticCategory, code: number, messageText: string): TS.Diagnostic {
   const start = node.getStart(file);
   return { file, start, length: node.getEnd() - start, category, code, messageText, source: 'anytool' };
 }
@@ -440,16 +453,16 @@ function addDefs(schema: JsonSchema, walker: TypeSchemaWalker): void {
   if (Object.keys(walker.walk.defs).length > 0) schema['$defs'] = walker.walk.defs;
 }
 
-function propertyNameText(name: ts.PropertyName): string | undefined {
+function propertyNameText(name: TS.PropertyName): string | undefined {
   return ts.isIdentifier(name) || ts.isStringLiteralLike(name) || ts.isNumericLiteral(name) || ts.isPrivateIdentifier(name) ? name.text : undefined;
 }
 
 /** Whether the options argument is an object literal that already gives `parameters`. */
-function hasExplicitParameters(options: ts.Expression | undefined): boolean {
+function hasExplicitParameters(options: TS.Expression | undefined): boolean {
   return options !== undefined && ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name !== undefined && propertyNameText(p.name) === 'parameters');
 }
 
-function optionName(options: ts.Expression | undefined): string | undefined {
+function optionName(options: TS.Expression | undefined): string | undefined {
   if (options === undefined || !ts.isObjectLiteralExpression(options)) return undefined;
   for (const p of options.properties) {
     if (ts.isPropertyAssignment(p) && propertyNameText(p.name) === 'name' && ts.isStringLiteralLike(p.initializer)) return p.initializer.text;
@@ -457,14 +470,28 @@ function optionName(options: ts.Expression | undefined): string | undefined {
   return undefined;
 }
 
-function functionName(expression: ts.Expression, fn: FunctionLike): string {
+function functionName(expression: TS.Expression, fn: FunctionLike): string {
   if (fn.name !== undefined && ts.isIdentifier(fn.name)) return fn.name.text;
   if (ts.isIdentifier(expression)) return expression.text;
   if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
   return '(anonymous)';
 }
 
-function parameterDoc(parameter: ts.ParameterDeclaration): string | undefined {
+/** An expression without the parentheses, `as` and `satisfies` around it. */
+function unwrap(expression: TS.Expression): TS.Expression {
+  let node = expression;
+  while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) node = node.expression;
+  return node;
+}
+
+/** `x` in `const x = <call>` (also `export const`, and through parentheses, `as` and `satisfies`). */
+function variableName(call: TS.CallExpression): string | undefined {
+  let up: TS.Node = call.parent;
+  while (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up)) up = up.parent;
+  return ts.isVariableDeclaration(up) && ts.isIdentifier(up.name) ? up.name.text : undefined;
+}
+
+function parameterDoc(parameter: TS.ParameterDeclaration): string | undefined {
   for (const tag of ts.getJSDocParameterTags(parameter)) {
     const text = ts.getTextOfJSDocComment(tag.comment)?.replace(/^\s*-\s*/, '').trim();
     if (text) return text;
@@ -473,7 +500,7 @@ function parameterDoc(parameter: ts.ParameterDeclaration): string | undefined {
 }
 
 /** `{ query, limit = 3 }`: `limit` gets `default: 3` and is not required. */
-function applyBindingDefaults(pattern: ts.ObjectBindingPattern, schema: JsonSchema, checker: ts.TypeChecker): void {
+function applyBindingDefaults(pattern: TS.ObjectBindingPattern, schema: JsonSchema, checker: TS.TypeChecker): void {
   const properties = schema['properties'] as Record<string, JsonSchema>;
   let required = Array.isArray(schema['required']) ? [...(schema['required'] as string[])] : [];
   for (const element of pattern.elements) {
@@ -489,7 +516,7 @@ function applyBindingDefaults(pattern: ts.ObjectBindingPattern, schema: JsonSche
 }
 
 /** The JSON value of an initializer written as a literal; undefined for anything computed. */
-export function literalValue(node: ts.Expression, checker: ts.TypeChecker): unknown {
+export function literalValue(node: TS.Expression, checker: TS.TypeChecker): unknown {
   while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node)) node = node.expression;
   if (ts.isStringLiteralLike(node)) return node.text;
   if (ts.isNumericLiteral(node)) return Number(node.text);

@@ -1,5 +1,7 @@
-import ts from 'typescript';
-import { analyzeSourceFile, type BuildInfoData, type PreparerSpec, type ToolSite } from './tool-sites.js';
+import type * as TS from 'typescript';
+import { activeTypeScript, programTypeScript, shippedTypeScript, ts, withTypeScript } from '../typescript.js';
+import { keptDecoratorDiagnostic } from './kept-decorators.js';
+import { analyzeFile, type BuildInfoData, type PreparerSpec, type ToolSite } from './tool-sites.js';
 
 /** Where the build step's run-time helpers live (imported only by files that need them). */
 export const RUNTIME_MODULE = '@anytool/core/runtime';
@@ -10,46 +12,63 @@ const BUILD_INFO_KEY = 'anytool.buildInfo';
  * The transformer with an explicit diagnostics handler. The public
  * `anytoolTransformer` wraps it; the build command uses it directly, so the
  * command line never loads the run-time package.
+ *
+ * `typescript` is the TypeScript that made the program (found from the
+ * program when not given); every file is analysed and rewritten with it.
  */
-export function createTransformer(program: ts.Program | (() => ts.Program), onDiagnostics: (diagnostics: readonly ts.Diagnostic[]) => void): ts.TransformerFactory<ts.SourceFile> {
+export function createTransformer(
+  program: TS.Program | (() => TS.Program),
+  onDiagnostics: (diagnostics: readonly TS.Diagnostic[]) => void,
+  typescript?: typeof TS,
+): TS.TransformerFactory<TS.SourceFile> {
   const getProgram = typeof program === 'function' ? program : () => program;
+  let host = typescript;
   return (context) => (sourceFile) => {
-    const original = ts.getOriginalNode(sourceFile, ts.isSourceFile) ?? sourceFile;
-    if (original.isDeclarationFile) return sourceFile;
     const current = getProgram();
-    const parsed = current.getSourceFile(original.fileName);
-    if (parsed === undefined || parsed !== original) return sourceFile;
-    const { sites, diagnostics } = analyzeSourceFile(current, original);
-    if (diagnostics.length > 0) onDiagnostics(diagnostics);
-    if (sites.length === 0) return sourceFile;
-    return rewrite(sourceFile, sites, context);
+    host ??= programTypeScript(current, 'anytoolTransformer');
+    return withTypeScript(host, () => transformFile(current, sourceFile, context, onDiagnostics));
   };
 }
 
-/** Formats diagnostics like tsc does: `file(line,col): error ANYTOOL91001: message`. */
-export function formatAnytoolDiagnostics(diagnostics: readonly ts.Diagnostic[]): string {
-  const text = ts.formatDiagnostics(diagnostics, {
-    getCanonicalFileName: (f) => f,
-    getCurrentDirectory: () => ts.sys.getCurrentDirectory(),
-    getNewLine: () => '\n',
-  });
-  return text.replace(/ TS(910\d\d):/g, ' ANYTOOL$1:');
+function transformFile(program: TS.Program, sourceFile: TS.SourceFile, context: TS.TransformationContext, onDiagnostics: (diagnostics: readonly TS.Diagnostic[]) => void): TS.SourceFile {
+  const original = ts.getOriginalNode(sourceFile, ts.isSourceFile) ?? sourceFile;
+  if (original.isDeclarationFile) return sourceFile;
+  const parsed = program.getSourceFile(original.fileName);
+  if (parsed === undefined || parsed !== original) return sourceFile;
+  const { sites, diagnostics } = analyzeFile(program, original);
+  const kept = keptDecoratorDiagnostic(program.getCompilerOptions(), original);
+  if (kept !== undefined) diagnostics.push(kept);
+  if (diagnostics.length > 0) onDiagnostics(diagnostics);
+  if (sites.length === 0) return sourceFile;
+  return rewrite(sourceFile, sites, context);
 }
 
-function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context: ts.TransformationContext): ts.SourceFile {
+/** Formats diagnostics like tsc does: `file(line,col): error ANYTOOL91001: message`. */
+export function formatAnytoolDiagnostics(diagnostics: readonly TS.Diagnostic[]): string {
+  return withTypeScript(activeTypeScript() ?? shippedTypeScript(), () => {
+    const text = ts.formatDiagnostics(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => ts.sys.getCurrentDirectory(),
+      getNewLine: () => '\n',
+    });
+    return text.replace(/ TS(910\d\d):/g, ' ANYTOOL$1:');
+  });
+}
+
+function rewrite(sourceFile: TS.SourceFile, sites: readonly ToolSite[], context: TS.TransformationContext): TS.SourceFile {
   const factory = context.factory;
-  const byNode = new Map<ts.Node, ToolSite>(sites.map((s) => [s.node, s]));
-  const imports: ts.ImportDeclaration[] = [];
-  const importNames = new Map<string, ts.Identifier>();
-  let runtime: ts.Identifier | undefined;
-  const runtimeIdentifier = (): ts.Identifier => {
+  const byNode = new Map<TS.Node, ToolSite>(sites.map((s) => [s.node, s]));
+  const imports: TS.ImportDeclaration[] = [];
+  const importNames = new Map<string, TS.Identifier>();
+  let runtime: TS.Identifier | undefined;
+  const runtimeIdentifier = (): TS.Identifier => {
     if (runtime === undefined) {
       runtime = factory.createIdentifier(RUNTIME_NAME);
       imports.push(namespaceImport(factory, runtime, RUNTIME_MODULE));
     }
     return runtime;
   };
-  const moduleIdentifier = (module: string): ts.Identifier => {
+  const moduleIdentifier = (module: string): TS.Identifier => {
     let id = importNames.get(module);
     if (id === undefined) {
       id = factory.createIdentifier(`__anytool_import_${importNames.size}`);
@@ -58,7 +77,7 @@ function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context:
     }
     return id;
   };
-  const preparer = (spec: PreparerSpec): ts.Expression => {
+  const preparer = (spec: PreparerSpec): TS.Expression => {
     if (spec.kind === 'dates') {
       return factory.createCallExpression(factory.createPropertyAccessExpression(runtimeIdentifier(), 'revive'), undefined, [jsonExpression(factory, spec.plan)]);
     }
@@ -74,8 +93,8 @@ function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context:
       ...(spec.each === true ? [factory.createTrue()] : []),
     ]);
   };
-  const buildInfo = (site: ToolSite): ts.Expression => {
-    const literal = jsonExpression(factory, site.info as unknown as Record<string, unknown>) as ts.ObjectLiteralExpression;
+  const buildInfo = (site: ToolSite): TS.Expression => {
+    const literal = jsonExpression(factory, site.info as unknown as Record<string, unknown>) as TS.ObjectLiteralExpression;
     if (site.prepare.length === 0) return literal;
     return factory.updateObjectLiteralExpression(literal, [
       ...literal.properties,
@@ -83,7 +102,7 @@ function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context:
     ]);
   };
 
-  const visit = (node: ts.Node): ts.Node => {
+  const visit = (node: TS.Node): TS.Node => {
     const visited = ts.visitEachChild(node, visit, context);
     const site = byNode.get(ts.getOriginalNode(node));
     if (site === undefined) return visited;
@@ -119,14 +138,14 @@ function rewrite(sourceFile: ts.SourceFile, sites: readonly ToolSite[], context:
   return factory.updateSourceFile(updated, [...imports, ...updated.statements]);
 }
 
-function namespaceImport(factory: ts.NodeFactory, name: ts.Identifier, module: string): ts.ImportDeclaration {
+function namespaceImport(factory: TS.NodeFactory, name: TS.Identifier, module: string): TS.ImportDeclaration {
   return factory.createImportDeclaration(undefined, factory.createImportClause(false, undefined, factory.createNamespaceImport(name)), factory.createStringLiteral(module));
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** A JSON value as an expression (object and array literals), so the runtime reads no second file. */
-export function jsonExpression(factory: ts.NodeFactory, value: unknown): ts.Expression {
+export function jsonExpression(factory: TS.NodeFactory, value: unknown): TS.Expression {
   if (value === null) return factory.createNull();
   if (value === true) return factory.createTrue();
   if (value === false) return factory.createFalse();
