@@ -106,6 +106,23 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     });
   }
 
+  if (c.tscInit !== undefined && c.type === 'module') {
+    test('compiled by plain tsc instead, the decorators stay in the output and Node refuses them', async () => {
+      expect((await run(process.execPath, [join(dir(c), 'node_modules', 'typescript', 'bin', 'tsc'), '--outDir', 'plain-tsc'], dir(c))).code).toBe(0);
+      const ran = await run(process.execPath, ['plain-tsc/main.js'], dir(c));
+      expect(ran.code).not.toBe(0);
+      expect(ran.stderr).toContain('SyntaxError: Invalid or unexpected token');
+    });
+  }
+
+  if (c.tscInit !== undefined && c.type === undefined) {
+    test("with tsc --init's verbatimModuleSyntax, TypeScript refuses import statements in a CommonJS package", async () => {
+      const built = await anytool(dir(c), ['build', '--noEmit', '--verbatimModuleSyntax']);
+      expect(built.code).toBe(1);
+      expect(built.stderr).toContain("ESM syntax is not allowed in a CommonJS module when 'verbatimModuleSyntax' is enabled");
+    });
+  }
+
   test('runs, with schemas from the types and calls that validate', async () => {
     const ran = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
     const out = lastJson(ran.stdout) as { definitions: Array<{ function: { name: string; description?: string; parameters: Record<string, unknown> } }>; results: Array<{ name: string; isError: boolean; text: string }> };
