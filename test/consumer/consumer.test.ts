@@ -29,7 +29,7 @@ const dirs = new Map<string, string>();
 const tc39 = (name: string, type: 'module' | undefined, typescript: string, tscInit: Record<string, unknown>): Case => ({
   name,
   ...(type === undefined ? {} : { type }),
-  fixture: 'tc39',
+  fixtures: ['tc39'],
   dependencies: [],
   devDependencies: [`typescript@${typescript}`],
   tscInit,
@@ -47,7 +47,8 @@ const cases: Case[] = [
   tc39('cjs-ts5.9', undefined, '~5.9.3', { verbatimModuleSyntax: false }),
   {
     name: 'legacy-cjs',
-    fixture: 'legacy',
+    // The same sources, compiled with experimentalDecorators (the fixture adds only its tsconfig).
+    fixtures: ['tc39', 'legacy'],
     dependencies: [],
     devDependencies: ['typescript@~5.9.3'],
     tools: 'dist/tools.js',
@@ -55,7 +56,7 @@ const cases: Case[] = [
     output: ['dist'],
     build: true,
   },
-  { name: 'plain-js', type: 'module', fixture: 'plain', dependencies: [], devDependencies: [], tools: 'src/tools.js', main: 'src/main.js', output: ['src'], build: false },
+  { name: 'plain-js', type: 'module', fixtures: ['plain'], dependencies: [], devDependencies: [], tools: 'src/tools.js', main: 'src/main.js', output: ['src'], build: false },
 ];
 
 beforeAll(async () => {

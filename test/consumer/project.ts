@@ -80,8 +80,8 @@ export interface ProjectSpec {
   name: string;
   /** `"module"`, `"commonjs"` or undefined (package.json without "type"). */
   type?: 'module' | 'commonjs';
-  /** The fixture folder copied into the project (files under test/consumer/fixtures/<fixture>). */
-  fixture: string;
+  /** The fixture folders copied into the project, in order (test/consumer/fixtures/<name>). */
+  fixtures: string[];
   dependencies: string[];
   devDependencies: string[];
   /** Run `npx tsc --init` after install, then apply these edits to its tsconfig (none: unchanged). */
@@ -97,7 +97,7 @@ export async function createProject(base: string, spec: ProjectSpec): Promise<st
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   ok(await npm(['install', ...spec.dependencies], dir), `${spec.name}: npm install ${spec.dependencies.join(' ')}`);
   if (spec.devDependencies.length > 0) ok(await npm(['install', '--save-dev', ...spec.devDependencies], dir), `${spec.name}: npm install --save-dev`);
-  cpSync(join(__dirname, 'fixtures', spec.fixture), dir, { recursive: true });
+  for (const fixture of spec.fixtures) cpSync(join(__dirname, 'fixtures', fixture), dir, { recursive: true });
   if (spec.tscInit !== undefined) {
     ok(await run('npx', ['tsc', '--init'], dir), `${spec.name}: npx tsc --init`);
     if (Object.keys(spec.tscInit).length > 0) editTsconfig(join(dir, 'tsconfig.json'), spec.tscInit);
