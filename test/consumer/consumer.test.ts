@@ -107,7 +107,7 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     });
   }
 
-  if (c.tscInit !== undefined && c.type === 'module') {
+  if (c.name === 'esm-ts5.9') {
     test('compiled by plain tsc instead, the decorators stay in the output and Node refuses them', async () => {
       expect((await run(process.execPath, [join(dir(c), 'node_modules', 'typescript', 'bin', 'tsc'), '--outDir', 'plain-tsc'], dir(c))).code).toBe(0);
       const ran = await run(process.execPath, ['plain-tsc/main.js'], dir(c));
@@ -120,7 +120,7 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     test("with tsc --init's verbatimModuleSyntax, TypeScript refuses import statements in a CommonJS package", async () => {
       const built = await anytool(dir(c), ['build', '--noEmit', '--verbatimModuleSyntax']);
       expect(built.code).toBe(1);
-      expect(built.stderr).toContain("ESM syntax is not allowed in a CommonJS module when 'verbatimModuleSyntax' is enabled");
+      expect(built.stderr).toContain("ECMAScript imports and exports cannot be written in a CommonJS file under 'verbatimModuleSyntax'");
     });
   }
 
