@@ -10,6 +10,7 @@ import config from './jest.config';
 const slow = [
   '/test/e2e/',
   '/packages/[^/]+/test/package-smoke\\.test\\.ts$',
+  '/packages/core/test/(brands|build-info)\\.test\\.ts$',
   '/packages/schema/test/(build-command|class-validator|package|ways-in|cli|kept-decorators|typescript-versions)\\.test\\.ts$',
   '/packages/mcp/test/client/',
   '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio)\\.test\\.ts$',
