@@ -115,7 +115,7 @@ export function missingBuildInfo(label: string): AnytoolError {
 export function resolveConvention(
   owner: string,
   fn: Function,
-  options: { parameters?: Record<string, unknown>; context?: boolean },
+  options: { parameters?: object; context?: boolean },
   build: ToolBuildInfo | undefined,
   declaredContextIndex: number | undefined,
 ): CallingConvention {
@@ -127,7 +127,7 @@ export function resolveConvention(
     }
     const contextIndex = build?.contextIndex ?? declaredContextIndex;
     if (options.parameters === undefined) return { paramNames: names, contextIndex };
-    const declared = Object.keys((options.parameters['properties'] as Record<string, unknown> | undefined) ?? {});
+    const declared = Object.keys(((options.parameters as Record<string, unknown>)['properties'] as Record<string, unknown> | undefined) ?? {});
     const named = names.filter((n) => n !== WHOLE_ARGUMENTS);
     const missing = named.filter((n) => !declared.includes(n));
     if (named.length > 0 && missing.length === 0) return { paramNames: names, contextIndex };

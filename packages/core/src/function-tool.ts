@@ -2,6 +2,8 @@ import { BaseTool, type BaseToolOptions } from './base-tool.js';
 import { makeInvoker, missingBuildInfo, resolveConvention, type Invoker, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import type { ExecutionContext } from './execution-context.js';
+import type { StandardSchemaV1 } from './standard-schema.js';
+import type { JsonSchema } from './tool-definition.js';
 
 /** Options of `tool(fn, options)`. */
 export interface FunctionToolOptions extends BaseToolOptions {
@@ -66,13 +68,21 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
 /**
  * Wraps a function as a tool. The anytool build step fills in the description
  * (from JSDoc) and the parameter schema (from the parameter types); without it,
- * pass `parameters` yourself.
+ * pass `parameters` yourself: a JSON Schema, or a Standard Schema such as a
+ * zod 4 object (the function's argument type is then inferred from it).
  *
  * @example
  * const calculator = tool(function calculator(expression: string): number {
  *   // ...
  * }, { description: 'Calculate a math expression.' });
  */
+export function tool<Schema extends StandardSchemaV1, Fn extends (args: StandardSchemaV1.InferOutput<Schema>, context: ExecutionContext) => unknown>(
+  fn: Fn,
+  options: FunctionToolOptions & { parameters: Schema },
+  build?: ToolBuildInfo,
+): FunctionTool<Fn>;
+// JSON Schema (or none): a function whose types do not match a Standard Schema does not fall through to here.
+export function tool<Fn extends AnyFunction>(fn: Fn, options?: FunctionToolOptions & { parameters?: JsonSchema }, build?: ToolBuildInfo): FunctionTool<Fn>;
 export function tool<Fn extends AnyFunction>(fn: Fn, options?: FunctionToolOptions, build?: ToolBuildInfo): FunctionTool<Fn> {
   return new FunctionTool(fn, options, build);
 }

@@ -48,6 +48,7 @@ export type { ModuleToolsOptions } from './module-tools.js';
 export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
 
 export { compileValidator, formatProblems, schemaProblems } from './validation.js';
+export type { StandardSchemaV1 } from './standard-schema.js';
 export type { ArgsValidator, ArgumentProblem } from './validation.js';
 
 export { lowerDefinitions } from './providers/index.js';
