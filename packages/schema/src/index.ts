@@ -13,3 +13,5 @@ export type { CommandOutput } from './cli/build-command.js';
 export { describeTools, schemaCommand } from './cli/schema-command.js';
 export type { ToolDescription, ToolDescriptions } from './cli/schema-command.js';
 export { main } from './cli/main.js';
+export { createFileCompiler } from './compile/file-compiler.js';
+export type { CompiledFile, FileCompiler, FileCompilerOptions } from './compile/file-compiler.js';

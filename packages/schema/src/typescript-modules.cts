@@ -21,3 +21,8 @@ export function loadedTypeScripts(): unknown[] {
   }
   return found;
 }
+
+/** The folder this module was loaded from (dist/esm, dist/cjs or src of @anytool/schema). */
+export function ownDirectory(): string {
+  return __dirname;
+}

@@ -40,7 +40,8 @@ function transformFile(program: TS.Program, sourceFile: TS.SourceFile, context: 
   if (kept !== undefined) diagnostics.push(kept);
   if (diagnostics.length > 0) onDiagnostics(diagnostics);
   if (sites.length === 0) return sourceFile;
-  return rewrite(sourceFile, sites, context);
+  const byNode = new Map<TS.Node, ToolSite>(sites.map((s) => [s.node, s]));
+  return rewrite(sourceFile, (original) => byNode.get(original), context);
 }
 
 /** Formats diagnostics like tsc does: `file(line,col): error ANYTOOL91001: message`. */
@@ -55,9 +56,12 @@ export function formatAnytoolDiagnostics(diagnostics: readonly TS.Diagnostic[]):
   });
 }
 
-function rewrite(sourceFile: TS.SourceFile, sites: readonly ToolSite[], context: TS.TransformationContext): TS.SourceFile {
+/**
+ * Passes each tool site's build information into its decorator, call or class.
+ * `siteOf` finds the site of a node as parsed (the original of a transformed node).
+ */
+export function rewrite(sourceFile: TS.SourceFile, siteOf: (original: TS.Node) => ToolSite | undefined, context: TS.TransformationContext): TS.SourceFile {
   const factory = context.factory;
-  const byNode = new Map<TS.Node, ToolSite>(sites.map((s) => [s.node, s]));
   const imports: TS.ImportDeclaration[] = [];
   const importNames = new Map<string, TS.Identifier>();
   let runtime: TS.Identifier | undefined;
@@ -104,7 +108,7 @@ function rewrite(sourceFile: TS.SourceFile, sites: readonly ToolSite[], context:
 
   const visit = (node: TS.Node): TS.Node => {
     const visited = ts.visitEachChild(node, visit, context);
-    const site = byNode.get(ts.getOriginalNode(node));
+    const site = siteOf(ts.getOriginalNode(node));
     if (site === undefined) return visited;
     if (site.kind === 'baseTool') {
       const member = factory.createPropertyDeclaration(
