@@ -20,12 +20,23 @@ export const anytoolUnplugin: UnpluginInstance<AnytoolPluginOptions | undefined,
         return { code: compiled.code, map: compiled.map === undefined ? null : JSON.parse(compiled.map) };
       },
     },
-    // The output is JavaScript (JSX kept as written under "jsx": "preserve").
-    esbuild: { onLoadFilter: TYPESCRIPT_FILE, loader: (_code, id) => (id.endsWith('.tsx') ? 'jsx' : 'js') },
+    // The output is JavaScript (JSX kept as written under "jsx": "preserve"); a file the options leave out stays TypeScript.
+    esbuild: {
+      onLoadFilter: TYPESCRIPT_FILE,
+      loader: (_code, id) => (core.accepts(id) ? (id.endsWith('.tsx') ? 'jsx' : 'js') : id.endsWith('.tsx') ? 'tsx' : 'ts'),
+    },
     // Rollup resolves only files that exist: `./tools.js` written in TypeScript means `./tools.ts`.
     rollup: {
       resolveId(source, importer) {
         return resolveTypeScriptImport(source, importer) ?? null;
+      },
+      // TypeScript's helpers look for a copy on `this` (`(this && this.__esDecorate) || ...`), which is
+      // undefined at the top of an ES module: Rollup would warn about each. `(void 0)` is what `this` is
+      // there, without the warning (tsc itself reports a top-level `this` in the module's own code).
+      options(input) {
+        const given = input.moduleContext;
+        const contextOf = typeof given === 'function' ? given : (id: string): string | null | undefined => given?.[id];
+        return { ...input, moduleContext: (id: string) => contextOf(id) ?? (core.accepts(id) ? '(void 0)' : null) };
       },
     },
   };
