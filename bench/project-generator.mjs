@@ -214,7 +214,7 @@ async function main(): Promise<void> {
 void main();
 `,
   );
-  writeFileSync(join(dir, 'package.json'), '{ "name": "generated-tools", "private": true, "type": "module" }\n');
+  writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
   const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'], rootDir: 'src', outDir: 'out' };
   writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ compilerOptions, include: ['src'] }, null, 2)}\n`);
   return { files: files + 2, tools };
