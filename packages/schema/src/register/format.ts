@@ -54,3 +54,28 @@ export function cachedOutput(file: string, source: string, format: 'module' | 'c
   projects ??= new Projects(namedTsconfig(), (config, directory, hashes) => new ProjectCache(config, directory, undefined, hashes));
   return projects.of(file).read(file, source, format);
 }
+
+/**
+ * The TypeScript files a specifier may mean when a TypeScript file imports it:
+ * `first`, tried before the specifier itself (tools.ts before a tools.js beside
+ * it, a stale build output say), and `fallback`, tried when it is not found
+ * (no extension, a folder).
+ */
+export function typeScriptCandidates(specifier: string, parentURL: string | undefined): { first: string[]; fallback: string[] } {
+  const none = { first: [], fallback: [] };
+  if (parentURL?.startsWith('file:') !== true || !TYPESCRIPT_FILE.test(new URL(parentURL).pathname)) return none;
+  if (!(specifier.startsWith('./') || specifier.startsWith('../') || specifier.startsWith('/') || specifier.startsWith('file:'))) return none;
+  const match = /\.([cm]?)js$/.exec(specifier);
+  if (match !== null) {
+    const base = specifier.slice(0, -match[0].length);
+    const candidates = match[1] === '' ? [`${base}.ts`, `${base}.tsx`] : [`${base}.${match[1]}ts`];
+    return { first: candidates, fallback: [] };
+  }
+  if (/\.[cm]?tsx?$/.test(specifier)) return none;
+  return { first: [], fallback: [`${specifier}.ts`, `${specifier}.tsx`, `${specifier}/index.ts`] };
+}
+
+export function isNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_UNSUPPORTED_DIR_IMPORT' || code === 'MODULE_NOT_FOUND';
+}

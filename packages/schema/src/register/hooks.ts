@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FileCompiler } from '../compile/file-compiler.js';
-import { cachedOutput, moduleFormat, namedTsconfig, TYPESCRIPT_FILE, withInlineMap } from './format.js';
+import { cachedOutput, isNotFound, moduleFormat, namedTsconfig, TYPESCRIPT_FILE, typeScriptCandidates, withInlineMap } from './format.js';
 
 interface ResolveContext {
   parentURL?: string | undefined;
@@ -34,20 +34,16 @@ let compiler: FileCompiler | undefined;
  * becomes (`./tools.js` for tools.ts), or written without an extension.
  */
 export async function resolve(specifier: string, context: ResolveContext, nextResolve: (specifier: string, context: ResolveContext) => Promise<ResolveResult>): Promise<ResolveResult> {
-  const fromTypeScript = context.parentURL?.startsWith('file:') === true && TYPESCRIPT_FILE.test(new URL(context.parentURL).pathname);
-  const local = specifier.startsWith('./') || specifier.startsWith('../') || specifier.startsWith('/') || specifier.startsWith('file:');
-  const candidates = fromTypeScript && local ? typeScriptCandidates(specifier) : [];
-  // A TypeScript file wins over a JavaScript one beside it (a stale build output, say).
-  for (const candidate of candidates.filter((c) => /\.[cm]?js$/.test(specifier) && c !== specifier)) {
+  const { first, fallback } = typeScriptCandidates(specifier, context.parentURL);
+  for (const candidate of first) {
     const found = await nextResolve(candidate, context).catch(() => undefined);
     if (found !== undefined) return found;
   }
   try {
     return await nextResolve(specifier, context);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'ERR_UNSUPPORTED_DIR_IMPORT') throw error;
-    for (const candidate of candidates) {
+    if (!isNotFound(error)) throw error;
+    for (const candidate of fallback) {
       const found = await nextResolve(candidate, context).catch(() => undefined);
       if (found !== undefined) return found;
     }
@@ -55,21 +51,13 @@ export async function resolve(specifier: string, context: ResolveContext, nextRe
   }
 }
 
-function typeScriptCandidates(specifier: string): string[] {
-  const match = /\.([cm]?)js$/.exec(specifier);
-  if (match !== null) {
-    const base = specifier.slice(0, -match[0].length);
-    return match[1] === '' ? [`${base}.ts`, `${base}.tsx`] : [`${base}.${match[1]}ts`];
-  }
-  if (/\.[cm]?tsx?$/.test(specifier)) return [];
-  return [`${specifier}.ts`, `${specifier}.tsx`, `${specifier}/index.ts`];
-}
-
 export async function load(url: string, context: LoadContext, nextLoad: (url: string, context: LoadContext) => Promise<LoadResult>): Promise<LoadResult> {
   if (!url.startsWith('file:') || !TYPESCRIPT_FILE.test(new URL(url).pathname)) return nextLoad(url, context);
   const file = fileURLToPath(url);
-  // CommonJS goes to Node's CommonJS loader, whose require hook (set by the register module) compiles it.
-  if (moduleFormat(file) === 'commonjs') return { format: 'commonjs', shortCircuit: true };
+  const format = moduleFormat(file);
+  // CommonJS goes to Node's CommonJS loader, which reads the file: the hooks the register module sets on
+  // the main thread compile it there, and the module's own requires.
+  if (format === 'commonjs') return { format: 'commonjs', shortCircuit: true };
   const source = await readFile(file, 'utf8');
   let compiled = cachedOutput(file, source, 'module');
   if (compiled === undefined) {

@@ -1,13 +1,12 @@
 // `node --import @anytool/schema/register src/main.ts` (or `--require` in CommonJS):
 // runs TypeScript directly, with the schemas `anytool build` would give its tools.
-// ES modules go through module hooks (hooks.ts), CommonJS through a require hook here.
 import * as nodeModule from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { FileCompiler, FileCompilerOptions } from '../compile/file-compiler.js';
 import { ownDirectory } from '../typescript-modules.cjs';
-import { cachedOutput, namedTsconfig, withInlineMap } from './format.js';
+import { cachedOutput, isNotFound, moduleFormat, namedTsconfig, TYPESCRIPT_FILE, typeScriptCandidates, withInlineMap } from './format.js';
 
 interface CommonJsModule {
   _compile(code: string, fileName: string): unknown;
@@ -21,30 +20,80 @@ if (typeof register !== 'function') {
   process.exit(1);
 }
 
-// The hooks are the ES module build's, whichever build this file is from.
-const hooks = join(ownDirectory(), '..', 'esm', 'register', 'hooks.js');
-register(pathToFileURL(hooks).href);
-
 let compiler: FileCompiler | undefined;
-// require.extensions: deprecated in name, and still how every require hook (ts-node, tsx, Babel) works.
-const extensions = nodeModule.createRequire(join(process.cwd(), 'package.json')).extensions as unknown as Record<string, ExtensionHandler>;
-const compileCommonJs: ExtensionHandler = (module, fileName) => {
+
+/** The file's JavaScript: from the disk cache, else compiled (the build step is loaded on the first file not cached). */
+function compileFile(fileName: string, format: 'module' | 'commonjs'): string {
   const source = readFileSync(fileName, 'utf8');
-  let compiled = cachedOutput(fileName, source, 'commonjs');
+  let compiled = cachedOutput(fileName, source, format);
   if (compiled === undefined) {
     compiler ??= loadCompiler();
-    compiled = compiler.compile(fileName, source, 'commonjs');
+    compiled = compiler.compile(fileName, source, format);
   }
   if (compiled.warnings !== undefined) process.stderr.write(compiled.warnings);
-  module._compile(withInlineMap(compiled.code, compiled.map), fileName);
-};
-/** The build step, loaded on the first file that is not cached (its CommonJS build: a require hook cannot wait for an import). */
+  return withInlineMap(compiled.code, compiled.map);
+}
+
+/** The build step, in its CommonJS build: a require hook cannot wait for an import. */
 function loadCompiler(): FileCompiler {
-  const { createFileCompiler } = nodeModule.createRequire(hooks)(join(ownDirectory(), '..', 'cjs', 'compile', 'file-compiler.js')) as { createFileCompiler: (options: FileCompilerOptions) => FileCompiler };
+  const { createFileCompiler } = nodeModule.createRequire(join(ownDirectory(), "package.json"))(join(ownDirectory(), '..', 'cjs', 'compile', 'file-compiler.js')) as { createFileCompiler: (options: FileCompilerOptions) => FileCompiler };
   const tsconfig = namedTsconfig();
   return createFileCompiler(tsconfig === undefined ? {} : { tsconfig });
 }
 
-for (const extension of ['.ts', '.cts', '.tsx']) extensions[extension] = compileCommonJs;
+
+interface SyncHooks {
+  resolve(specifier: string, context: { parentURL?: string | undefined }, next: (specifier: string, context?: object) => { url: string }): { url: string };
+  load(url: string, context: object, next: (url: string, context?: object) => { format?: string | null | undefined; source?: unknown }): { format?: string | null | undefined; source?: unknown; shortCircuit?: boolean };
+}
+const registerHooks = (nodeModule as { registerHooks?: (hooks: SyncHooks) => unknown }).registerHooks;
+
+if (typeof registerHooks === 'function') {
+  // Node 22.15 and later: hooks on this thread that see import and require alike, and run
+  // before those registered earlier (tsx's, Node's type stripping).
+  registerHooks({
+    resolve(specifier, context, next) {
+      const { first, fallback } = typeScriptCandidates(specifier, context.parentURL);
+      for (const candidate of first) {
+        try {
+          return next(candidate, context);
+        } catch {
+          // not there: the next one
+        }
+      }
+      try {
+        return next(specifier, context);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        for (const candidate of fallback) {
+          try {
+            return next(candidate, context);
+          } catch {
+            // not there: the next one
+          }
+        }
+        throw error;
+      }
+    },
+    load(url, context, next) {
+      if (!url.startsWith('file:') || !TYPESCRIPT_FILE.test(new URL(url).pathname)) return next(url, context);
+      const file = fileURLToPath(url);
+      const format = moduleFormat(file);
+      return { format, source: compileFile(file, format), shortCircuit: true };
+    },
+  });
+} else {
+  // Node 20 and early 22: CommonJS through require.extensions (deprecated in name, and
+  // still how every require hook, ts-node's or Babel's, works).
+  const extensions = nodeModule.createRequire(join(process.cwd(), 'package.json')).extensions as unknown as Record<string, ExtensionHandler>;
+  const compileCommonJs: ExtensionHandler = (module, fileName) => {
+    module._compile(compileFile(fileName, 'commonjs'), fileName);
+  };
+  for (const extension of ['.ts', '.cts', '.tsx']) extensions[extension] = compileCommonJs;
+}
+// And on every Node, hooks on a thread of their own (hooks.ts, from the ES module build whichever
+// build this file is from): the entry point and what it imports go through these, ahead of any
+// registered earlier (tsx's).
+register(pathToFileURL(join(ownDirectory(), '..', 'esm', 'register', 'hooks.js')).href);
 
 process.setSourceMapsEnabled(true);
