@@ -1,6 +1,6 @@
 // The same three tools as zod-tools.ts, written the anytool way: the schemas come from
 // the types and JSDoc, at build time (anytool build, the loader, a bundler plugin).
-import { BaseTool, ExecutionContext, Tool, tool } from '@anytool/core';
+import { BaseTool, type ExecutionContext, Tool, tool } from '@anytool/core';
 
 /**
  * Convert an amount between two currencies.

@@ -1,5 +1,5 @@
 // The same three tools as tools.ts with zod schemas: no build step at all.
-import { BaseTool, ExecutionContext, Tool, tool } from '@anytool/core';
+import { BaseTool, type ExecutionContext, Tool, tool } from '@anytool/core';
 import { z } from 'zod';
 
 export const convert = tool(({ amount, from, to }) => `${amount} ${from} = ${(amount * 1.1).toFixed(2)} ${to}`, {
