@@ -4,6 +4,7 @@ import * as nodeModule from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import type { FileCompiler, FileCompilerOptions } from '../compile/file-compiler.js';
 import { ownDirectory } from '../typescript-modules.cjs';
 import { cachedOutput, isNotFound, moduleFormat, namedTsconfig, TYPESCRIPT_FILE, typeScriptCandidates, withInlineMap } from './format.js';
@@ -48,7 +49,9 @@ interface SyncHooks {
 }
 const registerHooks = (nodeModule as { registerHooks?: (hooks: SyncHooks) => unknown }).registerHooks;
 
-if (typeof registerHooks === 'function') {
+if (!isMainThread) {
+  // `--require` preloads this into every thread, Node's own module hooks thread too: the main thread's hooks serve them.
+} else if (typeof registerHooks === 'function') {
   // Node 22.15 and later: hooks on this thread that see import and require alike, and run
   // before those registered earlier (tsx's, Node's type stripping).
   registerHooks({
@@ -90,10 +93,39 @@ if (typeof registerHooks === 'function') {
     module._compile(compileFile(fileName, 'commonjs'), fileName);
   };
   for (const extension of ['.ts', '.cts', '.tsx']) extensions[extension] = compileCommonJs;
+  // `require('./tools.js')` in tools' TypeScript means tools.ts: Node's resolver is taught that here,
+  // as ts-node and tsx teach it (Module._resolveFilename is Node's, undocumented and long stable).
+  const Module = nodeModule.Module as unknown as { _resolveFilename: (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string };
+  const resolveFilename = Module._resolveFilename;
+  if (typeof resolveFilename === 'function') {
+    Module._resolveFilename = function resolveTypeScript(request, parent, ...rest) {
+      const parentURL = typeof parent?.filename === 'string' ? pathToFileURL(parent.filename).href : undefined;
+      const { first, fallback } = typeScriptCandidates(request, parentURL);
+      for (const candidate of first) {
+        try {
+          return resolveFilename.call(this, candidate, parent, ...rest);
+        } catch {
+          // not there: the next one
+        }
+      }
+      try {
+        return resolveFilename.call(this, request, parent, ...rest);
+      } catch (error) {
+        for (const candidate of isNotFound(error) ? fallback : []) {
+          try {
+            return resolveFilename.call(this, candidate, parent, ...rest);
+          } catch {
+            // not there: the next one
+          }
+        }
+        throw error;
+      }
+    };
+  }
 }
 // And on every Node, hooks on a thread of their own (hooks.ts, from the ES module build whichever
 // build this file is from): the entry point and what it imports go through these, ahead of any
 // registered earlier (tsx's).
-register(pathToFileURL(join(ownDirectory(), '..', 'esm', 'register', 'hooks.js')).href);
+if (isMainThread) register(pathToFileURL(join(ownDirectory(), '..', 'esm', 'register', 'hooks.js')).href);
 
 process.setSourceMapsEnabled(true);
