@@ -78,7 +78,7 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
  */
 export function tool<Schema extends StandardSchemaV1, Fn extends (args: StandardSchemaV1.InferOutput<Schema>, context: ExecutionContext) => unknown>(
   fn: Fn,
-  options: FunctionToolOptions & { parameters: Schema },
+  options: Omit<FunctionToolOptions, 'parameters'> & { parameters: Schema },
   build?: ToolBuildInfo,
 ): FunctionTool<Fn>;
 // JSON Schema (or none): a function whose types do not match a Standard Schema does not fall through to here.
