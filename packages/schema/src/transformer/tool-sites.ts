@@ -149,6 +149,8 @@ class SourceAnalyzer {
     const kind = this.symbols.coreNameAt(call.expression);
     if (kind === 'tool') {
       if (call.arguments.length === 0 || call.arguments.length > 2 || hasExplicitParameters(call.arguments[1])) return;
+      // The object form, tool({ name, description, parameters, execute }), brings its own schema.
+      if (ts.isObjectLiteralExpression(call.arguments[0]!)) return;
       const fn = this.resolveFunction(call.arguments[0]!);
       if (fn === undefined) {
         // Without build information the tool has no parameter schema and fails when it is registered.
