@@ -1,6 +1,6 @@
 import type * as TS from 'typescript';
-import { JsonSchemaGenerator, getDefaultArgs } from 'typescript-json-schema';
 import type { JsonSchema } from '@anytool/core';
+import { loadTypescriptJsonSchema } from '../typescript-modules.cjs';
 
 /** The part of typescript-json-schema's generator used here: JSDoc text and tags into schema keywords. */
 interface CommentParser {
@@ -16,6 +16,7 @@ export class JsDocReader {
   private readonly parser: CommentParser;
 
   constructor(checker: TS.TypeChecker) {
+    const { JsonSchemaGenerator, getDefaultArgs } = loadTypescriptJsonSchema();
     // Typed against typescript-json-schema's own TypeScript; the parser only calls the checker's and symbols' methods, the same in every release.
     const generator = new JsonSchemaGenerator([], {}, {}, {}, checker as never, { ...getDefaultArgs(), validationKeywords: ['example'] });
     this.parser = generator as unknown as CommentParser;
