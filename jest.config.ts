@@ -26,7 +26,15 @@ function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>
 // decorators and under legacy experimentalDecorators + emitDecoratorMetadata.
 const config: Config = {
   projects: [
-    project('core', ['<rootDir>/packages/core/test/**/*.test.ts'], undefined, { testPathIgnorePatterns: ['\\.legacy\\.test\\.ts$'] }),
+    project('core', ['<rootDir>/packages/core/test/**/*.test.ts'], undefined, {
+      testPathIgnorePatterns: ['\\.legacy\\.test\\.ts$'],
+      // arktype (a Standard Schema library under test) ships ES modules only: compiled to CommonJS for jest.
+      transform: {
+        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } }],
+        '/node_modules/(arktype|arkregex|@ark)/.+\\.js$': '<rootDir>/packages/core/test/helpers/esm-to-cjs.cjs',
+      },
+      transformIgnorePatterns: ['/node_modules/(?!(arktype|arkregex|@ark)/)'],
+    }),
     project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
     // The schema package's own tests compile through its build step (built first: `node scripts/build.mjs schema`).
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {

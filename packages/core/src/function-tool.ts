@@ -78,11 +78,42 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
  */
 export function tool<Schema extends StandardSchemaV1, Fn extends (args: StandardSchemaV1.InferOutput<Schema>, context: ExecutionContext) => unknown>(
   fn: Fn,
-  options: FunctionToolOptions & { parameters: Schema },
+  options: Omit<FunctionToolOptions, 'parameters'> & { parameters: Schema },
   build?: ToolBuildInfo,
 ): FunctionTool<Fn>;
 // JSON Schema (or none): a function whose types do not match a Standard Schema does not fall through to here.
 export function tool<Fn extends AnyFunction>(fn: Fn, options?: FunctionToolOptions & { parameters?: JsonSchema }, build?: ToolBuildInfo): FunctionTool<Fn>;
-export function tool<Fn extends AnyFunction>(fn: Fn, options?: FunctionToolOptions, build?: ToolBuildInfo): FunctionTool<Fn> {
+export function tool<Schema extends StandardSchemaV1, R>(definition: ToolObject<Schema, R> & { parameters: Schema }): FunctionTool<ToolObjectExecute<Schema, R>>;
+export function tool<Schema extends StandardSchemaV1, R>(definition: ToolObject<Schema, R> & { inputSchema: Schema }): FunctionTool<ToolObjectExecute<Schema, R>>;
+export function tool<Fn extends AnyFunction>(fn: Fn | ToolObjectAny, options?: FunctionToolOptions, build?: ToolBuildInfo): FunctionTool<Fn> {
+  if (typeof fn === 'object' && fn !== null) return fromObject(fn) as FunctionTool<Fn>;
   return new FunctionTool(fn, options, build);
+}
+
+type ToolObjectExecute<Schema extends StandardSchemaV1, R> = (args: StandardSchemaV1.InferOutput<Schema>, context: ExecutionContext) => R;
+
+/**
+ * The object form of `tool()`, as the Vercel AI SDK (`inputSchema`) and the OpenAI
+ * Agents SDK (`parameters`) write it: `execute` receives the schema's output and the
+ * run's `ExecutionContext`.
+ */
+export type ToolObject<Schema extends StandardSchemaV1, R> = Omit<FunctionToolOptions, 'parameters' | 'context'> & {
+  name: string;
+  description: string;
+  execute: ToolObjectExecute<Schema, R>;
+};
+
+type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & { execute?: unknown; parameters?: unknown; inputSchema?: unknown };
+
+function fromObject(definition: ToolObjectAny): FunctionTool {
+  const { execute, parameters, inputSchema, ...options } = definition;
+  const shown = options.name === undefined ? 'tool({ ... })' : `tool({ name: ${JSON.stringify(options.name)}, ... })`;
+  if (typeof execute !== 'function') throw new AnytoolError(ErrorCode.InvalidOptions, `${shown}: expected an execute function, got ${execute === null ? 'null' : typeof execute}`);
+  if (options.name === undefined) {
+    throw new AnytoolError(ErrorCode.InvalidToolName, `${shown}: a tool in object form needs a name; add name: '...' (the AI SDK names a tool by its key in \`tools\`, anytool by its name)`);
+  }
+  if (parameters !== undefined && inputSchema !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${shown}: give parameters or inputSchema, not both`);
+  const schema = parameters ?? inputSchema;
+  if (schema === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${shown}: give the arguments' schema as parameters (or inputSchema): a Standard Schema such as a zod object, or a JSON Schema`);
+  return new FunctionTool(execute as AnyFunction, { ...options, parameters: schema as NonNullable<FunctionToolOptions['parameters']>, context: true });
 }

@@ -60,6 +60,11 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
 
 const TARGETS = ['draft-2020-12', 'draft-07'] as const;
 
+/** The fix for libraries whose schemas carry no JSON Schema export themselves, by `~standard.vendor`. */
+const VENDOR_FIXES: Record<string, string> = {
+  valibot: "wrap the schema with toStandardJsonSchema() from '@valibot/to-json-schema' (it adds Standard JSON Schema and keeps validation as it is)",
+};
+
 /**
  * The JSON Schema of a Standard Schema's input, for the model: through the
  * Standard JSON Schema interface (`~standard.jsonSchema.input`), else zod 4's
@@ -75,10 +80,11 @@ export function standardToJsonSchema(schema: StandardSchemaV1, owner: string): J
   if (typeof converter?.input === 'function') attempts.push((target) => converter.input!({ target }));
   if (typeof toJSONSchema === 'function') attempts.push((target) => (toJSONSchema as (o: unknown) => unknown).call(schema, { target, io: 'input' }));
   if (attempts.length === 0) {
+    const fix = VENDOR_FIXES[vendor] ?? 'use a version of the library that implements Standard JSON Schema (as zod 4.2+ and arktype 2.2 do), or one with toJSONSchema';
     throw new AnytoolError(
       ErrorCode.InvalidOptions,
       `${owner}: its parameters are a Standard Schema from "${vendor}", which does not export JSON Schema (no ~standard.jsonSchema, no toJSONSchema), and the model needs one; ` +
-        'use a version of the library that implements Standard JSON Schema (zod 4.2+, or one with toJSONSchema), or pass a JSON Schema as { parameters }',
+        `${fix}, or pass a JSON Schema as { parameters }`,
     );
   }
   let lastError: unknown;

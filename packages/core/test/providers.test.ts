@@ -115,6 +115,29 @@ describe('provider formats', () => {
     expect(shape['anyOf']).toBeDefined();
   });
 
+  it('Gemini: a draft-07 tuple is sent as prefixItems, its additionalItems as items', () => {
+    const pair = tool(() => 1, {
+      name: 'pair',
+      description: 'A tuple.',
+      parameters: {
+        type: 'object',
+        properties: {
+          point: { type: 'array', items: [{ type: 'number' }, { type: 'string' }], minItems: 2, maxItems: 2, additionalItems: false },
+          head: { type: 'array', items: [{ type: 'string' }], minItems: 1, additionalItems: { type: 'number' } },
+          open: { type: 'array', items: [{ type: 'string' }] },
+        },
+        required: ['point', 'head', 'open'],
+      },
+    });
+    const { tools, notes } = new Toolset(pair).lower('gemini');
+    expect(tools[0]!.parametersJsonSchema['properties']).toEqual({
+      point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }], minItems: 2, maxItems: 2, items: false },
+      head: { type: 'array', prefixItems: [{ type: 'string' }], minItems: 1, items: { type: 'number' } },
+      open: { type: 'array', prefixItems: [{ type: 'string' }] },
+    });
+    expect(notes).toEqual([]);
+  });
+
   it('MCP: annotations become hints, the title travels', () => {
     const noop = toolset.definitions('mcp').find((t) => t.name === 'noop')!;
     expect(noop).toMatchObject({ title: 'No-op', annotations: { title: 'No-op', readOnlyHint: true, idempotentHint: true } });

@@ -165,3 +165,41 @@ describe('Standard Schema parameter types', () => {
     tool(({ a }: { a: number }) => a, { name: 'right', description: 'Right type.', parameters: schema });
   });
 });
+
+describe('tool() in object form (as the AI SDK and the OpenAI Agents SDK write it)', () => {
+  test('with parameters: execute receives the schema output and the context', async () => {
+    const seen: unknown[] = [];
+    const weather = tool({
+      name: 'get_weather',
+      description: 'Get the weather for a city.',
+      parameters: z.object({ city: z.string(), unit: z.enum(['c', 'f']).default('c') }),
+      execute: async ({ city, unit }, context) => {
+        seen.push(context instanceof ExecutionContext);
+        const name: string = city;
+        return `${name}: 21 ${unit}`;
+      },
+    });
+    const set = new Toolset(weather);
+    expect(resultText(await set.invoke('get_weather', '{"city":"Oslo"}'))).toBe('Oslo: 21 c');
+    expect(seen).toEqual([true]);
+    expect((await set.invoke('get_weather', { city: 1 })).error?.code).toBe(ErrorCode.InvalidArguments);
+    expect(set.definitions('anthropic')[0]).toMatchObject({ name: 'get_weather', description: 'Get the weather for a city.', input_schema: { required: ['city'] } });
+  });
+
+  test('with inputSchema', async () => {
+    const add = tool({ name: 'add', description: 'Add.', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b });
+    expect(resultText(await new Toolset(add).invoke('add', { a: 2, b: 3 }))).toBe('5');
+  });
+
+  test('argument types come from the schema', () => {
+    // @ts-expect-error -- a is a number
+    tool({ name: 'wrong', description: 'Wrong.', parameters: z.object({ a: z.number() }), execute: ({ a }: { a: string }) => a });
+  });
+
+  test('a missing name, execute or schema is a coded error naming the fix', () => {
+    const definition = { description: 'No name.', inputSchema: z.object({}), execute: () => 1 };
+    expect(() => tool(definition as never)).toThrow(/a tool in object form needs a name; add name: '...'/);
+    expect(() => tool({ name: 'x', description: 'No execute.', parameters: z.object({}) } as never)).toThrow(/tool\(\{ name: "x", \.\.\. \}\): expected an execute function/);
+    expect(() => tool({ name: 'x', description: 'No schema.', execute: () => 1 } as never)).toThrow(/give the arguments' schema as parameters \(or inputSchema\)/);
+  });
+});

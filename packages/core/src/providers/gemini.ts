@@ -49,6 +49,14 @@ function lower(node: unknown, path: string, defs: Record<string, JsonSchema>, st
         break;
       }
       case 'items':
+        // A draft-07 tuple (an array of item schemas) is Gemini's prefixItems; its additionalItems become items.
+        if (Array.isArray(value)) out['prefixItems'] = value.map((v, i) => lower(v, pointer(at, i), defs, stack, tool, notes));
+        else out[key] = typeof value === 'boolean' ? value : lower(value, at, defs, stack, tool, notes);
+        break;
+      case 'additionalItems':
+        if (Array.isArray(node['items'])) out['items'] = typeof value === 'boolean' ? value : lower(value, at, defs, stack, tool, notes);
+        else notes.push({ tool, path: at, action: 'dropped', detail: 'additionalItems without a tuple means nothing; it is not sent' });
+        break;
       case 'additionalProperties':
         out[key] = typeof value === 'boolean' ? value : lower(value, at, defs, stack, tool, notes);
         break;

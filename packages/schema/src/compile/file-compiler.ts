@@ -2,17 +2,17 @@
 // bundler plugins): the build information comes from a Program over the file's project,
 // the JavaScript from `transpileModule`, in the module format the host asks for. Results
 // are kept on disk, so a second start needs no TypeScript at all.
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type * as TS from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { createJsDocHost } from '../cli/build-command.js';
 import { keepsStandardDecorators, newestNumberedTarget } from '../transformer/kept-decorators.js';
 import { analyzeFile, type ToolSite } from '../transformer/tool-sites.js';
 import { formatAnytoolDiagnostics, rewrite } from '../transformer/transformer.js';
-import { ownDirectory } from '../typescript-modules.cjs';
 import { projectTypeScript, ts, withTypeScript } from '../typescript.js';
+import { ProjectCache, Projects, type CacheEntry, type CompiledFile, type Dependency } from './cache.js';
+
+export type { CompiledFile };
 
 /** Options of `createFileCompiler`. */
 export interface FileCompilerOptions {
@@ -24,15 +24,6 @@ export interface FileCompilerOptions {
    * package.json above the tsconfig). `ANYTOOL_CACHE=0` turns it off too.
    */
   cacheDirectory?: string | false;
-}
-
-/** JavaScript for one file. */
-export interface CompiledFile {
-  code: string;
-  /** The source map (JSON text). */
-  map: string | undefined;
-  /** The build step's warnings for the file (imprecise types), formatted like tsc's, if any. */
-  warnings?: string;
 }
 
 /** Compiles TypeScript files one by one, with build information at every tool site. */
@@ -47,13 +38,6 @@ export interface FileCompiler {
   compile(fileName: string, source: string, format: 'module' | 'commonjs'): CompiledFile;
 }
 
-/** The file's own name and content hash, for the cache entry of a file whose build information read it. */
-type Dependency = [file: string, hash: string];
-
-interface CacheEntry extends CompiledFile {
-  dependencies: Dependency[];
-}
-
 /**
  * Makes a compiler for the ways in that see one file at a time. Files that
  * may hold a tool (any mention of "tool", or a class that extends another)
@@ -61,60 +45,28 @@ interface CacheEntry extends CompiledFile {
  * the others are only transpiled.
  */
 export function createFileCompiler(options: FileCompilerOptions = {}): FileCompiler {
-  const projects = new Map<string, Project>();
-  const configs = new Map<string, string | undefined>();
-  const hashes = new FileHashes();
-  const configFor = (fileName: string): string | undefined => {
-    if (options.tsconfig !== undefined) return resolve(options.tsconfig);
-    const dir = dirname(fileName);
-    if (!configs.has(dir)) configs.set(dir, findUp(dir, 'tsconfig.json'));
-    return configs.get(dir);
-  };
-  const projectFor = (config: string | undefined, fileName: string): Project => {
-    const key = config ?? dirname(fileName);
-    let project = projects.get(key);
-    if (project === undefined) {
-      project = new Project(config, dirname(config ?? fileName), options.cacheDirectory, hashes);
-      projects.set(key, project);
-    }
-    return project;
-  };
+  const projects = new Projects(options.tsconfig, (config, directory, hashes) => new Project(config, directory, options.cacheDirectory, hashes));
   return {
     compile(fileName, source, format) {
       const file = resolve(fileName);
-      return projectFor(configFor(file), file).compile(file, source, format);
+      return projects.of(file).compile(file, source, format);
     },
   };
 }
 
-/** A tsconfig.json and what compiling its files needs: the cache, the TypeScript, the Program. */
-class Project {
-  private readonly cache: DiskCache | undefined;
-  private readonly stamp: string;
+/** A tsconfig.json and what compiling its files needs: the TypeScript, the Program. */
+class Project extends ProjectCache {
   private typescript: typeof TS | undefined;
   private parsed: TS.ParsedCommandLine | undefined;
   private host: CachingHost | undefined;
   private program: TS.Program | undefined;
 
-  constructor(
-    private readonly config: string | undefined,
-    private readonly directory: string,
-    cacheDirectory: string | false | undefined,
-    private readonly hashes: FileHashes,
-  ) {
-    const packageDir = dirname(findUp(directory, 'package.json') ?? join(directory, 'package.json'));
-    const folder = process.env['ANYTOOL_CACHE'] === '0' || cacheDirectory === false ? undefined : (cacheDirectory ?? join(packageDir, 'node_modules', '.cache', 'anytool'));
-    this.cache = folder === undefined ? undefined : new DiskCache(folder);
-    this.stamp = [compilerStamp(), typeScriptVersion(directory), config === undefined ? '' : configText(config), installStamp(packageDir)].join('\0');
-  }
-
   compile(fileName: string, source: string, format: 'module' | 'commonjs'): CompiledFile {
-    const key = this.cache === undefined ? '' : digest(`${this.stamp}\0${format}\0${fileName}\0${source}`);
-    const cached = this.cache?.read(key);
-    if (cached !== undefined && cached.dependencies.every(([file, hash]) => this.hashes.of(file) === hash)) return cached;
+    const cached = this.read(fileName, source, format);
+    if (cached !== undefined) return cached;
     this.typescript ??= projectTypeScript(this.directory).typescript;
     const entry = withTypeScript(this.typescript, () => this.build(fileName, source, format));
-    this.cache?.write(key, entry);
+    this.write(fileName, source, format, entry);
     return entry;
   }
 
@@ -242,127 +194,3 @@ class CachingHost {
   }
 }
 
-/** Content hashes of files, read again only when a file's size or time changes. */
-class FileHashes {
-  private readonly known = new Map<string, { stamp: string; hash: string }>();
-
-  of(fileName: string): string {
-    let stamp: string;
-    try {
-      const stat = statSync(fileName);
-      stamp = `${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
-    const known = this.known.get(fileName);
-    if (known !== undefined && known.stamp === stamp) return known.hash;
-    const hash = digest(readFileSync(fileName));
-    this.known.set(fileName, { stamp, hash });
-    return hash;
-  }
-}
-
-/** Cache entries as JSON files named by their key. A broken or partial entry is a miss. */
-class DiskCache {
-  private ready = false;
-
-  constructor(private readonly folder: string) {}
-
-  read(key: string): CacheEntry | undefined {
-    try {
-      const entry = JSON.parse(readFileSync(join(this.folder, `${key}.json`), 'utf8')) as CacheEntry;
-      return typeof entry.code === 'string' && Array.isArray(entry.dependencies) ? entry : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  write(key: string, entry: CacheEntry): void {
-    try {
-      if (!this.ready) mkdirSync(this.folder, { recursive: true });
-      this.ready = true;
-      // Written aside, then renamed: another process reading the entry sees all of it or none.
-      const temporary = join(this.folder, `${key}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-      writeFileSync(temporary, JSON.stringify(entry));
-      renameSync(temporary, join(this.folder, `${key}.json`));
-    } catch {
-      // A cache that cannot be written (a read-only install) only costs time.
-    }
-  }
-}
-
-function digest(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex').slice(0, 40);
-}
-
-function findUp(directory: string, name: string): string | undefined {
-  for (let dir = resolve(directory); ; dir = dirname(dir)) {
-    const candidate = join(dir, name);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-let ownStamp: string | undefined;
-
-/** This build step's version: the package version and the newest of its compiled files. */
-function compilerStamp(): string {
-  if (ownStamp !== undefined) return ownStamp;
-  const directory = ownDirectory();
-  let newest = 0;
-  const visit = (dir: string): void => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory()) visit(path);
-      else if (/\.[cm]?js$/.test(entry.name) || /\.[cm]?ts$/.test(entry.name)) newest = Math.max(newest, statSync(path).mtimeMs);
-    }
-  };
-  visit(directory);
-  const manifest = findUp(directory, 'package.json');
-  const version = manifest === undefined ? '' : String((JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version);
-  return (ownStamp = `${version}:${newest}`);
-}
-
-/** The version of the TypeScript the project has (read from its package.json, without loading it). */
-function typeScriptVersion(directory: string): string {
-  const manifest = findUp(directory, join('node_modules', 'typescript', 'package.json'));
-  if (manifest === undefined) return 'shipped';
-  try {
-    return String((JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version);
-  } catch {
-    return 'unknown';
-  }
-}
-
-/** The text of a tsconfig and of the local configs it extends. */
-function configText(config: string): string {
-  const seen = new Set<string>();
-  const read = (file: string): string => {
-    if (seen.has(file) || !existsSync(file)) return '';
-    seen.add(file);
-    const text = readFileSync(file, 'utf8');
-    let all = text;
-    for (const match of text.matchAll(/"extends"\s*:\s*(\[[^\]]*\]|"[^"]*")/g)) {
-      for (const name of (match[1] ?? '').match(/"[^"]*"/g) ?? []) {
-        const target = name.slice(1, -1);
-        if (target.startsWith('.')) all += read(resolve(dirname(file), target.endsWith('.json') ? target : `${target}.json`));
-        else all += target;
-      }
-    }
-    return all;
-  };
-  return read(config);
-}
-
-/** Changes when packages are installed, so cached build information that read their types is made anew. */
-function installStamp(packageDir: string): string {
-  for (const name of [join('node_modules', '.package-lock.json'), 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock']) {
-    try {
-      const stat = statSync(join(packageDir, name));
-      return `${name}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      // try the next one
-    }
-  }
-  return '';
-}

@@ -149,6 +149,8 @@ class SourceAnalyzer {
     const kind = this.symbols.coreNameAt(call.expression);
     if (kind === 'tool') {
       if (call.arguments.length === 0 || call.arguments.length > 2 || hasExplicitParameters(call.arguments[1])) return;
+      // The object form, tool({ name, description, parameters, execute }), brings its own schema.
+      if (ts.isObjectLiteralExpression(call.arguments[0]!)) return;
       const fn = this.resolveFunction(call.arguments[0]!);
       if (fn === undefined) {
         // Without build information the tool has no parameter schema and fails when it is registered.
@@ -256,7 +258,7 @@ class SourceAnalyzer {
       const issuesBefore = walker.walk.issues.length;
       const property = { ...walker.schemaOf(type, [paramName], parameter.type) };
       this.report(walker.walk.issues.slice(issuesBefore), parameter, (path) => `${label}: parameter ${path}`);
-      const description = parameterDoc(parameter);
+      const description = parameterDoc(parameter) ?? variableParameterDoc(fn, paramName);
       if (description !== undefined) property['description'] = description;
       if (parameter.initializer !== undefined) {
         const value = literalValue(parameter.initializer, this.checker);
@@ -489,6 +491,23 @@ function variableName(call: TS.CallExpression): string | undefined {
   let up: TS.Node = call.parent;
   while (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up)) up = up.parent;
   return ts.isVariableDeclaration(up) && ts.isIdentifier(up.name) ? up.name.text : undefined;
+}
+
+/** `@param` of `/** ... *\/ export const convert = tool(function convert(amount) {...})`: the variable's JSDoc. */
+function variableParameterDoc(fn: TS.Node, name: string): string | undefined {
+  let up: TS.Node = fn.parent;
+  while (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up)) up = up.parent;
+  if (ts.isCallExpression(up)) {
+    up = up.parent;
+    while (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up)) up = up.parent;
+  }
+  if (!ts.isVariableDeclaration(up)) return undefined;
+  for (const tag of ts.getJSDocTags(up)) {
+    if (!ts.isJSDocParameterTag(tag) || !ts.isIdentifier(tag.name) || tag.name.text !== name) continue;
+    const text = ts.getTextOfJSDocComment(tag.comment)?.replace(/^\s*-\s*/, '').trim();
+    if (text) return text;
+  }
+  return undefined;
 }
 
 function parameterDoc(parameter: TS.ParameterDeclaration): string | undefined {
