@@ -16,8 +16,9 @@ beforeAll(async () => {
   base = scratch();
   const tarballs = await packAll(join(base, 'packs'));
   const dev = [tarballs['@anytool/schema']!, 'typescript@~5.9.3', '@types/node@^20', 'tsx@^4.20.0'];
+  const bundler = ['esbuild@^0.28.0'];
   [esm, cjs] = await Promise.all([
-    createProject(base, { name: 'run-anywhere', type: 'module', fixtures: [], dependencies: [tarballs['@anytool/core']!, 'zod@^4'], devDependencies: dev, tscInit: { types: ['node'] } }),
+    createProject(base, { name: 'run-anywhere', type: 'module', fixtures: [], dependencies: [tarballs['@anytool/core']!, 'zod@^4'], devDependencies: [...dev, ...bundler], tscInit: { types: ['node'] } }),
     createProject(base, { name: 'loader-cjs', fixtures: ['tc39'], dependencies: [tarballs['@anytool/core']!], devDependencies: dev, tscInit: { verbatimModuleSyntax: false } }),
   ]);
   mkdirSync(join(esm, 'src'), { recursive: true });
@@ -82,6 +83,17 @@ describe('run-anywhere (ES modules)', () => {
     const alone = await node(['--import', 'tsx', 'src/main.ts'], esm);
     expect(alone.code).not.toBe(0);
     expect(alone.stderr).toContain('MISSING_SCHEMA');
+  });
+
+  test('esbuild with the anytool plugin bundles it, and the bundle prints the same', async () => {
+    const script = [
+      "import { build } from 'esbuild';",
+      "import { anytool } from '@anytool/schema/esbuild';",
+      "await build({ entryPoints: ['src/main.ts'], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: 'out/main.mjs', plugins: [anytool()], logLevel: 'error' });",
+    ].join('\n');
+    ok(await node(['--input-type=module', '-e', script], esm), 'esbuild');
+    const ran = ok(await node(['out/main.mjs'], esm), 'bundle');
+    expect(ran.stdout).toBe(loaderCold);
   });
 
   test('the zod tools, under tsx alone, print the same schemas', async () => {

@@ -156,7 +156,9 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   constructor(options: BaseToolOptions = {}, build?: ToolBuildInfo) {
     const info = build ?? ((this.constructor as unknown as Record<symbol, ToolBuildInfo | undefined>)[BUILD_INFO]);
-    this.name = options.name ?? this.constructor.name;
+    // The class's name as the build step saw it written (a bundler may rename the class), else its name now.
+    const ownInfo = build ?? (Object.prototype.hasOwnProperty.call(this.constructor, BUILD_INFO) ? info : undefined);
+    this.name = options.name ?? (ownInfo?.name || this.constructor.name);
     this.title = options.title;
     this.description = options.description ?? info?.description;
     const parameters = options.parameters ?? info?.parameters;
@@ -166,7 +168,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     this.annotations = options.annotations;
     this.timeoutMs = options.timeoutMs;
     this.requiresApproval = options.requiresApproval ?? false;
-    this.source = `class ${this.constructor.name}`;
+    this.source = `class ${ownInfo?.name || this.constructor.name}`;
     this.preparers = info?.prepare;
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
     const schema = this.standardSchema;

@@ -8,8 +8,10 @@ import type { JsonSchema } from './tool-definition.js';
  */
 export interface ToolBuildInfo {
   /**
-   * For `const x = tool(<anonymous function>)`: the variable's name, the
-   * tool's name unless the options or the function give one.
+   * The name as written, the tool's name unless the options give one: the
+   * function's own, or for `const x = tool(<anonymous function>)` the
+   * variable's; a BaseTool subclass's class name. It outlives a bundler or
+   * minifier renaming the function or class.
    */
   name?: string;
   /** The JSDoc summary of the function or method. */

@@ -45,7 +45,7 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
       throw new AnytoolError(ErrorCode.InvalidOptions, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
     }
     // An anonymous function's name comes from the variable it is assigned to, through the build step.
-    const name = options.name ?? (fn.name || build?.name);
+    const name = options.name ?? (build?.name || fn.name || undefined);
     if (name === undefined) {
       // Without the build step nothing else is known about it either: say that first.
       if (build?.paramNames === undefined && options.parameters === undefined) throw missingBuildInfo(`the anonymous function given to tool() (${sourceSnippet(fn)})`);
@@ -53,7 +53,7 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
     }
     super({ ...options, name }, build ?? {});
     this.fn = fn;
-    this.source = `function ${fn.name || build?.name || '(anonymous)'}`;
+    this.source = `function ${build?.name || fn.name || '(anonymous)'}`;
     const convention = resolveConvention(this.label, fn, options, build, undefined);
     this.needsContext = convention.contextIndex !== undefined;
     this.perCallContext = this.needsContext;

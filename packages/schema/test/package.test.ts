@@ -7,7 +7,7 @@ import { repoRoot, schemaRoot } from './helpers';
 describe('the public surface of @anytool/schema', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(schema).sort()).toEqual(
-      ['DiagnosticCode', 'RUNTIME_MODULE', 'analyzeSourceFile', 'anytoolTransformer', 'buildCommand', 'describeTools', 'formatAnytoolDiagnostics', 'main', 'readProject', 'schemaCommand', 'tspcTransformer'].sort(),
+      ['DiagnosticCode', 'RUNTIME_MODULE', 'analyzeSourceFile', 'anytoolTransformer', 'buildCommand', 'createFileCompiler', 'describeTools', 'formatAnytoolDiagnostics', 'main', 'readProject', 'schemaCommand', 'tspcTransformer'].sort(),
     );
   });
 

@@ -9,7 +9,10 @@ import { FrameworkSymbols } from './framework-symbols.js';
 
 /** The JSON part of a tool's build information (what `anytool schema` prints). */
 export interface BuildInfoData {
-  /** For `const x = tool(<anonymous function>)`: the variable's name, which names the tool. */
+  /**
+   * The tool's name as written, when no option gives one: the function's own, or for
+   * `const x = tool(<anonymous function>)` the variable's; a class's for a BaseTool subclass.
+   */
   name?: string;
   description?: string;
   parameters: JsonSchema;
@@ -165,7 +168,8 @@ class SourceAnalyzer {
       const variable = fn === unwrap(call.arguments[0]!) && fn.name === undefined ? variableName(call) : undefined;
       const fnName = variable ?? functionName(call.arguments[0]!, fn);
       const explicit = optionName(call.arguments[1]);
-      this.functionSite('call', call, fn, `tool(${fnName})`, explicit ?? fnName, call, explicit === undefined ? variable : undefined);
+      // The name as written goes into the build information too: a bundler or minifier may rename the function.
+      this.functionSite('call', call, fn, `tool(${fnName})`, explicit ?? fnName, call, explicit === undefined ? (variable ?? writtenName(fn)) : undefined);
     } else if (kind === 'defineTool') {
       if (call.arguments.length < 2 || call.arguments.length > 3 || hasExplicitParameters(call.arguments[2])) return;
       const [target, key] = call.arguments;
@@ -196,6 +200,8 @@ class SourceAnalyzer {
     addDefs(parameters, walker);
     const description = this.docOf(node.name === undefined ? undefined : this.checker.getSymbolAtLocation(node.name));
     const info: BuildInfoData = description === undefined ? { parameters } : { description, parameters };
+    // The class's name as written: a bundler or minifier may rename the class.
+    if (node.name !== undefined) info.name = node.name.text;
     const execute = node.members.find((m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
     const output = execute === undefined ? undefined : this.outputSchema(execute, `${label}: execute()`);
     if (output !== undefined) info.outputSchema = output;
@@ -477,6 +483,13 @@ function functionName(expression: TS.Expression, fn: FunctionLike): string {
   if (ts.isIdentifier(expression)) return expression.text;
   if (ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
   return '(anonymous)';
+}
+
+/** The name a function has at run time as written: its own, or the variable's an arrow or function expression is assigned to. */
+function writtenName(fn: FunctionLike): string | undefined {
+  if (fn.name !== undefined && ts.isIdentifier(fn.name)) return fn.name.text;
+  if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
+  return undefined;
 }
 
 /** An expression without the parentheses, `as` and `satisfies` around it. */
