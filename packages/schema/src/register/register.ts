@@ -1,4 +1,4 @@
-// `node --import @anytool/schema/register src/main.ts` (or `--require` in CommonJS):
+// `node --import @anytool/schema/register main.ts` (or `--require` in CommonJS):
 // runs TypeScript directly, with the schemas `anytool build` would give its tools.
 import * as nodeModule from 'node:module';
 import { readFileSync } from 'node:fs';
