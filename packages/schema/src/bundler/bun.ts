@@ -35,7 +35,7 @@ export function anytool(options?: AnytoolPluginOptions): AnytoolBunPlugin {
     setup(build) {
       build.onLoad({ filter: TYPESCRIPT_FILE, namespace: 'file' }, async ({ path }) => {
         if (!core.accepts(path)) return undefined;
-        const compiled = core.transform(path, await readFile(path, 'utf8'));
+        const compiled = await core.transform(path, await readFile(path, 'utf8'));
         if (compiled === undefined) return undefined;
         if (compiled.warnings !== undefined) console.warn(compiled.warnings);
         return { contents: compiled.code, loader: path.endsWith('.tsx') ? 'jsx' : 'js' };

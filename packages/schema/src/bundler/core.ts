@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { createFileCompiler, type CompiledFile, type FileCompiler, type FileCompilerOptions } from '../compile/file-compiler.js';
+import { ProjectCache, Projects, type CompiledFile } from '../compile/cache.js';
+import type { FileCompiler, FileCompilerOptions } from '../compile/file-compiler.js';
 
 /** A path pattern: a RegExp tested against the module's absolute path (with `/`), or a glob (relative to the working directory unless it starts with `**` or `/`). */
 export type FilterPattern = string | RegExp | ReadonlyArray<string | RegExp>;
@@ -29,15 +30,20 @@ export interface BundlerCore {
   /** Whether the plugin compiles this module (the bundler's id, which may carry a `?query`). */
   accepts(id: string): boolean;
   /** Compiles the module, or undefined when the plugin leaves it to the bundler. */
-  transform(id: string, code: string): CompiledFile | undefined;
+  transform(id: string, code: string): Promise<CompiledFile | undefined>;
 }
 
-/** Creates the part every plugin shares; its file compiler is made on the first file, once per plugin instance. */
+/**
+ * Creates the part every plugin shares. A file found in the disk cache needs nothing more; the
+ * file compiler (and TypeScript with it) is loaded on the first one that is not, once per plugin
+ * instance.
+ */
 export function createBundlerCore(options: AnytoolPluginOptions = {}): BundlerCore {
   const { include, exclude, ...compilerOptions } = options;
   const included = include === undefined ? undefined : matcher(include);
   const excluded = exclude === undefined ? undefined : matcher(exclude);
   let compiler: FileCompiler | undefined;
+  const cached = new Projects(compilerOptions.tsconfig, (config, directory, hashes) => new ProjectCache(config, directory, compilerOptions.cacheDirectory, hashes));
   const accepts = (id: string): boolean => {
     const file = fileOf(id);
     if (file === undefined || !TYPESCRIPT_FILE.test(file) || DECLARATION_FILE.test(file) || NODE_MODULES.test(file)) return false;
@@ -46,11 +52,14 @@ export function createBundlerCore(options: AnytoolPluginOptions = {}): BundlerCo
   };
   return {
     accepts,
-    transform(id, code) {
+    async transform(id, code) {
       if (!accepts(id)) return undefined;
-      const file = fileOf(id) as string;
-      compiler ??= createFileCompiler(compilerOptions);
-      return compiler.compile(file, code, file.endsWith('.cts') ? 'commonjs' : 'module');
+      const file = resolve(fileOf(id) as string);
+      const format = file.endsWith('.cts') ? 'commonjs' : 'module';
+      const found = cached.of(file).read(file, code, format);
+      if (found !== undefined) return found;
+      compiler ??= (await import('../compile/file-compiler.js')).createFileCompiler(compilerOptions);
+      return compiler.compile(file, code, format);
     },
   };
 }

@@ -13,8 +13,8 @@ export const anytoolUnplugin: UnpluginInstance<AnytoolPluginOptions | undefined,
     enforce: 'pre',
     transform: {
       filter: { id: TYPESCRIPT_ID },
-      handler(code, id) {
-        const compiled = core.transform(id, code);
+      async handler(code, id) {
+        const compiled = await core.transform(id, code);
         if (compiled === undefined) return undefined;
         if (compiled.warnings !== undefined) this.warn(compiled.warnings);
         return { code: compiled.code, map: compiled.map === undefined ? null : JSON.parse(compiled.map) };
