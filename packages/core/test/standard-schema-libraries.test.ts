@@ -8,6 +8,16 @@ import { AnytoolError, ErrorCode, Tool, Toolset, resultText, tool, toolsFrom } f
 const placeOrder = (args: { city: string; items: Array<{ sku: string; qty: number }>; express: boolean }) =>
   `${args.items.reduce((n, item) => n + item.qty, 0)} item(s) to ${args.city}${args.express ? ', express' : ''}`;
 
+/** One bad call breaking three fields: an INVALID_ARGUMENTS result naming each field's path. */
+async function expectIssuesAtFields(toolset: Toolset): Promise<void> {
+  const result = await toolset.invoke('place_order', { city: 'O', items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1.5 }], express: 'yes' });
+  expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
+  const text = resultText(result);
+  expect(text).toMatch(/^- \/city: .+$/m);
+  expect(text).toMatch(/^- \/items\/1\/qty: .*integer.*$/m);
+  expect(text).toMatch(/^- \/express: .+$/m);
+}
+
 describe('valibot', () => {
   const Order = v.object({
     city: v.pipe(v.string(), v.minLength(2), v.description('Delivery city')),
@@ -41,12 +51,7 @@ describe('valibot', () => {
     });
 
     test('issues become an INVALID_ARGUMENTS result with field paths', async () => {
-      const result = await toolset.invoke('place_order', { city: 'O', items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1.5 }], express: 'yes' });
-      expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
-      const text = resultText(result);
-      expect(text).toMatch(/^- \/city: .+$/m);
-      expect(text).toMatch(/^- \/items\/1\/qty: .*integer.*$/m);
-      expect(text).toMatch(/^- \/express: .+$/m);
+      await expectIssuesAtFields(toolset);
     });
 
     test('its JSON Schema is what the model sees, in every format', () => {
@@ -98,12 +103,7 @@ describe('arktype', () => {
   });
 
   test('issues become an INVALID_ARGUMENTS result with field paths', async () => {
-    const result = await toolset.invoke('place_order', { city: 'O', items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1.5 }], express: 'yes' });
-    expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
-    const text = resultText(result);
-    expect(text).toMatch(/^- \/city: .+$/m);
-    expect(text).toMatch(/^- \/items\/1\/qty: .*integer.*$/m);
-    expect(text).toMatch(/^- \/express: .+$/m);
+    await expectIssuesAtFields(toolset);
   });
 
   test('its Standard JSON Schema export is what the model sees, in every format', () => {
