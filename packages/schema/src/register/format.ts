@@ -79,3 +79,31 @@ export function isNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_UNSUPPORTED_DIR_IMPORT' || code === 'MODULE_NOT_FOUND';
 }
+
+/**
+ * Resolves a specifier as `resolve` (a resolver that throws when it finds nothing) does,
+ * trying the TypeScript files it may mean (`typeScriptCandidates`) before and after it.
+ */
+export function resolveTypeScript<T>(specifier: string, parentURL: string | undefined, resolve: (specifier: string) => T): T {
+  const { first, fallback } = typeScriptCandidates(specifier, parentURL);
+  const attempt = (candidate: string): { found: T } | undefined => {
+    try {
+      return { found: resolve(candidate) };
+    } catch {
+      return undefined;
+    }
+  };
+  for (const candidate of first) {
+    const found = attempt(candidate);
+    if (found !== undefined) return found.found;
+  }
+  try {
+    return resolve(specifier);
+  } catch (error) {
+    for (const candidate of isNotFound(error) ? fallback : []) {
+      const found = attempt(candidate);
+      if (found !== undefined) return found.found;
+    }
+    throw error;
+  }
+}

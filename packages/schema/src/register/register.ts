@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import type { FileCompiler, FileCompilerOptions } from '../compile/file-compiler.js';
 import { ownDirectory } from '../typescript-modules.cjs';
-import { cachedOutput, isNotFound, moduleFormat, namedTsconfig, TYPESCRIPT_FILE, typeScriptCandidates, withInlineMap } from './format.js';
+import { cachedOutput, moduleFormat, namedTsconfig, resolveTypeScript, TYPESCRIPT_FILE, withInlineMap } from './format.js';
 
 interface CommonJsModule {
   _compile(code: string, fileName: string): unknown;
@@ -37,11 +37,10 @@ function compileFile(fileName: string, format: 'module' | 'commonjs'): string {
 
 /** The build step, in its CommonJS build: a require hook cannot wait for an import. */
 function loadCompiler(): FileCompiler {
-  const { createFileCompiler } = nodeModule.createRequire(join(ownDirectory(), "package.json"))(join(ownDirectory(), '..', 'cjs', 'compile', 'file-compiler.js')) as { createFileCompiler: (options: FileCompilerOptions) => FileCompiler };
+  const { createFileCompiler } = nodeModule.createRequire(join(ownDirectory(), 'package.json'))(join(ownDirectory(), '..', 'cjs', 'compile', 'file-compiler.js')) as { createFileCompiler: (options: FileCompilerOptions) => FileCompiler };
   const tsconfig = namedTsconfig();
   return createFileCompiler(tsconfig === undefined ? {} : { tsconfig });
 }
-
 
 interface SyncHooks {
   resolve(specifier: string, context: { parentURL?: string | undefined }, next: (specifier: string, context?: object) => { url: string }): { url: string };
@@ -56,27 +55,7 @@ if (!isMainThread) {
   // before those registered earlier (tsx's, Node's type stripping).
   registerHooks({
     resolve(specifier, context, next) {
-      const { first, fallback } = typeScriptCandidates(specifier, context.parentURL);
-      for (const candidate of first) {
-        try {
-          return next(candidate, context);
-        } catch {
-          // not there: the next one
-        }
-      }
-      try {
-        return next(specifier, context);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        for (const candidate of fallback) {
-          try {
-            return next(candidate, context);
-          } catch {
-            // not there: the next one
-          }
-        }
-        throw error;
-      }
+      return resolveTypeScript(specifier, context.parentURL, (candidate) => next(candidate, context));
     },
     load(url, context, next) {
       if (!url.startsWith('file:') || !TYPESCRIPT_FILE.test(new URL(url).pathname)) return next(url, context);
@@ -98,28 +77,9 @@ if (!isMainThread) {
   const Module = nodeModule.Module as unknown as { _resolveFilename: (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string };
   const resolveFilename = Module._resolveFilename;
   if (typeof resolveFilename === 'function') {
-    Module._resolveFilename = function resolveTypeScript(request, parent, ...rest) {
+    Module._resolveFilename = function resolveTypeScriptFile(request, parent, ...rest) {
       const parentURL = typeof parent?.filename === 'string' ? pathToFileURL(parent.filename).href : undefined;
-      const { first, fallback } = typeScriptCandidates(request, parentURL);
-      for (const candidate of first) {
-        try {
-          return resolveFilename.call(this, candidate, parent, ...rest);
-        } catch {
-          // not there: the next one
-        }
-      }
-      try {
-        return resolveFilename.call(this, request, parent, ...rest);
-      } catch (error) {
-        for (const candidate of isNotFound(error) ? fallback : []) {
-          try {
-            return resolveFilename.call(this, candidate, parent, ...rest);
-          } catch {
-            // not there: the next one
-          }
-        }
-        throw error;
-      }
+      return resolveTypeScript(request, parentURL, (candidate) => resolveFilename.call(this, candidate, parent, ...rest));
     };
   }
 }
