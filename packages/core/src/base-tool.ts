@@ -76,15 +76,75 @@ function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: strin
   });
 }
 
-/** A copy of JSON-like data (plain objects and arrays), so validation defaults never touch the caller's object. */
+/**
+ * A copy of JSON-like data (plain objects and arrays), so validation defaults never touch the caller's object.
+ * An own `__proto__` key stays a plain data key, as `JSON.parse` leaves it. Arguments reach it after
+ * `argumentsProblem`, so the recursion is at most `MAX_ARGUMENT_DEPTH` deep.
+ */
 function copyData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copyData);
   if (typeof value !== 'object' || value === null) return value;
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyData((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const copy = copyData((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else out[key] = copy;
+  }
   return out;
+}
+
+/**
+ * How deeply arguments may nest (each object or array is a level, the arguments object the
+ * first). Deeper arguments are refused before anything walks them recursively.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+interface Visit {
+  value: unknown;
+  depth: number;
+  parent: Visit | undefined;
+  key: string;
+}
+
+function pointer(visit: Visit): string {
+  const keys: string[] = [];
+  for (let v: Visit | undefined = visit; v?.parent !== undefined; v = v.parent) keys.push(v.key.replace(/~/g, '~0').replace(/\//g, '~1'));
+  return keys.length === 0 ? '(arguments)' : `/${keys.reverse().join('/')}`;
+}
+
+/**
+ * Checks, without recursion, what no JSON Schema catches: nesting deeper than
+ * `MAX_ARGUMENT_DEPTH` (a cycle counts as too deep) and numbers JSON cannot carry
+ * (`NaN`, `Infinity`), which in-process callers can pass. Returns the problem, or undefined.
+ */
+function argumentsProblem(args: object): string | undefined {
+  const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
+  // The depth at which each object was last walked: shared objects are walked again only deeper.
+  const seen = new Map<object, number>();
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const value = visit.value;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return `\n- ${pointer(visit)}: must be a finite number (got ${value}, which JSON cannot carry)\nFix the arguments and call the tool again.`;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const array = Array.isArray(value);
+    if (!array) {
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) continue;
+    }
+    if (visit.depth > MAX_ARGUMENT_DEPTH) return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
+    const before = seen.get(value);
+    if (before !== undefined && before >= visit.depth) continue;
+    seen.set(value, visit.depth);
+    const depth = visit.depth + 1;
+    if (array) for (let i = 0; i < value.length; i++) stack.push({ value: value[i], depth, parent: visit, key: String(i) });
+    else for (const key of Object.keys(value)) stack.push({ value: (value as Record<string, unknown>)[key], depth, parent: visit, key });
+  }
+  return undefined;
 }
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -242,7 +302,13 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     context.record({ type: 'tool_call', callId, tool: this.name, args: rawArgs, time: started });
     const signal = context.signal;
     if (signal?.aborted) return Promise.resolve(this.finish(context, callId, started, this.abortedResult(signal)));
-    const prepared = this.prepare(rawArgs);
+    let prepared: Record<string, unknown> | Refusal;
+    try {
+      prepared = this.prepare(rawArgs);
+    } catch (error) {
+      // Arguments whose reading throws (a revoked proxy, a throwing getter) from an in-process caller.
+      prepared = refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}). Send one JSON object.`);
+    }
     if (prepared instanceof Refusal) return Promise.resolve(this.finish(context, callId, started, prepared.result));
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
     if (options?.timeoutMs !== undefined) {
@@ -317,6 +383,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (typeof args !== 'object' || Array.isArray(args)) {
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
     }
+    const problem = argumentsProblem(args as object);
+    if (problem !== undefined) return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":${problem}`);
     if (this.validator === undefined) {
       try {
         this.compile();
@@ -394,12 +462,21 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private failure(error: unknown): ToolResult {
     const message = describeError(error);
-    if (isAnytoolError(error)) {
-      const own = error.code === ErrorCode.Timeout || error.code === ErrorCode.Aborted || error.code === ErrorCode.InvalidArguments;
-      return errorResult(error.code, own ? message : `Tool "${this.name}" failed: ${message}`, `${this.label}: ${message}`);
+    // Reading a hostile thrown value (a revoked proxy, throwing getters) may throw: then only its description is used.
+    try {
+      if (isAnytoolError(error)) {
+        const code: unknown = error.code;
+        if (typeof code === 'string') {
+          const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
+          return errorResult(code, own ? message : `Tool "${this.name}" failed: ${message}`, `${this.label}: ${message}`);
+        }
+      }
+      const stack: unknown = error instanceof Error ? error.stack : undefined;
+      const detail = typeof stack === 'string' && stack !== '' ? stack : message;
+      return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${detail}`);
+    } catch {
+      return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${message}`);
     }
-    const detail = error instanceof Error && error.stack ? error.stack : message;
-    return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${detail}`);
   }
 }
 
