@@ -35,6 +35,12 @@ export interface InvokeOptions {
   callId?: string;
   /** Overrides the tool's own `timeoutMs` for this call. */
   timeoutMs?: number;
+  /**
+   * A time limit for a tool with none of its own: no `timeoutMs`, and calls
+   * without a deadline of their own (an MCP request has one, restarted by
+   * progress). The agent passes its `toolTimeoutMs` here; `invoke` has no default.
+   */
+  defaultTimeoutMs?: number;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -200,6 +206,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * rejects at once). Then `invoke` does not also race it against the signal.
    */
   protected settlesOnAbort = false;
+  /**
+   * Whether every call ends by itself at a deadline of its own (an MCP request
+   * times out). Then `InvokeOptions.defaultTimeoutMs` does not apply.
+   */
+  protected ownDeadline = false;
 
   private cachedDefinition: ToolDefinition | undefined;
   private validator: ArgsValidator | undefined;
@@ -311,16 +322,22 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     }
     if (prepared instanceof Refusal) return Promise.resolve(this.finish(context, callId, started, prepared.result));
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-    if (options?.timeoutMs !== undefined) {
-      const problem = timeoutProblem(options.timeoutMs);
+    // The default applies to a tool with no limit of its own; only an async call can use it (a sync one has settled).
+    const defaultMs = timeoutMs === undefined && !this.ownDeadline ? options?.defaultTimeoutMs : undefined;
+    if (options?.timeoutMs !== undefined || options?.defaultTimeoutMs !== undefined) {
+      const problem = timeoutProblem(options.timeoutMs) ?? timeoutProblem(options.defaultTimeoutMs);
       if (problem !== undefined) return Promise.resolve(this.finish(context, callId, started, errorResult(ErrorCode.InvalidOptions, `Tool "${this.name}" was not run: ${problem}.`)));
     }
-    if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs);
+    if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs ?? defaultMs);
     let running: Promise<unknown>;
     try {
-      const value = this.execute(this.perCallContext ? context.forCall(callId, this.name) : context, prepared as Args);
+      let callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
+      const deadline = defaultMs === undefined ? undefined : new AbortController();
+      if (deadline !== undefined) callContext = callContext.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
+      const value = this.execute(callContext, prepared as Args);
       if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
       running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
+      if (deadline !== undefined) running = this.withDeadline(running, defaultMs!, deadline);
     } catch (error) {
       return Promise.resolve(this.finish(context, callId, started, this.failure(error)));
     }
@@ -424,31 +441,33 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         return Promise.reject(error);
       }
     }
+    const deadline = new AbortController();
+    const callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
+    let running: Promise<unknown>;
+    try {
+      const value = this.execute(callContext, args);
+      running = signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.withDeadline(running, timeoutMs, deadline);
+  }
+
+  /** Settles as `running` does, or with a timeout error after `timeoutMs` (aborting `deadline`, which the tool's signal follows). */
+  private withDeadline(running: Promise<unknown>, timeoutMs: number, deadline: AbortController): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const deadline = new AbortController();
-      const callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
       const timer = setTimeout(() => {
         const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${timeoutMs} ms.`);
         deadline.abort(error);
         reject(error);
       }, timeoutMs);
-      const done = (): void => clearTimeout(timer);
-      let running: Promise<unknown>;
-      try {
-        const value = this.execute(callContext, args);
-        running = signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
-      } catch (error) {
-        done();
-        reject(error);
-        return;
-      }
       running.then(
         (v) => {
-          done();
+          clearTimeout(timer);
           resolve(v);
         },
         (error: unknown) => {
-          done();
+          clearTimeout(timer);
           reject(error);
         },
       );
