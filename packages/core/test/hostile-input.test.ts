@@ -1,5 +1,6 @@
 // Hostile input to the uniform call: every case is data in one table, and each must settle
 // (well within a generous bound that only catches hangs) with a coded error result.
+import fc from 'fast-check';
 import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type JsonSchema, type ToolResult } from '@anytool/core';
 
 const UNDESCRIBABLE = 'a thrown value that cannot be described';
@@ -157,5 +158,144 @@ describe('hostile input: what still passes', () => {
     const data = { content: [{ type: 'video', url: 'x' }], isError: false };
     const result = await new Toolset(tool(() => data, { name: 'video', description: 'Returns data.', parameters: { type: 'object', properties: {} } })).invoke('video', {});
     expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(data) }], structured: data, isError: false });
+  });
+});
+
+describe('hostile input: properties', () => {
+  /** The result, or a failure when `call` throws, rejects or has not settled after the bound. */
+  async function settled(call: () => Promise<ToolResult>): Promise<ToolResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const hang = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`did not settle within ${HANG_BOUND_MS} ms`)), HANG_BOUND_MS);
+    });
+    try {
+      return await Promise.race([call(), hang]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function expectResult(result: ToolResult): void {
+    expect(typeof result.isError).toBe('boolean');
+    expect(Array.isArray(result.content)).toBe(true);
+    if (result.isError) expect(typeof result.error?.code).toBe('string');
+    expect(typeof resultText(result)).toBe('string');
+  }
+
+  // Small schemas: the common keywords, defaults, nullable types, nesting and a recursive $ref.
+  const { schema: propertySchema } = fc.letrec<{ schema: JsonSchema }>((tie) => ({
+    schema: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.record({ type: fc.constantFrom('string', 'number', 'integer', 'boolean', 'null', ['string', 'null']) }),
+      fc.record({ type: fc.constant('number'), minimum: fc.integer(), default: fc.integer() }, { requiredKeys: ['type'] }),
+      fc.record({ type: fc.constant('string'), maxLength: fc.nat(5), default: fc.string() }, { requiredKeys: ['type'] }),
+      fc.record({ enum: fc.array(fc.jsonValue({ maxDepth: 1 }), { minLength: 1, maxLength: 3 }) }),
+      fc.record({ type: fc.constant('array'), items: tie('schema') }),
+      fc.record({ anyOf: fc.array(tie('schema'), { minLength: 1, maxLength: 2 }) }),
+      fc.record(
+        { type: fc.constant('object'), properties: fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'constructor'), tie('schema'), { maxKeys: 3 }), required: fc.subarray(['a', 'b']), additionalProperties: fc.boolean() },
+        { requiredKeys: ['type', 'properties'] },
+      ),
+      fc.constant({ $ref: '#/$defs/Node' }),
+    ) as fc.Arbitrary<JsonSchema>,
+  }));
+  const rootSchema: fc.Arbitrary<JsonSchema> = fc
+    .record({ properties: fc.dictionary(fc.constantFrom('a', 'b', 'n', '__proto__'), propertySchema, { maxKeys: 3 }), required: fc.subarray(['a', 'b']), additionalProperties: fc.boolean() })
+    .map((parts) => ({
+      type: 'object',
+      ...parts,
+      $defs: { Node: { type: 'object', properties: { child: { $ref: '#/$defs/Node' }, label: { type: 'string' } } } },
+    }));
+
+  /** Arguments nested `depth` levels (one key, then `child` or arrays below it), as an object or as JSON text. */
+  const deepArgs = fc
+    .tuple(fc.oneof(fc.integer({ min: 60, max: 70 }), fc.integer({ min: 2_000, max: 8_000 })), fc.constantFrom('a', 'b', 'n'), fc.constantFrom('child', 'a', '[]'), fc.boolean())
+    .map(([depth, top, inner, asText]) => {
+      if (asText) {
+        // Written out: JSON.stringify itself recurses.
+        const [open, close] = inner === '[]' ? ['[', ']'] : [`{"${inner}":`, '}'];
+        return { depth, args: `{"${top}":${open.repeat(depth - 2)}{}${close.repeat(depth - 2)}}` };
+      }
+      let value: unknown = {};
+      for (let i = 2; i < depth; i++) value = inner === '[]' ? [value] : { [inner]: value };
+      return { depth, args: { [top]: value } };
+    });
+  const anyArgs: fc.Arbitrary<unknown> = fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(fc.constantFrom('a', 'b', 'n', '__proto__', 'child', 'label'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+    fc.json(),
+    fc.string(),
+    fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withBoxedValues: true }),
+    fc.record({ n: fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY) }),
+    deepArgs.map(({ args }) => args),
+  );
+
+  // Thrown values: anything, plus proxies, throwing getters and cycles. Each is made by a
+  // function called inside the property, since fast-check itself would trip over a proxy's traps.
+  const throwingGetter = fc.tuple(fc.constantFrom('message', 'name', 'stack', 'code', 'toJSON', 'toString', 'then'), fc.boolean()).map(([key, asError]) => () => {
+    const value: object = asError ? new Error('e') : {};
+    if (key !== 'stack') Object.defineProperty(value, 'stack', { get: () => { throw new Error('stack'); } });
+    Object.defineProperty(value, key, { get: () => { throw new Error(key); } });
+    return value;
+  });
+  const cyclic = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }).chain((base) =>
+    fc.boolean().map((nullProto) => () => {
+      const value = Object.assign(nullProto ? (Object.create(null) as Record<string, unknown>) : {}, base);
+      value['self'] = value;
+      return value;
+    }),
+  );
+  const anyThrown: fc.Arbitrary<() => unknown> = fc.oneof(
+    fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withBoxedValues: true }).map((value) => () => value),
+    fc.constantFrom<() => unknown>(revokedProxy, () => throwingTraps, () => cyclicNullProto, () => throwingMessage),
+    throwingGetter,
+    cyclic,
+    fc.string().map((message) => () => new Error(message)),
+  );
+  const behaviour = fc.constantFrom('returns args', 'throws', 'rejects', 'returns it', 'resolves to it');
+
+  it('invoke settles with a result for any arguments and any schema', async () => {
+    await fc.assert(
+      fc.asyncProperty(rootSchema, anyArgs, async (schema, args) => {
+        const subject = tool((a: unknown) => a, { name: 'subject', description: 'Returns its arguments.', parameters: schema });
+        expectResult(await settled(() => subject.invoke(new ExecutionContext(), args)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('arguments deeper than the limit are refused for any schema, as objects and as JSON text', async () => {
+    await fc.assert(
+      fc.asyncProperty(rootSchema, deepArgs, async (schema, { depth, args }) => {
+        const subject = tool((a: unknown) => a, { name: 'subject', description: 'Returns its arguments.', parameters: schema });
+        const result = await settled(() => subject.invoke(new ExecutionContext(), args));
+        expectResult(result);
+        if (depth > 64) expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
+        else expect(resultText(result)).not.toContain('levels deep');
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('invoke settles with a result whatever the tool throws, rejects with or returns', async () => {
+    await fc.assert(
+      fc.asyncProperty(anyThrown, behaviour, async (make, how) => {
+        const value = make();
+        const subject = tool(
+          (a: unknown) => {
+            if (how === 'returns args') return a;
+            if (how === 'throws') throw value;
+            if (how === 'rejects') return Promise.reject(value);
+            if (how === 'resolves to it') return Promise.resolve().then(() => value);
+            return value;
+          },
+          { name: 'subject', description: 'Misbehaves.', parameters: { type: 'object', properties: {} } },
+        );
+        const result = await settled(() => subject.invoke(new ExecutionContext(), {}));
+        expectResult(result);
+        if (how === 'throws' || how === 'rejects') expect(result.error?.code).toBe(ErrorCode.ToolFailed);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
