@@ -1,6 +1,7 @@
 // Hostile input to agent.run: every case is data in one table. Each run must settle with
 // `final_answer` (well within a generous bound that only catches hangs), each call of the
 // first turn with the coded result the case names, and the model must get a second turn.
+import fc from 'fast-check';
 import { ErrorCode, ExecutionContext, resultText, tool, type BaseTool, type JsonSchema, type ToolResultEvent } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults, type AgentOptions, type ScriptedToolCall } from '@anytool/agent';
 
@@ -142,5 +143,45 @@ describe('Agent toolTimeoutMs', () => {
     expect(result).toMatchObject({ isError: false, content: [{ type: 'text', text: 'late' }] });
     const limited = await slow.invoke(new ExecutionContext(), {}, { defaultTimeoutMs: 20 });
     expect(limited.error?.code).toBe(ErrorCode.Timeout);
+  });
+});
+
+describe('hostile input: agent.run properties', () => {
+  // Each hostile value is made inside the property: fast-check itself would trip over a proxy's traps.
+  const hostileValue: fc.Arbitrary<() => unknown> = fc.oneof(
+    fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withBoxedValues: true }).map((value) => () => value),
+    fc.constantFrom<() => unknown>(revokedProxy, () => throwingTraps, () => cyclicNullProto, throwingMessage),
+    fc.record({ approved: fc.anything(), reason: fc.anything() }).map((value) => () => value),
+  );
+  const turnCalls: fc.Arbitrary<ScriptedToolCall[]> = fc.array(
+    fc.record({
+      id: fc.constantFrom('', 'call_0', 'call_1', 'x'),
+      name: fc.constantFrom('count', 'guarded', 'deep', 'throws_proxy', 'bad_result', 'missing'),
+      arguments: fc.oneof(fc.json(), fc.string(), fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<Record<string, unknown>>),
+    }),
+    { maxLength: 4 },
+  );
+
+  it('settles with final_answer and a coded result per call, whatever the calls and the approval callback do', async () => {
+    await fc.assert(
+      fc.asyncProperty(turnCalls, hostileValue, fc.constantFrom('returns', 'throws', 'rejects'), async (calls, make, how) => {
+        const model = new ScriptedModel([{ toolCalls: calls }, { text: 'done' }]);
+        const approve = (): boolean => {
+          const value = make();
+          if (how === 'throws') throw value;
+          return (how === 'rejects' ? Promise.reject(value) : value) as boolean;
+        };
+        const started = Date.now();
+        const result = await new Agent({ model, tools, approve, toolTimeoutMs: 1_000 }).run('go');
+        expect(Date.now() - started).toBeLessThan(HANG_BOUND_MS);
+        expect(result.stopReason).toBe('final_answer');
+        if (calls.length === 0) return;
+        const sent = latestToolResults(model.requests[1]!);
+        expect(sent).toHaveLength(calls.length);
+        for (const { result: r } of sent) if (r.isError) expect(typeof r.error?.code).toBe('string');
+        expect(new Set(sent.map((m) => m.callId)).size).toBe(calls.length);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
