@@ -107,17 +107,18 @@ function copyData(value: unknown): unknown {
  */
 export const MAX_ARGUMENT_DEPTH = 64;
 
+/** An object or array on the walk, with the way back to the root for messages. */
 interface Visit {
-  value: unknown;
+  value: object;
   depth: number;
   parent: Visit | undefined;
   key: string;
 }
 
-function pointer(visit: Visit): string {
-  const keys: string[] = [];
-  for (let v: Visit | undefined = visit; v?.parent !== undefined; v = v.parent) keys.push(v.key.replace(/~/g, '~0').replace(/\//g, '~1'));
-  return keys.length === 0 ? '(arguments)' : `/${keys.reverse().join('/')}`;
+function pointer(parent: Visit, key: string): string {
+  const keys = [key];
+  for (let v: Visit | undefined = parent; v?.parent !== undefined; v = v.parent) keys.push(v.key);
+  return `/${keys.reverse().map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
 }
 
 /**
@@ -132,11 +133,6 @@ function argumentsProblem(args: object): string | undefined {
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const value = visit.value;
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return `\n- ${pointer(visit)}: must be a finite number (got ${value}, which JSON cannot carry)\nFix the arguments and call the tool again.`;
-      continue;
-    }
-    if (typeof value !== 'object' || value === null) continue;
     const array = Array.isArray(value);
     if (!array) {
       const proto = Object.getPrototypeOf(value) as unknown;
@@ -146,10 +142,20 @@ function argumentsProblem(args: object): string | undefined {
     const before = seen.get(value);
     if (before !== undefined && before >= visit.depth) continue;
     seen.set(value, visit.depth);
-    const depth = visit.depth + 1;
-    if (array) for (let i = 0; i < value.length; i++) stack.push({ value: value[i], depth, parent: visit, key: String(i) });
-    else for (const key of Object.keys(value)) stack.push({ value: (value as Record<string, unknown>)[key], depth, parent: visit, key });
+    let problem: string | undefined;
+    if (array) for (let i = 0; i < value.length && problem === undefined; i++) problem = visitChild(stack, visit, String(i), value[i]);
+    else for (const key of Object.keys(value)) if ((problem = visitChild(stack, visit, key, (value as Record<string, unknown>)[key])) !== undefined) break;
+    if (problem !== undefined) return problem;
   }
+  return undefined;
+}
+
+/** Checks one child of `parent`: a number must be finite; an object or array is walked next. */
+function visitChild(stack: Visit[], parent: Visit, key: string, child: unknown): string | undefined {
+  if (typeof child === 'number' && !Number.isFinite(child)) {
+    return `\n- ${pointer(parent, key)}: must be a finite number (got ${child}, which JSON cannot carry)\nFix the arguments and call the tool again.`;
+  }
+  if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: parent.depth + 1, parent, key });
   return undefined;
 }
 
