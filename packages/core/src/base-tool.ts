@@ -134,7 +134,8 @@ function argumentsProblem(args: object): string | undefined {
     const visit = stack.pop()!;
     const value = visit.value;
     const array = Array.isArray(value);
-    if (!array) {
+    // The arguments object itself is always walked; below it only plain objects and arrays (what the copy copies).
+    if (!array && visit.depth > 1) {
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) continue;
     }

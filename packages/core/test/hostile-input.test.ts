@@ -81,6 +81,7 @@ const cases: Case[] = [
   },
   { name: 'arguments 65 deep (one past the limit)', schema: withDefault, args: nested(65), code: ErrorCode.InvalidArguments, says: ['limit of 64'] },
   { name: 'a cyclic arguments object', schema: withDefault, args: cyclicNullProto, code: ErrorCode.InvalidArguments, says: ['cyclic object counts as too deep'] },
+  { name: 'a class instance holding arguments 5,000 deep', schema: withDefault, args: Object.assign(new (class Args {})(), nested(5_000)), code: ErrorCode.InvalidArguments, says: ['limit of 64'] },
   // Arguments whose reading throws (in-process callers).
   { name: 'a revoked proxy as arguments', schema: withDefault, args: revokedProxy(), code: ErrorCode.InvalidArguments, says: ['could not be read'] },
   { name: 'a proxy with throwing traps as arguments', schema: withDefault, args: throwingTraps, code: ErrorCode.InvalidArguments, says: ['could not be read'] },
