@@ -125,11 +125,12 @@ function pointer(parent: Visit, key: string): string {
  * Checks, without recursion, what no JSON Schema catches: nesting deeper than
  * `MAX_ARGUMENT_DEPTH` (a cycle counts as too deep) and numbers JSON cannot carry
  * (`NaN`, `Infinity`), which in-process callers can pass. Returns the problem, or undefined.
+ * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
  */
-function argumentsProblem(args: object): string | undefined {
+function argumentsProblem(args: object, parsed: boolean): string | undefined {
   const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
   // The depth at which each object was last walked: shared objects are walked again only deeper.
-  const seen = new Map<object, number>();
+  const seen = parsed ? undefined : new Map<object, number>();
   while (stack.length > 0) {
     const visit = stack.pop()!;
     const value = visit.value;
@@ -140,9 +141,11 @@ function argumentsProblem(args: object): string | undefined {
       if (proto !== Object.prototype && proto !== null) continue;
     }
     if (visit.depth > MAX_ARGUMENT_DEPTH) return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
-    const before = seen.get(value);
-    if (before !== undefined && before >= visit.depth) continue;
-    seen.set(value, visit.depth);
+    if (seen !== undefined) {
+      const before = seen.get(value);
+      if (before !== undefined && before >= visit.depth) continue;
+      seen.set(value, visit.depth);
+    }
     let problem: string | undefined;
     if (array) for (let i = 0; i < value.length && problem === undefined; i++) problem = visitChild(stack, visit, String(i), value[i]);
     else for (const key of Object.keys(value)) if ((problem = visitChild(stack, visit, key, (value as Record<string, unknown>)[key])) !== undefined) break;
@@ -407,7 +410,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (typeof args !== 'object' || Array.isArray(args)) {
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
     }
-    const problem = argumentsProblem(args as object);
+    const problem = argumentsProblem(args as object, args !== rawArgs);
     if (problem !== undefined) return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":${problem}`);
     if (this.validator === undefined) {
       try {
