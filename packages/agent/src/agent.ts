@@ -24,7 +24,10 @@ export interface ApprovalRequest {
   context: ExecutionContext;
 }
 
-/** `true` runs the call; `false` (or `{ approved: false, reason }`) sends a refusal back to the model. */
+/**
+ * `true` (or `{ approved: true }`) runs the call; `false` (or `{ approved: false, reason }`)
+ * sends a refusal back to the model. Anything else refuses too: only `true` approves.
+ */
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
 
 export type ApprovalCallback = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
@@ -39,6 +42,12 @@ export interface AgentOptions {
   maxSteps?: number;
   /** Wall-clock limit of a run in milliseconds; none by default. */
   timeoutMs?: number;
+  /**
+   * Time limit of each tool call in milliseconds, for tools without their own
+   * (`timeoutMs`, or an MCP tool's request timeout): 60 000 by default, `false`
+   * for none. A call that runs longer ends with a `TIMEOUT` result and the run goes on.
+   */
+  toolTimeoutMs?: number | false;
   /**
    * Asked before running a tool that needs approval: one with `requiresApproval`,
    * or one whose annotations say destructive (as MCP servers mark them). With no
@@ -83,6 +92,17 @@ interface Refusal {
   reason: string;
 }
 
+/** The default of `toolTimeoutMs`. */
+const TOOL_TIMEOUT_MS = 60_000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** The call ids of the assistant messages of a conversation. */
+function callIdsOf(messages: readonly ModelMessage[]): Set<string> {
+  const ids = new Set<string>();
+  for (const message of messages) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
+  return ids;
+}
+
 /**
  * Whether a tool's calls are serial: destructive or not idempotent (and not
  * read-only). Serial calls of a turn run one at a time among themselves, in
@@ -122,6 +142,8 @@ export class Agent {
   readonly instructions: string | undefined;
   readonly maxSteps: number;
   readonly timeoutMs: number | undefined;
+  /** Time limit of each tool call without its own `timeoutMs`, or false for none. */
+  readonly toolTimeoutMs: number | false;
   private readonly approve: ApprovalCallback | undefined;
   private readonly settings: ModelSettings | undefined;
 
@@ -132,6 +154,11 @@ export class Agent {
     const maxSteps = options.maxSteps ?? 10;
     checkLimit('maxSteps', maxSteps);
     if (options.timeoutMs !== undefined) checkLimit('timeoutMs', options.timeoutMs);
+    const toolTimeoutMs = options.toolTimeoutMs ?? TOOL_TIMEOUT_MS;
+    if (toolTimeoutMs !== false && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs >= 1 && toolTimeoutMs <= MAX_TIMEOUT_MS)) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `Agent: \`toolTimeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, or false for none; got ${String(toolTimeoutMs)}`);
+    }
+    this.toolTimeoutMs = toolTimeoutMs;
     this.model = options.model;
     this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
     this.instructions = options.instructions;
@@ -158,6 +185,8 @@ export class Agent {
     const runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
 
     const messages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
+    // Every call id of the conversation: an id made up for a call never equals one of them.
+    const usedIds = callIdsOf(messages);
     if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
     const last = messages[messages.length - 1];
     if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
@@ -196,7 +225,7 @@ export class Agent {
       }
       addUsage(usage, response.usage);
       text = response.text;
-      const calls = response.toolCalls.map((call) => (call.id === '' ? { ...call, id: context.nextCallId() } : call));
+      const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
       const assistant: AssistantMessage = { role: 'assistant', content: response.text };
       if (calls.length > 0) assistant.toolCalls = calls;
       messages.push(assistant);
@@ -208,11 +237,39 @@ export class Agent {
       });
       if (calls.length === 0) return finish('final_answer', step);
 
-      const results = await this.runCalls(calls, runContext);
+      const results = await this.runCalls(calls, repeated, runContext);
       calls.forEach((call, i) => messages.push({ role: 'tool', callId: call.id, name: call.name, result: results[i]! }));
       if (signal?.aborted) return interrupted(step);
     }
     return finish('max_steps', maxSteps);
+  }
+
+  /**
+   * Gives every call of a turn its own id: a call without one gets a made-up id
+   * no call of the conversation has, and so does a call repeating an id used
+   * earlier in the same turn (`repeated` maps its index to the model's id; it is
+   * not run).
+   */
+  private callIds(toolCalls: readonly ModelToolCall[], usedIds: Set<string>, context: ExecutionContext): { calls: ModelToolCall[]; repeated: Map<number, string> } {
+    for (const call of toolCalls) if (call.id !== '') usedIds.add(call.id);
+    const fresh = (): string => {
+      let id = context.nextCallId();
+      while (usedIds.has(id)) id = context.nextCallId();
+      usedIds.add(id);
+      return id;
+    };
+    const turn = new Set<string>();
+    const repeated = new Map<number, string>();
+    const calls = toolCalls.map((call, i) => {
+      if (call.id === '') return { ...call, id: fresh() };
+      if (!turn.has(call.id)) {
+        turn.add(call.id);
+        return call;
+      }
+      repeated.set(i, call.id);
+      return { ...call, id: fresh() };
+    });
+    return { calls, repeated };
   }
 
   /**
@@ -221,21 +278,28 @@ export class Agent {
    * concurrently, except serial ones (see `runsAlone`), which run one at a time
    * among themselves, in model order.
    */
-  private runCalls(calls: readonly ModelToolCall[], context: ExecutionContext): Promise<ToolResult[]> {
+  private runCalls(calls: readonly ModelToolCall[], repeated: ReadonlyMap<number, string>, context: ExecutionContext): Promise<ToolResult[]> {
     const tools = calls.map((call) => this.toolset.get(call.name));
     let questions: Promise<unknown> = Promise.resolve();
     const answers = calls.map((call, i): Promise<Refusal | undefined> => {
       const tool = tools[i];
-      if (!needsApproval(tool)) return Promise.resolve(undefined);
+      if (repeated.has(i) || !needsApproval(tool)) return Promise.resolve(undefined);
       const answer = questions.then(() => this.approved(call, tool!, context));
       questions = answer;
       return answer;
     });
     let queue: Promise<unknown> = Promise.resolve();
     const pending = calls.map((call, i) => {
+      const modelId = repeated.get(i);
+      if (modelId !== undefined) {
+        const text = `The model gave call id ${JSON.stringify(modelId)} to more than one tool call in one turn; this repeated call to tool "${call.name}" did not run (the first one did). Give each tool call its own id.`;
+        return Promise.resolve(this.notRun(call, errorResult(ErrorCode.DuplicateCallId, text, `${call.name}: not run: call id ${JSON.stringify(modelId)} repeated in one turn (renamed ${call.id})`), context));
+      }
       const run = (): Promise<ToolResult> =>
         answers[i]!.then((refusal) =>
-          refusal === undefined ? this.toolset.invoke(call.name, call.arguments, context, { callId: call.id }) : this.refuse(call, refusal, context),
+          refusal === undefined
+            ? this.toolset.invoke(call.name, call.arguments, context, this.toolTimeoutMs === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: this.toolTimeoutMs })
+            : this.refuse(call, refusal, context),
         );
       if (!runsAlone(tools[i])) return run();
       const next = queue.then(run);
@@ -255,10 +319,17 @@ export class Agent {
     if (context.signal?.aborted) return aborted('before the approval question was asked');
     if (this.approve === undefined) return { code: ErrorCode.ApprovalDenied, reason: `tool "${tool.name}" needs approval and the agent has no approve callback (pass { approve } to new Agent)` };
     try {
-      const decision = await untilAborted(Promise.resolve(this.approve({ tool, args: call.arguments, callId: call.id, context })), context.signal);
-      const approved = typeof decision === 'boolean' ? decision : decision.approved;
-      if (approved) return undefined;
-      return { code: ErrorCode.ApprovalDenied, reason: (typeof decision === 'object' ? decision.reason : undefined) ?? 'the user refused' };
+      const decision: unknown = await untilAborted(Promise.resolve(this.approve({ tool, args: call.arguments, callId: call.id, context })), context.signal);
+      // Only true approves: a truthy stand-in such as { approved: 'false' } refuses.
+      const approved = typeof decision === 'object' && decision !== null ? (decision as { approved?: unknown }).approved : decision;
+      if (approved === true) return undefined;
+      if (approved === false) {
+        const reason = (decision as { reason?: unknown }).reason;
+        return { code: ErrorCode.ApprovalDenied, reason: typeof reason === 'string' ? reason : 'the user refused' };
+      }
+      const message = `the approval callback for tool "${tool.name}" returned ${describeError(decision).slice(0, 200)}, which is neither true, false nor { approved: boolean }; only true or { approved: true } approves`;
+      context.record({ type: 'error', code: ErrorCode.ApprovalDenied, message, callId: call.id, tool: tool.name });
+      return { code: ErrorCode.ApprovalDenied, reason: message };
     } catch (error) {
       if (context.signal?.aborted) return aborted('while waiting for the approval answer');
       const message = `the approval callback threw for tool "${tool.name}": ${describeError(error)}`;
@@ -268,8 +339,6 @@ export class Agent {
   }
 
   private refuse(call: ModelToolCall, { code, reason }: Refusal, context: ExecutionContext): ToolResult {
-    const started = now();
-    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments, time: started });
     const result =
       code === ErrorCode.Aborted
         ? errorResult(code, `The call to tool "${call.name}" did not run: ${reason}.`, `${call.name}: not run: ${reason}`)
@@ -278,6 +347,13 @@ export class Agent {
             `The call to tool "${call.name}" was not approved (${reason}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
             `${call.name}: approval denied: ${reason}`,
           );
+    return this.notRun(call, result, context);
+  }
+
+  /** Records a call that did not run, with its result. */
+  private notRun(call: ModelToolCall, result: ToolResult, context: ExecutionContext): ToolResult {
+    const started = now();
+    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments, time: started });
     const ended = now();
     context.record({ type: 'tool_result', callId: call.id, tool: call.name, result, durationMs: ended - started, time: ended });
     return result;

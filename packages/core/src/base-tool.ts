@@ -35,6 +35,12 @@ export interface InvokeOptions {
   callId?: string;
   /** Overrides the tool's own `timeoutMs` for this call. */
   timeoutMs?: number;
+  /**
+   * A time limit for a tool with none of its own: no `timeoutMs`, and calls
+   * without a deadline of their own (an MCP request has one, restarted by
+   * progress). The agent passes its `toolTimeoutMs` here; `invoke` has no default.
+   */
+  defaultTimeoutMs?: number;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -76,15 +82,85 @@ function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: strin
   });
 }
 
-/** A copy of JSON-like data (plain objects and arrays), so validation defaults never touch the caller's object. */
+/**
+ * A copy of JSON-like data (plain objects and arrays), so validation defaults never touch the caller's object.
+ * An own `__proto__` key stays a plain data key, as `JSON.parse` leaves it. Arguments reach it after
+ * `argumentsProblem`, so the recursion is at most `MAX_ARGUMENT_DEPTH` deep.
+ */
 function copyData(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copyData);
   if (typeof value !== 'object' || value === null) return value;
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = copyData((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const copy = copyData((value as Record<string, unknown>)[key]);
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
+    else out[key] = copy;
+  }
   return out;
+}
+
+/**
+ * How deeply arguments may nest (each object or array is a level, the arguments object the
+ * first). Deeper arguments are refused before anything walks them recursively.
+ */
+export const MAX_ARGUMENT_DEPTH = 64;
+
+/** An object or array on the walk, with the way back to the root for messages. */
+interface Visit {
+  value: object;
+  depth: number;
+  parent: Visit | undefined;
+  key: string;
+}
+
+function pointer(parent: Visit, key: string): string {
+  const keys = [key];
+  for (let v: Visit | undefined = parent; v?.parent !== undefined; v = v.parent) keys.push(v.key);
+  return `/${keys.reverse().map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+/**
+ * Checks, without recursion, what no JSON Schema catches: nesting deeper than
+ * `MAX_ARGUMENT_DEPTH` (a cycle counts as too deep) and numbers JSON cannot carry
+ * (`NaN`, `Infinity`), which in-process callers can pass. Returns the problem, or undefined.
+ * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
+ */
+function argumentsProblem(args: object, parsed: boolean): string | undefined {
+  const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
+  // The depth at which each object was last walked: shared objects are walked again only deeper.
+  const seen = parsed ? undefined : new Map<object, number>();
+  while (stack.length > 0) {
+    const visit = stack.pop()!;
+    const value = visit.value;
+    const array = Array.isArray(value);
+    // The arguments object itself is always walked; below it only plain objects and arrays (what the copy copies).
+    if (!array && visit.depth > 1) {
+      const proto = Object.getPrototypeOf(value) as unknown;
+      if (proto !== Object.prototype && proto !== null) continue;
+    }
+    if (visit.depth > MAX_ARGUMENT_DEPTH) return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
+    if (seen !== undefined) {
+      const before = seen.get(value);
+      if (before !== undefined && before >= visit.depth) continue;
+      seen.set(value, visit.depth);
+    }
+    let problem: string | undefined;
+    if (array) for (let i = 0; i < value.length && problem === undefined; i++) problem = visitChild(stack, visit, String(i), value[i]);
+    else for (const key of Object.keys(value)) if ((problem = visitChild(stack, visit, key, (value as Record<string, unknown>)[key])) !== undefined) break;
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** Checks one child of `parent`: a number must be finite; an object or array is walked next. */
+function visitChild(stack: Visit[], parent: Visit, key: string, child: unknown): string | undefined {
+  if (typeof child === 'number' && !Number.isFinite(child)) {
+    return `\n- ${pointer(parent, key)}: must be a finite number (got ${child}, which JSON cannot carry)\nFix the arguments and call the tool again.`;
+  }
+  if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: parent.depth + 1, parent, key });
+  return undefined;
 }
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -140,6 +216,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * rejects at once). Then `invoke` does not also race it against the signal.
    */
   protected settlesOnAbort = false;
+  /**
+   * Whether every call ends by itself at a deadline of its own (an MCP request
+   * times out). Then `InvokeOptions.defaultTimeoutMs` does not apply.
+   */
+  protected ownDeadline = false;
 
   private cachedDefinition: ToolDefinition | undefined;
   private validator: ArgsValidator | undefined;
@@ -242,19 +323,31 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     context.record({ type: 'tool_call', callId, tool: this.name, args: rawArgs, time: started });
     const signal = context.signal;
     if (signal?.aborted) return Promise.resolve(this.finish(context, callId, started, this.abortedResult(signal)));
-    const prepared = this.prepare(rawArgs);
+    let prepared: Record<string, unknown> | Refusal;
+    try {
+      prepared = this.prepare(rawArgs);
+    } catch (error) {
+      // Arguments whose reading throws (a revoked proxy, a throwing getter) from an in-process caller.
+      prepared = refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}). Send one JSON object.`);
+    }
     if (prepared instanceof Refusal) return Promise.resolve(this.finish(context, callId, started, prepared.result));
     const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-    if (options?.timeoutMs !== undefined) {
-      const problem = timeoutProblem(options.timeoutMs);
+    // The default applies to a tool with no limit of its own; only an async call can use it (a sync one has settled).
+    const defaultMs = timeoutMs === undefined && !this.ownDeadline ? options?.defaultTimeoutMs : undefined;
+    if (options?.timeoutMs !== undefined || options?.defaultTimeoutMs !== undefined) {
+      const problem = timeoutProblem(options.timeoutMs) ?? timeoutProblem(options.defaultTimeoutMs);
       if (problem !== undefined) return Promise.resolve(this.finish(context, callId, started, errorResult(ErrorCode.InvalidOptions, `Tool "${this.name}" was not run: ${problem}.`)));
     }
-    if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs);
+    if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs ?? defaultMs);
     let running: Promise<unknown>;
     try {
-      const value = this.execute(this.perCallContext ? context.forCall(callId, this.name) : context, prepared as Args);
+      let callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
+      const deadline = defaultMs === undefined ? undefined : new AbortController();
+      if (deadline !== undefined) callContext = callContext.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
+      const value = this.execute(callContext, prepared as Args);
       if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
       running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
+      if (deadline !== undefined) running = this.withDeadline(running, defaultMs!, deadline);
     } catch (error) {
       return Promise.resolve(this.finish(context, callId, started, this.failure(error)));
     }
@@ -317,6 +410,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (typeof args !== 'object' || Array.isArray(args)) {
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
     }
+    const problem = argumentsProblem(args as object, args !== rawArgs);
+    if (problem !== undefined) return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":${problem}`);
     if (this.validator === undefined) {
       try {
         this.compile();
@@ -356,31 +451,33 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         return Promise.reject(error);
       }
     }
+    const deadline = new AbortController();
+    const callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
+    let running: Promise<unknown>;
+    try {
+      const value = this.execute(callContext, args);
+      running = signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.withDeadline(running, timeoutMs, deadline);
+  }
+
+  /** Settles as `running` does, or with a timeout error after `timeoutMs` (aborting `deadline`, which the tool's signal follows). */
+  private withDeadline(running: Promise<unknown>, timeoutMs: number, deadline: AbortController): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const deadline = new AbortController();
-      const callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
       const timer = setTimeout(() => {
         const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${timeoutMs} ms.`);
         deadline.abort(error);
         reject(error);
       }, timeoutMs);
-      const done = (): void => clearTimeout(timer);
-      let running: Promise<unknown>;
-      try {
-        const value = this.execute(callContext, args);
-        running = signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
-      } catch (error) {
-        done();
-        reject(error);
-        return;
-      }
       running.then(
         (v) => {
-          done();
+          clearTimeout(timer);
           resolve(v);
         },
         (error: unknown) => {
-          done();
+          clearTimeout(timer);
           reject(error);
         },
       );
@@ -394,12 +491,21 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private failure(error: unknown): ToolResult {
     const message = describeError(error);
-    if (isAnytoolError(error)) {
-      const own = error.code === ErrorCode.Timeout || error.code === ErrorCode.Aborted || error.code === ErrorCode.InvalidArguments;
-      return errorResult(error.code, own ? message : `Tool "${this.name}" failed: ${message}`, `${this.label}: ${message}`);
+    // Reading a hostile thrown value (a revoked proxy, throwing getters) may throw: then only its description is used.
+    try {
+      if (isAnytoolError(error)) {
+        const code: unknown = error.code;
+        if (typeof code === 'string') {
+          const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
+          return errorResult(code, own ? message : `Tool "${this.name}" failed: ${message}`, `${this.label}: ${message}`);
+        }
+      }
+      const stack: unknown = error instanceof Error ? error.stack : undefined;
+      const detail = typeof stack === 'string' && stack !== '' ? stack : message;
+      return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${detail}`);
+    } catch {
+      return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${message}`);
     }
-    const detail = error instanceof Error && error.stack ? error.stack : message;
-    return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${detail}`);
   }
 }
 

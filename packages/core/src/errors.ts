@@ -45,6 +45,8 @@ export const ErrorCode = {
   ModelFailed: 'MODEL_FAILED',
   /** A tool call was refused by the approval callback. */
   ApprovalDenied: 'APPROVAL_DENIED',
+  /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */
+  DuplicateCallId: 'DUPLICATE_CALL_ID',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -79,13 +81,35 @@ export function isAnytoolError(value: unknown): value is AnytoolError {
   return hasBrand(value, BRAND.AnytoolError);
 }
 
-/** Returns a readable one-line message for anything thrown. */
+/** What `describeError` says about a value whose every reading throws (a revoked proxy, a throwing getter). */
+export const UNDESCRIBABLE = 'a thrown value that cannot be described';
+
+/**
+ * Returns a readable one-line message for anything thrown. Never throws itself:
+ * a revoked proxy, a proxy whose traps throw, a throwing `message` getter or a
+ * cyclic object without a prototype all get a text (at worst `UNDESCRIBABLE`).
+ */
 export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'string') return error;
   try {
-    return JSON.stringify(error) ?? String(error);
+    if (error instanceof Error) {
+      const message: unknown = error.message;
+      if (typeof message === 'string' && message !== '') return message;
+      const name: unknown = error.name;
+      return typeof name === 'string' && name !== '' ? name : UNDESCRIBABLE;
+    }
+    if (typeof error === 'string') return error;
   } catch {
+    return UNDESCRIBABLE;
+  }
+  try {
+    const json: unknown = JSON.stringify(error);
+    if (typeof json === 'string') return json;
+  } catch {
+    // Not JSON (a cycle, a bigint, a throwing toJSON): its String() below.
+  }
+  try {
     return String(error);
+  } catch {
+    return UNDESCRIBABLE;
   }
 }

@@ -59,29 +59,54 @@ export function toolResult(result: ToolResult): ToolResult {
   return result;
 }
 
-const PART_TYPES: ReadonlySet<unknown> = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
+/** The string fields each kind of content part must have, and those it may have. */
+const PART_FIELDS: Readonly<Record<string, { required: readonly string[]; optional: readonly string[] }>> = {
+  text: { required: ['text'], optional: [] },
+  image: { required: ['data', 'mimeType'], optional: [] },
+  audio: { required: ['data', 'mimeType'], optional: [] },
+  resource: { required: ['uri'], optional: ['mimeType', 'text', 'blob'] },
+  resource_link: { required: ['uri', 'name'], optional: ['title', 'description', 'mimeType'] },
+};
 
 /**
  * Whether `value` is a finished `ToolResult`: one marked by `toolResult()` (or its
- * helpers), or any object of exactly its shape (`content` parts of known kinds,
- * a boolean `isError`, and at most `structured` and `error` besides), such as the
- * result of another tool's `invoke`. A tool that returns one hands it on as is.
+ * helpers), or any object of exactly its shape (`content` parts of known kinds with
+ * their fields, a boolean `isError`, and at most `structured` and `error` besides),
+ * such as the result of another tool's `invoke`. A tool that returns one hands it on as is.
  */
 export function isToolResult(value: unknown): value is ToolResult {
   if (typeof value !== 'object' || value === null) return false;
-  return (value as Record<symbol, unknown>)[TOOL_RESULT] === true || hasResultShape(value as Record<string, unknown>);
+  if ((value as Record<symbol, unknown>)[TOOL_RESULT] === true) return true;
+  return hasResultShape(value as Record<string, unknown>) && partProblem(value as unknown as ToolResult) === undefined;
 }
 
+/** The outer shape of a result: `content` parts of known kinds, a boolean `isError`, at most `structured` and `error` besides. */
 function hasResultShape(value: Record<string, unknown>): boolean {
   const content = value['content'];
   if (typeof value['isError'] !== 'boolean' || !Array.isArray(content)) return false;
   for (const key in value) if (key !== 'content' && key !== 'isError' && key !== 'structured' && key !== 'error') return false;
   for (const part of content) {
-    if (typeof part !== 'object' || part === null || !PART_TYPES.has((part as { type?: unknown }).type)) return false;
+    if (typeof part !== 'object' || part === null || !Object.hasOwn(PART_FIELDS, (part as { type?: unknown }).type as string)) return false;
   }
   const error = value['error'];
   if (error === undefined) return true;
   return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+}
+
+/** What is wrong with the first broken part of a result of the right shape, or undefined. */
+function partProblem(result: ToolResult): string | undefined {
+  for (let i = 0; i < result.content.length; i++) {
+    const part = result.content[i] as unknown as Record<string, unknown>;
+    const type = part['type'] as string;
+    const { required, optional } = PART_FIELDS[type]!;
+    for (const field of required) {
+      if (typeof part[field] !== 'string') return `content[${i}] (type "${type}") has no string "${field}" (a ${type} part needs ${required.join(' and ')})`;
+    }
+    for (const field of optional) {
+      if (part[field] !== undefined && typeof part[field] !== 'string') return `content[${i}] (type "${type}") has a "${field}" that is not a string`;
+    }
+  }
+  return undefined;
 }
 
 /** A successful result with one text part. */
@@ -125,7 +150,9 @@ export function sniffMimeType(bytes: Uint8Array): string | undefined {
 /**
  * Turns whatever a tool returned into a `ToolResult`:
  * - a `ToolResult` passes through: one made with `toolResult()` (or its helpers), or
- *   any object of exactly that shape, such as another tool's `invoke` result;
+ *   any object of exactly that shape, such as another tool's `invoke` result; one of
+ *   that shape with a broken part (an image without `data`) throws `INVALID_RESULT`
+ *   naming the part;
  * - a string becomes one text part;
  * - `undefined` and `null` become a result with no content;
  * - numbers, booleans and bigints become text;
@@ -150,7 +177,12 @@ export function normalizeResult(value: unknown): ToolResult {
       throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a ${typeof value}, which cannot be sent to a model; return a string, data or a ToolResult`);
   }
   if (value === null) return { content: [], isError: false };
-  if (isToolResult(value)) return value;
+  if ((value as Record<symbol, unknown>)[TOOL_RESULT] === true) return value as ToolResult;
+  if (hasResultShape(value as Record<string, unknown>)) {
+    const problem = partProblem(value as ToolResult);
+    if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a ToolResult whose ${problem}; fix that part, or return plain data`);
+    return value as ToolResult;
+  }
   if (value instanceof Uint8Array) {
     const mimeType = sniffMimeType(value);
     const data = toBase64(value);

@@ -65,6 +65,8 @@ export class McpTool extends BaseTool {
     this.connection = connection;
     // The connection rejects a call the moment the run's signal aborts (and tells the server).
     this.settlesOnAbort = true;
+    // Its request timeout (restarted by progress) ends every call: an agent's default tool timeout does not apply.
+    this.ownDeadline = true;
   }
 
   /** Calls the tool on the server; progress notifications become `progress` events of the run. */
