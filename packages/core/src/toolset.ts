@@ -247,12 +247,47 @@ export class Toolset implements DynamicToolSource {
     const callId = options?.callId ?? context.nextCallId();
     const started = now();
     context.record({ type: 'tool_call', callId, tool: name, args: rawArgs, time: started });
-    const valid = this.names;
-    const list = valid.length === 0 ? 'there are no tools' : `the available tools are: ${valid.join(', ')}`;
-    const result = errorResult(ErrorCode.UnknownTool, `Unknown tool "${name}"; ${list}. Call one of those.`);
+    const result = errorResult(ErrorCode.UnknownTool, `Unknown tool ${quoteShort(name)}; ${listNames(this.names, name)}. Call one of those.`);
     context.record({ type: 'tool_result', callId, tool: name, result, durationMs: now() - started });
     return result;
   }
+}
+
+/** Longest part of an unknown name echoed back to the model. */
+const ECHO_CHARS = 64;
+/** Most names an unknown-tool result lists; past that, the closest ones. */
+const LISTED_NAMES = 20;
+
+/** `name` in quotes, cut to ECHO_CHARS with a count of what was left out: the model sent it, it need not read it back whole. */
+function quoteShort(name: string): string {
+  if (name.length <= ECHO_CHARS) return JSON.stringify(name);
+  return `${JSON.stringify(name.slice(0, ECHO_CHARS))}… (${name.length} characters)`;
+}
+
+/** The valid names, or the LISTED_NAMES closest to `wanted` when there are more. */
+function listNames(valid: readonly string[], wanted: string): string {
+  if (valid.length === 0) return 'there are no tools';
+  if (valid.length <= LISTED_NAMES) return `the available tools are: ${valid.join(', ')}`;
+  const probe = wanted.slice(0, ECHO_CHARS).toLowerCase();
+  const closest = valid
+    .map((name) => ({ name, distance: editDistance(probe, name.slice(0, ECHO_CHARS).toLowerCase()) }))
+    .sort((a, b) => a.distance - b.distance || (a.name < b.name ? -1 : 1))
+    .slice(0, LISTED_NAMES)
+    .map(({ name }) => name);
+  return `the closest of the ${valid.length} available tools are: ${closest.join(', ')}`;
+}
+
+/** Levenshtein distance of two short strings (both cut to ECHO_CHARS by the caller). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 setBrand(Toolset, BRAND.Toolset);

@@ -130,6 +130,27 @@ describe('hostile input: invoke settles with a coded result', () => {
   });
 });
 
+describe('hostile input: an unknown tool name', () => {
+  const many = new Toolset(
+    ...Array.from({ length: 10_000 }, (_, i) => tool(() => i, { name: `tool_${i}`, description: `Tool ${i}.`, parameters: { type: 'object', properties: {} } })),
+  );
+
+  it('a 1 MB name comes back cut short, with its length', async () => {
+    const result = await many.invoke('x'.repeat(1_000_000), {});
+    expect(result.error?.code).toBe(ErrorCode.UnknownTool);
+    expect(resultText(result)).toContain(`"${'x'.repeat(64)}"… (1000000 characters)`);
+    expect(resultText(result).length).toBeLessThan(1_000);
+  });
+
+  it('10,000 tools: the result lists the closest 20, not all of them', async () => {
+    const result = await many.invoke('tool_9999x', {});
+    const text = resultText(result);
+    expect(text).toContain('the closest of the 10000 available tools are: tool_9999,');
+    expect(text.split(', ')).toHaveLength(20);
+    expect(text.length).toBeLessThan(1_000);
+  });
+});
+
 describe('hostile input: what still passes', () => {
   const received: Array<Record<string, unknown>> = [];
   const open = new Toolset(tool((a: Record<string, unknown>) => void received.push(a), { name: 'open', description: 'Records its arguments.', parameters: withDefault }));
