@@ -41,6 +41,8 @@ export const ErrorCode = {
   McpProtocolError: 'MCP_PROTOCOL_ERROR',
   /** An MCP server's tool result did not match its output schema. */
   McpInvalidResult: 'MCP_INVALID_RESULT',
+  /** A tool's result was larger than the limit set for it (an MCP server's answer, for one). */
+  ResultTooLarge: 'RESULT_TOO_LARGE',
   /** A model call failed after the client's own retries. */
   ModelFailed: 'MODEL_FAILED',
   /** A tool call was refused by the approval callback. */
