@@ -362,15 +362,17 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     let result: ToolResult;
     try {
       let args = prepared;
-      if (this.preparers !== undefined) {
-        for (const step of this.preparers) {
-          const next: Record<string, unknown> | Refusal = await step(args);
-          // Only the Standard Schema step refuses.
-          if (next instanceof Refusal) return this.finish(context, callId, started, next.result);
-          args = next;
-        }
-      }
       const signal = context.signal;
+      if (this.preparers !== undefined) {
+        // The preparers (an async Standard Schema check among them) run under the same time limit and abort signal as the tool.
+        let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);
+        if (signal !== undefined) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
+        if (timeoutMs !== undefined) preparing = this.withDeadline(preparing, timeoutMs, new AbortController()) as typeof preparing;
+        const next = await preparing;
+        if (next instanceof Refusal) return this.finish(context, callId, started, next.result);
+        args = next;
+        if (timeoutMs !== undefined) timeoutMs = Math.max(1, timeoutMs - Math.round(now() - started));
+      }
       if (signal?.aborted) return this.finish(context, callId, started, this.abortedResult(signal));
       const callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
       result = normalizeResult(await this.guarded(callContext, args as Args, timeoutMs, signal));
@@ -378,6 +380,16 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       result = this.failure(error);
     }
     return this.finish(context, callId, started, result);
+  }
+
+  private async runPreparers(args: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> {
+    for (const step of this.preparers!) {
+      const next: Record<string, unknown> | Refusal = await step(args);
+      // Only the Standard Schema step refuses.
+      if (next instanceof Refusal) return next;
+      args = next;
+    }
+    return args;
   }
 
   private settle(context: ExecutionContext, callId: string, started: number, value: unknown): ToolResult {

@@ -151,6 +151,34 @@ describe('hostile input: an unknown tool name', () => {
   });
 });
 
+describe('hostile input: a Standard Schema check that never settles', () => {
+  const hanging = {
+    '~standard': {
+      version: 1 as const,
+      vendor: 'hanging',
+      validate: () => new Promise<never>(() => undefined),
+      jsonSchema: { input: () => ({ type: 'object', properties: {} }), output: () => ({ type: 'object', properties: {} }) },
+    },
+  };
+  const ran: unknown[] = [];
+  const toolset = new Toolset(tool((a: Record<string, unknown>) => void ran.push(a), { name: 'stuck', description: 'Never validated.', parameters: hanging }));
+
+  it('the call time limit covers the check: TIMEOUT, the tool never runs', async () => {
+    const result = await toolset.invoke('stuck', {}, new ExecutionContext(), { timeoutMs: 30 });
+    expect(result.error?.code).toBe(ErrorCode.Timeout);
+    expect(ran).toHaveLength(0);
+  });
+
+  it("the run's abort signal covers the check: ABORTED", async () => {
+    const controller = new AbortController();
+    const call = toolset.invoke('stuck', {}, new ExecutionContext({ signal: controller.signal }));
+    setTimeout(() => controller.abort(new Error('stop')), 10);
+    const result = await call;
+    expect(result.error?.code).toBe(ErrorCode.Aborted);
+    expect(ran).toHaveLength(0);
+  });
+});
+
 describe('hostile input: what still passes', () => {
   const received: Array<Record<string, unknown>> = [];
   const open = new Toolset(tool((a: Record<string, unknown>) => void received.push(a), { name: 'open', description: 'Records its arguments.', parameters: withDefault }));
