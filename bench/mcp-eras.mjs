@@ -1,0 +1,179 @@
+// MCP clients side by side on one server: the raw v2 SDK Client (the baseline of the v2 migration), the raw v1 SDK
+// Client, our McpConnection, and the Vercel AI SDK's MCP client, on server-everything's echo over stdio and over
+// streamable HTTP.
+// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 5] [--calls 200] [--concurrent-calls 500]
+//
+// Each variant keeps one connection: over stdio a server process of its own (the same build), over HTTP one shared
+// server-everything process on 127.0.0.1 (a session each). Rounds interleave the variants, the order rotated each
+// round, so drift hits every variant alike; each round measures, per variant:
+//   sequential   `--calls` calls one after another: the median latency of the round
+//   client CPU   process.cpuUsage() over those calls, per call (the servers are other processes: this is client work)
+//   throughput   `--concurrent-calls` calls, 50 in flight at a time: calls/s
+// Reported: min / median / max over the rounds, and the median's ratio to the raw v2 Client.
+// server-everything is built on the v1 SDK, so every variant speaks the 2025 era here (the v2 Client in its default
+// mode, no probe): the numbers compare the clients' own costs, not the eras.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { McpConnection } from '@anytool/mcp';
+import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createMCPClient } from '@ai-sdk/mcp';
+import { Experimental_StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+
+const require = createRequire(import.meta.url);
+const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
+const SERVERS = new URL('../packages/mcp/test/fixtures/interop/servers.mjs', import.meta.url).pathname;
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const ROUNDS = arg('--rounds', 5);
+const CALLS = arg('--calls', 200);
+const CONCURRENT_CALLS = arg('--concurrent-calls', 500);
+const CONCURRENCY = 50;
+const WARMUP = 200;
+const stdio = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
+const args = { message: 'hello' };
+
+/** server-everything over streamable HTTP on 127.0.0.1 and a free port (the interop fixture binds it there). */
+async function startHttpServer() {
+  const child = spawn(process.execPath, [SERVERS, 'everything', 'http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stderr.on('data', (chunk) => {
+      text += chunk;
+      const match = /listening (http:\S+)/.exec(text);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${text}`)));
+  });
+  return { url, stop: () => child.kill('SIGTERM') };
+}
+
+/** Each variant: `call()` makes one echo call and resolves when it is answered; `close()` ends the connection. */
+const variants = {
+  'raw v2 Client': async (transport, url) => {
+    const client = new V2Client({ name: 'bench-v2', version: '1.0.0' });
+    await client.connect(transport === 'stdio' ? new V2Stdio({ ...stdio, stderr: 'ignore' }) : new V2Http(new URL(url)));
+    return { call: () => client.callTool({ name: 'echo', arguments: args }), close: () => client.close() };
+  },
+  'raw v1 Client': async (transport, url) => {
+    const client = new V1Client({ name: 'bench-v1', version: '1.0.0' });
+    await client.connect(transport === 'stdio' ? new V1Stdio({ ...stdio, stderr: 'ignore' }) : new V1Http(new URL(url)));
+    return { call: () => client.callTool({ name: 'echo', arguments: args }), close: () => client.close() };
+  },
+  'anytool McpConnection': async (transport, url) => {
+    const connection = await McpConnection.open('everything', transport === 'stdio' ? stdio : { url });
+    return { call: () => connection.callTool('echo', args), close: () => connection.close() };
+  },
+  'Vercel AI SDK (@ai-sdk/mcp)': async (transport, url) => {
+    const client = await createMCPClient({ transport: transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, stderr: 'ignore' }) : { type: 'http', url } });
+    const { echo } = await client.tools();
+    const options = { toolCallId: 'bench', messages: [] };
+    return { call: () => echo.execute(args, options), close: () => client.close() };
+  },
+};
+
+const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+const median = (values) => quantile([...values].sort((a, b) => a - b), 0.5);
+const spread = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { min: sorted[0], median: quantile(sorted, 0.5), max: sorted.at(-1) };
+};
+
+async function sequential(variant) {
+  const times = new Array(CALLS);
+  const before = process.cpuUsage();
+  for (let i = 0; i < CALLS; i++) {
+    const start = performance.now();
+    await variant.call();
+    times[i] = performance.now() - start;
+  }
+  const used = process.cpuUsage(before);
+  return { median: median(times), cpuPerCall: (used.user + used.system) / CALLS };
+}
+
+async function concurrent(variant) {
+  let next = 0;
+  const start = performance.now();
+  const lane = async () => {
+    while (next < CONCURRENT_CALLS) {
+      next++;
+      await variant.call();
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return CONCURRENT_CALLS / ((performance.now() - start) / 1000);
+}
+
+async function measure(transport, url) {
+  const names = Object.keys(variants);
+  const open = {};
+  for (const name of names) open[name] = await variants[name](transport, url);
+  for (const name of names) for (let i = 0; i < WARMUP; i++) await open[name].call();
+  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    for (const name of order) {
+      globalThis.gc?.();
+      const seq = await sequential(open[name]);
+      rows[name].latency.push(seq.median);
+      rows[name].cpu.push(seq.cpuPerCall);
+    }
+    for (const name of order) {
+      globalThis.gc?.();
+      rows[name].throughput.push(await concurrent(open[name]));
+    }
+  }
+  for (const name of names) await open[name].close();
+  return rows;
+}
+
+function report(transport, rows) {
+  const base = rows['raw v2 Client'];
+  const baseLatency = median(base.latency);
+  const baseCpu = median(base.cpu);
+  const baseThroughput = median(base.throughput);
+  const us = (ms) => `${(ms * 1000).toFixed(0)}`;
+  const range = ({ min, median: mid, max }, format) => `${format(mid)} (${format(min)}-${format(max)})`;
+  console.log(`\n### server-everything echo over ${transport}: ${ROUNDS} interleaved rounds, median (min-max over rounds)\n`);
+  console.log(`| client | sequential median, us | vs v2 | client CPU per call, us | vs v2 | calls/s at concurrency ${CONCURRENCY} | vs v2 |`);
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [name, row] of Object.entries(rows)) {
+    const latency = spread(row.latency);
+    const cpu = spread(row.cpu);
+    const throughput = spread(row.throughput);
+    console.log(
+      `| ${name} | ${range(latency, us)} | ${(latency.median / baseLatency).toFixed(3)}x | ${range(cpu, (v) => v.toFixed(0))} | ${(cpu.median / baseCpu).toFixed(3)}x | ${range(throughput, (v) => v.toFixed(0))} | ${(throughput.median / baseThroughput).toFixed(3)}x |`,
+    );
+  }
+}
+
+console.log(`MCP clients on one server (Node ${process.version}): ${CALLS} sequential calls and ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} per variant and round`);
+const ours = { seq: {}, cpu: {}, tput: {} };
+for (const transport of ['stdio', 'http']) {
+  const server = transport === 'http' ? await startHttpServer() : undefined;
+  try {
+    const rows = await measure(transport, server?.url);
+    report(transport, rows);
+    const row = rows['anytool McpConnection'];
+    ours.seq[transport] = median(row.latency) / median(rows['raw v2 Client'].latency);
+    ours.cpu[transport] = median(row.cpu) / median(rows['raw v2 Client'].cpu);
+    ours.tput[transport] = median(row.throughput) / median(rows['Vercel AI SDK (@ai-sdk/mcp)'].throughput);
+  } finally {
+    server?.stop();
+  }
+}
+// The client targets of the v2 migration, for the record (this bench does not fail on them).
+const verdict = (ok) => (ok ? 'met' : 'not met');
+for (const transport of ['stdio', 'http']) {
+  console.log(
+    `\n${transport}: McpConnection sequential median ${ours.seq[transport].toFixed(3)}x the raw v2 Client (target <= 1.0x: ${verdict(ours.seq[transport] <= 1)}), ` +
+      `client CPU per call ${ours.cpu[transport].toFixed(3)}x (target <= 1.05x: ${verdict(ours.cpu[transport] <= 1.05)}), ` +
+      `throughput at concurrency ${CONCURRENCY} ${ours.tput[transport].toFixed(3)}x the Vercel AI SDK client's (target >= 1.0x: ${verdict(ours.tput[transport] >= 1)})`,
+  );
+}
