@@ -312,7 +312,10 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
   }
 
-  const http = createServer({ headersTimeout, requestTimeout: Number.isFinite(requestTimeout) ? requestTimeout : 0, connectionsCheckingInterval: Math.min(1000, headersTimeout / 4) }, (req, res) => {
+  // Node takes whole milliseconds, 0 for no limit; it checks them every connectionsCheckingInterval (30 s by default).
+  const ms = (value: number): number => (Number.isFinite(value) ? Math.ceil(value) : 0);
+  const timeouts = { headersTimeout: ms(headersTimeout), requestTimeout: ms(requestTimeout), connectionsCheckingInterval: Math.ceil(Math.min(1000, headersTimeout / 4)) };
+  const http = createServer(timeouts, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
       sendJsonRpcError(res, 500, -32603, 'Internal server error');

@@ -2,6 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { ErrorCode, tool } from '@anytool/core';
+import { serveMcp } from '@anytool/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
 
@@ -675,5 +677,48 @@ describe('anytool serve over stdio against a hostile client', () => {
       server.child.stdin.end();
       await stopChild(server.child, server.exited);
     }
+  });
+});
+
+describe('clientIdentity and the new limits as options', () => {
+  const echoTool = tool(({ message }: { message: string }) => message, { name: 'ok_echo', description: 'Echoes the message.', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } });
+  const echoCall = (id: number): string => call(id, 'ok_echo', { message: `call ${id}` });
+
+  it("with clientIdentity: 'none', a session answers whoever has its id", async () => {
+    const server = await serveMcp(echoTool, { transport: 'http', port: 0, clientIdentity: 'none' });
+    try {
+      const session = await openSession(server.url!);
+      expect(answer(await send(server.url!, { headers: session, body: echoCall(1), from: OTHER_CLIENT }))).toEqual({ status: 200, isError: false, text: 'call 1' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('with a clientIdentity function, sessions belong to the principal it returns, and are counted per principal', async () => {
+    const server = await serveMcp(echoTool, { transport: 'http', port: 0, maxSessionsPerClient: 1, clientIdentity: (req) => req.headers['x-user'] as string | undefined });
+    try {
+      const init = (user: string): Promise<Reply> => send(server.url!, { headers: { ...POST_HEADERS, 'x-user': user }, body: JSON.stringify(INITIALIZE) });
+      const first = await init('bob');
+      const bob = { ...POST_HEADERS, 'x-user': 'bob', 'mcp-session-id': String(first.headers['mcp-session-id']), 'mcp-protocol-version': PROTOCOL };
+      expect(answer(await send(server.url!, { headers: bob, body: echoCall(3) }))).toEqual({ status: 200, isError: false, text: 'call 3' });
+      expect(answer(await send(server.url!, { headers: { ...bob, 'x-user': 'eve' }, body: echoCall(4) }))).toEqual({ status: 404, code: -32001, id: null });
+      const { 'x-user': _user, ...anonymous } = bob;
+      expect(answer(await send(server.url!, { headers: anonymous, body: echoCall(4) }))).toEqual({ status: 404, code: -32001, id: null });
+      // bob's second session ends his idle first one; carol's is her own.
+      expect((await init('bob')).status).toBe(200);
+      expect(answer(await send(server.url!, { headers: bob, body: echoCall(5) }))).toEqual({ status: 404, code: -32001, id: null });
+      expect((await init('carol')).status).toBe(200);
+      expect(server.sessionCount).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses bad limits with coded errors naming the option', async () => {
+    for (const [option, value] of [['maxSessionsPerClient', 0], ['maxBodyBytesInFlight', 1.5], ['maxBodyBytes', -1], ['headersTimeoutMs', 0], ['requestTimeoutMs', Number.NaN]] as const) {
+      await expect(serveMcp(echoTool, { transport: 'http', port: 0, [option]: value })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining(option) });
+    }
+    const unlimited = await serveMcp(echoTool, { transport: 'http', port: 0, headersTimeoutMs: Infinity, requestTimeoutMs: Infinity });
+    await unlimited.close();
   });
 });
