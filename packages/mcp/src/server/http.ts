@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { defaultAllowedHosts, rebindingProblem, urlHost } from './host-check.js';
+import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
 import { createMcpServer, type McpServerOptions, type ServedTools } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
@@ -27,8 +28,37 @@ export interface HttpServeOptions extends McpServerOptions {
   allowedHosts?: string[];
   /** Host names accepted in an Origin header (`"*"` for any). Default: the allowed hosts. */
   allowedOrigins?: string[];
-  /** Largest accepted request body. Default 4 MiB. */
+  /** Largest accepted request body; a larger one gets 413, read no further. Default 4 MiB. */
   maxBodyBytes?: number;
+  /**
+   * The most request-body bytes held at once, across all requests, from before a body
+   * is read until its response ends. A request past it gets 503 with `Retry-After`,
+   * its body unread. Bodies of 64 KiB or less hold none of it, so small calls are
+   * served whatever large bodies are in flight. Default 16 MiB.
+   */
+  maxBodyBytesInFlight?: number;
+  /**
+   * How a client is known: its sessions answer only requests from the same client
+   * (anyone else gets 404, as for an unknown session), and `maxSessionsPerClient`
+   * counts per client. `'address'` (default): the connection's remote address.
+   * Behind a proxy every client has the proxy's address: pass a function that
+   * returns the authenticated principal (or the client address the proxy
+   * forwards), or `'none'` to know no client.
+   */
+  clientIdentity?: 'address' | 'none' | ((req: IncomingMessage) => string | undefined);
+  /**
+   * The most sessions one client holds. A client at the limit that initializes
+   * again ends its own least recently used idle session; when all are busy
+   * (a request or stream open), it gets 503. Default 100 (`DEFAULT_MAX_SESSIONS_PER_CLIENT`).
+   */
+  maxSessionsPerClient?: number;
+  /** A connection whose request headers have not all arrived after this long is answered 408 and closed. Default 10 s; at most `requestTimeoutMs`. */
+  headersTimeoutMs?: number;
+  /**
+   * A request (headers and body) not received in full after this long is answered
+   * 408 and closed. Response streams are not limited. Default 30 s; `Infinity` for none.
+   */
+  requestTimeoutMs?: number;
   /**
    * End a session after this many milliseconds with no request in progress and no
    * open stream. Most clients close without ending their session (the SDK's
@@ -56,9 +86,17 @@ export interface HttpServeOptions extends McpServerOptions {
 interface Session {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /** Who opened it (`clientIdentity`); requests from anyone else are answered as for an unknown session. */
+  client: string | undefined;
   /** Requests and streams of this session still open. */
   open: number;
   lastSeen: number;
+  /**
+   * Ids of the session's requests not answered yet, with the response each came on.
+   * The SDK keys its streams by request id: a second request with an id in flight
+   * would be sent the first one's answer, and the first never answered.
+   */
+  pending: Map<RequestId, ServerResponse>;
 }
 
 /** A streamable HTTP MCP server that is listening. */
@@ -76,32 +114,58 @@ export interface McpHttpListener {
 }
 
 const DEFAULT_MAX_BODY = 4 * 1024 * 1024;
+const DEFAULT_MAX_BODY_IN_FLIGHT = 16 * 1024 * 1024;
+const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** How many HTTP sessions one client holds at most by default. */
+export const DEFAULT_MAX_SESSIONS_PER_CLIENT = 100;
 /** How long an HTTP session with no request and no open stream is kept: 5 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 5 * 60_000;
 /** How many HTTP sessions a server holds at most by default. */
 export const DEFAULT_MAX_SESSIONS = 1_000;
 
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, id: RequestId | null = null): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  if (res.req.complete) return void res.end(text);
+  // Refused before its body was read: the answer goes out now, and the response ends (which may close the
+  // connection) once the rest of the body is read and dropped. A socket closed with unread data is reset, and the
+  // client may lose the answer. Node's requestTimeout bounds how long that takes.
+  res.write(text);
+  res.req.resume().once('end', () => res.end());
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        reject(new AnytoolError(ErrorCode.InvalidArguments, `request body is larger than ${limit} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
+/** What is wrong with a POST's headers, checked before its body is read (as the SDK would check them after). */
+function postHeadersProblem(req: IncomingMessage): { status: number; message: string } | undefined {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    return { status: 406, message: 'Not Acceptable: Client must accept both application/json and text/event-stream' };
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') return { status: 415, message: 'Unsupported Media Type: Content-Type must be application/json' };
+  return undefined;
+}
+
+/**
+ * Claims the ids of the requests in `body` for the session until they are
+ * answered or their response closes. Returns an id already in flight (or twice
+ * in the body), claiming none.
+ */
+function claimIds(pending: Map<RequestId, ServerResponse>, body: unknown, res: ServerResponse): RequestId | undefined {
+  const ids = (Array.isArray(body) ? body : [body]).filter((message) => isJSONRPCRequest(message)).map((request) => request.id);
+  const taken = ids.find((id, i) => pending.has(id) || ids.indexOf(id) !== i);
+  if (taken !== undefined) return taken;
+  for (const id of ids) pending.set(id, res);
+  res.once('close', () => {
+    for (const id of ids) if (pending.get(id) === res) pending.delete(id);
   });
+  return undefined;
+}
+
+function positive(value: number, option: string, integer: boolean): number {
+  if (integer ? Number.isInteger(value) && value >= 1 : value > 0) return value;
+  throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive ${integer ? 'integer' : 'number of milliseconds (Infinity for no limit)'}, got ${String(value)}`);
 }
 
 function hasInitialize(body: unknown): boolean {
@@ -116,45 +180,91 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): port must be an integer from 0 to 65535 (0 picks a free port), got ${String(options.port)}`);
   }
   if (!path.startsWith('/')) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): path must start with "/", got ${JSON.stringify(path)}`);
-  const idle = options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS;
-  if (!(idle > 0)) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): sessionIdleTimeoutMs must be a positive number of milliseconds (Infinity for no limit), got ${String(idle)}`);
-  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
-  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): maxSessions must be a positive integer, got ${String(maxSessions)}`);
+  const idle = positive(options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS, 'sessionIdleTimeoutMs', false);
+  const maxSessions = positive(options.maxSessions ?? DEFAULT_MAX_SESSIONS, 'maxSessions', true);
+  const maxPerClient = positive(options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT, 'maxSessionsPerClient', true);
+  const maxBody = positive(options.maxBodyBytes ?? DEFAULT_MAX_BODY, 'maxBodyBytes', true);
+  const budget = new BodyBudget(positive(options.maxBodyBytesInFlight ?? DEFAULT_MAX_BODY_IN_FLIGHT, 'maxBodyBytesInFlight', true));
+  const requestTimeout = positive(options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, 'requestTimeoutMs', false);
+  const headersTimeout = Math.min(positive(options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS, 'headersTimeoutMs', false), requestTimeout);
+  const identity = options.clientIdentity ?? 'address';
+  const clientOf = typeof identity === 'function' ? identity : identity === 'none' ? () => undefined : (req: IncomingMessage) => req.socket.remoteAddress;
   const protect = options.dnsRebindingProtection ?? true;
   const allowedHosts = (options.allowedHosts ?? defaultAllowedHosts(host)).map((h) => h.toLowerCase());
   const allowedOrigins = (options.allowedOrigins ?? allowedHosts).map((h) => h.toLowerCase());
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const sessions = new Map<string, Session>();
   let closing = false;
-  /** Initialize requests being answered: their sessions count against maxSessions before they are registered. */
-  let initializing = 0;
 
-  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /** Counts a request or stream as open in its session until its response closes. */
+  function track(session: Session, res: ServerResponse): void {
+    session.open++;
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
+  }
+
+  function endSession(id: string, session: Session): void {
+    sessions.delete(id);
+    void session.transport.close().then(() => session.server.close()).catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+  }
+
+  /**
+   * Makes room for a new session of `client`: at its `maxSessionsPerClient`, its
+   * least recently used idle session is ended. Returns why there is no room, if none.
+   */
+  function makeRoom(client: string | undefined): string | undefined {
+    const own = client === undefined ? [] : [...sessions].filter(([, session]) => session.client === client);
+    if (own.length >= maxPerClient) {
+      const idlest = own.filter(([, session]) => session.open === 0).sort(([, a], [, b]) => a.lastSeen - b.lastSeen)[0];
+      if (idlest === undefined) return `Too many sessions for this client: it holds ${maxPerClient} (maxSessionsPerClient), all of them busy. End one with DELETE, or retry when one is idle.`;
+      endSession(...idlest);
+    }
+    if (sessions.size >= maxSessions) return `Too many sessions: this server holds ${maxSessions} (maxSessions). Retry later, or end unused sessions with DELETE; idle sessions end after sessionIdleTimeoutMs.`;
+    return undefined;
+  }
+
+  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, client: string | undefined): Promise<void> {
+    const full = makeRoom(client);
+    if (full !== undefined) return sendJsonRpcError(res, 503, -32000, full);
+    const id = randomUUID();
     const server = createMcpServer(served, options);
     const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, server, open: 0, lastSeen: Date.now() });
-      },
+      sessionIdGenerator: () => id,
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
       ...(options.retryIntervalMs === undefined ? {} : { retryInterval: options.retryIntervalMs }),
     });
+    const session: Session = { transport, server, client, open: 0, lastSeen: Date.now(), pending: new Map() };
+    // Held from now on, so concurrent initializes count against the limits.
+    sessions.set(id, session);
+    track(session, res);
+    const send = transport.send.bind(transport);
+    transport.send = (message, sendOptions) => {
+      if (!('method' in message) && 'id' in message && message.id !== undefined) session.pending.delete(message.id);
+      return send(message, sendOptions);
+    };
     const ownOnClose = server.onclose;
     server.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      sessions.delete(id);
       ownOnClose?.();
     };
-    initializing++;
     try {
       await server.connect(transport);
       await transport.handleRequest(req, res, body);
     } finally {
-      initializing--;
       // An initialize that failed never got a session: nothing will reach this server again.
-      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) await server.close();
+      if (transport.sessionId === undefined) {
+        sessions.delete(id);
+        await server.close();
+      }
     }
   }
 
+  /**
+   * Everything that can be refused without reading the body is checked first
+   * (host, path, method, session, headers, size); then the body is read within
+   * the limits.
+   */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (protect) {
@@ -168,42 +278,44 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       res.setHeader('allow', 'GET, POST, DELETE');
       return sendJsonRpcError(res, 405, -32000, `Method ${method} not allowed`);
     }
-    let body: unknown;
-    if (method === 'POST') {
-      let text: string;
-      try {
-        text = await readBody(req, maxBody);
-      } catch (error) {
-        return sendJsonRpcError(res, 413, -32600, error instanceof Error ? error.message : String(error));
-      }
-      try {
-        body = JSON.parse(text);
-      } catch {
-        return sendJsonRpcError(res, 400, -32700, 'Parse error: the body is not JSON');
-      }
-    }
+    const client = clientOf(req);
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
-    if (sessionId !== undefined) {
-      const session = sessions.get(sessionId);
-      if (session === undefined) return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
-      session.open++;
-      res.once('close', () => {
-        session.open--;
-        session.lastSeen = Date.now();
-      });
+    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (sessionId !== undefined && (session === undefined || session.client !== client)) {
+      return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
+    }
+    if (session === undefined && method !== 'POST') return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
+    if (session !== undefined) track(session, res);
+    let body: unknown;
+    if (method === 'POST') {
+      const problem = postHeadersProblem(req);
+      if (problem !== undefined) return sendJsonRpcError(res, problem.status, -32000, problem.message);
+      // Without a session only initialize may come, and it is small.
+      const limit = session === undefined ? { bytes: Math.min(maxBody, SMALL_BODY_BYTES), name: 'a request without Mcp-Session-Id, which can only be initialize' } : { bytes: maxBody, name: 'maxBodyBytes' };
+      try {
+        body = await readJsonBody(req, res, limit, budget);
+      } catch (error) {
+        if (!(error instanceof BodyRefused)) throw error;
+        if (error.status === 503) res.setHeader('retry-after', '1');
+        return sendJsonRpcError(res, error.status, error.code, error.message);
+      }
+    }
+    if (session !== undefined) {
+      const taken = body === undefined ? undefined : claimIds(session.pending, body, res);
+      if (taken !== undefined) {
+        return sendJsonRpcError(res, 400, -32600, `Invalid Request: id ${JSON.stringify(taken).slice(0, 80)} belongs to a request of this session that is not answered yet; give each request in flight its own id`, taken);
+      }
       return session.transport.handleRequest(req, res, body);
     }
-    if (method === 'POST' && hasInitialize(body)) {
-      if (sessions.size + initializing >= maxSessions) {
-        return sendJsonRpcError(res, 503, -32000, `Too many sessions: this server holds ${maxSessions} (maxSessions). Retry later, or end unused sessions with DELETE; idle sessions end after sessionIdleTimeoutMs.`);
-      }
-      return startSession(req, res, body);
-    }
+    if (hasInitialize(body)) return startSession(req, res, body, client);
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
   }
 
-  const http = createServer((req, res) => {
+  // Node takes whole milliseconds, 0 for no limit; it checks them every connectionsCheckingInterval (30 s by default).
+  const ms = (value: number): number => (Number.isFinite(value) ? Math.ceil(value) : 0);
+  const timeouts = { headersTimeout: ms(headersTimeout), requestTimeout: ms(requestTimeout), connectionsCheckingInterval: Math.ceil(Math.min(1000, headersTimeout / 4)) };
+  const http = createServer(timeouts, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
       sendJsonRpcError(res, 500, -32603, 'Internal server error');
@@ -222,11 +334,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   if (Number.isFinite(idle)) {
     sweeper = setInterval(() => {
       const now = Date.now();
-      for (const [id, session] of sessions) {
-        if (session.open > 0 || now - session.lastSeen < idle) continue;
-        sessions.delete(id);
-        void session.transport.close().then(() => session.server.close()).catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
-      }
+      for (const [id, session] of sessions) if (session.open === 0 && now - session.lastSeen >= idle) endSession(id, session);
     }, Math.min(Math.max(idle / 4, 10), 60_000));
     sweeper.unref();
   }

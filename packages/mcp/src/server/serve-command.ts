@@ -110,6 +110,8 @@ export async function runServeCommand(args: string[]): Promise<void> {
     process.stdout.write(SERVE_USAGE);
     return;
   }
+  // Status lines are not worth a crash: a client that closed stderr just does not see them.
+  process.stderr.on('error', () => undefined);
   const stdout = options.http ? undefined : takeStdout();
   let server: McpServerHandle;
   let size: number;
@@ -144,12 +146,16 @@ function takeStdout(): { protocol: Writable; restore(): void } {
       writeChunk.call(stdout, chunk, callback);
     },
   });
+  // A write that fails (the client closed its end: EPIPE) fails the protocol stream, which ends serving.
+  const fail = (error: Error): void => void protocol.destroy(error);
+  stdout.on('error', fail);
   stdout.write = function redirected(...args: unknown[]): boolean {
     return (process.stderr.write as (...a: unknown[]) => boolean).apply(process.stderr, args);
   } as typeof stdout.write;
   return {
     protocol,
     restore() {
+      stdout.off('error', fail);
       if (hadOwn) stdout.write = write;
       else delete (stdout as { write?: unknown }).write;
     },

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool/core';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { listenHttp, type HttpServeOptions } from './http.js';
+import { StdioTransport } from './stdio-transport.js';
 import { ServedTools, asToolset, createMcpServer, type McpServerOptions } from './tool-server.js';
 
 /** Options of `serveMcp` over stdio (the client started this process). */
@@ -60,7 +60,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
   if (options.transport === 'stdio') {
     const stdin = options.stdin ?? process.stdin;
     const server = createMcpServer(served, options);
-    const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+    const transport = new StdioTransport(stdin, options.stdout ?? process.stdout);
     let open = true;
     server.onclose = ((own) => () => {
       open = false;

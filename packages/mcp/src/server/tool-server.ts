@@ -1,5 +1,6 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, isToolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ErrorCode as McpErrorCode,
@@ -75,8 +76,30 @@ export class ServedTools {
   }
 }
 
-function hasObject(value: unknown): boolean {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** tools/call with any params: they are checked by the handler, which can say what is wrong. */
+const LOOSE_CALL_TOOL_REQUEST = CallToolRequestSchema.omit({ params: true }).loose();
+
+/**
+ * The SDK puts whole messages into some error texts ("Received a response for an
+ * unknown message ID: {...}"), such as a user's answer to an elicitation, passwords
+ * included. Keeps the id and the kind of the message, never its content.
+ */
+function withoutPayload(error: Error): Error {
+  const match = /^([^{]*?):? (\{.*\})$/s.exec(error.message);
+  if (match === null) return error;
+  let message: Record<string, unknown> = {};
+  try {
+    message = JSON.parse(match[2]!) as Record<string, unknown>;
+  } catch {
+    // not JSON after all: the kind stays unknown
+  }
+  const kind = 'result' in message ? 'a result' : 'error' in message ? 'an error' : typeof message['method'] === 'string' ? `method ${message['method'].slice(0, 80)}` : 'a message';
+  const id = 'id' in message ? `request id ${JSON.stringify(message['id']).slice(0, 80)}` : 'no id';
+  return new Error(`${match[1]} (${id}, ${kind}; its content is not logged)`);
 }
 
 function encodeCursor(offset: number): string {
@@ -117,7 +140,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
   const server = new Server(info, options.instructions === undefined ? { capabilities } : { capabilities, instructions: options.instructions });
   const connection: ConnectionState = { logging, logLevel: undefined };
-  if (options.onError) server.onerror = options.onError;
+  const onError = options.onError;
+  if (onError) server.onerror = (error) => onError(withoutPayload(error));
 
   if (logging) {
     // Replaces the SDK's own handler: the level is kept per connection (this server), which is what a call session reads.
@@ -137,20 +161,30 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     return result;
   });
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const { name, arguments: args } = request.params;
+  // Registered past Server.setRequestHandler, whose own check of tools/call answers a malformed request with -32603
+  // and the validator's dump: here a call without a tool name is a clean -32602, and arguments of any shape reach
+  // the toolset, which answers bad ones with an isError result the model can act on.
+  Protocol.prototype.setRequestHandler.call(server, LOOSE_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
+    const params: Record<string, unknown> = isRecord(request['params']) ? request['params'] : {};
+    const name = params['name'];
+    if (typeof name !== 'string') {
+      throw new McpError(McpErrorCode.InvalidParams, `tools/call needs params.name, the name of the tool to call (a string), got ${name === undefined ? 'none' : typeof name}; tools/list gives the names`);
+    }
+    const args = params['arguments'];
     const context = new ExecutionContext({ signal: extra.signal });
     const session = new CallSession(server, extra, connection, name);
     context.state.set(MCP_SESSION_KEY, session);
-    const progressToken = request.params._meta?.progressToken;
+    const meta = params['_meta'];
+    const token = isRecord(meta) ? meta['progressToken'] : undefined;
+    const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     // Notifications are sent asynchronously; the result waits until they are written, so none is sent after it.
     const sending: Promise<unknown>[] = [];
     const unsubscribe = context.subscribe((event: RunEvent) => {
       if (event.type === 'progress' && progressToken !== undefined) {
-        const params: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: event.progress };
-        if (event.total !== undefined) params.total = event.total;
-        if (event.message !== undefined) params.message = event.message;
-        sending.push(extra.sendNotification({ method: 'notifications/progress', params }).catch(report));
+        const progress: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: event.progress };
+        if (event.total !== undefined) progress.total = event.total;
+        if (event.message !== undefined) progress.message = event.message;
+        sending.push(extra.sendNotification({ method: 'notifications/progress', params: progress }).catch(report));
       } else if (event.type === 'error') {
         sending.push(session.log('error', { code: event.code, message: event.message, tool: event.tool ?? name }, 'anytool').catch(report));
       }
@@ -163,7 +197,7 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
         // read in the same chunk as the response is dropped. Writing the response a moment later keeps them apart.
         await new Promise((resolve) => setTimeout(resolve, RESPONSE_AFTER_NOTIFICATIONS_MS));
       }
-      if (!result.isError && !hasObject(result.structured) && served.promisesStructure(name)) {
+      if (!result.isError && !isRecord(result.structured) && served.promisesStructure(name)) {
         // A client checks structured content against the output schema and fails the whole call without it:
         // say what went wrong as a result instead.
         return {
