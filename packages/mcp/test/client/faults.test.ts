@@ -75,9 +75,9 @@ describe('faulty servers', () => {
   });
 
   it('hangs at start: connect fails with MCP_CONNECT_FAILED after startTimeoutMs, with the stderr tail, and the process is gone', async () => {
-    const error = await connectError(McpToolset.connect({ mcpServers: { f: { ...fixture('hang-on-start'), startTimeoutMs: 500 } } }));
+    const error = await connectError(McpToolset.connect({ mcpServers: { f: { ...fixture('hang-on-start'), startTimeoutMs: 3_000 } } }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
-    expect(error.message).toContain('did not answer initialize within 500 ms');
+    expect(error.message).toContain('did not answer initialize within 3000 ms');
     expect(error.message).toContain('waiting forever');
     const [pid] = pidsIn(error.message);
     await until(() => !alive(pid!), 5_000, 'the hung server to be killed');
@@ -219,9 +219,9 @@ describe('faulty servers', () => {
   }, 15_000);
 
   it('a server that answers initialize but never tools/list: MCP_CONNECT_FAILED after startTimeoutMs, naming tools/list', async () => {
-    const error = await connectError(McpConnection.open('f', { ...fixture('hang-list'), startTimeoutMs: 500 }));
+    const error = await connectError(McpConnection.open('f', { ...fixture('hang-list'), startTimeoutMs: 3_000 }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
-    expect(error.message).toContain('did not answer tools/list within 500 ms');
+    expect(error.message).toContain('did not answer tools/list within 3000 ms');
     expect(error.message).toContain('not answering tools/list');
     const [pid] = pidsIn(error.message);
     await until(() => !alive(pid!), 5_000, 'the server to be killed');
