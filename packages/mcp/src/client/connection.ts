@@ -141,6 +141,11 @@ function schemaIssues(error: unknown): readonly SchemaIssue[] | undefined {
   return error instanceof Error && Array.isArray(issues) ? (issues as SchemaIssue[]) : undefined;
 }
 
+/** A server's text in an error message, cut short: the message is for a model to read. */
+function clip(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
+}
+
 function positive(value: number | undefined, fallback: number): number {
   return value !== undefined && value > 0 ? value : fallback;
 }
@@ -636,8 +641,14 @@ export class McpConnection {
     }
   }
 
+  /** A text from the server or the SDK for a message: credentials masked, then cut short. */
+  private quote(text: string, max = 500): string {
+    return clip(this.redact(text), max);
+  }
+
   private note(message: string): void {
-    this.diagnostics.push(this.redact(message));
+    // Capped: a diagnostic may quote what the server sent (the SDK's "unknown message ID" quotes the whole response).
+    this.diagnostics.push(this.quote(message, 2_000));
     if (this.diagnostics.length > MAX_DIAGNOSTICS) this.diagnostics.splice(0, this.diagnostics.length - MAX_DIAGNOSTICS);
   }
 
@@ -746,13 +757,13 @@ export class McpConnection {
         return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
       }
       if (error.code === McpErrorCode.ConnectionClosed) return this.connectionClosed(tool, error);
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${error.message}`, { cause: error });
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`, { cause: error });
     }
     if (error instanceof StreamableHTTPError) {
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${error.code ?? '?'}: ${error.message}`, { cause: error });
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${error.code ?? '?'}: ${this.quote(error.message)}`, { cause: error });
     }
     if (this.client === undefined || /not connected/i.test(describeError(error))) return this.connectionClosed(tool, error);
-    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${describeError(error)}`, { cause: error });
+    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${this.quote(describeError(error))}`, { cause: error });
   }
 
   private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {

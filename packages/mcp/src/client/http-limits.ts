@@ -10,8 +10,9 @@ const CR = 0x0d;
 /**
  * A `fetch` for the SDK's HTTP transports (streamable HTTP and the old HTTP+SSE)
  * that never holds more than `limit` bytes of one message from the server:
- * - a JSON body (the answer to one POSTed request) fails the request past `limit`
- *   bytes, and reading stops;
+ * - a JSON body (the answer to a POSTed request) fails the request past `limit`
+ *   bytes (the SDK rejects the request with the error the body stream fails with),
+ *   and reading stops;
  * - an SSE stream is passed on event by event, and an event over `limit` is not: on
  *   the stream that answers a POSTed request, the request is answered with the
  *   too-large error in its place and reading stops; on a long-lived stream the event
@@ -27,10 +28,10 @@ export function limitedFetch(limit: number, problem: (message: string) => void, 
     if (body === null) return response;
     if (response.status >= 400) return withBody(response, body.pipeThrough(cutAt(ERROR_BODY_BYTES)));
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type === 'application/json') return withBody(response, body.pipeThrough(jsonLimiter(limit)));
+    if (type !== 'text/event-stream') return response;
     const id = init?.method === 'POST' && typeof init.body === 'string' ? requestIdOf(init.body) : undefined;
-    if (type === 'text/event-stream') return withBody(response, body.pipeThrough(eventLimiter(limit, id, problem)));
-    if (type === 'application/json' && id !== undefined) return withBody(response, body.pipeThrough(jsonLimiter(limit)));
-    return response;
+    return withBody(response, body.pipeThrough(eventLimiter(limit, id, problem)));
   };
 }
 
@@ -99,12 +100,13 @@ function eventLimiter(limit: number, requestId: RequestId | undefined, problem: 
   };
   /** The event ends with `last`. */
   const endEvent = (last: Uint8Array, controller: Controller): void => {
-    if (skipping !== undefined || size + last.length > limit) {
-      const event = skipping ?? oversized(new Uint8Array(0));
+    if (skipping !== undefined) {
+      const event = skipping;
       skipping = undefined;
       event.add(last);
       return endOversized(event, controller);
     }
+    if (size + last.length > limit) return endOversized(oversized(last), controller);
     for (const bytes of held) controller.enqueue(bytes);
     controller.enqueue(last);
     held = [];

@@ -8,8 +8,8 @@ import { AnytoolError, describeError, isAnytoolError } from '@anytool/core';
  * Basic` header instead (unless the configuration gives one).
  */
 
-/** Absolute URLs in a text. */
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+/** Absolute URLs in a text, without the punctuation that may follow one (`at <url>: ...`). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]*[^\s"'<>`.,;:!?)\]}]/gi;
 /** Shorter values are masked only inside URLs: replaced everywhere, they would mangle ordinary words. */
 const MIN_SECRET = 6;
 

@@ -162,6 +162,15 @@ const cases: Case[] = [
     mb: 100,
   },
   {
+    name: 'a JSON-RPC error with a message of 100 000 characters: cut short',
+    behaviours: ['result-huge-error'],
+    tool: 'result_huge_error',
+    code: ErrorCode.McpProtocolError,
+    says: [/error -32603: it went wrong: e+… \(\d+ more characters\)/],
+    ms: 10_000,
+    mb: 100,
+  },
+  {
     name: 'an abort reason with a secret is not sent to the server',
     behaviours: ['result-cancel-reason'],
     tool: 'result_wait_cancel',
@@ -343,7 +352,8 @@ describe('credentials in a server URL never show in errors or diagnostics', () =
       (e: unknown) => e as AnytoolError,
     );
     expect(error?.code).toBe(ErrorCode.McpConnectFailed);
-    expect(error?.message).toContain('127.0.0.1');
+    // The URL is shown with its credentials masked.
+    expect(error?.message).toMatch(/ at http:\/\/\*\*\*:\*\*\*@127\.0\.0\.1:\d+\/mcp\?api_key=\*\*\*: /);
     expect(error?.message).not.toMatch(SECRET);
     expect(String((error?.cause as Error | undefined)?.message)).not.toMatch(SECRET);
   });
