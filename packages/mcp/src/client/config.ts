@@ -10,6 +10,8 @@ export interface McpServerTuning {
   progress?: boolean;
   /** How long the server may take to start and answer `initialize`. */
   startTimeoutMs?: number;
+  /** The largest message read from this server, in bytes (default 10 MiB): a result over it fails that call with `RESULT_TOO_LARGE`. */
+  maxResultBytes?: number;
   /** Skip this server (the desktop clients' switch). */
   disabled?: boolean;
 }
@@ -86,6 +88,8 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     const ms = config[key];
     if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0))) fail(where, `"${key}" must be a positive number of milliseconds`);
   }
+  const max = config['maxResultBytes'];
+  if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0)) fail(where, `"maxResultBytes" must be a positive whole number of bytes (got ${JSON.stringify(max)})`);
   return config as unknown as McpServerConfig;
 }
 

@@ -6,11 +6,11 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolResultSchema,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
   ListToolsResultSchema,
+  ResultSchema,
   ErrorCode as McpErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
@@ -24,9 +24,13 @@ import {
   type Progress,
   type Tool as McpToolInfo,
 } from '@modelcontextprotocol/sdk/types.js';
+import { checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
-import { descendants, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
-import { RequestSignal, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
+import { limitedFetch } from './http-limits.js';
+import { descendants, endGroup, killGroup, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
+import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
+import { RequestSignal, startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
+import { moveCredentials, redactError, redactUrl, redactor } from './url-credentials.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -69,6 +73,12 @@ export interface McpClientOptions {
   roots?: McpRoot[];
   /** Sees each chunk a stdio server writes to stderr (it is captured, never printed). */
   onStderr?: (server: string, text: string) => void;
+  /**
+   * The largest message read from a server, in bytes (default 10 MiB): a tool
+   * result over it fails that call with `RESULT_TOO_LARGE`, without being held
+   * in memory, and the connection stays up. A server's own `maxResultBytes` wins.
+   */
+  maxResultBytes?: number;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -115,20 +125,25 @@ interface CallParams {
  * `tools/call` on the SDK client. `Client.callTool` adds an async frame around the same
  * request, to refuse task-only tools (never listed here) and to check structured content
  * against output schemas it cached in its own `listTools` (unused here: `mapCallResult`
- * checks it, with messages that name the problems).
+ * checks it, with messages that name the problems). The result is requested with the
+ * permissive `ResultSchema` and checked by `checkCallResult`, whose errors are short.
  */
-function callOn(client: Client, params: CallParams, request: RequestOptions): Promise<CallToolResult> {
-  return client.request({ method: 'tools/call', params }, CallToolResultSchema, request) as Promise<CallToolResult>;
+function callOn(client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
+  return client.request({ method: 'tools/call', params }, ResultSchema, request);
 }
 
-/** Whether `String(value)` works (the SDK sends a cancelled request's reason as that text); an object without a prototype, for one, throws. */
-function hasText(value: unknown): boolean {
-  try {
-    String(value);
-    return true;
-  } catch {
-    return false;
-  }
+/** What the server is told when a call is cancelled: never the run's abort reason, which may hold anything (a secret, a user's text). */
+const CANCEL_REASON = 'cancelled by the client';
+
+/** A validator's error (zod's), whose issues are summarized rather than shown. */
+function schemaIssues(error: unknown): readonly SchemaIssue[] | undefined {
+  const issues = (error as { issues?: unknown } | undefined)?.issues;
+  return error instanceof Error && Array.isArray(issues) ? (issues as SchemaIssue[]) : undefined;
+}
+
+/** A server's text in an error message, cut short: the message is for a model to read. */
+function clip(text: string, max = 500): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
 function positive(value: number | undefined, fallback: number): number {
@@ -172,11 +187,16 @@ export class McpConnection {
   private startingRunning: (() => boolean) | undefined;
   /** The client and transport of a start in progress (close() ends them at once). */
   private starting: { client: Client; transport: Transport } | undefined;
+  /** Stdio transports whose server leads its own process group. */
+  private readonly grouped = new WeakSet<Transport>();
   /** Clients whose HTTP session the server forgot (404): their calls are sent again on a new session. */
   private readonly expired = new WeakSet<Client>();
   /** Aborted by close(): cuts short the backoff between restarts. */
   private readonly stopping = new AbortController();
   private readonly defaultTimeout: number;
+  private readonly maxResultBytes: number;
+  /** Masks the credentials of an HTTP server's URL in a text. */
+  private readonly redact: (text: string) => string;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -184,6 +204,8 @@ export class McpConnection {
     this.options = options;
     this.roots = options.roots ?? [];
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
+    this.maxResultBytes = positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES));
+    this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
   }
 
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
@@ -245,7 +267,10 @@ export class McpConnection {
    * Calls a tool on the kept session. The signal cancels the request (the server
    * gets `notifications/cancelled`); the timeout restarts on every progress
    * notification. Failures throw `AnytoolError`s: `TIMEOUT`,
-   * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`.
+   * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`,
+   * `RESULT_TOO_LARGE` (over `maxResultBytes`), `MCP_INVALID_RESULT` (a result
+   * that breaks the MCP schema; a content part of a type this client does not know
+   * is kept as a text part instead, with a diagnostic).
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     return this.call(name, args, options, undefined) as Promise<CallToolResult>;
@@ -278,9 +303,13 @@ export class McpConnection {
 
   private send<T>(params: CallParams, request: RequestOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
     const client = this.client;
+    const done = (result: Record<string, unknown>): T | CallToolResult => {
+      const checked = checkCallResult(result, `Tool "${params.name}" on MCP server "${this.name}"`, (problem) => this.note(problem));
+      return map === undefined ? checked : map(checked);
+    };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request).then(map, (error: unknown) => this.recover(error, client, params, request).then(map));
-    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(map, (error: unknown) => this.recover(error, fresh, params, request).then(map)));
+    if (client !== undefined) return callOn(client, params, request).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
+    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
   }
 
   /**
@@ -294,7 +323,7 @@ export class McpConnection {
     return new Promise<T | CallToolResult>((resolve, reject) => {
       const stop = abortWatch(signal, () => {
         reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
-        this.cancel(own, signal.reason, params.name);
+        this.cancel(own, params.name);
       });
       this.send<CallToolResult>(params, request, undefined).then(
         (result) => {
@@ -314,17 +343,17 @@ export class McpConnection {
     });
   }
 
-  /** Aborts one request's signal: the SDK sends `notifications/cancelled` with the reason's text, and rejects the request. */
-  private cancel(own: RequestSignal, reason: unknown, tool: string): void {
+  /** Aborts one request's signal: the SDK sends `notifications/cancelled` with a fixed reason, and rejects the request. */
+  private cancel(own: RequestSignal, tool: string): void {
     try {
-      own.abort(hasText(reason) ? reason : new Error('the run was aborted'));
+      own.abort(CANCEL_REASON);
     } catch (error) {
       this.note(`could not tell the server that tools/call "${tool}" was cancelled: ${describeError(error)}`);
     }
   }
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
-  private async recover(error: unknown, client: Client, params: CallParams, request: RequestOptions): Promise<CallToolResult> {
+  private async recover(error: unknown, client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
     if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, request);
     // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
     this.expire(client);
@@ -384,10 +413,14 @@ export class McpConnection {
     return this.closing;
   }
 
-  /** Ends an open session: DELETE for HTTP; for stdio the SDK's close (stdin end, SIGTERM, SIGKILL), then whatever the server started that outlived it. */
+  /**
+   * Ends an open session: DELETE for HTTP; for stdio the SDK's close (stdin end, SIGTERM, SIGKILL),
+   * then whatever the server started that outlived it: its process group, and what descends from it.
+   */
   private async endSession(client: Client, transport: Transport): Promise<void> {
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
     const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+    const group = this.grouped.has(transport) ? pid : undefined;
     const tree = pid === undefined ? [] : descendants(pid);
     const closed = client.close().catch(() => undefined);
     if (tree.length > 0) {
@@ -399,7 +432,7 @@ export class McpConnection {
       if (graceOver) await endLeftovers(tree);
     }
     await closed;
-    await endLeftovers(tree);
+    await Promise.all([endLeftovers(tree), group === undefined ? undefined : endGroup(group, TREE_GRACE_MS)]);
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -431,7 +464,7 @@ export class McpConnection {
         last = error;
       }
     }
-    throw new AnytoolError(ErrorCode.McpConnectFailed, `MCP server "${this.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`, { cause: last });
+    throw redactError(new AnytoolError(ErrorCode.McpConnectFailed, `MCP server "${this.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`, { cause: last }), this.redact);
   }
 
   private async start(): Promise<Client> {
@@ -490,10 +523,12 @@ export class McpConnection {
   private createTransport(sse: boolean): Transport {
     const config = this.config;
     if (isHttpConfig(config)) {
-      const url = new URL(config.url);
-      const requestInit: RequestInit = config.headers === undefined ? {} : { headers: config.headers };
-      if (sse || config.type === 'sse') return new SSEClientTransport(url, { requestInit });
-      return new StreamableHTTPClientTransport(url, { requestInit });
+      const { url, headers } = moveCredentials(config.url, config.headers);
+      const requestInit: RequestInit = headers === undefined ? {} : { headers };
+      // Every response goes through a fetch that holds no message over maxResultBytes.
+      const fetch = limitedFetch(this.maxResultBytes, (problem) => this.note(problem));
+      if (sse || config.type === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
+      return new StreamableHTTPClientTransport(url, { requestInit, fetch });
     }
     const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
     const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
@@ -501,9 +536,15 @@ export class McpConnection {
       args: config.args ?? [],
       env: { ...base, ...config.env },
       stderr: 'pipe',
+      maxBufferSize: this.maxResultBytes,
     };
     if (config.cwd !== undefined) params.cwd = config.cwd;
     const transport = new StdioClientTransport(params);
+    // The server leads a process group of its own; when it ends, so does what it left running (unless close() ends it).
+    const onExit = (pid: number): void => {
+      if (!this.closed) void endGroup(pid, TREE_GRACE_MS);
+    };
+    if (startInOwnGroup(transport, onExit, (problem) => this.note(problem))) this.grouped.add(transport);
     watchStdioStart(
       transport,
       (pid, running) => {
@@ -600,8 +641,14 @@ export class McpConnection {
     }
   }
 
+  /** A text from the server or the SDK for a message: credentials masked, then cut short. */
+  private quote(text: string, max = 500): string {
+    return clip(this.redact(text), max);
+  }
+
   private note(message: string): void {
-    this.diagnostics.push(message);
+    // Capped: a diagnostic may quote what the server sent (the SDK's "unknown message ID" quotes the whole response).
+    this.diagnostics.push(this.quote(message, 2_000));
     if (this.diagnostics.length > MAX_DIAGNOSTICS) this.diagnostics.splice(0, this.diagnostics.length - MAX_DIAGNOSTICS);
   }
 
@@ -614,8 +661,11 @@ export class McpConnection {
       this.startingPid = undefined;
       this.startingRunning = undefined;
     }
-    // A child that already exited is not killed: its pid may belong to another process by now.
-    if (pid !== undefined && running?.() !== false) killTree(pid);
+    // A child that already exited is not killed: its pid may belong to another process by now (its group ended when it exited).
+    if (pid !== undefined && running?.() !== false) {
+      killTree(pid);
+      if (this.grouped.has(transport)) killGroup(pid);
+    }
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
   }
@@ -654,7 +704,7 @@ export class McpConnection {
 
   private describeServer(): string {
     const config = this.config;
-    if (isHttpConfig(config)) return `MCP server "${this.name}" at ${config.url}`;
+    if (isHttpConfig(config)) return `MCP server "${this.name}" at ${redactUrl(config.url)}`;
     return `MCP server "${this.name}" (${[config.command, ...(config.args ?? [])].join(' ')})`;
   }
 
@@ -669,15 +719,33 @@ export class McpConnection {
     const isStdio = !isHttpConfig(this.config);
     const tail = isStdio ? this.stderrTail() : '';
     const stderr = !isStdio ? '' : tail === '' ? ' It wrote nothing to stderr.' : `\nLast lines of its stderr:\n${tail}`;
-    return new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason}.${stderr}`, { cause: error });
+    return redactError(new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason}.${stderr}`, { cause: error }), this.redact);
   }
 
+  /** The coded error of a failed call, with no credentials of the server's URL in it. */
   private async callError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
+    const coded = await this.codeCallError(error, tool, request);
+    return isAnytoolError(coded) ? redactError(coded, this.redact) : coded;
+  }
+
+  private async codeCallError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
     if (isAnytoolError(error)) return error;
     const signal = request.signal;
     // The SDK rejects a request cancelled by its signal with a RequestTimeout McpError carrying the reason's text.
     if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError) || error.code === McpErrorCode.RequestTimeout)) {
       return isAnytoolError(error) ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
+    }
+    const tooLarge = tooLargeOf(error);
+    if (tooLarge !== undefined) {
+      return new AnytoolError(
+        ErrorCode.ResultTooLarge,
+        `Tool "${tool}" on MCP server "${this.name}" answered with a result too large: ${describeSize(tooLarge)}. It was dropped. If results this large are expected, raise "maxResultBytes" on the server's entry or in the options.`,
+        { cause: error },
+      );
+    }
+    const issues = schemaIssues(error);
+    if (issues !== undefined) {
+      return new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" returned a result that is not valid MCP: ${summarize(issues.map((issue) => describeIssue(issue)))}.`);
     }
     if (error instanceof McpError) {
       if (error.code === McpErrorCode.RequestTimeout) {
@@ -689,13 +757,13 @@ export class McpConnection {
         return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
       }
       if (error.code === McpErrorCode.ConnectionClosed) return this.connectionClosed(tool, error);
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${error.message}`, { cause: error });
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`, { cause: error });
     }
     if (error instanceof StreamableHTTPError) {
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${error.code ?? '?'}: ${error.message}`, { cause: error });
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${error.code ?? '?'}: ${this.quote(error.message)}`, { cause: error });
     }
     if (this.client === undefined || /not connected/i.test(describeError(error))) return this.connectionClosed(tool, error);
-    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${describeError(error)}`, { cause: error });
+    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${this.quote(describeError(error))}`, { cause: error });
   }
 
   private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {

@@ -141,3 +141,35 @@ export function killTree(root: number): void {
 export function killProcesses(procs: readonly TreeProcess[]): void {
   for (const proc of [...procs].reverse()) if (stillRunning(proc)) signal(proc.pid, 'SIGKILL');
 }
+
+/*
+ * Process groups. A stdio server started as the leader of its own group (see
+ * `startInOwnGroup`) shares the group with everything it starts, including a
+ * process it double-forked, which no longer descends from it and which the tree
+ * walk above cannot find. A process that left the group (setsid, as a daemon
+ * does) is out of reach of both.
+ */
+
+/** Whether a process of the group `pgid` is still there. */
+function groupRunning(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGKILLs every process of the group `pgid` (no-op on Windows, which has no such groups). */
+export function killGroup(pgid: number): void {
+  if (process.platform !== 'win32') signal(-pgid, 'SIGKILL');
+}
+
+/** Ends what is left of the group `pgid`: SIGTERM, up to `graceMs` for it to empty, then SIGKILL. */
+export async function endGroup(pgid: number, graceMs: number): Promise<void> {
+  if (process.platform === 'win32' || !groupRunning(pgid)) return;
+  signal(-pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && groupRunning(pgid)) await new Promise((resolve) => setTimeout(resolve, 25));
+  if (groupRunning(pgid)) killGroup(pgid);
+}

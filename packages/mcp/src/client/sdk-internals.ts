@@ -1,6 +1,9 @@
-import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { getDefaultEnvironment, type StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { OversizedMessage } from './result-limit.js';
 
 /*
  * The one place that reaches into the SDK's `StdioClientTransport` beyond its
@@ -37,16 +40,84 @@ export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid
   };
 }
 
-/** Gives the transport a {@link StdioReadBuffer} in place of the SDK's `ReadBuffer` (its private `_readBuffer`). */
+/**
+ * SHA-256 of the source of `StdioClientTransport.prototype.start` in the SDK
+ * versions whose start `startInOwnGroup` repeats: 1.32.2, its ES module and
+ * CommonJS builds. A release that changes start() is not patched.
+ */
+const KNOWN_STDIO_STARTS = new Set(['fcb3d4003590865e7e2e605e426fe2fb197f01f3a033dcf5158b3df143cfcc1e', '5598612524186416e04551d16094ffe624a3df1a18276858bbfd4fe93a707a81']);
+
+/**
+ * Makes the transport start its server as the leader of a process group of its
+ * own (`detached: true`), so that everything the server starts, even a process
+ * it double-forked that no longer descends from it, can be ended with the group.
+ * The SDK spawns without that option and has no way to ask for it: its start()
+ * is repeated here with it, only where it is the start() known to this code (its
+ * source is checked) and only off Windows; elsewhere the SDK's own start runs and
+ * false is returned (the process-tree walk still ends what descends from it).
+ * `onExit` is called with the pid when the process has ended, before the
+ * transport's `onclose`.
+ */
+export function startInOwnGroup(transport: StdioClientTransport, onExit: (pid: number) => void, problem: (message: string) => void): boolean {
+  if (process.platform === 'win32') return false;
+  const fields = transport as unknown as Record<string, unknown>;
+  const start = (transport as { start?: unknown }).start;
+  const known = typeof start === 'function' && KNOWN_STDIO_STARTS.has(createHash('sha256').update(start.toString()).digest('hex'));
+  if (!known || typeof fields['_serverParams'] !== 'object' || typeof fields['processReadBuffer'] !== 'function') {
+    problem('this MCP SDK version starts stdio servers differently: the server does not get a process group of its own, and a process it started that no longer descends from it is not ended with it');
+    return false;
+  }
+  transport.start = () => {
+    if (fields['_process'] !== undefined) return Promise.reject(new Error('StdioClientTransport already started! If using Client class, note that connect() calls start() automatically.'));
+    const params = fields['_serverParams'] as StdioServerParameters;
+    return new Promise<void>((resolve, reject) => {
+      // As the SDK's start(), with `detached`.
+      const child = spawn(params.command, params.args ?? [], {
+        env: { ...getDefaultEnvironment(), ...params.env },
+        stdio: ['pipe', 'pipe', params.stderr ?? 'inherit'],
+        shell: false,
+        cwd: params.cwd,
+        detached: true,
+      });
+      fields['_process'] = child;
+      child.on('error', (error) => {
+        reject(error);
+        transport.onerror?.(error);
+      });
+      child.on('spawn', () => resolve());
+      child.on('close', () => {
+        fields['_process'] = undefined;
+        if (child.pid !== undefined) onExit(child.pid);
+        transport.onclose?.();
+      });
+      child.stdin?.on('error', (error) => transport.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        try {
+          (fields['_readBuffer'] as StdioReadBuffer).append(chunk);
+          (fields['processReadBuffer'] as () => void).call(transport);
+        } catch (error) {
+          transport.onerror?.(error as Error);
+          transport.close().catch(() => undefined);
+        }
+      });
+      child.stdout?.on('error', (error) => transport.onerror?.(error));
+      const stderr = fields['_stderrStream'] as NodeJS.WritableStream | null | undefined;
+      if (stderr && child.stderr) child.stderr.pipe(stderr);
+    });
+  };
+  return true;
+}
+
+/** Gives the transport a {@link StdioReadBuffer} in place of the SDK's `ReadBuffer` (its private `_readBuffer`), with the transport's `maxBufferSize` as its limit. */
 export function useStdioReadBuffer(transport: StdioClientTransport, problem: (message: string) => void): void {
   const fields = transport as unknown as Record<string, unknown>;
   const sdkBuffer = fields['_readBuffer'];
   if (!(sdkBuffer instanceof ReadBuffer)) {
-    problem("the MCP SDK StdioClientTransport has no _readBuffer any more: the server's stdout is read with the SDK's own parser");
+    problem("the MCP SDK StdioClientTransport has no _readBuffer any more: the server's stdout is read with the SDK's own parser, and a message over maxResultBytes closes the connection");
     return;
   }
   const limit = (sdkBuffer as unknown as Record<string, unknown>)['_maxBufferSize'];
-  fields['_readBuffer'] = new StdioReadBuffer(typeof limit === 'number' ? limit : STDIO_DEFAULT_MAX_BUFFER_SIZE);
+  fields['_readBuffer'] = new StdioReadBuffer(typeof limit === 'number' ? limit : STDIO_DEFAULT_MAX_BUFFER_SIZE, problem);
 }
 
 /**
@@ -65,36 +136,114 @@ export function useStdioReadBuffer(transport: StdioClientTransport, problem: (me
  * Measured on server-everything's echo at concurrency 50, this takes 2 to
  * 4 us of client CPU off each call (`bench/mcp-latency`), and
  * `stdio-read-buffer.test.ts` checks it against the SDK's reader line by line.
+ *
+ * One difference: a line longer than `maxBufferSize` does not make it throw
+ * (the SDK's transport then closes the connection). The line is skipped to its
+ * end without being kept, and a response is answered in its place with the
+ * error of `tooLargeResponse`, so only that call fails; anything else is
+ * dropped with a diagnostic (see `result-limit.ts`).
  */
 export class StdioReadBuffer {
+  /** What was read, from the first line not read yet; it may end with the start of a line. */
   private buffer: Buffer | undefined;
+  /** How many bytes `buffer` has after its last line break. */
+  private bufferTail = 0;
+  /** Chunks without a line break after `buffer`: joined once the line ends, not copied on every chunk. */
+  private parts: Buffer[] = [];
+  private partsSize = 0;
+  /** The line over the limit being skipped. */
+  private skipping: OversizedMessage | undefined;
+  /** Answers to lines that were skipped, each read after the `before` bytes of `buffer` that precede it. */
+  private answers: Array<{ message: JSONRPCMessage; before: number }> = [];
 
-  constructor(private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE) {}
+  constructor(
+    private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+    private readonly problem: (message: string) => void = () => undefined,
+  ) {}
 
   append(chunk: Buffer): void {
-    const buffered = this.buffer?.length ?? 0;
-    if (buffered + chunk.length > this.maxBufferSize) {
-      this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`);
+    if (this.skipping !== undefined) {
+      const end = chunk.indexOf(NEWLINE);
+      if (end === -1) return this.skipping.add(chunk);
+      this.skipping.add(chunk.subarray(0, end));
+      this.endSkipping(this.skipping);
+      chunk = chunk.subarray(end + 1);
+      if (chunk.length === 0) return;
     }
-    this.buffer = buffered === 0 ? chunk : Buffer.concat([this.buffer as Buffer, chunk]);
+    if (chunk.indexOf(NEWLINE) === -1) {
+      this.parts.push(chunk);
+      this.partsSize += chunk.length;
+      // Only the last, unfinished line can grow without bound: past the limit it is skipped, not kept.
+      if (this.bufferTail + this.partsSize > this.maxBufferSize) this.skipLine(this.buffer?.length ?? 0);
+      return;
+    }
+    const all = this.buffer === undefined && this.parts.length === 0 ? chunk : Buffer.concat([...(this.buffer === undefined ? [] : [this.buffer]), ...this.parts, chunk]);
+    this.buffer = all;
+    this.parts = [];
+    this.partsSize = 0;
+    this.bufferTail = all.length - all.lastIndexOf(NEWLINE) - 1;
+    if (this.bufferTail > this.maxBufferSize) this.skipLine(all.length);
   }
 
   readMessage(): JSONRPCMessage | null {
-    const buffer = this.buffer;
-    if (buffer === undefined) return null;
-    const end = buffer.indexOf(NEWLINE);
-    if (end === -1) return null;
-    const line = buffer.toString('utf8', 0, end > 0 && buffer[end - 1] === CARRIAGE_RETURN ? end - 1 : end);
-    this.buffer = end + 1 === buffer.length ? undefined : buffer.subarray(end + 1);
-    const value: unknown = JSON.parse(line);
-    // The schema's output, as the schema would build it: a new object, its keys in the schema's order.
-    if (isResultResponse(value)) return { jsonrpc: '2.0', id: value.id, result: value.result };
-    return JSONRPCMessageSchema.parse(value);
+    for (;;) {
+      if (this.answers[0]?.before === 0) return this.answers.shift()!.message;
+      const buffer = this.buffer;
+      if (buffer === undefined) return null;
+      const end = buffer.indexOf(NEWLINE);
+      if (end === -1) return null;
+      this.buffer = end + 1 === buffer.length ? undefined : buffer.subarray(end + 1);
+      for (const answer of this.answers) answer.before -= end + 1;
+      if (end > this.maxBufferSize) {
+        // A line that ended in the chunk that took it over the limit.
+        const line = new OversizedMessage(this.maxBufferSize);
+        line.add(buffer.subarray(0, end));
+        const answer = this.answerFor(line);
+        if (answer !== undefined) return answer;
+        continue;
+      }
+      const text = buffer.toString('utf8', 0, end > 0 && buffer[end - 1] === CARRIAGE_RETURN ? end - 1 : end);
+      const value: unknown = JSON.parse(text);
+      // The schema's output, as the schema would build it: a new object, its keys in the schema's order.
+      if (isResultResponse(value)) return { jsonrpc: '2.0', id: value.id, result: value.result };
+      return JSONRPCMessageSchema.parse(value);
+    }
   }
 
   clear(): void {
     this.buffer = undefined;
+    this.bufferTail = 0;
+    this.parts = [];
+    this.partsSize = 0;
+    this.skipping = undefined;
+    this.answers = [];
+  }
+
+  /** Skips the unfinished line (the end of `buffer`, up to `end`, and the parts after it) to its end. */
+  private skipLine(end: number): void {
+    const line = new OversizedMessage(this.maxBufferSize);
+    const buffer = this.buffer;
+    const keep = end - this.bufferTail;
+    if (buffer !== undefined) line.add(buffer.subarray(keep, end));
+    for (const part of this.parts) line.add(part);
+    this.buffer = buffer === undefined || keep === 0 ? undefined : buffer.subarray(0, keep);
+    this.bufferTail = 0;
+    this.parts = [];
+    this.partsSize = 0;
+    this.skipping = line;
+  }
+
+  /** The skipped line ended: its answer is read after the lines before it. */
+  private endSkipping(line: OversizedMessage): void {
+    this.skipping = undefined;
+    const answer = this.answerFor(line);
+    if (answer !== undefined) this.answers.push({ message: answer, before: this.buffer?.length ?? 0 });
+  }
+
+  private answerFor(line: OversizedMessage): JSONRPCMessage | undefined {
+    const answer = line.answer(true);
+    if (answer === undefined) this.problem(line.describe(true));
+    return answer;
   }
 }
 

@@ -172,12 +172,36 @@ describe('StdioReadBuffer gives what the SDK ReadBuffer gives', () => {
     expect(out.filter((o) => 'threw' in (o as object)).length).toBeGreaterThan(100);
   });
 
-  it('past its size limit it throws the SDK error and starts again empty; exactly at the limit it reads on', () => {
-    const big = lines({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'x'.repeat(200) }] } });
-    const out = expectSameAsSdk([big.subarray(0, 150), big.subarray(150), lines(corpus[0])], 256);
-    expect(out[0]).toEqual({ threw: 'Error', message: 'ReadBuffer exceeded maximum size of 256 bytes' });
-    expect(expectSameAsSdk([big.subarray(0, 100), big.subarray(100)], big.length)).toHaveLength(1);
-    expect(expectSameAsSdk([big.subarray(0, 100), big.subarray(100)], big.length - 1)[0]).toMatchObject({ threw: 'Error' });
+  it('past its size limit a line is skipped, not kept or thrown: a response is answered with RESULT_TOO_LARGE for its id, the rest reads on', () => {
+    const problems: string[] = [];
+    const big = lines({ result: { content: [{ type: 'text', text: 'x'.repeat(200) }] }, jsonrpc: '2.0', id: 7 });
+    const notice = lines({ method: 'notifications/message', params: { data: 'y'.repeat(300) }, jsonrpc: '2.0' });
+    const bigFirst = lines({ jsonrpc: '2.0', id: 'first', result: { text: 'z'.repeat(300) } });
+    // The big line in small chunks (skipped as it comes), then lines over the limit that end in one chunk.
+    const chunks = [...Array.from({ length: Math.ceil(big.length / 50) }, (_, i) => big.subarray(i * 50, i * 50 + 50)), Buffer.concat([notice, bigFirst, lines(corpus[0])])];
+    const out = readAll(new StdioReadBuffer(128, (p) => problems.push(p)), chunks);
+    const tooLarge = (id: unknown, size: number | undefined) => ({
+      message: { jsonrpc: '2.0', id, error: { code: -32090, message: expect.stringContaining('over the 128 bytes limit (maxResultBytes: 128)'), data: { resultTooLarge: { size: size ?? expect.any(Number), exact: true, limit: 128 } } } },
+    });
+    expect(out).toEqual([tooLarge(7, big.length - 1), tooLarge('first', bigFirst.length - 1), { message: corpus[0] }]);
+    expect(problems).toEqual([expect.stringMatching(/^dropped a notifications\/message message from the server, too large: 3\d\d bytes, over the 128 bytes limit/)]);
+  });
+
+  it('reads a line of exactly its limit (the line break not counted)', () => {
+    const line = lines({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(100) } });
+    expect(readAll(new StdioReadBuffer(line.length - 1), [line.subarray(0, 40), line.subarray(40)])).toEqual([{ message: JSON.parse(line.toString()) }]);
+    expect(readAll(new StdioReadBuffer(line.length - 2), [line.subarray(0, 40), line.subarray(40)])).toEqual([{ message: expect.objectContaining({ error: expect.objectContaining({ code: -32090 }) }) }]);
+  });
+
+  it('holds no more than its limit of a line it skips', () => {
+    const reader = new StdioReadBuffer(1024);
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    for (let i = 0; i < 100; i++) reader.append(chunk);
+    const fields = reader as unknown as { buffer: Buffer | undefined; parts: Buffer[] };
+    expect(fields.buffer).toBeUndefined();
+    expect(fields.parts).toEqual([]);
+    reader.append(Buffer.from(',"jsonrpc":"2.0","id":3}\n'));
+    expect(reader.readMessage()).toMatchObject({ id: 3, error: { data: { resultTooLarge: { size: 100 * 64 * 1024 + 24, exact: true, limit: 1024 } } } });
   });
 });
 
@@ -191,13 +215,16 @@ describe('an McpConnection over stdio', () => {
     expect(transport._readBuffer).toBeInstanceOf(StdioReadBuffer);
   });
 
-  it('useStdioReadBuffer keeps a configured limit, and records a diagnostic instead of throwing when the field is missing', () => {
+  it('useStdioReadBuffer keeps a configured limit, and records a diagnostic instead of throwing when the field is missing or a line is over the limit', () => {
     const transport = new StdioClientTransport({ command: process.execPath, maxBufferSize: 1234 });
     const problems: string[] = [];
     useStdioReadBuffer(transport, (p) => problems.push(p));
     const reader = (transport as unknown as { _readBuffer: StdioReadBuffer })._readBuffer;
     expect(reader).toBeInstanceOf(StdioReadBuffer);
-    expect(() => reader.append(Buffer.alloc(1235))).toThrow('ReadBuffer exceeded maximum size of 1234 bytes');
+    reader.append(Buffer.from(`${'x'.repeat(1235)}\n`));
+    expect(reader.readMessage()).toBeNull();
+    expect(problems).toEqual([expect.stringContaining('1.2 KiB, over the 1.2 KiB limit (maxResultBytes: 1234)')]);
+    problems.length = 0;
     useStdioReadBuffer({} as StdioClientTransport, (p) => problems.push(p));
     expect(problems).toEqual([expect.stringContaining('no _readBuffer')]);
   });
