@@ -59,13 +59,15 @@ const tree: JsonSchema = {
   $defs: { Node: { type: 'object', properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } } } },
 };
 
+const cycle: JsonSchema = { type: 'object', properties: { x: { $ref: '#/$defs/A' } }, $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } } };
+
 const cases: Case[] = [
   { name: '20-level $ref DAG, each definition using the next twice (62 MB in 6.7 s before)', schema: refDag(20), args: nestedArgs(19), cut: true },
   { name: '22-level $ref DAG (247 MB in 26 s before)', schema: refDag(22), args: nestedArgs(21), cut: true },
   { name: '30-level $ref DAG (never finished before)', schema: refDag(30), args: nestedArgs(29), cut: true },
   { name: 'a chain of 200 definitions, each holding the next once (inlined deeper than 100 levels)', schema: refChain(200), args: nestedArgs(40, {}), cut: true },
   { name: 'a chain of 2,000 definitions (too deep for the validator)', schema: refChain(2_000), args: {}, cut: true, refused: TOO_DEEP },
-  { name: 'a $ref cycle with nothing between (A is B, B is A)', schema: { type: 'object', properties: { x: { $ref: '#/$defs/A' } }, $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } } }, args: {}, cut: false, refused: TOO_DEEP },
+  { name: 'a $ref cycle with nothing between (A is B, B is A)', schema: cycle, args: {}, cut: false, refused: TOO_DEEP },
   { name: 'a recursive tree type', schema: tree, args: { root: { label: 'a', children: [{ label: 'b', children: [{ label: 'c', children: [{ label: 'd', children: [] }] }] }] } }, cut: false },
   { name: 'an 8-level $ref DAG (inlined in full)', schema: refDag(8), args: nestedArgs(7), cut: false },
 ];
@@ -123,5 +125,29 @@ describe('hostile schemas: every lowering is linear in the schema, or bounded', 
       expect(deepest).toBeGreaterThan(5);
       expect(deepest).toBeLessThan(levels - 1);
     }
+  });
+
+  it('a dynamic source: a tool the validator cannot take is left out with a warning, the others are held, and it comes back fixed', () => {
+    const deep = (levels: number): JsonSchema => {
+      let schema: JsonSchema = { type: 'string' };
+      for (let i = 0; i < levels; i++) schema = { type: 'object', properties: { a: schema } };
+      return schema;
+    };
+    const make = (name: string, parameters: JsonSchema) => tool(() => name, { name, description: `Tool ${name}.`, parameters });
+    let tools = [make('good', { type: 'object' }), make('cycle', cycle), make('deep', deep(1_000)), make('draft4', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' })];
+    const listeners = new Set<() => void>();
+    const source = { get tools() { return tools; }, subscribe: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)) };
+    const toolset = new Toolset(source);
+    expect(toolset.names).toEqual(['good']);
+    expect(toolset.warnings).toEqual([
+      expect.stringMatching(/^tool "cycle" .*cycle with no schema between.*; the tool is left out$/),
+      expect.stringMatching(/^tool "deep" .*nests too deep.*; the tool is left out$/),
+      expect.stringMatching(/^tool "draft4" .*draft-04.*; the tool is left out$/),
+    ]);
+    tools = [...tools.slice(0, 3), make('draft4', { type: 'object' })];
+    for (const listener of listeners) listener();
+    expect(toolset.names).toEqual(['good', 'draft4']);
+    // The same problems are not noted again.
+    expect(toolset.warnings).toHaveLength(3);
   });
 });
