@@ -10,7 +10,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
-  ListToolsResultSchema,
+  PaginatedResultSchema,
   ErrorCode as McpErrorCode,
   McpError,
   ToolListChangedNotificationSchema,
@@ -27,6 +27,7 @@ import {
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { descendants, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
 import { RequestSignal, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
+import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -69,6 +70,10 @@ export interface McpClientOptions {
   roots?: McpRoot[];
   /** Sees each chunk a stdio server writes to stderr (it is captured, never printed). */
   onStderr?: (server: string, text: string) => void;
+  /** A tool whose listing in `tools/list` is larger (bytes of JSON) is left out, with a diagnostic (default 1 000 000). */
+  maxToolBytes?: number;
+  /** A tool whose listing nests objects and arrays deeper is left out, with a diagnostic (default 100). */
+  maxToolDepth?: number;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -152,7 +157,10 @@ function positive(value: number | undefined, fallback: number): number {
 export class McpConnection {
   readonly name: string;
   readonly config: McpServerConfig;
-  /** Problems seen on the connection (unparseable lines on stdout, transport errors, restarts), oldest first, capped. */
+  /**
+   * Problems seen on the connection (unparseable lines on stdout, transport errors, restarts, tools
+   * left out of the list and why), oldest first, the last 100.
+   */
   readonly diagnostics: string[] = [];
   private readonly options: McpClientOptions;
   private client: Client | undefined;
@@ -177,6 +185,7 @@ export class McpConnection {
   /** Aborted by close(): cuts short the backoff between restarts. */
   private readonly stopping = new AbortController();
   private readonly defaultTimeout: number;
+  private readonly toolLimits: ToolLimits;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -184,6 +193,7 @@ export class McpConnection {
     this.options = options;
     this.roots = options.roots ?? [];
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
+    this.toolLimits = { maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES), maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH) };
   }
 
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
@@ -549,23 +559,35 @@ export class McpConnection {
     return client;
   }
 
+  /**
+   * Every page of `tools/list`, each tool checked on its own (see `checkTools`): the pages are
+   * read with the SDK's loose result schema, so one tool its `ToolSchema` refuses leaves out
+   * that tool, with a diagnostic, not the whole list.
+   */
   private async listAllTools(client: Client, timeout: number): Promise<McpToolInfo[]> {
     if (client.getServerCapabilities()?.tools === undefined) return [];
-    const tools: McpToolInfo[] = [];
+    const listed: unknown[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema, { timeout });
-      tools.push(...result.tools);
+    for (let page = 0; ; page++) {
+      if (page === MAX_PAGES) {
+        this.note(`tools/list had more than ${MAX_PAGES} pages; stopped reading`);
+        break;
+      }
+      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout });
+      const tools: unknown = result['tools'];
+      if (!Array.isArray(tools)) throw new Error(`its tools/list answer has no "tools" array`);
+      for (const tool of tools) listed.push(tool);
       cursor = result.nextCursor;
-      if (cursor === undefined) return tools;
+      if (cursor === undefined) break;
       if (seen.has(cursor)) {
         this.note(`tools/list returned the cursor ${JSON.stringify(cursor)} twice; stopped reading pages`);
-        return tools;
+        break;
       }
       seen.add(cursor);
     }
-    this.note(`tools/list had more than ${MAX_PAGES} pages; stopped reading`);
+    const { tools, problems } = checkTools(this.name, listed, this.toolLimits);
+    for (const problem of problems) this.noteOnce(problem);
     return tools;
   }
 
@@ -603,6 +625,15 @@ export class McpConnection {
   private note(message: string): void {
     this.diagnostics.push(message);
     if (this.diagnostics.length > MAX_DIAGNOSTICS) this.diagnostics.splice(0, this.diagnostics.length - MAX_DIAGNOSTICS);
+  }
+
+  /**
+   * Notes a problem unless it is already among the diagnostics: every read of the
+   * list meets a bad tool again. `McpToolset` reports the tools it leaves out here.
+   * @internal
+   */
+  noteOnce(message: string): void {
+    if (!this.diagnostics.includes(message)) this.note(message);
   }
 
   /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
