@@ -17,6 +17,9 @@ const OPTIONS = {
   useDefaults: true,
   addUsedSchema: false,
   validateFormats: true,
+  // ajv's optimization pass over the generated code triples the compile time (a 300 KB schema:
+  // 2.1 s of CPU rather than 0.7 s), and the validators it gives are no faster measurably.
+  code: { optimize: false },
 } as const;
 
 let draft07: AnyAjv | undefined;
