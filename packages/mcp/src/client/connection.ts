@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError } from '@anytool/core';
+import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError, type ArgsValidator } from '@anytool/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -27,7 +27,7 @@ import {
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { descendants, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
 import { RequestSignal, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
-import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkTools, type ToolLimits } from './tool-check.js';
+import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -70,7 +70,7 @@ export interface McpClientOptions {
   roots?: McpRoot[];
   /** Sees each chunk a stdio server writes to stderr (it is captured, never printed). */
   onStderr?: (server: string, text: string) => void;
-  /** A tool whose listing in `tools/list` is larger (bytes of JSON) is left out, with a diagnostic (default 1 000 000). */
+  /** A tool whose listing in `tools/list` is larger (bytes of JSON) is left out, with a diagnostic (default 262 144, 256 KiB). */
   maxToolBytes?: number;
   /** A tool whose listing nests objects and arrays deeper is left out, with a diagnostic (default 100). */
   maxToolDepth?: number;
@@ -186,6 +186,8 @@ export class McpConnection {
   private readonly stopping = new AbortController();
   private readonly defaultTimeout: number;
   private readonly toolLimits: ToolLimits;
+  /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
+  private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -560,9 +562,9 @@ export class McpConnection {
   }
 
   /**
-   * Every page of `tools/list`, each tool checked on its own (see `checkTools`): the pages are
-   * read with the SDK's loose result schema, so one tool its `ToolSchema` refuses leaves out
-   * that tool, with a diagnostic, not the whole list.
+   * Every page of `tools/list`, each tool checked on its own (`checkTools`, `checkSchemas`): the
+   * pages are read with the SDK's loose result schema, so one tool its `ToolSchema` refuses leaves
+   * out that tool, with a diagnostic, not the whole list.
    */
   private async listAllTools(client: Client, timeout: number): Promise<McpToolInfo[]> {
     if (client.getServerCapabilities()?.tools === undefined) return [];
@@ -586,9 +588,22 @@ export class McpConnection {
       }
       seen.add(cursor);
     }
-    const { tools, problems } = checkTools(this.name, listed, this.toolLimits);
-    for (const problem of problems) this.noteOnce(problem);
-    return tools;
+    const listing = checkTools(this.name, listed, this.toolLimits);
+    // A tool listed as before keeps its object, and so its validator: only new tools are compiled.
+    const before = new Map(this.toolInfos.map((info) => [JSON.stringify(info), info]));
+    const tools = listing.tools.map((info) => before.get(JSON.stringify(info)) ?? info);
+    const schemas = await checkSchemas(this.name, tools, (info) => this.validators.get(info));
+    for (const problem of [...listing.problems, ...schemas.problems]) this.noteOnce(problem);
+    for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
+    return schemas.tools;
+  }
+
+  /**
+   * The argument validator compiled for a tool of `tools` when it was checked.
+   * @internal
+   */
+  validatorFor(info: McpToolInfo): ArgsValidator | undefined {
+    return this.validators.get(info);
   }
 
   private scheduleRefresh(client: Client): void {

@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, describeError, schemaProblems, type DynamicToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, type DynamicToolSource } from '@anytool/core';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { readMcpServers, type McpServerConfig, type McpServersConfig } from './config.js';
 import { McpConnection, type McpClientOptions } from './connection.js';
@@ -138,12 +138,11 @@ export class McpToolset implements DynamicToolSource {
   }
 
   /**
-   * Makes the tool list from the servers' lists. A tool that cannot work is left out with a
-   * note (in `warnings` and its connection's `diagnostics`): one only an MCP task can run, one
-   * whose schema is not JSON Schema anytool can validate, and the second of two tools of a
-   * server whose names become the same. Two servers with a tool of the same name are a
-   * configuration problem with a fix (prefixing): `strict` (at connect) throws, later the
-   * second tool is left out.
+   * Makes the tool list from the servers' lists (whose tools the connections checked already).
+   * A tool that cannot work here is left out with a note (in `warnings` and its connection's
+   * `diagnostics`): one only an MCP task can run, and the second of two tools of a server whose
+   * names become the same. Two servers with a tool of the same name are a configuration problem
+   * with a fix (prefixing): `strict` (at connect) throws, later the second tool is left out.
    */
   private rebuild(strict: boolean): void {
     const previous = new Map(this.current.map((t) => [`${t.server}\u0000${t.remoteName}`, t]));
@@ -168,13 +167,7 @@ export class McpToolset implements DynamicToolSource {
           this.warn(`${message} (the second one was left out)`, connection);
           continue;
         }
-        const tool = this.reuse(previous.get(`${connection.name}\u0000${info.name}`), connection, info, name);
-        const problem = schemaProblem(tool);
-        if (problem !== undefined) {
-          leaveOut(info, problem);
-          continue;
-        }
-        byName.set(name, tool);
+        byName.set(name, this.reuse(previous.get(`${connection.name}\u0000${info.name}`), connection, info, name));
       }
     }
     this.byName = byName;
@@ -204,22 +197,3 @@ export class McpToolset implements DynamicToolSource {
   }
 }
 
-/**
- * What keeps a tool's schemas from working, checked as `Toolset` will: valid JSON Schema of a
- * dialect anytool validates, and an input schema ajv compiles (the validator is kept, so this is
- * the only compile). Undefined when they work.
- */
-function schemaProblem(tool: McpTool): string | undefined {
-  try {
-    const input = schemaProblems(tool.definition.parameters, tool.label);
-    if (input !== undefined) return `its input schema is not valid JSON Schema (${input})`;
-    const output = tool.outputSchema === undefined ? undefined : schemaProblems(tool.outputSchema, tool.label);
-    if (output !== undefined) return `its output schema is not valid JSON Schema (${output})`;
-    tool.compile();
-    return undefined;
-  } catch (error) {
-    // Core's message starts with the tool's label, which the caller's message already names.
-    const text = describeError(error);
-    return text.startsWith(`${tool.label}: `) ? text.slice(tool.label.length + 2) : text;
-  }
-}

@@ -1,9 +1,16 @@
+import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core';
 import { ToolSchema, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 
-/** Longest tool listing kept, by default: no real server comes near it, and ajv takes about a second to compile a schema this large. */
-export const DEFAULT_MAX_TOOL_BYTES = 1_000_000;
+/**
+ * Longest tool listing kept, by default: far above real tools, and ajv compiles a schema this
+ * large (dense, nested objects) in about a second of CPU.
+ */
+export const DEFAULT_MAX_TOOL_BYTES = 262_144;
 /** Deepest nesting of objects and arrays in a tool listing kept, by default (the validator runs out of stack near 900). */
 export const DEFAULT_MAX_TOOL_DEPTH = 100;
+
+/** How long schema checks run before they let the event loop turn. */
+const YIELD_AFTER_MS = 20;
 
 /** What a tool's listing may take; past either limit the tool is left out. */
 export interface ToolLimits {
@@ -63,13 +70,14 @@ function sizeProblem(raw: unknown, { maxToolBytes, maxToolDepth }: ToolLimits): 
     else if (typeof value !== 'object' || value === null) bytes += String(value).length;
     else if (depth > maxToolDepth) return `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
     else {
-      const keys = Object.keys(value);
+      // Object.entries reads an own "__proto__" key (which JSON.parse makes) as the value it holds.
+      const entries = Object.entries(value);
       // Brackets and commas; each key of an object also costs its quotes and colon.
-      bytes += 1 + Math.max(keys.length, 1);
-      for (const key of keys) {
+      bytes += 1 + Math.max(entries.length, 1);
+      for (const [key, child] of entries) {
         if (!Array.isArray(value)) bytes += key.length + 3;
         if (bytes > maxToolBytes) return tooLarge;
-        pending.push([(value as Record<string, unknown>)[key], depth + 1]);
+        pending.push([child, depth + 1]);
       }
     }
     if (bytes > maxToolBytes) return tooLarge;
@@ -83,4 +91,52 @@ function shapeProblem(issues: ReadonlyArray<{ path: readonly PropertyKey[]; mess
   const more = issues.length > 3 ? ` and ${issues.length - 3} more` : '';
   const text = `${shown.join('; ')}${more}`;
   return `it does not have the shape MCP gives a tool (${text.length > 300 ? `${text.slice(0, 300)}…` : text}); fix the tool on the server`;
+}
+
+/**
+ * The tools whose schemas work, with their compiled argument validators, and a message for each
+ * one left out: its input or output schema is not JSON Schema of a dialect anytool validates, or
+ * its input schema does not compile (a `$ref` to nothing, a `pattern` that is not a regular
+ * expression...). A tool `compiled` gives a validator for passed before. Compiling a large
+ * schema takes a while, so this yields to the event loop between tools: a list of many never
+ * blocks it for longer than one tool.
+ */
+export async function checkSchemas(
+  server: string,
+  tools: readonly McpToolInfo[],
+  compiled: (info: McpToolInfo) => ArgsValidator | undefined,
+): Promise<{ tools: McpToolInfo[]; validators: Map<McpToolInfo, ArgsValidator>; problems: string[] }> {
+  const kept: McpToolInfo[] = [];
+  const validators = new Map<McpToolInfo, ArgsValidator>();
+  const problems: string[] = [];
+  let slice = performance.now();
+  for (const info of tools) {
+    if (performance.now() - slice > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    const checked = compiled(info) ?? schemaCheck(info, `tool ${toolLabel(info.name)} of MCP server "${server}"`);
+    if (typeof checked === 'string') {
+      problems.push(`MCP server "${server}": tool ${toolLabel(info.name)} was left out: ${checked}`);
+      continue;
+    }
+    validators.set(info, checked);
+    kept.push(info);
+  }
+  return { tools: kept, validators, problems };
+}
+
+/** The tool's compiled argument validator, or what is wrong with its schemas. */
+function schemaCheck(info: McpToolInfo, owner: string): ArgsValidator | string {
+  try {
+    const input = schemaProblems(info.inputSchema, owner);
+    if (input !== undefined) return `its input schema is not valid JSON Schema (${input})`;
+    const output = info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema, owner);
+    if (output !== undefined) return `its output schema is not valid JSON Schema (${output})`;
+    return compileValidator(info.inputSchema, owner);
+  } catch (error) {
+    // Core's messages start with the owner, which the caller's message names already.
+    const text = describeError(error);
+    return text.startsWith(`${owner}: `) ? text.slice(owner.length + 2) : text;
+  }
 }

@@ -34,7 +34,7 @@ interface Case {
   transports?: Transport[];
 }
 
-const OVER_SIZE = 'its JSON is over 1000000 bytes (the maxToolBytes option)';
+const OVER_SIZE = 'its JSON is over 262144 bytes (the maxToolBytes option)';
 const TOO_DEEP = 'its JSON nests more than 100 levels deep (the maxToolDepth option)';
 const BAD_SHAPE = 'it does not have the shape MCP gives a tool';
 const VALIDATOR_STACK = 'its $refs chain too deep or into a cycle with no schema between';
@@ -44,6 +44,7 @@ const cases: Case[] = [
   { name: 'a 9 MB input schema (the event loop blocked 18 s, 1.3 GB)', behaviour: 'schema-wide-9mb', leftOut: [{ tool: 'wide_9mb', says: OVER_SIZE }] },
   // Over stdio a 20 MB line passes the SDK's 10 MiB line limit: the transport refuses it before any tool is read.
   { name: 'a 20 MB input schema (blocked 39 s, 3.1 GB, then invoke threw)', behaviour: 'schema-wide-20mb', leftOut: [{ tool: 'wide_20mb', says: OVER_SIZE }], transports: ['http'] },
+  { name: 'a 200 KB input schema (kept: under the limit)', behaviour: 'schema-wide-200kb', leftOut: [], kept: [{ tool: 'wide_200kb', args: { p0: 'a', p1: 'b' }, text: '2 arguments' }] },
   { name: 'a 2 MB output schema', behaviour: 'schema-wide-output', leftOut: [{ tool: 'wide_output', says: OVER_SIZE }] },
   { name: 'a 2 MB description', behaviour: 'schema-long-description', leftOut: [{ tool: 'long_description', says: OVER_SIZE }] },
   { name: 'a schema nested 500 levels (broke new Toolset for every tool)', behaviour: 'schema-deep-500', leftOut: [{ tool: 'deep_500', says: TOO_DEEP }] },
@@ -172,8 +173,13 @@ describe('hostile tool listings: one bad tool is left out, never the rest', () =
     const toolset = new Toolset(mcp);
     if (change !== undefined) {
       const before = toolset.size;
+      const echo = toolset.get('broken_ok_echo');
+      const echoInfo = mcp.connection('broken')!.tools.find((t) => t.name === 'ok_echo');
       await call(toolset, `broken_${change}`, {});
       await until(() => toolset.size > before, 30_000, 'the list to change');
+      // A tool listed as before is kept as it was: its validator is not compiled again.
+      expect(mcp.connection('broken')!.tools.find((t) => t.name === 'ok_echo')).toBe(echoInfo);
+      expect(toolset.get('broken_ok_echo')).toBe(echo);
     }
 
     const diagnostics = mcp.connection('broken')!.diagnostics;
