@@ -70,19 +70,23 @@ function sizeProblem(raw: unknown, { maxToolBytes, maxToolDepth }: ToolLimits): 
     else if (typeof value !== 'object' || value === null) bytes += String(value).length;
     else if (depth > maxToolDepth) return `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
     else {
-      // Object.entries reads an own "__proto__" key (which JSON.parse makes) as the value it holds.
-      const entries = Object.entries(value);
+      const keys = Object.keys(value);
       // Brackets and commas; each key of an object also costs its quotes and colon.
-      bytes += 1 + Math.max(entries.length, 1);
-      for (const [key, child] of entries) {
+      bytes += 1 + Math.max(keys.length, 1);
+      for (const key of keys) {
         if (!Array.isArray(value)) bytes += key.length + 3;
         if (bytes > maxToolBytes) return tooLarge;
-        pending.push([child, depth + 1]);
+        pending.push([ownValue(value, key), depth + 1]);
       }
     }
     if (bytes > maxToolBytes) return tooLarge;
   }
   return undefined;
+}
+
+/** `value[key]`, except that an own "__proto__" key (which JSON.parse makes) gives the value it holds. */
+function ownValue(value: object, key: string): unknown {
+  return key === '__proto__' ? Object.getOwnPropertyDescriptor(value, key)?.value : (value as Record<string, unknown>)[key];
 }
 
 /** What the SDK's own schema of a tool refuses, in a line rather than its dump. */
