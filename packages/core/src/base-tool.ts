@@ -277,10 +277,19 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   compile(): void {
     if (this.validator !== undefined) return;
     const parameters = this.definition.parameters;
-    const validator = this.standardSchema !== undefined ? passAll : compileValidator(parameters, this.label);
+    const validator = this.standardSchema !== undefined ? passAll : this.compileParameters(parameters);
     this.stripNulls = compileNullStripper(parameters);
     this.copyBeforeValidation = this.standardSchema === undefined && hasDefaults(parameters);
     this.validator = validator;
+  }
+
+  /**
+   * Compiles the argument validator of `compile()`. A subclass whose schema was
+   * compiled already, to check it (an MCP tool's, when its server listed it),
+   * returns that validator rather than compiling the schema again.
+   */
+  protected compileParameters(parameters: JsonSchema): ArgsValidator {
+    return compileValidator(parameters, this.label);
   }
 
   /** A readable label for messages: `tool "add" (function add)`. */

@@ -1,6 +1,6 @@
 import { isBaseTool, type BaseTool, type InvokeOptions } from './base-tool.js';
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
-import { AnytoolError, ErrorCode } from './errors.js';
+import { AnytoolError, ErrorCode, describeError } from './errors.js';
 import { ExecutionContext, now } from './execution-context.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
 import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool, type Lowered } from './providers/index.js';
@@ -59,8 +59,10 @@ function checkTool(tool: BaseTool): ToolDefinition {
 export class Toolset implements DynamicToolSource {
   private readonly entries: Entry[] = [];
   private byName = new Map<string, BaseTool>();
+  /** Tools of dynamic sources left out for a broken definition; checked again on every refresh. */
+  private broken: ReadonlySet<BaseTool> = new Set();
   private readonly listeners: Array<() => void> = [];
-  /** Problems found while following a dynamic source (a name collision after a refresh). */
+  /** Problems found in dynamic sources (a tool with a broken definition, a name collision after a refresh). */
   readonly warnings: string[] = [];
 
   /** `value instanceof Toolset` holds for a toolset from any copy of @anytool/core. */
@@ -75,13 +77,18 @@ export class Toolset implements DynamicToolSource {
   /**
    * Adds tools: `BaseTool`s, arrays of them, instances of classes with `@Tool`
    * methods, other toolsets and dynamic sources. A name already held, or a bad
-   * definition, throws a coded error and nothing is added.
+   * definition, throws a coded error and nothing is added. The exception: a
+   * tool of a dynamic source (an MCP server's) with a bad definition is left
+   * out with a note in `warnings`, as after a refresh, so one bad tool from
+   * elsewhere never keeps out the others.
    */
   add(...sources: ToolSource[]): this {
     const added: Entry[] = [];
     for (const source of sources) this.collect(source, added);
-    const next = this.index([...this.entries, ...added], new Set(added));
+    const broken = new Set([...this.broken, ...this.brokenTools(added)]);
+    const next = this.index([...this.entries, ...added], new Set(added), broken);
     this.entries.push(...added);
+    this.broken = broken;
     this.byName = next;
     for (const entry of added) {
       const dynamic = entry.source;
@@ -115,7 +122,6 @@ export class Toolset implements DynamicToolSource {
       if (source === this || (isToolset(source) && source.holds(this))) {
         throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself, directly or through another toolset');
       }
-      for (const tool of source.tools) checkTool(tool);
       into.push({ tools: () => source.tools, source });
     } else if (hasToolRecords(source)) {
       const list = toolsFrom(source);
@@ -133,18 +139,18 @@ export class Toolset implements DynamicToolSource {
    * (`strictFor`) throws. Any other collision comes from a dynamic source that
    * changed under us: the tool held first keeps the name, the newcomer is left
    * out and the collision is reported in `warnings`. Tools in `skip` (broken
-   * definitions from a refresh) are left out.
+   * definitions of dynamic sources) are left out.
    */
-  private index(entries: readonly Entry[], strictFor?: ReadonlySet<Entry>, skip?: ReadonlySet<BaseTool>): Map<string, BaseTool> {
+  private index(entries: readonly Entry[], strictFor?: ReadonlySet<Entry>, skip: ReadonlySet<BaseTool> = this.broken): Map<string, BaseTool> {
     const map = new Map<string, BaseTool>();
     for (const entry of entries) {
       for (const tool of entry.tools()) {
-        if (skip?.has(tool)) continue;
+        if (skip.has(tool)) continue;
         const held = map.get(tool.name);
         if (held !== undefined && held !== tool) {
           const message = `two tools are named "${tool.name}": ${held.label} and ${tool.label}; rename one with { name: '...' } (MCP toolsets can prefix their names)`;
           if (strictFor?.has(entry)) throw new AnytoolError(ErrorCode.DuplicateTool, message);
-          this.warnings.push(`${message}; ${tool.label} is left out`);
+          this.warn(`${message}; ${tool.label} is left out`);
           continue;
         }
         map.set(tool.name, tool);
@@ -163,8 +169,15 @@ export class Toolset implements DynamicToolSource {
   }
 
   private refresh(): void {
+    this.broken = this.brokenTools(this.entries);
+    this.byName = this.index(this.entries, undefined);
+    this.notify();
+  }
+
+  /** The tools of the dynamic sources among `entries` whose definitions do not pass `checkTool`, each noted in `warnings`. */
+  private brokenTools(entries: readonly Entry[]): Set<BaseTool> {
     const broken = new Set<BaseTool>();
-    for (const entry of this.entries) {
+    for (const entry of entries) {
       const source = entry.source;
       if (!source) continue;
       for (const tool of source.tools) {
@@ -172,12 +185,16 @@ export class Toolset implements DynamicToolSource {
           checkTool(tool);
         } catch (error) {
           broken.add(tool);
-          this.warnings.push(`${error instanceof Error ? error.message : String(error)}; the tool is left out`);
+          this.warn(`${describeError(error)}; the tool is left out`);
         }
       }
     }
-    this.byName = this.index(this.entries, undefined, broken);
-    this.notify();
+    return broken;
+  }
+
+  /** Notes a problem once: every refresh meets the same ones again. */
+  private warn(message: string): void {
+    if (!this.warnings.includes(message)) this.warnings.push(message);
   }
 
   private notify(): void {

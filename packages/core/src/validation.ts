@@ -17,6 +17,9 @@ const OPTIONS = {
   useDefaults: true,
   addUsedSchema: false,
   validateFormats: true,
+  // ajv's optimization pass over the generated code triples the compile time (a 300 KB schema:
+  // 2.1 s of CPU rather than 0.7 s), and the validators it gives are no faster measurably.
+  code: { optimize: false },
 } as const;
 
 let draft07: AnyAjv | undefined;
@@ -45,6 +48,9 @@ export interface ArgumentProblem {
 
 export type ArgsValidator = ((args: unknown) => boolean) & { problems(): ArgumentProblem[] };
 
+/** Why ajv ran out of stack on a schema. */
+const TOO_DEEP = 'it nests too deep, or its $refs chain too deep or into a cycle with no schema between, for the validator';
+
 /** Compiles a tool's parameter schema once; the returned function validates (and fills defaults). */
 export function compileValidator(schema: JsonSchema, owner: string): ArgsValidator {
   const ajv = ajvFor(schema, owner);
@@ -53,7 +59,8 @@ export function compileValidator(schema: JsonSchema, owner: string): ArgsValidat
     validate = ajv.compile(schema);
     ajv.removeSchema(schema);
   } catch (error) {
-    throw new AnytoolError(ErrorCode.InvalidSchema, `${owner}: its JSON Schema does not compile (${describeError(error)}); fix the schema or the type it was generated from`, { cause: error });
+    const reason = error instanceof RangeError ? TOO_DEEP : describeError(error);
+    throw new AnytoolError(ErrorCode.InvalidSchema, `${owner}: its JSON Schema does not compile (${reason}); fix the schema or the type it was generated from`, { cause: error });
   }
   // The compiled function itself is the validator: no wrapper call on the hot path.
   const check = validate as unknown as ArgsValidator;
@@ -64,7 +71,12 @@ export function compileValidator(schema: JsonSchema, owner: string): ArgsValidat
 /** Checks a schema against its meta-schema; returns the problems as text, or undefined. */
 export function schemaProblems(schema: JsonSchema, owner = 'schema'): string | undefined {
   const ajv = ajvFor(schema, owner);
-  if (ajv.validateSchema(schema) as boolean) return undefined;
+  try {
+    if (ajv.validateSchema(schema) as boolean) return undefined;
+  } catch (error) {
+    if (error instanceof RangeError) return TOO_DEEP;
+    throw error;
+  }
   return ajv.errorsText(ajv.errors);
 }
 

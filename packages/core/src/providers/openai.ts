@@ -138,7 +138,8 @@ function lowerParameters(definition: ToolDefinition, strict: boolean, notes: Low
   const own: LoweringNote[] = [];
   try {
     const parameters = lowerStrict(definition.parameters, '', definition.name, own);
-    notes.push(...own);
+    // One note per optional property: a wide schema has more than a spread's arguments can hold.
+    for (const note of own) notes.push(note);
     return { parameters, strict: true };
   } catch (error) {
     if (!(error instanceof NotStrict)) throw error;

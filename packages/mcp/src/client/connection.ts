@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError } from '@anytool/core';
+import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError, type ArgsValidator } from '@anytool/core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -9,7 +9,7 @@ import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
-  ListToolsResultSchema,
+  PaginatedResultSchema,
   ResultSchema,
   ErrorCode as McpErrorCode,
   McpError,
@@ -31,6 +31,7 @@ import { descendants, endGroup, killGroup, killProcesses, killTree, stillRunning
 import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
 import { RequestSignal, startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
 import { moveCredentials, redactError, redactUrl, redactor } from './url-credentials.js';
+import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -79,6 +80,10 @@ export interface McpClientOptions {
    * in memory, and the connection stays up. A server's own `maxResultBytes` wins.
    */
   maxResultBytes?: number;
+  /** A tool whose listing in `tools/list` is larger (bytes of JSON) is left out, with a diagnostic (default 262 144, 256 KiB). */
+  maxToolBytes?: number;
+  /** A tool whose listing nests objects and arrays deeper is left out, with a diagnostic (default 100). */
+  maxToolDepth?: number;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -167,7 +172,10 @@ function positive(value: number | undefined, fallback: number): number {
 export class McpConnection {
   readonly name: string;
   readonly config: McpServerConfig;
-  /** Problems seen on the connection (unparseable lines on stdout, transport errors, restarts), oldest first, capped. */
+  /**
+   * Problems seen on the connection (unparseable lines on stdout, transport errors, restarts, tools
+   * left out of the list and why), oldest first, the last 100.
+   */
   readonly diagnostics: string[] = [];
   private readonly options: McpClientOptions;
   private client: Client | undefined;
@@ -197,6 +205,9 @@ export class McpConnection {
   private readonly maxResultBytes: number;
   /** Masks the credentials of an HTTP server's URL in a text. */
   private readonly redact: (text: string) => string;
+  private readonly toolLimits: ToolLimits;
+  /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
+  private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -206,6 +217,7 @@ export class McpConnection {
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
     this.maxResultBytes = positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES));
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
+    this.toolLimits = { maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES), maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH) };
   }
 
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
@@ -590,24 +602,49 @@ export class McpConnection {
     return client;
   }
 
+  /**
+   * Every page of `tools/list`, each tool checked on its own (`checkTools`, `checkSchemas`): the
+   * pages are read with the SDK's loose result schema, so one tool its `ToolSchema` refuses leaves
+   * out that tool, with a diagnostic, not the whole list.
+   */
   private async listAllTools(client: Client, timeout: number): Promise<McpToolInfo[]> {
     if (client.getServerCapabilities()?.tools === undefined) return [];
-    const tools: McpToolInfo[] = [];
+    const listed: unknown[] = [];
     const seen = new Set<string>();
     let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema, { timeout });
-      tools.push(...result.tools);
+    for (let page = 0; ; page++) {
+      if (page === MAX_PAGES) {
+        this.note(`tools/list had more than ${MAX_PAGES} pages; stopped reading`);
+        break;
+      }
+      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout });
+      const tools: unknown = result['tools'];
+      if (!Array.isArray(tools)) throw new Error(`its tools/list answer has no "tools" array`);
+      for (const tool of tools) listed.push(tool);
       cursor = result.nextCursor;
-      if (cursor === undefined) return tools;
+      if (cursor === undefined) break;
       if (seen.has(cursor)) {
         this.note(`tools/list returned the cursor ${JSON.stringify(cursor)} twice; stopped reading pages`);
-        return tools;
+        break;
       }
       seen.add(cursor);
     }
-    this.note(`tools/list had more than ${MAX_PAGES} pages; stopped reading`);
-    return tools;
+    const listing = checkTools(this.name, listed, this.toolLimits);
+    // A tool listed as before keeps its object, and so its validator: only new tools are compiled.
+    const before = new Map(this.toolInfos.map((info) => [JSON.stringify(info), info]));
+    const tools = listing.tools.map((info) => before.get(JSON.stringify(info)) ?? info);
+    const schemas = await checkSchemas(this.name, tools, (info) => this.validators.get(info));
+    for (const problem of [...listing.problems, ...schemas.problems]) this.noteOnce(problem);
+    for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
+    return schemas.tools;
+  }
+
+  /**
+   * The argument validator compiled for a tool of `tools` when it was checked.
+   * @internal
+   */
+  validatorFor(info: McpToolInfo): ArgsValidator | undefined {
+    return this.validators.get(info);
   }
 
   private scheduleRefresh(client: Client): void {
@@ -650,6 +687,15 @@ export class McpConnection {
     // Capped: a diagnostic may quote what the server sent (the SDK's "unknown message ID" quotes the whole response).
     this.diagnostics.push(this.quote(message, 2_000));
     if (this.diagnostics.length > MAX_DIAGNOSTICS) this.diagnostics.splice(0, this.diagnostics.length - MAX_DIAGNOSTICS);
+  }
+
+  /**
+   * Notes a problem unless it is already among the diagnostics: every read of the
+   * list meets a bad tool again. `McpToolset` reports the tools it leaves out here.
+   * @internal
+   */
+  noteOnce(message: string): void {
+    if (!this.diagnostics.includes(message)) this.note(message);
   }
 
   /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
@@ -719,7 +765,7 @@ export class McpConnection {
     const isStdio = !isHttpConfig(this.config);
     const tail = isStdio ? this.stderrTail() : '';
     const stderr = !isStdio ? '' : tail === '' ? ' It wrote nothing to stderr.' : `\nLast lines of its stderr:\n${tail}`;
-    return redactError(new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason}.${stderr}`, { cause: error }), this.redact);
+    return redactError(new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason.replace(/\.$/, '')}.${stderr}`, { cause: error }), this.redact);
   }
 
   /** The coded error of a failed call, with no credentials of the server's URL in it. */

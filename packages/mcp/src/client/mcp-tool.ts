@@ -1,4 +1,4 @@
-import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type JsonSchema, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { mcpSession } from '../server/mcp-session.js';
 import type { McpConnection } from './connection.js';
@@ -75,6 +75,11 @@ export class McpTool extends BaseTool {
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.origin ??= this.makeOrigin());
     return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }, (result) => mapCallResult(result, origin));
+  }
+
+  /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */
+  protected override compileParameters(parameters: JsonSchema): ArgsValidator {
+    return this.connection.validatorFor(this.info) ?? super.compileParameters(parameters);
   }
 
   /** Records each progress notification as a `progress` event; the per-call context's id keeps concurrent calls apart. */

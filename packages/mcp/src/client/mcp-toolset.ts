@@ -1,8 +1,9 @@
-import { AnytoolError, ErrorCode, describeError, schemaProblems, type DynamicToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, type DynamicToolSource } from '@anytool/core';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
 import { readMcpServers, type McpServerConfig, type McpServersConfig } from './config.js';
 import { McpConnection, type McpClientOptions } from './connection.js';
 import { McpTool } from './mcp-tool.js';
+import { toolLabel } from './tool-check.js';
 import { mcpToolName } from './tool-names.js';
 
 /** Options of `McpToolset.connect`: the connection options plus naming. */
@@ -30,7 +31,7 @@ export interface McpToolsetOptions extends McpClientOptions {
  * await toolset.invoke('filesystem_list_directory', { path: '/tmp' }, context);
  */
 export class McpToolset implements DynamicToolSource {
-  /** Problems met while following the servers (a tool dropped for a bad schema or a name collision). */
+  /** Tools left out of the list and why (also in their connection's `diagnostics`), each said once. */
   readonly warnings: string[] = [];
   private readonly connectionsByName: ReadonlyMap<string, McpConnection>;
   private readonly options: McpToolsetOptions;
@@ -136,31 +137,34 @@ export class McpToolset implements DynamicToolSource {
     return connection.config.toolTimeouts?.[info.name] ?? connection.config.timeoutMs ?? this.options.timeoutMs;
   }
 
-  /** Makes the tool list from the servers' lists; `strict` throws on a collision, otherwise the later tool is dropped with a warning. */
+  /**
+   * Makes the tool list from the servers' lists (whose tools the connections checked already).
+   * A tool that cannot work here is left out with a note (in `warnings` and its connection's
+   * `diagnostics`): one only an MCP task can run, and the second of two tools of a server whose
+   * names become the same. Two servers with a tool of the same name are a configuration problem
+   * with a fix (prefixing): `strict` (at connect) throws, later the second tool is left out.
+   */
   private rebuild(strict: boolean): void {
     const previous = new Map(this.current.map((t) => [`${t.server}\u0000${t.remoteName}`, t]));
     const byName = new Map<string, McpTool>();
     const prefix = this.options.prefix === true;
     for (const connection of this.connectionsByName.values()) {
+      const leaveOut = (info: McpToolInfo, why: string): void => this.warn(`MCP server "${connection.name}": tool ${toolLabel(info.name)} was left out: ${why}`, connection);
       for (const info of connection.tools) {
         const name = mcpToolName(connection.name, info.name, prefix);
         if (info.execution?.taskSupport === 'required') {
-          this.warn(`MCP server "${connection.name}": tool "${info.name}" was left out because it can only run as an MCP task, which this client does not drive`);
-          continue;
-        }
-        const problem = schemaProblems(info.inputSchema as Record<string, unknown>) ?? (info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema as Record<string, unknown>));
-        if (problem !== undefined) {
-          this.warn(`MCP server "${connection.name}": tool "${info.name}" was left out because its schema is not valid JSON Schema (${problem})`);
+          leaveOut(info, 'it can only run as an MCP task, which this client does not drive');
           continue;
         }
         const held = byName.get(name);
+        if (held?.server === connection.name) {
+          leaveOut(info, `the server's tool "${held.remoteName}" has the same name once made valid for providers ("${name}"); rename one on the server`);
+          continue;
+        }
         if (held !== undefined) {
-          const message =
-            held.server === connection.name
-              ? `MCP server "${connection.name}": the tools "${held.remoteName}" and "${info.name}" both become "${name}" under the provider naming rules; rename one on the server`
-              : `MCP servers "${held.server}" and "${connection.name}" both have a tool named "${name}"; pass { prefix: true } to name tools <server>_<tool>`;
+          const message = `MCP servers "${held.server}" and "${connection.name}" both have a tool named "${name}"; pass { prefix: true } to name tools <server>_<tool>`;
           if (strict) throw new AnytoolError(ErrorCode.DuplicateTool, message);
-          this.warn(`${message} (the second one was left out)`);
+          this.warn(`${message} (the second one was left out)`, connection);
           continue;
         }
         byName.set(name, this.reuse(previous.get(`${connection.name}\u0000${info.name}`), connection, info, name));
@@ -176,9 +180,10 @@ export class McpToolset implements DynamicToolSource {
     return new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
   }
 
-  private warn(message: string): void {
+  private warn(message: string, connection?: McpConnection): void {
     // A rebuild after each list_changed meets the same problems again; say each once.
     if (!this.warnings.includes(message)) this.warnings.push(message);
+    connection?.noteOnce(message);
   }
 
   private notify(): void {
@@ -191,3 +196,4 @@ export class McpToolset implements DynamicToolSource {
     }
   }
 }
+

@@ -1,0 +1,146 @@
+import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core';
+import { ToolSchema, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * Longest tool listing kept, by default: far above real tools, and ajv compiles a schema this
+ * large (dense, nested objects) in about a second of CPU.
+ */
+export const DEFAULT_MAX_TOOL_BYTES = 262_144;
+/** Deepest nesting of objects and arrays in a tool listing kept, by default (the validator runs out of stack near 900). */
+export const DEFAULT_MAX_TOOL_DEPTH = 100;
+
+/** How long schema checks run before they let the event loop turn. */
+const YIELD_AFTER_MS = 20;
+
+/** What a tool's listing may take; past either limit the tool is left out. */
+export interface ToolLimits {
+  maxToolBytes: number;
+  maxToolDepth: number;
+}
+
+/** A tool's name for a message: quoted and cut to 64 characters, or its place in the list when it has none. */
+export function toolLabel(name: unknown, index = 0): string {
+  if (typeof name !== 'string') return `number ${index + 1} in the list`;
+  return name.length <= 64 ? `"${name}"` : `"${name.slice(0, 64)}…" (${name.length} characters)`;
+}
+
+/**
+ * The tools of a server's `tools/list` that can be used, and a message for each
+ * one left out. Every tool is checked on its own, so one the SDK's schema
+ * refuses, one too large or too deeply nested to handle, or a second tool of
+ * the same name never keeps out the others. The size and depth are measured
+ * first, with a walk that stops at the limits, so a hostile listing costs
+ * no more than the limits allow.
+ */
+export function checkTools(server: string, listed: readonly unknown[], limits: ToolLimits): { tools: McpToolInfo[]; problems: string[] } {
+  const tools: McpToolInfo[] = [];
+  const problems: string[] = [];
+  const names = new Set<string>();
+  listed.forEach((raw, index) => {
+    const checked = checkTool(raw, limits, names);
+    if (typeof checked !== 'string') {
+      names.add(checked.name);
+      tools.push(checked);
+      return;
+    }
+    const name = typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined;
+    problems.push(`MCP server "${server}": tool ${toolLabel(name, index)} was left out: ${checked}`);
+  });
+  return { tools, problems };
+}
+
+/** The tool as the SDK parses it, or what is wrong with it. */
+function checkTool(raw: unknown, limits: ToolLimits, names: ReadonlySet<string>): McpToolInfo | string {
+  const tooLarge = sizeProblem(raw, limits);
+  if (tooLarge !== undefined) return tooLarge;
+  const parsed = ToolSchema.safeParse(raw);
+  if (!parsed.success) return shapeProblem(parsed.error.issues);
+  if (names.has(parsed.data.name)) return 'the server lists another tool of the same name before it';
+  return parsed.data as McpToolInfo;
+}
+
+/** Whether the tool's JSON is over `maxToolBytes` (escapes and non-ASCII characters count as one byte) or nests deeper than `maxToolDepth`. */
+function sizeProblem(raw: unknown, { maxToolBytes, maxToolDepth }: ToolLimits): string | undefined {
+  const tooLarge = `its JSON is over ${maxToolBytes} bytes (the maxToolBytes option); fix the tool on the server, or raise the limit`;
+  const pending: Array<[unknown, number]> = [[raw, 1]];
+  let bytes = 0;
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (typeof value === 'string') bytes += value.length + 2;
+    else if (typeof value !== 'object' || value === null) bytes += String(value).length;
+    else if (depth > maxToolDepth) return `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
+    else {
+      const keys = Object.keys(value);
+      // Brackets and commas; each key of an object also costs its quotes and colon.
+      bytes += 1 + Math.max(keys.length, 1);
+      for (const key of keys) {
+        if (!Array.isArray(value)) bytes += key.length + 3;
+        if (bytes > maxToolBytes) return tooLarge;
+        pending.push([ownValue(value, key), depth + 1]);
+      }
+    }
+    if (bytes > maxToolBytes) return tooLarge;
+  }
+  return undefined;
+}
+
+/** `value[key]`, except that an own "__proto__" key (which JSON.parse makes) gives the value it holds. */
+function ownValue(value: object, key: string): unknown {
+  return key === '__proto__' ? Object.getOwnPropertyDescriptor(value, key)?.value : (value as Record<string, unknown>)[key];
+}
+
+/** What the SDK's own schema of a tool refuses, in a line rather than its dump. */
+function shapeProblem(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>): string {
+  const shown = issues.slice(0, 3).map(({ path, message }) => `${path.length === 0 ? '(the tool)' : path.map(String).join('.')}: ${message}`);
+  const more = issues.length > 3 ? ` and ${issues.length - 3} more` : '';
+  const text = `${shown.join('; ')}${more}`;
+  return `it does not have the shape MCP gives a tool (${text.length > 300 ? `${text.slice(0, 300)}…` : text}); fix the tool on the server`;
+}
+
+/**
+ * The tools whose schemas work, with their compiled argument validators, and a message for each
+ * one left out: its input or output schema is not JSON Schema of a dialect anytool validates, or
+ * its input schema does not compile (a `$ref` to nothing, a `pattern` that is not a regular
+ * expression...). A tool `compiled` gives a validator for passed before. Compiling a large
+ * schema takes a while, so this yields to the event loop between tools: a list of many never
+ * blocks it for longer than one tool.
+ */
+export async function checkSchemas(
+  server: string,
+  tools: readonly McpToolInfo[],
+  compiled: (info: McpToolInfo) => ArgsValidator | undefined,
+): Promise<{ tools: McpToolInfo[]; validators: Map<McpToolInfo, ArgsValidator>; problems: string[] }> {
+  const kept: McpToolInfo[] = [];
+  const validators = new Map<McpToolInfo, ArgsValidator>();
+  const problems: string[] = [];
+  let slice = performance.now();
+  for (const info of tools) {
+    if (performance.now() - slice > YIELD_AFTER_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
+    const checked = compiled(info) ?? schemaCheck(info, `tool ${toolLabel(info.name)} of MCP server "${server}"`);
+    if (typeof checked === 'string') {
+      problems.push(`MCP server "${server}": tool ${toolLabel(info.name)} was left out: ${checked}`);
+      continue;
+    }
+    validators.set(info, checked);
+    kept.push(info);
+  }
+  return { tools: kept, validators, problems };
+}
+
+/** The tool's compiled argument validator, or what is wrong with its schemas. */
+function schemaCheck(info: McpToolInfo, owner: string): ArgsValidator | string {
+  try {
+    const input = schemaProblems(info.inputSchema, owner);
+    if (input !== undefined) return `its input schema is not valid JSON Schema (${input})`;
+    const output = info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema, owner);
+    if (output !== undefined) return `its output schema is not valid JSON Schema (${output})`;
+    return compileValidator(info.inputSchema, owner);
+  } catch (error) {
+    // Core's messages start with the owner, which the caller's message names already.
+    const text = describeError(error);
+    return text.startsWith(`${owner}: `) ? text.slice(owner.length + 2) : text;
+  }
+}

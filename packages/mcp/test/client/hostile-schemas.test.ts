@@ -1,0 +1,238 @@
+// Hostile tool listings from an MCP server, over stdio and HTTP: each case is data in one table.
+// A bad tool is left out with a diagnostic naming the server and the tool, and nothing else is:
+// the server's healthy tools, another server's tools and the list's updates keep working, in
+// bounded time (a generous bound that only catches hangs) and bounded memory.
+import { ExecutionContext, Toolset, resultText, type DefinitionFormat } from '@anytool/core';
+import { McpConnection, McpToolset, mcpToolName, type McpServerConfig } from '@anytool/mcp';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { alive, until } from './helpers';
+
+jest.setTimeout(180_000);
+
+const SERVER = join(__dirname, '..', 'fixtures', 'broken-server', 'server.mjs');
+const HANG_BOUND_MS = 90_000;
+/** Blocking the event loop this long is a hang: a 9.6 MB schema blocked it 18 s, a 20 MB one 39 s. */
+const EVENT_LOOP_BOUND_MS = 10_000;
+/** Growth of the process's peak memory: the old client reached 1.3 GB on the 9 MB schema, 2.6 GB on the 20 MB one. */
+const MEMORY_BOUND_BYTES = 600e6;
+const FORMATS: DefinitionFormat[] = ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'];
+
+type Transport = 'stdio' | 'http';
+
+interface Case {
+  name: string;
+  behaviour: string;
+  /** Tools left out, each with what its diagnostic says. */
+  leftOut: Array<{ tool: string; says: string }>;
+  /** Tools of the behaviour that stay, called with these arguments, and the text they answer. */
+  kept?: Array<{ tool: string; args: Record<string, unknown>; text: string }>;
+  /** A tool called before the checks: it changes the server's list and sends `notifications/tools/list_changed`. */
+  change?: string;
+  /** Where the case runs (both by default). */
+  transports?: Transport[];
+}
+
+const OVER_SIZE = 'its JSON is over 262144 bytes (the maxToolBytes option)';
+const TOO_DEEP = 'its JSON nests more than 100 levels deep (the maxToolDepth option)';
+const BAD_SHAPE = 'it does not have the shape MCP gives a tool';
+const VALIDATOR_STACK = 'its $refs chain too deep or into a cycle with no schema between';
+const LONG_NAME = `long_${'x'.repeat(100_000)}`;
+
+const cases: Case[] = [
+  { name: 'a 9 MB input schema (the event loop blocked 18 s, 1.3 GB)', behaviour: 'schema-wide-9mb', leftOut: [{ tool: 'wide_9mb', says: OVER_SIZE }] },
+  // Over stdio a 20 MB line passes the SDK's 10 MiB line limit: the transport refuses it before any tool is read.
+  { name: 'a 20 MB input schema (blocked 39 s, 3.1 GB, then invoke threw)', behaviour: 'schema-wide-20mb', leftOut: [{ tool: 'wide_20mb', says: OVER_SIZE }], transports: ['http'] },
+  { name: 'a 200 KB input schema (kept: under the limit)', behaviour: 'schema-wide-200kb', leftOut: [], kept: [{ tool: 'wide_200kb', args: { p0: 'a', p1: 'b' }, text: '2 arguments' }] },
+  { name: 'a 2 MB output schema', behaviour: 'schema-wide-output', leftOut: [{ tool: 'wide_output', says: OVER_SIZE }] },
+  { name: 'a 2 MB description', behaviour: 'schema-long-description', leftOut: [{ tool: 'long_description', says: OVER_SIZE }] },
+  { name: 'a schema nested 500 levels (broke new Toolset for every tool)', behaviour: 'schema-deep-500', leftOut: [{ tool: 'deep_500', says: TOO_DEEP }] },
+  { name: 'a schema nested 1,000 levels (connect threw an uncoded RangeError)', behaviour: 'schema-deep-1000', leftOut: [{ tool: 'deep_1000', says: TOO_DEEP }] },
+  { name: 'a $ref cycle with nothing between (broke new Toolset)', behaviour: 'schema-ref-cycle', leftOut: [{ tool: 'ref_cycle', says: VALIDATOR_STACK }] },
+  { name: 'a $ref to a definition that is not there', behaviour: 'schema-ref-missing', leftOut: [{ tool: 'ref_missing', says: "can't resolve reference #/$defs/Nowhere" }] },
+  { name: 'a $ref to another document', behaviour: 'schema-ref-remote', leftOut: [{ tool: 'ref_remote', says: "can't resolve reference https://example.invalid/schema.json" }] },
+  { name: 'an unsupported $schema (failed connect)', behaviour: 'schema-draft-04', leftOut: [{ tool: 'draft_04', says: 'declares $schema "http://json-schema.org/draft-04/schema#", which anytool cannot validate' }] },
+  { name: 'a schema that is not JSON Schema', behaviour: 'schema-not-json-schema', leftOut: [{ tool: 'bad_type', says: 'its input schema is not valid JSON Schema' }] },
+  { name: 'a pattern that is not a regular expression', behaviour: 'schema-bad-pattern', leftOut: [{ tool: 'bad_pattern', says: 'Invalid regular expression: /(/u: Unterminated group' }] },
+  {
+    name: 'shapes the SDK refuses (failed connect with a zod dump)',
+    behaviour: 'schema-sdk-reject',
+    leftOut: [
+      { tool: 'no_schema', says: `${BAD_SHAPE} (inputSchema: Invalid input: expected object, received undefined)` },
+      { tool: 'array_root', says: `${BAD_SHAPE} (inputSchema.type: Invalid input: expected "object")` },
+      { tool: 'required_number', says: `${BAD_SHAPE} (inputSchema.required.0: Invalid input: expected string, received number)` },
+      { tool: 'number 6 in the list', says: `${BAD_SHAPE} (name: Invalid input: expected string, received number)` },
+      { tool: 'number 7 in the list', says: `${BAD_SHAPE} ((the tool): Invalid input: expected object, received null)` },
+      { tool: 'number 8 in the list', says: `${BAD_SHAPE} ((the tool): Invalid input: expected object, received string)` },
+      { tool: 'bad_annotations', says: `${BAD_SHAPE} (annotations.readOnlyHint: Invalid input: expected boolean, received string)` },
+    ],
+  },
+  {
+    name: 'a second ok_echo and two tools named twice (failed connect)',
+    behaviour: 'schema-duplicate',
+    leftOut: [
+      { tool: 'ok_echo', says: 'the server lists another tool of the same name before it' },
+      { tool: 'twice', says: 'the server lists another tool of the same name before it' },
+    ],
+    kept: [{ tool: 'twice', args: {}, text: 'twice' }],
+  },
+  {
+    name: 'two names that become the same for providers (failed connect)',
+    behaviour: 'schema-collide',
+    leftOut: [{ tool: 'a_b', says: `the server's tool "a.b" has the same name once made valid for providers ("broken_a_b")` }],
+    kept: [{ tool: 'a.b', args: {}, text: 'a.b' }],
+  },
+  { name: 'a 100,000-character name (kept, shortened)', behaviour: 'schema-long-name', leftOut: [], kept: [{ tool: LONG_NAME, args: {}, text: 'long' }] },
+  {
+    name: 'a recursive tree type (kept: legitimate recursion)',
+    behaviour: 'schema-tree',
+    leftOut: [],
+    kept: [{ tool: 'tree', args: { root: { label: 'a', children: [{ label: 'b', children: [] }] } }, text: '{"label":"a","children":[{"label":"b","children":[]}]}' }],
+  },
+  { name: 'a 30-level $ref DAG (kept; Gemini lowering bounded)', behaviour: 'schema-dag-30', leftOut: [], kept: [{ tool: 'dag_30', args: { root: { a: { b: {} } } }, text: '{"a":{"b":{}}}' }] },
+  {
+    name: 'bad tools arriving through tools/list_changed (froze the list)',
+    behaviour: 'schema-list-changed',
+    change: 'schema_change',
+    leftOut: [
+      { tool: 'deep_late', says: TOO_DEEP },
+      { tool: 'ref_cycle_late', says: VALIDATOR_STACK },
+    ],
+    kept: [{ tool: 'late_good', args: { n: 7 }, text: 'late 7' }],
+  },
+];
+
+const table = cases.flatMap((c) => (c.transports ?? (['stdio', 'http'] as const)).map((transport) => ({ ...c, transport })));
+
+/** The broken server over HTTP, in a process of its own; `stop` ends it. */
+async function startHttp(behaviour?: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [SERVER, 'http', ...(behaviour === undefined ? [] : [behaviour])], { stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  const port = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /listening (\d+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`the HTTP server exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+const children: ChildProcess[] = [];
+const open: McpToolset[] = [];
+let other: { url: string; child: ChildProcess };
+
+beforeAll(async () => {
+  // A second, healthy server: its tools must keep working whatever the first one lists.
+  other = await startHttp();
+});
+
+afterEach(async () => {
+  const closing = open.splice(0);
+  const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
+  await Promise.all(closing.map((m) => m.close()));
+  for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
+  await stopChildren((child) => child !== other.child);
+});
+
+afterAll(() => stopChildren(() => true));
+
+async function stopChildren(which: (child: ChildProcess) => boolean): Promise<void> {
+  for (const child of children.filter(which)) {
+    children.splice(children.indexOf(child), 1);
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill();
+    await exited;
+  }
+}
+
+async function serverConfig(transport: Transport, behaviour: string): Promise<McpServerConfig> {
+  if (transport === 'stdio') return { command: process.execPath, args: [SERVER, 'stdio', behaviour] };
+  return { url: (await startHttp(behaviour)).url };
+}
+
+async function call(toolset: Toolset, name: string, args: Record<string, unknown>): Promise<string> {
+  const result = await toolset.invoke(name, args, new ExecutionContext());
+  expect(result.error).toBeUndefined();
+  return resultText(result);
+}
+
+describe('hostile tool listings: one bad tool is left out, never the rest', () => {
+  it.each(table)('$name over $transport', async ({ behaviour, leftOut, kept = [], change, transport }) => {
+    const rssBefore = process.memoryUsage().rss;
+    const loop = monitorEventLoopDelay({ resolution: 20 });
+    loop.enable();
+    const started = Date.now();
+
+    const mcp = await McpToolset.connect({ broken: await serverConfig(transport, behaviour), other: { url: other.url } }, { prefix: true });
+    open.push(mcp);
+    const toolset = new Toolset(mcp);
+    if (change !== undefined) {
+      const before = toolset.size;
+      const echo = toolset.get('broken_ok_echo');
+      const echoInfo = mcp.connection('broken')!.tools.find((t) => t.name === 'ok_echo');
+      await call(toolset, `broken_${change}`, {});
+      await until(() => toolset.size > before, 30_000, 'the list to change');
+      // A tool listed as before is kept as it was: its validator is not compiled again.
+      expect(mcp.connection('broken')!.tools.find((t) => t.name === 'ok_echo')).toBe(echoInfo);
+      expect(toolset.get('broken_ok_echo')).toBe(echo);
+    }
+
+    const diagnostics = mcp.connection('broken')!.diagnostics;
+    for (const { tool, says } of leftOut) {
+      const label = tool.startsWith('number ') ? tool : `"${tool}"`;
+      expect(diagnostics).toContainEqual(expect.stringMatching(new RegExp(`^MCP server "broken": tool ${escape(label)} was left out: .*${escape(says)}`)));
+      // Short, never a validator dump.
+      for (const line of diagnostics) expect(line.length).toBeLessThan(1_000);
+    }
+    expect(diagnostics.filter((line) => line.includes(' was left out: '))).toHaveLength(leftOut.length);
+    // Each tool kept or left out, by the name it has on the server.
+    const remote = new Set(mcp.tools.map((t) => t.remoteName));
+    for (const name of ['ok_echo', 'ok_add', ...kept.map((k) => k.tool)]) expect(remote).toContain(name);
+    for (const { tool } of leftOut.filter((l) => !kept.some((k) => k.tool === l.tool) && l.tool !== 'ok_echo')) expect(remote).not.toContain(tool);
+    expect(toolset.names).toEqual(mcp.names);
+
+    // Every provider format, and every tool still works, on both servers.
+    for (const format of FORMATS) expect(toolset.lower(format).tools).toHaveLength(toolset.size);
+    expect(await call(toolset, 'broken_ok_echo', { message: 'still here' })).toBe('still here');
+    expect(await call(toolset, 'broken_ok_add', { a: 2, b: 3 })).toBe('5');
+    expect(await call(toolset, 'other_ok_echo', { message: 'other' })).toBe('other');
+    for (const { tool, args, text } of kept) expect(await call(toolset, mcpToolName('broken', tool, true), args)).toBe(text);
+
+    loop.disable();
+    expect(Date.now() - started).toBeLessThan(HANG_BOUND_MS);
+    expect(loop.max / 1e6).toBeLessThan(EVENT_LOOP_BOUND_MS);
+    expect(process.resourceUsage().maxRSS * 1024 - rssBefore).toBeLessThan(MEMORY_BOUND_BYTES);
+  });
+
+  it('maxToolBytes and maxToolDepth are options, and a tool that fits them is kept', async () => {
+    const config = { command: process.execPath, args: [SERVER, 'stdio'] };
+    for (const [options, says] of [
+      [{ maxToolDepth: 3 }, 'its JSON nests more than 3 levels deep (the maxToolDepth option)'],
+      [{ maxToolBytes: 151 }, 'its JSON is over 151 bytes (the maxToolBytes option)'],
+    ] as const) {
+      const connection = await McpConnection.open('tight', config, options);
+      try {
+        // ok_echo nests 4 levels deep in 152 bytes of JSON, ok_add in 163.
+        expect(connection.tools.map((t) => t.name)).toEqual([]);
+        expect(connection.diagnostics).toEqual([`MCP server "tight": tool "ok_echo" was left out: ${says}; fix the tool on the server, or raise the limit`, `MCP server "tight": tool "ok_add" was left out: ${says}; fix the tool on the server, or raise the limit`]);
+      } finally {
+        await connection.close();
+      }
+    }
+    const roomy = await McpConnection.open('roomy', config, { maxToolDepth: 4, maxToolBytes: 163 });
+    try {
+      expect(roomy.tools.map((t) => t.name)).toEqual(['ok_echo', 'ok_add']);
+    } finally {
+      await roomy.close();
+    }
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
