@@ -170,7 +170,9 @@ describe('interop: our client (McpToolset) against other servers', () => {
         const ok = await toolset.invoke(peer.ok.tool, peer.ok.args, context);
         const failed = await toolset.invoke(peer.failed.tool, peer.failed.args, context);
         // One server process served it all: a probe (or anything else) did not cost the session its child, nor a restart.
-        expect({ starts: connection?.starts, diagnostics: connection?.diagnostics }).toEqual({ starts: 1, diagnostics: [] });
+        // server-everything lists a tool that runs only as an MCP task: left out by design, with a note.
+        const diagnostics = connection?.diagnostics.filter((d) => !d.includes('it can only run as an MCP task'));
+        expect({ starts: connection?.starts, diagnostics }).toEqual({ starts: 1, diagnostics: [] });
         return {
           tools: toolset.names,
           ok: { isError: ok.isError === true, text: resultText(ok) },
