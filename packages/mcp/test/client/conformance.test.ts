@@ -2,6 +2,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './helpers';
+import { verdict, type Check } from '../fixtures/conformance-checks';
 
 // The MCP conformance suite's client scenarios against a client built with @anytool/mcp (fixtures/conformance-client.mjs,
 // which does what each scenario asks of a client, as an application would), once per protocol era: the suite's
@@ -46,22 +47,6 @@ const NOT_RUN: Array<[RegExp, string]> = [
   [/^auth\//, 'out of scope: @anytool/mcp has no OAuth client flow (it sends the headers it is given)'],
   [/^sep-2640-/, 'out of scope: an extension (skills) anytool does not implement'],
 ];
-
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string;
-  details?: { message?: string };
-}
-
-function verdict(checks: Check[] | undefined): true | string {
-  if (checks === undefined) return 'not run';
-  const failed = checks.filter((c) => c.status === 'FAILURE');
-  if (failed.length === 0 && checks.some((c) => c.status === 'SUCCESS')) return true;
-  if (failed.length === 0) return 'no check succeeded';
-  const first = failed[0]!;
-  return `${first.id}: ${(first.errorMessage ?? first.details?.message ?? '').slice(0, 160)}${failed.length > 1 ? ` (and ${failed.length - 1} more failed checks)` : ''}`;
-}
 
 /** The checks of every scenario saved under `out`, with what the client wrote to stderr. */
 function readResults(out: string): Map<string, { checks: Check[]; stderr: string }> {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXAMPLE_MAIN, requireBuilt, startHttpChild, stopChild } from './helpers';
+import { verdict, type Check } from '../fixtures/conformance-checks';
 
 // The MCP conformance suite in server mode (it needs Node 22, which npx fetches), against the example server
 // (examples/mcp-server, the suite's test tools as @Tool methods) served over streamable HTTP, once per protocol
@@ -104,13 +105,6 @@ const EXPECTED: Record<string, Record<string, true | string>> = {
 /** Listed by the suite but run by no era: protocol extensions anytool does not implement. */
 const EXTENSIONS = /^(tasks-|sep-2640-)/;
 
-interface Check {
-  id: string;
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
-  errorMessage?: string;
-  details?: { message?: string };
-}
-
 function run(command: string, args: string[], cwd: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, timeout: 280_000, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
@@ -129,16 +123,6 @@ function readResults(out: string): Map<string, Check[]> {
     if (scenario !== undefined) results.set(scenario, JSON.parse(readFileSync(join(out, entry, 'checks.json'), 'utf8')) as Check[]);
   }
   return results;
-}
-
-/** Passed: at least one check succeeded and none failed. Otherwise the failed checks, for the record. */
-function verdict(checks: Check[] | undefined): true | string {
-  if (checks === undefined) return 'not run';
-  const failed = checks.filter((c) => c.status === 'FAILURE');
-  if (failed.length === 0 && checks.some((c) => c.status === 'SUCCESS')) return true;
-  if (failed.length === 0) return 'no check succeeded';
-  const first = failed[0]!;
-  return `${first.id}: ${(first.errorMessage ?? first.details?.message ?? '').slice(0, 160)}${failed.length > 1 ? ` (and ${failed.length - 1} more failed checks)` : ''}`;
 }
 
 describe('MCP conformance suite, server mode, against the example server', () => {
