@@ -132,6 +132,7 @@ function pointer(parent: Visit, key: string): string {
  * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
  */
 function argumentsProblem(args: object, parsed: boolean): string | undefined {
+  if (isFlat(args)) return undefined;
   const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
   // The depth at which each object was last walked: shared objects are walked again only deeper.
   const seen = parsed ? undefined : new Map<object, number>();
@@ -156,6 +157,15 @@ function argumentsProblem(args: object, parsed: boolean): string | undefined {
     if (problem !== undefined) return problem;
   }
   return undefined;
+}
+
+/** Whether `args` holds no object and no number JSON cannot carry: nothing to walk, nothing allocated (most calls). */
+function isFlat(args: object): boolean {
+  for (const key in args) {
+    const value = (args as Record<string, unknown>)[key];
+    if (typeof value === 'object' ? value !== null : typeof value === 'number' && !Number.isFinite(value)) return false;
+  }
+  return true;
 }
 
 /** Checks one child of `parent`: a number must be finite; an object or array is walked next. */
@@ -453,7 +463,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     let args: unknown = rawArgs;
     if (typeof args === 'string') {
       try {
-        args = args.trim() === '' ? {} : JSON.parse(args);
+        // The model's JSON text starts with '{': only other text needs the blank check.
+        args = args.charCodeAt(0) !== 123 && args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
         return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`);
       }

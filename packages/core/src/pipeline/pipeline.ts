@@ -3,7 +3,7 @@ import { now } from '../clock.js';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
 import { ExecutionContext } from '../execution-context.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
-import { ToolCall, type Middleware } from './tool-call.js';
+import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
 
 /**
  * The tool's own stage, the innermost of every call: arguments in, result out,
@@ -27,7 +27,18 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 export class Chain {
   static readonly EMPTY = new Chain([]);
 
-  private constructor(readonly middleware: readonly Middleware[]) {}
+  /**
+   * Set when every middleware of the chain can say whether it is active: then a
+   * call for which none is (tracing with no SDK registered) skips the chain.
+   */
+  readonly gate: (() => boolean) | undefined;
+
+  private constructor(readonly middleware: readonly Middleware[]) {
+    const gates = (middleware as readonly GatedMiddleware[]).map((m) => m[ACTIVE]);
+    if (middleware.length === 0 || gates.some((g) => g === undefined)) this.gate = undefined;
+    else if (gates.length === 1) this.gate = gates[0];
+    else this.gate = () => gates.some((g) => g!());
+  }
 
   /** The levels joined, outermost first; the shared empty chain when there is no middleware at all. */
   static of(...levels: ReadonlyArray<readonly Middleware[] | undefined>): Chain {
@@ -178,7 +189,7 @@ export function invokeThrough(
   if (tool !== undefined && stage === undefined) return invokeInside(chain, tool, name, ctx, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
   recordCallStart(ctx, callId, name, args, started);
   let out: Outcome;
-  if (chain === Chain.EMPTY && stage !== undefined) out = stage.call(tool, ctx, callId, args, options);
+  if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx, callId, args, options);
   else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx, options, started), tool === undefined ? unknown : toolStage);
   if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx, callId, name, started, result));
   return Promise.resolve(recordCallEnd(ctx, callId, name, started, out));

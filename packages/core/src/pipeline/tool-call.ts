@@ -75,3 +75,12 @@ export interface Middleware {
   around?(call: ToolCall, next: () => Promise<ToolResult>): ToolResult | PromiseLike<ToolResult>;
   after?(call: ToolCall, result: ToolResult): void | ToolResult | PromiseLike<void | ToolResult>;
 }
+
+/**
+ * Core's own middleware (tracing) may say, per call, whether it has anything to
+ * do: when no middleware of a chain has, the call takes the path without
+ * middleware. Internal: other middleware always runs.
+ */
+export const ACTIVE: unique symbol = Symbol('anytool.middlewareActive') as never;
+
+export type GatedMiddleware = Middleware & { readonly [ACTIVE]?: () => boolean };

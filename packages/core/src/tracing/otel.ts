@@ -21,6 +21,18 @@ export interface TelemetryProviders {
   meterProvider?: MeterProvider;
 }
 
+/**
+ * Where every copy of the OpenTelemetry API of major version 1 (ours depends on 1.x) keeps
+ * what was registered globally: tracer and meter providers, propagators, the context
+ * manager. Absent until something registers, which makes it the cheapest check there is.
+ */
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
+/** Whether nothing at all was registered with the OpenTelemetry API (no SDK): a property read. */
+export function nothingRegistered(): boolean {
+  return (globalThis as Record<symbol, unknown>)[API_GLOBAL] === undefined;
+}
+
 /** The provider the API hands out while no SDK is registered. */
 const NOOP_TRACER_PROVIDER: TracerProvider | undefined = typeof ProxyTracerProvider === 'function' ? new ProxyTracerProvider().getDelegate() : undefined;
 const NOOP_HISTOGRAM: Histogram = createNoopMeter().createHistogram('noop');

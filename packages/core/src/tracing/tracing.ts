@@ -1,9 +1,9 @@
 import { SpanKind, SpanStatusCode, context as otelContext, trace } from '@opentelemetry/api';
 import { now } from '../clock.js';
 import { describeError } from '../errors.js';
-import type { Middleware, ToolCall } from '../pipeline/tool-call.js';
+import { ACTIVE, type GatedMiddleware, type ToolCall } from '../pipeline/tool-call.js';
 import { resultText, type ToolResult } from '../tool-result.js';
-import { histogramSource, tracerSource, type TelemetryProviders } from './otel.js';
+import { histogramSource, nothingRegistered, tracerSource, type TelemetryProviders } from './otel.js';
 
 export interface TracingOptions extends TelemetryProviders {
   /**
@@ -31,14 +31,17 @@ const MAX_CONTENT_CHARS = 16_384;
  * @example
  * const toolset = new Toolset(tools).use(tracing());
  */
-export function tracing(options: TracingOptions = {}): Middleware {
+export function tracing(options: TracingOptions = {}): GatedMiddleware {
   const capture = options.captureContent === true;
+  const given = options.tracerProvider !== undefined || options.meterProvider !== undefined;
   const tracer = tracerSource(options.tracerProvider);
   const duration = histogramSource(options.meterProvider, (meter) =>
     meter.createHistogram('gen_ai.execute_tool.duration', { unit: 's', description: 'Duration of tool calls, from the call to its result.' }),
   );
   return {
     name: 'tracing',
+    // Nothing to do while neither an SDK's tracer nor its meter is registered: calls skip the chain.
+    [ACTIVE]: given ? () => tracer() !== undefined || duration() !== undefined : () => !nothingRegistered() && (tracer() !== undefined || duration() !== undefined),
     before(call: ToolCall): void {
       const active = tracer();
       if (active === undefined) return;
