@@ -1,4 +1,4 @@
-import { ErrorCode, errorResult, type BaseTool, type Middleware, type ToolCall } from '@anytool/core';
+import { ErrorCode, errorResult, type BaseTool, type Middleware, type ToolCall, type ToolResult } from '@anytool/core';
 
 /**
  * Whether a tool's calls are serial: destructive or not idempotent (and not
@@ -47,7 +47,7 @@ export function callOrder(repeated: WeakMap<object, ReadonlyMap<string, string>>
       call.set(SLOT, { turn: previous, release } satisfies Slot);
       return undefined;
     },
-    around(call: ToolCall, next: () => Promise<import('@anytool/core').ToolResult>) {
+    around(call: ToolCall, next: () => Promise<ToolResult>) {
       const slot = call.get<Slot>(SLOT);
       return slot === undefined ? next() : slot.turn.then(next);
     },

@@ -73,7 +73,7 @@ export interface ExecutionContextOptions {
    * trace context an MCP request carried (`extractTraceContext`). Spans of the
    * run's calls become its children.
    */
-  trace?: TraceContext;
+  trace?: TraceContext | undefined;
 }
 
 let runCounter = 0;

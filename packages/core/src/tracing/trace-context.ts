@@ -32,14 +32,17 @@ export function injectTraceContext(context: ExecutionContext | undefined, carrie
  */
 export function extractTraceContext(carrier: unknown): TraceContext | undefined {
   if (typeof carrier !== 'object' || carrier === null) return undefined;
-  const fields = carrier as Record<string, unknown>;
-  const traceparent = fields['traceparent'];
-  let extracted = ROOT_CONTEXT;
   try {
-    extracted = propagation.extract(ROOT_CONTEXT, fields);
+    return readTraceContext(carrier as Record<string, unknown>);
   } catch {
-    // A propagator that cannot read the carrier adds nothing.
+    // A carrier whose reading throws (a hostile proxy, a throwing getter) carries no trace.
+    return undefined;
   }
+}
+
+function readTraceContext(fields: Record<string, unknown>): TraceContext | undefined {
+  const traceparent = fields['traceparent'];
+  const extracted = propagation.extract(ROOT_CONTEXT, fields);
   const match = typeof traceparent === 'string' && traceparent.length <= 512 ? TRACEPARENT.exec(traceparent.trim().toLowerCase()) : null;
   if (match === null || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined)) return extracted === ROOT_CONTEXT ? undefined : extracted;
   const spanContext = { traceId: match[2]!, spanId: match[3]!, traceFlags: parseInt(match[4]!, 16), isRemote: true };
