@@ -32,7 +32,7 @@ export class RunTelemetry {
     if (request.settings?.temperature !== undefined) attributes['gen_ai.request.temperature'] = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) attributes['gen_ai.request.max_tokens'] = request.settings.maxTokens;
     const provider = this.options.tracerProvider ?? trace.getTracerProvider();
-    const span = provider.getTracer(SCOPE).startSpan(`chat ${model.model ?? model.name}`, { kind: SpanKind.CLIENT, attributes, startTime: started }, this.trace);
+    const span = provider.getTracer(SCOPE).startSpan(`chat ${model.model ?? model.name}`, { kind: SpanKind.CLIENT, attributes }, this.trace);
     return (response, errorType) => {
       const metricAttributes: Attributes = { 'gen_ai.operation.name': 'chat', ...modelAttributes(model) };
       if (response !== undefined) {

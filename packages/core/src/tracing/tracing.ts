@@ -50,7 +50,6 @@ export function tracing(options: TracingOptions = {}): GatedMiddleware {
         `execute_tool ${call.name}`,
         {
           kind: SpanKind.INTERNAL,
-          startTime: call.started,
           attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.callId, 'gen_ai.tool.type': 'function' },
         },
         parent,
