@@ -38,6 +38,13 @@ export type DiagnosticListener = (diagnostic: Diagnostic) => void;
 /** How many distinct diagnostics a log keeps by default. */
 export const MAX_DIAGNOSTICS = 100;
 
+/** Longest message kept: a huge thrown string or a server's dump is cut, with a count of what went. */
+const MAX_MESSAGE_CHARS = 2_000;
+
+function cut(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS ? message : `${message.slice(0, MAX_MESSAGE_CHARS)}… (${message.length} characters)`;
+}
+
 /**
  * A bounded, de-duplicated list of diagnostics with listeners: what a toolset, a
  * connection or a run keeps of its non-fatal problems. A diagnostic with the same
@@ -54,7 +61,8 @@ export class DiagnosticLog {
   constructor(readonly limit: number = MAX_DIAGNOSTICS) {}
 
   /** Adds a diagnostic, or counts a repeat; returns the entry held. */
-  report(input: DiagnosticInput): Diagnostic {
+  report(reported: DiagnosticInput): Diagnostic {
+    const input = reported.message.length <= MAX_MESSAGE_CHARS ? reported : { ...reported, message: cut(reported.message) };
     const key = `${input.code}\u0000${input.source}\u0000${input.tool ?? ''}\u0000${input.message}`;
     const held = this.byKey.get(key);
     if (held !== undefined) {

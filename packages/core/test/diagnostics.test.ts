@@ -92,3 +92,13 @@ describe('diagnostics of a toolset', () => {
     expect(toolset.diagnostics.entries).toEqual([expect.objectContaining({ code: ErrorCode.ListenerFailed, message: expect.stringContaining('listener bug') })]);
   });
 });
+
+describe('hostile diagnostics', () => {
+  it('a huge message is cut, so one entry stays small whatever was thrown', () => {
+    const log = new DiagnosticLog();
+    const entry = log.report({ code: ErrorCode.ListenerFailed, source: 's', message: 'x'.repeat(10_000_000) });
+    expect(entry.message.length).toBeLessThan(2_100);
+    expect(entry.message).toContain('(10000000 characters)');
+    expect(log.report({ code: ErrorCode.ListenerFailed, source: 's', message: 'x'.repeat(10_000_000) }).count).toBe(2);
+  });
+});

@@ -93,9 +93,11 @@ async function ask(call: ToolCall, tool: BaseTool, approve: ApprovalCallback | u
 }
 
 function refused(call: ToolCall, reason: string): ToolResult {
+  // The model reads a short reason; the developer's message keeps it whole.
+  const short = reason.length <= 500 ? reason : `${reason.slice(0, 500)}…`;
   return errorResult(
     ErrorCode.ApprovalDenied,
-    `The call to tool "${call.name}" was not approved (${reason}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
+    `The call to tool "${call.name}" was not approved (${short}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
     `${call.name}: approval denied: ${reason}`,
   );
 }
