@@ -1,4 +1,4 @@
-// `npm run bench:peers`: from an empty folder to a first tool call, as a new user following
+// `npm run bench:first-call`: from an empty folder to a first tool call, as a new user following
 // each framework's own getting-started docs: anytool, the Vercel AI SDK (`ai`, with zod) and
 // the OpenAI Agents SDK (`@openai/agents`, with zod), doing the same task.
 //

@@ -7,8 +7,10 @@ import { createRequire } from 'node:module';
 import { AnytoolError, ExecutionContext, Toolset, now } from '@anytool/core';
 import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { QUESTION, scriptedTravelModel } from './script.js';
 import { TravelDesk } from './tools.js';
+import { printSpanTree } from './trace-tree.js';
 import { printTranscript } from './transcript.js';
 
 const INSTRUCTIONS = 'You are a travel assistant. Use the tools for every fact and number; never guess. Answer in two or three sentences.';
@@ -53,7 +55,11 @@ const mcp = await McpToolset.connect({ mcpServers: { everything: { command: proc
 const toolset = new Toolset(new TravelDesk(), mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'));
 console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join(', ')}\n`);
 
-const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve });
+// The run is traced with OpenTelemetry; an in-memory exporter keeps the spans to print their tree at the end.
+// An application registers its own SDK and exporter instead (docs/observability.md).
+const spans = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve, name: 'travel-desk', tracing: { tracerProvider } });
 const context = new ExecutionContext();
 const stop = printTranscript(context, toolset);
 const started = now();
@@ -65,6 +71,8 @@ try {
     `\nstopped: ${result.stopReason} after ${result.steps} model turn(s) and ${calls} tool call(s); ` +
       `tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out; ${(now() - started).toFixed(0)} ms`,
   );
+  console.log('');
+  printSpanTree(spans.getFinishedSpans());
   if (result.stopReason !== 'final_answer') process.exitCode = 1;
 } catch (error) {
   // A model call that failed after the client's retries (MODEL_FAILED): say so plainly.

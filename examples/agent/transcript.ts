@@ -47,6 +47,9 @@ export function printTranscript(context: ExecutionContext, toolset: Toolset, pri
       case 'error':
         print(`${at(event)} run error ${event.code}: ${event.message}`);
         break;
+      case 'diagnostic':
+        print(`${at(event)} diagnostic ${event.code} (${event.source}): ${short(event.message)}`);
+        break;
       case 'progress':
         print(`${at(event)}      progress ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${event.message}`}`);
         break;

@@ -58,6 +58,10 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/approval for hold_room .*: approved/);
     expect(stdout).toMatch(/answer: Lisbon is the warmer choice.*235 EUR.*HOLD-LISBON-2N/);
     expect(stdout).toMatch(/stopped: final_answer after 6 model turn\(s\) and 6 tool call\(s\)/);
+    // The run's OpenTelemetry span tree: the agent over its model turns and tool calls, in one trace.
+    expect(stdout).toMatch(/trace [0-9a-f]{32}: 13 spans\n {2}invoke_agent travel-desk +[\d.]+ ms\n {4}chat scripted travel agent +[\d.]+ ms\n {4}execute_tool get_weather /);
+    expect(stdout).toMatch(/\n {4}execute_tool hotel_price +[\d.]+ ms {2}error\.type=INVALID_ARGUMENTS\n/);
+    expect(stdout).toMatch(/\n {4}execute_tool everything_get-sum +[\d.]+ ms\n/);
   });
 
   describe('with a model server in the environment', () => {

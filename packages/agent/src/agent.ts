@@ -2,35 +2,26 @@ import {
   AnytoolError,
   ErrorCode,
   ExecutionContext,
+  Pipeline,
   Toolset,
+  approval,
   describeError,
-  errorResult,
   isAnytoolError,
   isToolset,
-  now,
-  type BaseTool,
+  tracing,
+  type ApprovalCallback,
+  type Middleware,
   type ToolResult,
   type ToolSource,
+  type TracingOptions,
 } from '@anytool/core';
 import { untilAborted } from './abort.js';
-import { addUsage, emptyUsage, type AssistantMessage, type Model, type ModelMessage, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
+import { callOrder } from './call-order.js';
+import { addUsage, emptyUsage, type AssistantMessage, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
+import { RunTelemetry } from './telemetry.js';
 
-/** What the approval callback is asked about. */
-export interface ApprovalRequest {
-  tool: BaseTool;
-  /** The arguments as the model sent them (not yet validated). */
-  args: unknown;
-  callId: string;
-  context: ExecutionContext;
-}
-
-/**
- * `true` (or `{ approved: true }`) runs the call; `false` (or `{ approved: false, reason }`)
- * sends a refusal back to the model. Anything else refuses too: only `true` approves.
- */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
-
-export type ApprovalCallback = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+// The approval types live with the approval middleware in core; the agent's API keeps its names.
+export type { ApprovalCallback, ApprovalDecision, ApprovalRequest } from '@anytool/core';
 
 export interface AgentOptions {
   model: Model;
@@ -56,6 +47,20 @@ export interface AgentOptions {
   approve?: ApprovalCallback;
   /** Sent with every model request. */
   settings?: ModelSettings;
+  /** The agent's name in traces (`gen_ai.agent.name`). */
+  name?: string;
+  /**
+   * OpenTelemetry spans and metrics of each run, following the GenAI semantic
+   * conventions: an `invoke_agent` span, a `chat {model}` span a model turn and an
+   * `execute_tool {tool}` span a tool call, sent to the registered SDK. `true`, or
+   * options (content capture, providers). Off by default.
+   */
+  tracing?: boolean | TracingOptions;
+  /**
+   * Middleware the agent runs around each of its tool calls, outside the
+   * toolset's own (after tracing, before the agent's approval and call order).
+   */
+  middleware?: readonly Middleware[];
 }
 
 export interface RunOptions {
@@ -86,12 +91,6 @@ export interface RunResult {
   context: ExecutionContext;
 }
 
-/** Why a call that needed approval did not run. */
-interface Refusal {
-  code: typeof ErrorCode.ApprovalDenied | typeof ErrorCode.Aborted;
-  reason: string;
-}
-
 /** The default of `toolTimeoutMs`. */
 const TOOL_TIMEOUT_MS = 60_000;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -101,22 +100,6 @@ function callIdsOf(messages: readonly ModelMessage[]): Set<string> {
   const ids = new Set<string>();
   for (const message of messages) if (message.role === 'assistant') for (const call of message.toolCalls ?? []) ids.add(call.id);
   return ids;
-}
-
-/**
- * Whether a tool's calls are serial: destructive or not idempotent (and not
- * read-only). Serial calls of a turn run one at a time among themselves, in
- * model order (two never overlap); they may overlap the turn's other
- * (non-serial) calls, which run concurrently as usual.
- */
-function runsAlone(tool: BaseTool | undefined): boolean {
-  const annotations = tool?.annotations;
-  return annotations !== undefined && annotations.readOnly !== true && (annotations.destructive === true || annotations.idempotent === false);
-}
-
-function needsApproval(tool: BaseTool | undefined): boolean {
-  if (tool === undefined) return false;
-  return tool.requiresApproval || (tool.annotations?.destructive === true && tool.annotations.readOnly !== true);
 }
 
 /**
@@ -144,8 +127,13 @@ export class Agent {
   readonly timeoutMs: number | undefined;
   /** Time limit of each tool call without its own `timeoutMs`, or false for none. */
   readonly toolTimeoutMs: number | false;
-  private readonly approve: ApprovalCallback | undefined;
+  readonly name: string | undefined;
   private readonly settings: ModelSettings | undefined;
+  private readonly tracing: TracingOptions | undefined;
+  /** The agent's middleware in front of the toolset: tracing, the caller's, call order, approval. */
+  private readonly calls: Pipeline;
+  /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
+  private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -164,8 +152,16 @@ export class Agent {
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = options.timeoutMs;
-    this.approve = options.approve;
     this.settings = options.settings;
+    this.name = options.name;
+    this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
+    const approve: ApprovalCallback | undefined = options.approve;
+    this.calls = new Pipeline(
+      ...(this.tracing === undefined ? [] : [tracing(this.tracing)]),
+      ...(options.middleware ?? []),
+      callOrder(this.repeated),
+      approval(approve === undefined ? {} : { approve }),
+    );
   }
 
   /**
@@ -182,7 +178,9 @@ export class Agent {
     const signals = [options.context?.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
     const context = options.context ?? new ExecutionContext(signal === undefined ? {} : { signal });
-    const runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
+    const telemetry = this.tracing === undefined ? undefined : new RunTelemetry(this.tracing, this.model, this.name, context.trace);
+    let runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
+    if (telemetry !== undefined) runContext = runContext.withTrace(telemetry.trace);
 
     const messages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
     // Every call id of the conversation: an id made up for a call never equals one of them.
@@ -193,36 +191,44 @@ export class Agent {
 
     const usage = emptyUsage();
     let text = '';
-    const finish = (stopReason: StopReason, steps: number): RunResult => ({ text, stopReason, steps, usage, messages, context });
+    const finish = (stopReason: StopReason, steps: number, errorType?: string): RunResult => {
+      telemetry?.end(usage, stopReason, steps, errorType);
+      return { text, stopReason, steps, usage, messages, context };
+    };
     const interrupted = (steps: number): RunResult => {
       const timedOut = deadline?.aborted === true;
       const code = timedOut ? ErrorCode.Timeout : ErrorCode.Aborted;
       const why = timedOut ? `the run's time limit of ${timeoutMs} ms ran out` : `the run was aborted${signal?.reason === undefined ? '' : ` (${describeError(signal.reason)})`}`;
       context.record({ type: 'error', code, message: `Agent stopped after ${steps} model turn(s): ${why}` });
-      return finish(timedOut ? 'timeout' : 'aborted', steps);
+      return finish(timedOut ? 'timeout' : 'aborted', steps, code);
     };
 
     for (let step = 1; step <= maxSteps; step++) {
       if (signal?.aborted) return interrupted(step - 1);
+      const request: ModelRequest = {
+        ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
+        messages,
+        tools: this.toolset.neutralDefinitions(),
+        ...(this.settings === undefined ? {} : { settings: this.settings }),
+        ...(signal === undefined ? {} : { signal }),
+      };
+      const chat = telemetry?.chat(request);
       let response: ModelResponse;
       try {
         // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
-        response = await untilAborted(
-          this.model.generate({
-            ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
-            messages,
-            tools: this.toolset.neutralDefinitions(),
-            ...(this.settings === undefined ? {} : { settings: this.settings }),
-            ...(signal === undefined ? {} : { signal }),
-          }),
-          signal,
-        );
+        response = await untilAborted(this.model.generate(request), signal);
       } catch (error) {
-        if (signal?.aborted) return interrupted(step - 1);
+        if (signal?.aborted) {
+          chat?.(undefined, deadline?.aborted === true ? ErrorCode.Timeout : ErrorCode.Aborted);
+          return interrupted(step - 1);
+        }
         const failure = modelFailure(this.model, step, error);
+        chat?.(undefined, failure.code);
         context.record({ type: 'error', code: failure.code, message: failure.message });
+        telemetry?.end(usage, 'model_failed', step - 1, failure.code);
         throw failure;
       }
+      chat?.(response);
       addUsage(usage, response.usage);
       text = response.text;
       const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
@@ -273,90 +279,16 @@ export class Agent {
   }
 
   /**
-   * Runs one turn's calls. The approval questions are asked first, one at a
-   * time in model order; each call runs once its answer is in. Calls run
-   * concurrently, except serial ones (see `runsAlone`), which run one at a time
-   * among themselves, in model order.
+   * Runs one turn's calls, all started at once in model order through the
+   * agent's middleware (approval questions one at a time in that order, serial
+   * calls one at a time, repeated ids refused) into the toolset.
    */
   private runCalls(calls: readonly ModelToolCall[], repeated: ReadonlyMap<number, string>, context: ExecutionContext): Promise<ToolResult[]> {
-    const tools = calls.map((call) => this.toolset.get(call.name));
-    let questions: Promise<unknown> = Promise.resolve();
-    const answers = calls.map((call, i): Promise<Refusal | undefined> => {
-      const tool = tools[i];
-      if (repeated.has(i) || !needsApproval(tool)) return Promise.resolve(undefined);
-      const answer = questions.then(() => this.approved(call, tool!, context));
-      questions = answer;
-      return answer;
-    });
-    let queue: Promise<unknown> = Promise.resolve();
-    const pending = calls.map((call, i) => {
-      const modelId = repeated.get(i);
-      if (modelId !== undefined) {
-        const text = `The model gave call id ${JSON.stringify(modelId)} to more than one tool call in one turn; this repeated call to tool "${call.name}" did not run (the first one did). Give each tool call its own id.`;
-        return Promise.resolve(this.notRun(call, errorResult(ErrorCode.DuplicateCallId, text, `${call.name}: not run: call id ${JSON.stringify(modelId)} repeated in one turn (renamed ${call.id})`), context));
-      }
-      const run = (): Promise<ToolResult> =>
-        answers[i]!.then((refusal) =>
-          refusal === undefined
-            ? this.toolset.invoke(call.name, call.arguments, context, this.toolTimeoutMs === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: this.toolTimeoutMs })
-            : this.refuse(call, refusal, context),
-        );
-      if (!runsAlone(tools[i])) return run();
-      const next = queue.then(run);
-      queue = next;
-      return next;
-    });
-    return Promise.all(pending);
-  }
-
-  /**
-   * Asks the approval callback; returns the refusal, or undefined when approved.
-   * Not asked once the run is aborted or out of time, and a question still open
-   * then is given up (the call is refused with `ABORTED`).
-   */
-  private async approved(call: ModelToolCall, tool: BaseTool, context: ExecutionContext): Promise<Refusal | undefined> {
-    const aborted = (when: string): Refusal => ({ code: ErrorCode.Aborted, reason: `the run was stopped ${when}` });
-    if (context.signal?.aborted) return aborted('before the approval question was asked');
-    if (this.approve === undefined) return { code: ErrorCode.ApprovalDenied, reason: `tool "${tool.name}" needs approval and the agent has no approve callback (pass { approve } to new Agent)` };
-    try {
-      const decision: unknown = await untilAborted(Promise.resolve(this.approve({ tool, args: call.arguments, callId: call.id, context })), context.signal);
-      // Only true approves: a truthy stand-in such as { approved: 'false' } refuses.
-      const approved = typeof decision === 'object' && decision !== null ? (decision as { approved?: unknown }).approved : decision;
-      if (approved === true) return undefined;
-      if (approved === false) {
-        const reason = (decision as { reason?: unknown }).reason;
-        return { code: ErrorCode.ApprovalDenied, reason: typeof reason === 'string' ? reason : 'the user refused' };
-      }
-      const message = `the approval callback for tool "${tool.name}" returned ${describeError(decision).slice(0, 200)}, which is neither true, false nor { approved: boolean }; only true or { approved: true } approves`;
-      context.record({ type: 'error', code: ErrorCode.ApprovalDenied, message, callId: call.id, tool: tool.name });
-      return { code: ErrorCode.ApprovalDenied, reason: message };
-    } catch (error) {
-      if (context.signal?.aborted) return aborted('while waiting for the approval answer');
-      const message = `the approval callback threw for tool "${tool.name}": ${describeError(error)}`;
-      context.record({ type: 'error', code: ErrorCode.ApprovalDenied, message, callId: call.id, tool: tool.name });
-      return { code: ErrorCode.ApprovalDenied, reason: message };
-    }
-  }
-
-  private refuse(call: ModelToolCall, { code, reason }: Refusal, context: ExecutionContext): ToolResult {
-    const result =
-      code === ErrorCode.Aborted
-        ? errorResult(code, `The call to tool "${call.name}" did not run: ${reason}.`, `${call.name}: not run: ${reason}`)
-        : errorResult(
-            code,
-            `The call to tool "${call.name}" was not approved (${reason}). It did not run. Do not retry it with the same arguments; continue without it or ask the user.`,
-            `${call.name}: approval denied: ${reason}`,
-          );
-    return this.notRun(call, result, context);
-  }
-
-  /** Records a call that did not run, with its result. */
-  private notRun(call: ModelToolCall, result: ToolResult, context: ExecutionContext): ToolResult {
-    const started = now();
-    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments, time: started });
-    const ended = now();
-    context.record({ type: 'tool_result', callId: call.id, tool: call.name, result, durationMs: ended - started, time: ended });
-    return result;
+    const byId = new Map<string, string>();
+    for (const [i, modelId] of repeated) byId.set(calls[i]!.id, modelId);
+    this.repeated.set(context.state, byId);
+    const limit = this.toolTimeoutMs;
+    return Promise.all(calls.map((call) => this.calls.invoke(this.toolset, call.name, call.arguments, context, limit === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: limit })));
   }
 }
 

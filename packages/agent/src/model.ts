@@ -84,6 +84,10 @@ export interface ModelResponse {
 export interface Model {
   /** A readable name for transcripts and errors: "openai gpt-4.1-mini". */
   readonly name: string;
+  /** The provider, as traces name it (`gen_ai.provider.name`): "openai", "anthropic". */
+  readonly provider?: string;
+  /** The model asked for, as traces name it (`gen_ai.request.model`): "gpt-4.1-mini". */
+  readonly model?: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
 }
 

@@ -261,7 +261,7 @@ describe('approval', () => {
     expect(resultText(latestToolResults(model.requests[1]!)[0]!.result)).toContain('no approve callback');
     const result = await new Agent({ model, tools: [deleteFile], approve: () => { throw new Error('ui gone'); } }).run('b');
     expect(resultText(latestToolResults(model.requests[3]!)[0]!.result)).toContain('ui gone');
-    expect(result.context.events.some((e) => e.type === 'error' && e.code === ErrorCode.ApprovalDenied)).toBe(true);
+    expect(result.context.events.some((e) => e.type === 'diagnostic' && e.code === ErrorCode.ApprovalDenied && e.source === 'approval')).toBe(true);
   });
 });
 

@@ -1,7 +1,9 @@
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
 import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
-import { ExecutionContext, now } from './execution-context.js';
+import type { ExecutionContext } from './execution-context.js';
+import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
+import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
@@ -27,6 +29,8 @@ export interface BaseToolOptions {
   timeoutMs?: number;
   /** The agent asks its approval callback before running this tool. */
   requiresApproval?: boolean;
+  /** Tool-level middleware: runs with every call of this tool, however it is called (see `use`). */
+  middleware?: readonly Middleware[];
 }
 
 /** Per-call options of `invoke`. */
@@ -128,6 +132,7 @@ function pointer(parent: Visit, key: string): string {
  * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
  */
 function argumentsProblem(args: object, parsed: boolean): string | undefined {
+  if (isFlat(args)) return undefined;
   const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
   // The depth at which each object was last walked: shared objects are walked again only deeper.
   const seen = parsed ? undefined : new Map<object, number>();
@@ -152,6 +157,15 @@ function argumentsProblem(args: object, parsed: boolean): string | undefined {
     if (problem !== undefined) return problem;
   }
   return undefined;
+}
+
+/** Whether `args` holds no object and no number JSON cannot carry: nothing to walk, nothing allocated (most calls). */
+function isFlat(args: object): boolean {
+  for (const key in args) {
+    const value = (args as Record<string, unknown>)[key];
+    if (typeof value === 'object' ? value !== null : typeof value === 'number' && !Number.isFinite(value)) return false;
+  }
+  return true;
 }
 
 /** Checks one child of `parent`: a number must be finite; an object or array is walked next. */
@@ -229,6 +243,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   private preparers: readonly ArgumentPreparer[] | undefined;
   /** The Standard Schema given as `parameters`, which validates the arguments. */
   private standardSchema: StandardSchemaV1 | undefined;
+  /** Tool-level middleware (`use`). */
+  private chain: Chain = Chain.EMPTY;
 
   /** `tool instanceof BaseTool` holds for a tool made with any copy of @anytool/core (subclasses check as usual). */
   static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
@@ -256,6 +272,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
     const problem = timeoutProblem(options.timeoutMs);
     if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: ${problem}`);
+    if (options.middleware !== undefined) this.use(...options.middleware);
   }
 
   /** Does the work. Receives arguments that already passed validation. */
@@ -320,18 +337,37 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   /**
+   * Adds tool-level middleware: it runs with every call of this tool, called on
+   * its own or through any toolset (inside the toolset's and source's middleware).
+   */
+  use(...middleware: Middleware[]): this {
+    this.chain = Chain.of(this.chain.middleware, middleware.map((m) => checkMiddleware(m, this.label)));
+    return this;
+  }
+
+  /** This tool's own middleware, outermost first. */
+  get middleware(): readonly Middleware[] {
+    return this.chain.middleware;
+  }
+
+  /**
    * The one uniform call. Never throws: unknown input, invalid arguments, an
    * exception in the tool, a timeout or an abort all become error results.
    */
   invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
-    // The hot path of every agent: kept free of closures, timers and listeners
-    // unless a timeout, an abort signal or an async tool needs them.
-    if (context === undefined || context === null) context = new ExecutionContext();
-    const callId = options?.callId ?? context.nextCallId();
-    const started = now();
-    context.record({ type: 'tool_call', callId, tool: this.name, args: rawArgs, time: started });
+    return invokeThrough(this.chain, this as unknown as BaseTool, this.name, context, rawArgs, options, noTool);
+  }
+
+  /**
+   * The tool's own stage of the pipeline, innermost in every call: checks the
+   * arguments, applies the time limit and the run's abort signal, runs the
+   * build step's preparers and `execute`, and turns the outcome into a result.
+   * Kept free of closures, timers and listeners unless a time limit, an abort
+   * signal or an async tool needs them; a sync tool's result comes back at once.
+   */
+  [TOOL_STAGE](context: ExecutionContext, callId: string, rawArgs: unknown, options: InvokeOptions | undefined): ToolResult | Promise<ToolResult> {
     const signal = context.signal;
-    if (signal?.aborted) return Promise.resolve(this.finish(context, callId, started, this.abortedResult(signal)));
+    if (signal?.aborted) return this.abortedResult(signal);
     let prepared: Record<string, unknown> | Refusal;
     try {
       prepared = this.prepare(rawArgs);
@@ -339,56 +375,78 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       // Arguments whose reading throws (a revoked proxy, a throwing getter) from an in-process caller.
       prepared = refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}). Send one JSON object.`);
     }
-    if (prepared instanceof Refusal) return Promise.resolve(this.finish(context, callId, started, prepared.result));
-    const timeoutMs = options?.timeoutMs ?? this.timeoutMs;
-    // The default applies to a tool with no limit of its own; only an async call can use it (a sync one has settled).
-    const defaultMs = timeoutMs === undefined && !this.ownDeadline ? options?.defaultTimeoutMs : undefined;
-    if (options?.timeoutMs !== undefined || options?.defaultTimeoutMs !== undefined) {
+    if (prepared instanceof Refusal) return prepared.result;
+    let limit = options?.timeoutMs ?? this.timeoutMs;
+    if (options !== undefined && (options.timeoutMs !== undefined || options.defaultTimeoutMs !== undefined)) {
       const problem = timeoutProblem(options.timeoutMs) ?? timeoutProblem(options.defaultTimeoutMs);
-      if (problem !== undefined) return Promise.resolve(this.finish(context, callId, started, errorResult(ErrorCode.InvalidOptions, `Tool "${this.name}" was not run: ${problem}.`)));
+      if (problem !== undefined) return errorResult(ErrorCode.InvalidOptions, `Tool "${this.name}" was not run: ${problem}.`);
+      // The default applies to a tool with no limit of its own.
+      if (limit === undefined && !this.ownDeadline) limit = options.defaultTimeoutMs;
     }
-    if (this.preparers !== undefined || timeoutMs !== undefined) return this.slowCall(context, callId, started, prepared, timeoutMs ?? defaultMs);
-    let running: Promise<unknown>;
-    try {
-      let callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
-      const deadline = defaultMs === undefined ? undefined : new AbortController();
-      if (deadline !== undefined) callContext = callContext.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
-      const value = this.execute(callContext, prepared as Args);
-      if (!isThenable(value)) return Promise.resolve(this.settle(context, callId, started, value));
-      running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
-      if (deadline !== undefined) running = this.withDeadline(running, defaultMs!, deadline);
-    } catch (error) {
-      return Promise.resolve(this.finish(context, callId, started, this.failure(error)));
-    }
-    return running.then(
-      (v) => this.settle(context, callId, started, v),
-      (error: unknown) => this.finish(context, callId, started, this.failure(error)),
+    const args = prepared;
+    if (limit === undefined) return this.run(context, callId, args);
+    return this.underTimeLimit(context, limit, (limited) => this.run(limited, callId, args));
+  }
+
+  /** The build step's preparers (an async Standard Schema check among them), then `execute`. */
+  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>): ToolResult | Promise<ToolResult> {
+    const callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
+    if (this.preparers === undefined) return this.runExecute(callContext, args);
+    const signal = context.signal;
+    let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);
+    if (signal !== undefined) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
+    return preparing.then(
+      (next) => {
+        if (next instanceof Refusal) return next.result;
+        if (signal?.aborted) return this.abortedResult(signal);
+        return this.runExecute(callContext, next);
+      },
+      (error: unknown) => this.failure(error),
     );
   }
 
-  /** Runs the build step's preparers and honours a deadline. */
-  private async slowCall(context: ExecutionContext, callId: string, started: number, prepared: Record<string, unknown>, timeoutMs: number | undefined): Promise<ToolResult> {
-    let result: ToolResult;
+  /** Calls `execute` and settles its outcome, racing an async one against the run's abort signal. */
+  private runExecute(context: ExecutionContext, args: Record<string, unknown>): ToolResult | Promise<ToolResult> {
+    let value: unknown;
     try {
-      let args = prepared;
-      const signal = context.signal;
-      if (this.preparers !== undefined) {
-        // The preparers (an async Standard Schema check among them) run under the same time limit and abort signal as the tool.
-        let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);
-        if (signal !== undefined) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
-        if (timeoutMs !== undefined) preparing = this.withDeadline(preparing, timeoutMs, new AbortController()) as typeof preparing;
-        const next = await preparing;
-        if (next instanceof Refusal) return this.finish(context, callId, started, next.result);
-        args = next;
-        if (timeoutMs !== undefined) timeoutMs = Math.max(1, timeoutMs - Math.round(now() - started));
-      }
-      if (signal?.aborted) return this.finish(context, callId, started, this.abortedResult(signal));
-      const callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
-      result = normalizeResult(await this.guarded(callContext, args as Args, timeoutMs, signal));
+      value = this.execute(context, args as Args);
+      // Reading `then` may throw too (a hostile getter).
+      if (!isThenable(value)) return this.settle(value);
     } catch (error) {
-      result = this.failure(error);
+      return this.failure(error);
     }
-    return this.finish(context, callId, started, result);
+    const signal = context.signal;
+    const running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
+    return running.then(
+      (v) => this.settle(v),
+      (error: unknown) => this.failure(error),
+    );
+  }
+
+  /**
+   * The time limit, the innermost wrapper of the one path: the rest of the call
+   * (preparers included) runs with a signal that aborts at the deadline, and a
+   * call still running then ends with a `TIMEOUT` result, even if the tool ignores
+   * its signal. A call that settles at once sets no timer; a tool that never sees
+   * the context gets no deadline signal either, only the timer.
+   */
+  private underTimeLimit(context: ExecutionContext, ms: number, rest: (context: ExecutionContext) => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult> {
+    const deadline = this.perCallContext || this.preparers !== undefined ? new AbortController() : undefined;
+    const signal = context.signal;
+    const limited = deadline === undefined ? context : context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
+    const running = rest(limited);
+    if (!(running instanceof Promise)) return running;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${ms} ms.`);
+        resolve(this.failure(error));
+        deadline?.abort(error);
+      }, ms);
+      void running.then((result) => {
+        clearTimeout(timer);
+        resolve(result);
+      });
+    });
   }
 
   private async runPreparers(args: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> {
@@ -401,20 +459,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     return args;
   }
 
-  private settle(context: ExecutionContext, callId: string, started: number, value: unknown): ToolResult {
-    let result: ToolResult;
+  private settle(value: unknown): ToolResult {
     try {
-      result = normalizeResult(value);
+      return normalizeResult(value);
     } catch (error) {
-      result = this.failure(error);
+      return this.failure(error);
     }
-    return this.finish(context, callId, started, result);
-  }
-
-  private finish(context: ExecutionContext, callId: string, started: number, result: ToolResult): ToolResult {
-    const ended = now();
-    context.record({ type: 'tool_result', callId, tool: this.name, result, durationMs: ended - started, time: ended });
-    return result;
   }
 
   /** Parses, strips strict-mode nulls and validates; returns the arguments or an error result. */
@@ -422,7 +472,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     let args: unknown = rawArgs;
     if (typeof args === 'string') {
       try {
-        args = args.trim() === '' ? {} : JSON.parse(args);
+        // The model's JSON text starts with '{': only other text needs the blank check.
+        args = args.charCodeAt(0) !== 123 && args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
         return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`);
       }
@@ -462,49 +513,6 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     return outcome.value as Record<string, unknown>;
   }
 
-  /** Runs `execute` under a deadline and the run's abort signal; a tool that ignores both still settles on time. */
-  private guarded(context: ExecutionContext, args: Args, timeoutMs: number | undefined, signal: AbortSignal | undefined): Promise<unknown> {
-    if (timeoutMs === undefined) {
-      try {
-        const value = this.execute(context, args);
-        return signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    }
-    const deadline = new AbortController();
-    const callContext = context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
-    let running: Promise<unknown>;
-    try {
-      const value = this.execute(callContext, args);
-      running = signal === undefined || this.settlesOnAbort || !isThenable(value) ? Promise.resolve(value) : raceAbort(value, signal, this.name);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.withDeadline(running, timeoutMs, deadline);
-  }
-
-  /** Settles as `running` does, or with a timeout error after `timeoutMs` (aborting `deadline`, which the tool's signal follows). */
-  private withDeadline(running: Promise<unknown>, timeoutMs: number, deadline: AbortController): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${timeoutMs} ms.`);
-        deadline.abort(error);
-        reject(error);
-      }, timeoutMs);
-      running.then(
-        (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
-    });
-  }
-
   private abortedResult(signal: AbortSignal): ToolResult {
     const reason = signal.reason === undefined ? '' : ` (${describeError(signal.reason)})`;
     return errorResult(ErrorCode.Aborted, `Tool "${this.name}" was not run because the run was aborted.`, `${this.label} was not run: the run was aborted${reason}`);
@@ -531,3 +539,6 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 }
 
 setBrand(BaseTool, BRAND.BaseTool);
+
+/** A tool's own calls always have their tool. */
+const noTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, `Unknown tool ${JSON.stringify(call.name)}.`);

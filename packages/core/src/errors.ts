@@ -49,6 +49,12 @@ export const ErrorCode = {
   ApprovalDenied: 'APPROVAL_DENIED',
   /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */
   DuplicateCallId: 'DUPLICATE_CALL_ID',
+  /** A middleware hook threw or returned something that is not a ToolResult; the call ended with this code. */
+  MiddlewareFailed: 'MIDDLEWARE_FAILED',
+  /** A listener (of run events, diagnostics or a toolset's changes) threw; the others were still told. */
+  ListenerFailed: 'LISTENER_FAILED',
+  /** More distinct diagnostics than a log keeps: the ones past the limit are counted on this one, not kept. */
+  TooManyDiagnostics: 'TOO_MANY_DIAGNOSTICS',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,14 +1,11 @@
+import type { Context as TraceContext } from '@opentelemetry/api';
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
+import { now } from './clock.js';
+import { DiagnosticLog, type Diagnostic, type DiagnosticInput } from './diagnostics.js';
+import { ErrorCode, describeError } from './errors.js';
 import type { ToolResult } from './tool-result.js';
 
-/** Epoch milliseconds with sub-millisecond precision (monotonic within the process). */
-// Captured once: `globalThis.performance` is a lazy getter in Node, paid on every read.
-const clock = globalThis.performance;
-const origin = clock.timeOrigin;
-
-export function now(): number {
-  return origin + clock.now();
-}
+export { now };
 
 interface EventBase {
   /** When the event happened, epoch milliseconds with sub-millisecond precision. */
@@ -56,8 +53,11 @@ export interface ErrorEvent extends EventBase {
   tool?: string;
 }
 
+/** A non-fatal problem noticed during the run (see `Diagnostic`); repeats raise its `count`. */
+export type DiagnosticEvent = Diagnostic;
+
 /** Everything a run records, in the order it happened. */
-export type RunEvent = ToolCallEvent | ToolResultEvent | ProgressEvent | MessageEvent | ErrorEvent;
+export type RunEvent = ToolCallEvent | ToolResultEvent | ProgressEvent | MessageEvent | ErrorEvent | DiagnosticEvent;
 
 /** A run event before its time is stamped. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> & { time?: number } : never) : never;
@@ -68,6 +68,12 @@ export interface ExecutionContextOptions {
   runId?: string;
   state?: Map<string, unknown>;
   signal?: AbortSignal;
+  /**
+   * The OpenTelemetry context the run's spans continue: a caller's span, or the
+   * trace context an MCP request carried (`extractTraceContext`). Spans of the
+   * run's calls become its children.
+   */
+  trace?: TraceContext | undefined;
 }
 
 let runCounter = 0;
@@ -82,6 +88,8 @@ interface Run {
   readonly log: RunEvent[];
   readonly listeners: RunEventListener[];
   calls: number;
+  /** Made on the first diagnostic: most runs have none. */
+  diagnostics: DiagnosticLog | undefined;
 }
 
 /**
@@ -102,6 +110,12 @@ export class ExecutionContext {
   readonly signal: AbortSignal | undefined;
   /** Inside a tool call: the id of that call (what its progress events carry). */
   readonly callId: string | undefined;
+  /**
+   * The OpenTelemetry context of the current span, when the run is traced: the
+   * agent's span, inside a traced call the call's own. A tool that calls out (an
+   * MCP client) puts it on the wire with `injectTraceContext`.
+   */
+  readonly trace: TraceContext | undefined;
   private readonly run: Run;
   private readonly currentTool: string | undefined;
 
@@ -117,18 +131,21 @@ export class ExecutionContext {
       log: [],
       listeners: [],
       calls: 0,
+      diagnostics: undefined,
     };
     this.signal = options.signal;
     this.callId = undefined;
+    this.trace = options.trace;
     this.currentTool = undefined;
   }
 
-  /** A view of the same run with its own signal and call: four fields, no copying. */
-  private view(signal: AbortSignal | undefined, callId: string | undefined, tool: string | undefined): ExecutionContext {
-    const view = Object.create(ExecutionContext.prototype) as { -readonly [K in 'run' | 'signal' | 'callId' | 'currentTool']: unknown };
+  /** A view of the same run with its own signal, call and trace: five fields, no copying. */
+  private view(signal: AbortSignal | undefined, callId: string | undefined, tool: string | undefined, trace: TraceContext | undefined): ExecutionContext {
+    const view = Object.create(ExecutionContext.prototype) as { -readonly [K in 'run' | 'signal' | 'callId' | 'trace' | 'currentTool']: unknown };
     view.run = this.run;
     view.signal = signal;
     view.callId = callId;
+    view.trace = trace;
     view.currentTool = tool;
     return view as unknown as ExecutionContext;
   }
@@ -156,14 +173,32 @@ export class ExecutionContext {
       try {
         listeners[i]!(stamped);
       } catch (error) {
-        // A broken listener must not break the run: its failure is recorded instead
-        // (once: a listener that also fails on that error event is not told again).
-        if (stamped.type !== 'error' || stamped.code !== 'LISTENER_FAILED') {
-          this.record({ type: 'error', code: 'LISTENER_FAILED', message: `an event listener threw on a ${stamped.type} event: ${error instanceof Error ? error.message : String(error)}` });
+        // A broken listener must not break the run: its failure becomes a diagnostic
+        // (once: a listener that also fails on that diagnostic is not told about it again).
+        if (stamped.type !== 'diagnostic' || stamped.code !== ErrorCode.ListenerFailed) {
+          this.diagnose({ code: ErrorCode.ListenerFailed, source: 'run events', message: `an event listener threw on a ${stamped.type} event: ${describeError(error)}` });
         }
       }
     }
     return stamped;
+  }
+
+  /**
+   * Reports a non-fatal problem of the run: recorded once as a `diagnostic` event
+   * (a repeat raises its `count`), at most `MAX_DIAGNOSTICS` distinct ones a run.
+   * Inside a tool call it carries the call's id and tool name unless given.
+   */
+  diagnose(input: Omit<DiagnosticInput, 'source'> & { source?: string }): Diagnostic {
+    const run = this.run;
+    if (run.diagnostics === undefined) {
+      const log = new DiagnosticLog();
+      log.subscribe((diagnostic) => void this.record(diagnostic));
+      run.diagnostics = log;
+    }
+    const full: DiagnosticInput = { ...input, source: input.source ?? (this.currentTool === undefined ? 'run' : `tool "${this.currentTool}"`) };
+    if (full.tool === undefined && this.currentTool !== undefined) full.tool = this.currentTool;
+    if (full.callId === undefined && this.callId !== undefined) full.callId = this.callId;
+    return run.diagnostics.report(full);
   }
 
   /** Calls `listener` for every event recorded from now on; returns the unsubscribe function. */
@@ -187,12 +222,17 @@ export class ExecutionContext {
    * and listeners. Used to give one call its own deadline.
    */
   withSignal(signal: AbortSignal): ExecutionContext {
-    return this.view(signal, this.callId, this.currentTool);
+    return this.view(signal, this.callId, this.currentTool, this.trace);
   }
 
   /** A view of this run for one tool call: the same run, with `callId` set. */
   forCall(callId: string, tool?: string): ExecutionContext {
-    return this.view(this.signal, callId, tool);
+    return this.view(this.signal, callId, tool, this.trace);
+  }
+
+  /** A view of this run whose spans continue `trace` (the tracing middleware gives each traced call one). */
+  withTrace(trace: TraceContext | undefined): ExecutionContext {
+    return this.view(this.signal, this.callId, this.currentTool, trace);
   }
 
   /**

@@ -7,6 +7,7 @@ export type { AnytoolErrorOptions } from './errors.js';
 export { ExecutionContext, isExecutionContext, now } from './execution-context.js';
 export { abortWatch } from './abort-watch.js';
 export type {
+  DiagnosticEvent,
   ErrorEvent,
   ExecutionContextOptions,
   MessageEvent,
@@ -17,6 +18,23 @@ export type {
   ToolCallEvent,
   ToolResultEvent,
 } from './execution-context.js';
+
+export { DiagnosticLog, MAX_DIAGNOSTICS } from './diagnostics.js';
+export type { Diagnostic, DiagnosticInput, DiagnosticListener } from './diagnostics.js';
+
+export { Pipeline } from './pipeline/pipeline.js';
+export type { ToolInvoker } from './pipeline/pipeline.js';
+export { ToolCall } from './pipeline/tool-call.js';
+export type { Middleware } from './pipeline/tool-call.js';
+export { approval, needsApproval } from './pipeline/approval.js';
+export type { ApprovalCallback, ApprovalDecision, ApprovalOptions, ApprovalRequest } from './pipeline/approval.js';
+export { outputBudget } from './pipeline/output-budget.js';
+export type { OutputBudgetOptions } from './pipeline/output-budget.js';
+
+export { tracing } from './tracing/tracing.js';
+export type { TracingOptions } from './tracing/tracing.js';
+export type { TelemetryProviders } from './tracing/otel.js';
+export { extractTraceContext, injectTraceContext } from './tracing/trace-context.js';
 
 export type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 

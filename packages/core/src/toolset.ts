@@ -1,8 +1,11 @@
 import { isBaseTool, type BaseTool, type InvokeOptions } from './base-tool.js';
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
-import { AnytoolError, ErrorCode, describeError } from './errors.js';
-import { ExecutionContext, now } from './execution-context.js';
+import { DiagnosticLog } from './diagnostics.js';
+import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
+import type { ExecutionContext } from './execution-context.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
+import { Chain, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
+import type { Middleware } from './pipeline/tool-call.js';
 import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool, type Lowered } from './providers/index.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { errorResult, type ToolResult } from './tool-result.js';
@@ -16,6 +19,11 @@ export interface DynamicToolSource {
   readonly tools: readonly BaseTool[];
   /** Calls `listener` after the tools changed; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
+  /**
+   * Source-level middleware: a toolset holding this source runs it with every call
+   * of the source's tools, inside the toolset's own middleware and outside the tools'.
+   */
+  readonly middleware?: readonly Middleware[];
 }
 
 /** Anything a toolset can hold. */
@@ -26,6 +34,16 @@ interface Entry {
   /** Set for a dynamic source, which the toolset follows. */
   source?: DynamicToolSource;
   unsubscribe?: () => void;
+}
+
+/** A tool held under its name, with the middleware its calls pass through here. */
+interface Route {
+  readonly tool: BaseTool;
+  readonly entry: Entry;
+  /** Compiled on the first call (and again after `use`, or after the tool's own `use`). */
+  chain: Chain | undefined;
+  /** The tool's own middleware when `chain` was compiled. */
+  toolLevel: readonly Middleware[] | undefined;
 }
 
 function isDynamicSource(value: unknown): value is DynamicToolSource {
@@ -58,12 +76,19 @@ function checkTool(tool: BaseTool): ToolDefinition {
  */
 export class Toolset implements DynamicToolSource {
   private readonly entries: Entry[] = [];
-  private byName = new Map<string, BaseTool>();
+  private byName = new Map<string, Route>();
   /** Tools of dynamic sources left out for a broken definition; checked again on every refresh. */
   private broken: ReadonlySet<BaseTool> = new Set();
   private readonly listeners: Array<() => void> = [];
-  /** Problems found in dynamic sources (a tool with a broken definition, a name collision after a refresh). */
-  readonly warnings: string[] = [];
+  /** Toolset-level middleware, outermost first. */
+  private own: readonly Middleware[] = [];
+  /** The chain of a call to a name no tool has: the toolset's own middleware. */
+  private unknownChain: Chain = Chain.EMPTY;
+  /**
+   * Problems found while following dynamic sources (a name collision or a broken
+   * tool after a refresh, a listener that threw): bounded, each said once.
+   */
+  readonly diagnostics = new DiagnosticLog();
 
   /** `value instanceof Toolset` holds for a toolset from any copy of @anytool/core. */
   static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
@@ -79,7 +104,7 @@ export class Toolset implements DynamicToolSource {
    * methods, other toolsets and dynamic sources. A name already held, or a bad
    * definition, throws a coded error and nothing is added. The exception: a
    * tool of a dynamic source (an MCP server's) with a bad definition is left
-   * out with a note in `warnings`, as after a refresh, so one bad tool from
+   * out with a note in `diagnostics`, as after a refresh, so one bad tool from
    * elsewhere never keeps out the others.
    */
   add(...sources: ToolSource[]): this {
@@ -135,28 +160,69 @@ export class Toolset implements DynamicToolSource {
   }
 
   /**
+   * Adds toolset-level middleware: it runs with every call through this toolset
+   * (unknown names included), outside the middleware of its sources and tools.
+   * A toolset held by another one brings its middleware along as source-level
+   * middleware there.
+   *
+   * @example
+   * const toolset = new Toolset(tools).use(tracing(), outputBudget({ maxChars: 20_000 }));
+   */
+  use(...middleware: Middleware[]): this {
+    this.own = [...this.own, ...middleware.map((m) => checkMiddleware(m, 'Toolset'))];
+    this.unknownChain = Chain.of(this.own);
+    for (const route of this.byName.values()) route.chain = undefined;
+    this.notify();
+    return this;
+  }
+
+  /**
+   * The toolset- and source-level middleware a call of `name` passes through here,
+   * outermost first (not the tool's own): what an outer toolset holding this one
+   * runs as its source-level middleware.
+   */
+  middlewareFor(name: string): readonly Middleware[] {
+    const route = this.byName.get(name);
+    if (route === undefined) return this.own;
+    const source = sourceLevel(route.entry, name);
+    return source.length === 0 ? this.own : [...this.own, ...source];
+  }
+
+  /**
    * Indexes tools by name. A collision caused by a source being added now
    * (`strictFor`) throws. Any other collision comes from a dynamic source that
    * changed under us: the tool held first keeps the name, the newcomer is left
-   * out and the collision is reported in `warnings`. Tools in `skip` (broken
+   * out and the collision is reported in `diagnostics`. Tools in `skip` (broken
    * definitions of dynamic sources) are left out.
    */
-  private index(entries: readonly Entry[], strictFor?: ReadonlySet<Entry>, skip: ReadonlySet<BaseTool> = this.broken): Map<string, BaseTool> {
-    const map = new Map<string, BaseTool>();
+  private index(entries: readonly Entry[], strictFor?: ReadonlySet<Entry>, skip: ReadonlySet<BaseTool> = this.broken): Map<string, Route> {
+    const map = new Map<string, Route>();
     for (const entry of entries) {
       for (const tool of entry.tools()) {
         if (skip.has(tool)) continue;
-        const held = map.get(tool.name);
+        const held = map.get(tool.name)?.tool;
         if (held !== undefined && held !== tool) {
           const message = `two tools are named "${tool.name}": ${held.label} and ${tool.label}; rename one with { name: '...' } (MCP toolsets can prefix their names)`;
           if (strictFor?.has(entry)) throw new AnytoolError(ErrorCode.DuplicateTool, message);
-          this.warn(`${message}; ${tool.label} is left out`);
+          this.diagnostics.report({ code: ErrorCode.DuplicateTool, source: 'toolset', tool: tool.name, message: `${message}; ${tool.label} is left out` });
           continue;
         }
-        map.set(tool.name, tool);
+        map.set(tool.name, { tool, entry, chain: undefined, toolLevel: undefined });
       }
     }
     return map;
+  }
+
+  /** The chain of `route`, compiled now: this toolset's middleware, its source's, the tool's. */
+  private compile(route: Route): Chain {
+    const toolLevel = route.tool.middleware;
+    route.toolLevel = toolLevel;
+    return (route.chain = Chain.of(this.own, sourceLevel(route.entry, route.tool.name), toolLevel));
+  }
+
+  /** @deprecated Read `diagnostics`: the messages of its entries. */
+  get warnings(): string[] {
+    return this.diagnostics.entries.map((d) => d.message);
   }
 
   /** Whether this toolset holds `other`, directly or through nested toolsets. */
@@ -174,7 +240,7 @@ export class Toolset implements DynamicToolSource {
     this.notify();
   }
 
-  /** The tools of the dynamic sources among `entries` whose definitions do not pass `checkTool`, each noted in `warnings`. */
+  /** The tools of the dynamic sources among `entries` whose definitions do not pass `checkTool`, each noted in `diagnostics`. */
   private brokenTools(entries: readonly Entry[]): Set<BaseTool> {
     const broken = new Set<BaseTool>();
     for (const entry of entries) {
@@ -185,25 +251,27 @@ export class Toolset implements DynamicToolSource {
           checkTool(tool);
         } catch (error) {
           broken.add(tool);
-          this.warn(`${describeError(error)}; the tool is left out`);
+          const code = isAnytoolError(error) ? error.code : ErrorCode.InvalidSchema;
+          this.diagnostics.report({ code, source: 'toolset', tool: tool.name, message: `${describeError(error)}; the tool is left out` });
         }
       }
     }
     return broken;
   }
 
-  /** Notes a problem once: every refresh meets the same ones again. */
-  private warn(message: string): void {
-    if (!this.warnings.includes(message)) this.warnings.push(message);
-  }
-
   private notify(): void {
-    for (const listener of [...this.listeners]) listener();
+    for (const listener of [...this.listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        this.diagnostics.report({ code: ErrorCode.ListenerFailed, source: 'toolset', message: `a listener of the toolset's changes threw: ${describeError(error)}` });
+      }
+    }
   }
 
   /** Every tool held, in the order they were added. */
   get tools(): readonly BaseTool[] {
-    return [...this.byName.values()];
+    return Array.from(this.byName.values(), (route) => route.tool);
   }
 
   get names(): string[] {
@@ -215,7 +283,7 @@ export class Toolset implements DynamicToolSource {
   }
 
   get(name: string): BaseTool | undefined {
-    return this.byName.get(name);
+    return this.byName.get(name)?.tool;
   }
 
   has(name: string): boolean {
@@ -251,23 +319,26 @@ export class Toolset implements DynamicToolSource {
   }
 
   /**
-   * The agent's single entry point: finds the tool by name and calls it. Never
-   * throws; an unknown name is an error result that lists the valid names.
+   * The agent's single entry point: finds the tool by name and calls it through
+   * the toolset's, the source's and the tool's middleware. Never throws; an
+   * unknown name is an error result that lists the valid names.
    */
-  invoke(name: string, rawArgs: unknown, context: ExecutionContext = new ExecutionContext(), options?: InvokeOptions): Promise<ToolResult> {
-    const tool = this.byName.get(name);
-    if (tool !== undefined) return tool.invoke(context, rawArgs, options);
-    return Promise.resolve(this.unknownTool(name, rawArgs, context, options));
+  invoke(name: string, rawArgs: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
+    const route = this.byName.get(name);
+    if (route === undefined) return invokeThrough(this.unknownChain, undefined, name, context, rawArgs, options, this.unknownTool);
+    const chain = route.chain !== undefined && route.toolLevel === route.tool.middleware ? route.chain : this.compile(route);
+    return invokeThrough(chain, route.tool, name, context, rawArgs, options, this.unknownTool);
   }
 
-  private unknownTool(name: string, rawArgs: unknown, context: ExecutionContext, options: InvokeOptions | undefined): ToolResult {
-    const callId = options?.callId ?? context.nextCallId();
-    const started = now();
-    context.record({ type: 'tool_call', callId, tool: name, args: rawArgs, time: started });
-    const result = errorResult(ErrorCode.UnknownTool, `Unknown tool ${quoteShort(name)}; ${listNames(this.names, name)}. Call one of those.`);
-    context.record({ type: 'tool_result', callId, tool: name, result, durationMs: now() - started });
-    return result;
-  }
+  private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, `Unknown tool ${quoteShort(call.name)}; ${listNames(this.names, call.name)}. Call one of those.`);
+}
+
+/** The middleware a source brings for its tool `name`: a held toolset's own (and its sources'), or a dynamic source's. */
+function sourceLevel(entry: Entry, name: string): readonly Middleware[] {
+  const source = entry.source as (DynamicToolSource & { middlewareFor?: (name: string) => readonly Middleware[] }) | undefined;
+  if (source === undefined) return [];
+  if (typeof source.middlewareFor === 'function') return source.middlewareFor(name);
+  return Array.isArray(source.middleware) ? source.middleware : [];
 }
 
 /** Longest part of an unknown name echoed back to the model. */

@@ -4,11 +4,12 @@ describe('the public surface of @anytool/core', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
-        'AnytoolError', 'BUILD_INFO', 'BaseTool', 'Context', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
-        'TOOL_NAME_RULES', 'Tool', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
-        'errorResult', 'formatProblems', 'imageResult', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions', 'normalizeResult', 'now', 'resultText', 'schemaProblems',
+        'AnytoolError', 'BUILD_INFO', 'BaseTool', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
+        'Pipeline', 'TOOL_NAME_RULES', 'Tool', 'ToolCall', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'approval', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
+        'errorResult', 'extractTraceContext', 'formatProblems', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions',
+        'needsApproval', 'normalizeResult', 'now', 'outputBudget', 'resultText', 'schemaProblems',
         'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',
-        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule',
+        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule', 'tracing',
       ].sort(),
     );
   });
@@ -25,6 +26,6 @@ describe('the public surface of @anytool/core', () => {
   });
 
   it('keeps storage internals private', () => {
-    for (const name of ['readToolRecords', 'addToMetadata', 'TOOL_RECORDS', 'CONTEXT_PARAMS', 'makeInvoker', 'compileNullStripper', 'BRAND', 'setBrand', 'hasBrand']) expect(name in core).toBe(false);
+    for (const name of ['readToolRecords', 'addToMetadata', 'TOOL_RECORDS', 'CONTEXT_PARAMS', 'makeInvoker', 'compileNullStripper', 'BRAND', 'setBrand', 'hasBrand', 'Chain', 'invokeThrough', 'runChain', 'TOOL_STAGE']) expect(name in core).toBe(false);
   });
 });

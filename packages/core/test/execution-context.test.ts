@@ -1,4 +1,4 @@
-import { ExecutionContext, Toolset, resultText, tool, type ToolCallEvent, type ToolResultEvent } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type ToolCallEvent, type ToolResultEvent } from '@anytool/core';
 
 const sleepy = tool(
   async ({ ms, label }: { ms: number; label: string }, context: ExecutionContext) => {
@@ -28,7 +28,7 @@ describe('ExecutionContext', () => {
     expect(calls.every((c) => c.time <= firstDone)).toBe(true);
   });
 
-  it('tells listeners about each event; a listener that throws is recorded, not fatal', () => {
+  it('tells listeners about each event; a listener that throws is a diagnostic of the run, said once and counted', () => {
     const context = new ExecutionContext();
     const seen: string[] = [];
     const stop = context.subscribe((e) => seen.push(e.type));
@@ -38,9 +38,9 @@ describe('ExecutionContext', () => {
     context.record({ type: 'message', role: 'user', text: 'hi' });
     stop();
     context.record({ type: 'message', role: 'assistant', text: 'hello' });
-    expect(seen).toEqual(['message', 'error']);
-    expect(context.events.map((e) => e.type)).toEqual(['message', 'error', 'message', 'error']);
-    expect(context.events[1]).toMatchObject({ type: 'error', code: 'LISTENER_FAILED' });
+    expect(seen).toEqual(['message', 'diagnostic']);
+    expect(context.events.map((e) => e.type)).toEqual(['message', 'diagnostic', 'message']);
+    expect(context.events[1]).toMatchObject({ type: 'diagnostic', code: ErrorCode.ListenerFailed, count: 2, message: expect.stringContaining('listener bug') });
   });
 
   it('withSignal shares state and events with the run', () => {

@@ -48,8 +48,10 @@ type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], stri
  */
 export class AnthropicModel implements Model {
   readonly name: string;
+  readonly provider = 'anthropic';
+  /** The model id requests ask for. */
+  readonly model: string;
   readonly client: Anthropic;
-  private readonly model: string;
   private readonly maxTokens: number;
   private readonly params: Partial<CreateParams> | undefined;
 

@@ -42,8 +42,10 @@ type CreateParams = ChatCompletionCreateParamsNonStreaming;
  */
 export class OpenAIModel implements Model {
   readonly name: string;
+  readonly provider = 'openai';
+  /** The model id requests ask for. */
+  readonly model: string;
   readonly client: OpenAI;
-  private readonly model: string;
   private readonly strict: boolean;
   private readonly parallelToolCalls: boolean | undefined;
   private readonly params: Partial<CreateParams> | undefined;

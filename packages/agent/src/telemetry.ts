@@ -1,0 +1,78 @@
+import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context as TraceContext, type Span } from '@opentelemetry/api';
+import { now, type TracingOptions } from '@anytool/core';
+import type { Model, ModelRequest, ModelResponse, Usage } from './model.js';
+
+const SCOPE = 'anytool';
+
+/** The spans and metrics of one traced agent run, following the GenAI semantic conventions. */
+export class RunTelemetry {
+  private readonly span: Span;
+  /** The run's trace context: the `invoke_agent` span, which its model and tool spans continue. */
+  readonly trace: TraceContext;
+
+  constructor(
+    private readonly options: TracingOptions,
+    private readonly model: Model,
+    agentName: string | undefined,
+    parent: TraceContext | undefined,
+  ) {
+    const provider = options.tracerProvider ?? trace.getTracerProvider();
+    const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', ...modelAttributes(model) };
+    if (agentName !== undefined) attributes['gen_ai.agent.name'] = agentName;
+    const context = parent ?? otelContext.active();
+    this.span = provider.getTracer(SCOPE).startSpan(agentName === undefined ? 'invoke_agent' : `invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes }, context);
+    this.trace = trace.setSpan(context, this.span);
+  }
+
+  /** Starts the `chat {model}` span of one model turn; the returned function ends it with the response or the failure. */
+  chat(request: ModelRequest): (response: ModelResponse | undefined, errorType?: string) => void {
+    const model = this.model;
+    const started = now();
+    const attributes: Attributes = { 'gen_ai.operation.name': 'chat', ...modelAttributes(model) };
+    if (request.settings?.temperature !== undefined) attributes['gen_ai.request.temperature'] = request.settings.temperature;
+    if (request.settings?.maxTokens !== undefined) attributes['gen_ai.request.max_tokens'] = request.settings.maxTokens;
+    const provider = this.options.tracerProvider ?? trace.getTracerProvider();
+    const span = provider.getTracer(SCOPE).startSpan(`chat ${model.model ?? model.name}`, { kind: SpanKind.CLIENT, attributes }, this.trace);
+    return (response, errorType) => {
+      const metricAttributes: Attributes = { 'gen_ai.operation.name': 'chat', ...modelAttributes(model) };
+      if (response !== undefined) {
+        span.setAttributes(usageAttributes(response.usage));
+        span.setAttribute('gen_ai.response.finish_reasons', [response.stopReason]);
+      }
+      if (errorType !== undefined) {
+        metricAttributes['error.type'] = errorType;
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+      const meter = (this.options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
+      meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of model calls.' }).record((now() - started) / 1000, metricAttributes);
+      if (response !== undefined) {
+        const tokens = meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens used by model calls.' });
+        tokens.record(response.usage.inputTokens, { ...metricAttributes, 'gen_ai.token.type': 'input' });
+        tokens.record(response.usage.outputTokens, { ...metricAttributes, 'gen_ai.token.type': 'output' });
+      }
+    };
+  }
+
+  /** Ends the `invoke_agent` span with the run's totals and, when it did not end with an answer, an error type. */
+  end(usage: Usage, stopReason: string, steps: number, errorType?: string): void {
+    this.span.setAttributes({ ...usageAttributes(usage), 'anytool.agent.stop_reason': stopReason, 'anytool.agent.steps': steps });
+    if (errorType !== undefined) {
+      this.span.setAttribute('error.type', errorType);
+      this.span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    this.span.end();
+  }
+}
+
+function modelAttributes(model: Model): Attributes {
+  const attributes: Attributes = {};
+  if (model.provider !== undefined) attributes['gen_ai.provider.name'] = model.provider;
+  if (model.model !== undefined) attributes['gen_ai.request.model'] = model.model;
+  return attributes;
+}
+
+function usageAttributes(usage: Usage): Attributes {
+  return { 'gen_ai.usage.input_tokens': usage.inputTokens, 'gen_ai.usage.output_tokens': usage.outputTokens };
+}

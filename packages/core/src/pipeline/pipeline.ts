@@ -1,0 +1,268 @@
+import type { BaseTool, InvokeOptions } from '../base-tool.js';
+import { now } from '../clock.js';
+import { AnytoolError, ErrorCode, describeError } from '../errors.js';
+import { ExecutionContext } from '../execution-context.js';
+import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
+import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
+
+/**
+ * The tool's own stage, the innermost of every call: arguments in, result out,
+ * never throwing. A `BaseTool` of this version of core, from any copy of it, has
+ * it under this registered symbol.
+ */
+export const TOOL_STAGE: unique symbol = Symbol.for('anytool.toolStage.v1') as never;
+
+export type ToolStage = (context: ExecutionContext, callId: string, args: unknown, options: InvokeOptions | undefined) => ToolResult | Promise<ToolResult>;
+
+/** What ends a chain: the tool's stage, an unknown-tool result, or another toolset's `invoke`. */
+export type Terminal = (call: ToolCall) => ToolResult | Promise<ToolResult>;
+
+type Outcome = ToolResult | Promise<ToolResult>;
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Middleware in call order, outermost first, checked once when it is added. */
+export class Chain {
+  static readonly EMPTY = new Chain([]);
+
+  /**
+   * Set when every middleware of the chain can say whether it is active: then a
+   * call for which none is (tracing with no SDK registered) skips the chain.
+   */
+  readonly gate: (() => boolean) | undefined;
+
+  private constructor(readonly middleware: readonly Middleware[]) {
+    const gates = (middleware as readonly GatedMiddleware[]).map((m) => m[ACTIVE]);
+    if (middleware.length === 0 || gates.some((g) => g === undefined)) this.gate = undefined;
+    else if (gates.length === 1) this.gate = gates[0];
+    else this.gate = () => gates.some((g) => g!());
+  }
+
+  /** The levels joined, outermost first; the shared empty chain when there is no middleware at all. */
+  static of(...levels: ReadonlyArray<readonly Middleware[] | undefined>): Chain {
+    const list: Middleware[] = [];
+    for (const level of levels) if (level !== undefined) list.push(...level);
+    return list.length === 0 ? Chain.EMPTY : new Chain(list);
+  }
+}
+
+/** Throws the coded error a developer needs for something that is not middleware. */
+export function checkMiddleware(value: unknown, owner: string): Middleware {
+  const hooks = ['before', 'around', 'after'] as const;
+  if (typeof value === 'object' && value !== null) {
+    const m = value as Record<string, unknown>;
+    const bad = hooks.find((h) => m[h] !== undefined && typeof m[h] !== 'function');
+    if (bad === undefined && hooks.some((h) => typeof m[h] === 'function')) return value as Middleware;
+    if (bad !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}.use(): the middleware's "${bad}" is a ${typeof m[bad]}, not a function`);
+  }
+  throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}.use(): expected middleware, an object with before, around or after functions; got ${value === null ? 'null' : typeof value}`);
+}
+
+function nameOf(middleware: Middleware): string {
+  const name: unknown = middleware.name;
+  return typeof name === 'string' && name !== '' ? `middleware "${name}"` : 'a middleware';
+}
+
+function hookFailed(call: ToolCall, middleware: Middleware, hook: string, error: unknown): ToolResult {
+  const detail = describeError(error);
+  const who = nameOf(middleware);
+  return errorResult(ErrorCode.MiddlewareFailed, `The call to tool "${call.name}" failed in ${who}: ${detail.slice(0, 300)}`, `tool "${call.name}" (call ${call.callId}): the ${hook} hook of ${who} threw: ${detail}`);
+}
+
+function asResult(call: ToolCall, middleware: Middleware, hook: string, value: unknown): ToolResult {
+  if (isToolResult(value)) return value;
+  const what = describeError(value).slice(0, 100);
+  const who = nameOf(middleware);
+  return errorResult(ErrorCode.MiddlewareFailed, `The call to tool "${call.name}" failed in ${who}.`, `tool "${call.name}" (call ${call.callId}): the ${hook} hook of ${who} returned ${what}, which is not a ToolResult`);
+}
+
+/** Runs `call` through the chain's phases to `terminal`. Never throws; a promise it returns never rejects. */
+export function runChain(chain: Chain, call: ToolCall, terminal: Terminal): Outcome {
+  return befores(chain.middleware, call, terminal, 0);
+}
+
+function befores(list: readonly Middleware[], call: ToolCall, terminal: Terminal, from: number): Outcome {
+  for (let i = from; i < list.length; i++) {
+    const middleware = list[i]!;
+    if (middleware.before === undefined) continue;
+    let out: unknown;
+    try {
+      out = middleware.before(call);
+    } catch (error) {
+      return afters(list, call, i, hookFailed(call, middleware, 'before', error));
+    }
+    if (isThenable(out)) {
+      return Promise.resolve(out).then(
+        (value) => (value === undefined ? befores(list, call, terminal, i + 1) : afters(list, call, i, asResult(call, middleware, 'before', value))),
+        (error: unknown) => afters(list, call, i, hookFailed(call, middleware, 'before', error)),
+      );
+    }
+    if (out !== undefined) return afters(list, call, i, asResult(call, middleware, 'before', out));
+  }
+  const last = list.length - 1;
+  const result = arounds(list, call, terminal, 0);
+  return result instanceof Promise ? result.then((r) => afters(list, call, last, r)) : afters(list, call, last, result);
+}
+
+function arounds(list: readonly Middleware[], call: ToolCall, terminal: Terminal, from: number): Outcome {
+  for (let i = from; i < list.length; i++) {
+    const middleware = list[i]!;
+    if (middleware.around === undefined) continue;
+    const next = (): Promise<ToolResult> => Promise.resolve(arounds(list, call, terminal, i + 1));
+    let out: unknown;
+    try {
+      out = middleware.around(call, next);
+    } catch (error) {
+      return hookFailed(call, middleware, 'around', error);
+    }
+    if (isThenable(out)) {
+      return Promise.resolve(out).then(
+        (value) => asResult(call, middleware, 'around', value),
+        (error: unknown) => hookFailed(call, middleware, 'around', error),
+      );
+    }
+    return asResult(call, middleware, 'around', out);
+  }
+  call.reached = true;
+  return terminal(call);
+}
+
+function afters(list: readonly Middleware[], call: ToolCall, from: number, result: ToolResult): Outcome {
+  for (let i = from; i >= 0; i--) {
+    const middleware = list[i]!;
+    if (middleware.after === undefined) continue;
+    let out: unknown;
+    try {
+      out = middleware.after(call, result);
+    } catch (error) {
+      result = hookFailed(call, middleware, 'after', error);
+      continue;
+    }
+    if (isThenable(out)) {
+      const current = result;
+      return Promise.resolve(out).then(
+        (value) => afters(list, call, i - 1, value === undefined ? current : asResult(call, middleware, 'after', value)),
+        (error: unknown) => afters(list, call, i - 1, hookFailed(call, middleware, 'after', error)),
+      );
+    }
+    if (out !== undefined) result = asResult(call, middleware, 'after', out);
+  }
+  return result;
+}
+
+/** Records the `tool_call` event of a call: the one place it is written. */
+export function recordCallStart(context: ExecutionContext, callId: string, name: string, args: unknown, time: number): void {
+  context.record({ type: 'tool_call', callId, tool: name, args, time });
+}
+
+/** Records the `tool_result` event of a call: the one place it is written. Returns the result. */
+export function recordCallEnd(context: ExecutionContext, callId: string, name: string, started: number, result: ToolResult): ToolResult {
+  const ended = now();
+  context.record({ type: 'tool_result', callId, tool: name, result, durationMs: ended - started, time: ended });
+  return result;
+}
+
+const toolStage: Terminal = (call) => (call.tool as unknown as Record<typeof TOOL_STAGE, ToolStage>)[TOOL_STAGE](call.context, call.callId, call.args, call.options);
+
+/**
+ * The one path of a call through a toolset or a tool: records `tool_call`, runs
+ * the chain's middleware around the tool's stage (or `unknown` when there is no
+ * tool), records `tool_result`. With no middleware it goes straight to the tool's
+ * stage: no call object, no closures. Never throws; the promise never rejects.
+ */
+export function invokeThrough(
+  chain: Chain,
+  tool: BaseTool | undefined,
+  name: string,
+  context: ExecutionContext | undefined,
+  args: unknown,
+  options: InvokeOptions | undefined,
+  unknown: Terminal,
+): Promise<ToolResult> {
+  const ctx = context ?? new ExecutionContext();
+  const callId = options?.callId ?? ctx.nextCallId();
+  const started = now();
+  const stage = tool === undefined ? undefined : (tool as unknown as Partial<Record<typeof TOOL_STAGE, ToolStage>>)[TOOL_STAGE];
+  // A tool from an older copy of core has no stage: its own invoke runs (and records) the call.
+  if (tool !== undefined && stage === undefined) return invokeInside(chain, tool, name, ctx, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
+  recordCallStart(ctx, callId, name, args, started);
+  let out: Outcome;
+  if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx, callId, args, options);
+  else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx, options, started), tool === undefined ? unknown : toolStage);
+  if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx, callId, name, started, result));
+  return Promise.resolve(recordCallEnd(ctx, callId, name, started, out));
+}
+
+/**
+ * Runs the chain in front of something that records the call's events itself
+ * (another toolset's or tool's `invoke`); a call that ends before reaching it
+ * (a refusal) gets its pair of events here.
+ */
+function invokeInside(
+  chain: Chain,
+  tool: BaseTool | undefined,
+  name: string,
+  ctx: ExecutionContext,
+  callId: string,
+  started: number,
+  args: unknown,
+  options: InvokeOptions | undefined,
+  inner: (call: ToolCall, options: InvokeOptions) => Promise<ToolResult>,
+): Promise<ToolResult> {
+  const call = new ToolCall(name, tool, callId, args, ctx, options, started);
+  const forward = options?.callId === callId ? options : { ...options, callId };
+  const reach: Terminal = (c) => {
+    try {
+      return inner(c, forward).catch((error: unknown) => failedInside(c, error));
+    } catch (error) {
+      return failedInside(c, error);
+    }
+  };
+  return Promise.resolve(runChain(chain, call, reach)).then((result) => {
+    if (call.reached) return result;
+    recordCallStart(ctx, callId, name, args, started);
+    return recordCallEnd(ctx, callId, name, started, result);
+  });
+}
+
+function failedInside(call: ToolCall, error: unknown): ToolResult {
+  return errorResult(ErrorCode.ToolFailed, `Tool "${call.name}" failed: ${describeError(error)}`);
+}
+
+/** What a `Pipeline` calls into: a `Toolset` of any copy of core, or anything shaped like one. */
+export interface ToolInvoker {
+  get(name: string): BaseTool | undefined;
+  invoke(name: string, args: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult>;
+}
+
+/**
+ * Middleware of a caller's own in front of a toolset it does not own: the agent
+ * runs its approval and call order this way, whatever toolset it was given. The
+ * toolset's own middleware (and its sources' and tools') still run inside. A call
+ * that ends before reaching the toolset (a refusal) gets its pair of events here.
+ *
+ * @example
+ * const guarded = new Pipeline(approval({ approve: askTheUser }));
+ * await guarded.invoke(toolset, 'delete_file', '{"path":"/tmp/x"}', context);
+ */
+export class Pipeline {
+  private readonly chain: Chain;
+
+  constructor(...middleware: Middleware[]) {
+    this.chain = Chain.of(middleware.map((m) => checkMiddleware(m, 'Pipeline')));
+  }
+
+  invoke(toolset: ToolInvoker, name: string, args: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
+    const ctx = context ?? new ExecutionContext();
+    const callId = options?.callId ?? ctx.nextCallId();
+    let tool: BaseTool | undefined;
+    try {
+      tool = toolset.get(name);
+    } catch {
+      tool = undefined;
+    }
+    return invokeInside(this.chain, tool, name, ctx, callId, now(), args, options, (call, forward) => toolset.invoke(call.name, call.args, call.context, forward));
+  }
+}

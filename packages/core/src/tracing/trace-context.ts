@@ -1,0 +1,53 @@
+import { ROOT_CONTEXT, createTraceState, isSpanContextValid, propagation, trace, type Context as TraceContext } from '@opentelemetry/api';
+import type { ExecutionContext } from '../execution-context.js';
+
+/** W3C Trace Context: version 00, trace id, parent span id, flags. */
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+/** Longest `tracestate` read (the W3C recommendation for what to propagate). */
+const MAX_TRACESTATE = 512;
+
+/**
+ * Writes the trace context of the call's current span into `carrier` as W3C
+ * `traceparent` (and `tracestate`), plus whatever the globally registered
+ * propagators add (baggage). An MCP client passes its request's `params._meta`,
+ * so the server continues the caller's trace. Nothing is written when the call
+ * is not traced.
+ */
+export function injectTraceContext(context: ExecutionContext | undefined, carrier: Record<string, unknown>): void {
+  const current = context?.trace;
+  if (current === undefined) return;
+  const span = trace.getSpanContext(current);
+  if (span === undefined || !isSpanContextValid(span)) return;
+  propagation.inject(current, carrier);
+  carrier['traceparent'] = `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, '0')}`;
+  const state = span.traceState?.serialize();
+  if (state !== undefined && state !== '') carrier['tracestate'] = state;
+}
+
+/**
+ * Reads W3C `traceparent` / `tracestate` (and what the registered propagators
+ * read) from a carrier such as an MCP request's `params._meta`: the context to
+ * give `new ExecutionContext({ trace })`, so the served call's spans continue the
+ * caller's trace. Undefined when the carrier has none, or a malformed one.
+ */
+export function extractTraceContext(carrier: unknown): TraceContext | undefined {
+  if (typeof carrier !== 'object' || carrier === null) return undefined;
+  try {
+    return readTraceContext(carrier as Record<string, unknown>);
+  } catch {
+    // A carrier whose reading throws (a hostile proxy, a throwing getter) carries no trace.
+    return undefined;
+  }
+}
+
+function readTraceContext(fields: Record<string, unknown>): TraceContext | undefined {
+  const traceparent = fields['traceparent'];
+  const extracted = propagation.extract(ROOT_CONTEXT, fields);
+  const match = typeof traceparent === 'string' && traceparent.length <= 512 ? TRACEPARENT.exec(traceparent.trim().toLowerCase()) : null;
+  if (match === null || match[1] === 'ff' || (match[1] === '00' && match[5] !== undefined)) return extracted === ROOT_CONTEXT ? undefined : extracted;
+  const spanContext = { traceId: match[2]!, spanId: match[3]!, traceFlags: parseInt(match[4]!, 16), isRemote: true };
+  if (!isSpanContextValid(spanContext)) return extracted === ROOT_CONTEXT ? undefined : extracted;
+  const tracestate = fields['tracestate'];
+  const withState = typeof tracestate === 'string' && tracestate.length <= MAX_TRACESTATE ? { ...spanContext, traceState: createTraceState(tracestate) } : spanContext;
+  return trace.setSpanContext(extracted, withState);
+}
