@@ -1,7 +1,6 @@
 import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError, type ArgsValidator } from '@anytool/core';
 import {
   Client,
-  SSEClientTransport,
   StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientCapabilities,
@@ -16,17 +15,16 @@ import {
   type Transport,
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PaginatedResultSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
-import { limitedFetch } from './http-limits.js';
-import { descendants, endGroup, killGroup, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
+import { closeStdioSession, endExitedGroup, killStarting } from './reaping.js';
 import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
-import { startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
 import { assumedDiscover, describeVerdict, negotiationFor, priorOf, startBudget, type EraVerdict, type McpEra, type McpProtocol } from './era.js';
 import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isServerError, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
-import { moveCredentials, redactError, redactUrl, redactor } from './url-credentials.js';
+import { createTransport, stdioPid } from './transports.js';
+import { redactError, redactUrl, redactor } from './url-credentials.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
@@ -117,11 +115,6 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     timer.unref();
     signal.addEventListener('abort', done, { once: true });
   });
-/** How long a stdio server's leftover descendants get after SIGTERM at close before SIGKILL. */
-const TREE_GRACE_MS = 1_000;
-/** How long a stdio server's process tree may take to end by itself after its stdin ends (the SDK waits as long before SIGTERM). */
-const STDIO_GRACE_MS = 2_000;
-
 interface CallParams {
   name: string;
   arguments: Record<string, unknown>;
@@ -134,7 +127,11 @@ interface CallParams {
  * checks it, with messages that name the problems). The result is requested with the
  * permissive `ResultSchema` and checked by `checkCallResult`, whose errors are short.
  */
-function callOn(client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
+function callOn(client: Client, params: CallParams, request: RequestOptions, mirrored: ReadonlyMap<string, McpToolInfo>): Promise<Record<string, unknown>> {
+  const tool = mirrored.size === 0 ? undefined : mirrored.get(params.name);
+  // A tool that declares `x-mcp-header` arguments has them mirrored into Mcp-Param-* headers on the modern era over
+  // HTTP: only the SDK's callTool does that (its result is then checked by the SDK's schema too).
+  if (tool !== undefined && client.getProtocolEra() === 'modern') return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
   return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, ResultSchema, request);
 }
 
@@ -205,6 +202,8 @@ export class McpConnection {
   private readonly defaultTimeout: number;
   /** Which era to speak: the server's `protocol`, else the options', else found by probing. */
   private readonly protocol: McpProtocol;
+  /** Tools that declare `x-mcp-header` arguments, by name (see `callOn`). */
+  private mirrored = new Map<string, McpToolInfo>();
   /** The era the server was found to speak, kept for every later start. */
   private verdict: EraVerdict | undefined;
   private readonly maxResultBytes: number;
@@ -264,7 +263,7 @@ export class McpConnection {
 
   /** The pid of the stdio server's process while it runs. */
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    return stdioPid(this.transport);
   }
 
   /** How many times the server was started (or connected to); more than 1 after restarts. */
@@ -335,8 +334,8 @@ export class McpConnection {
       return map === undefined ? checked : map(checked);
     };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
-    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
+    if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
+    return this.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
   }
 
   /**
@@ -392,7 +391,7 @@ export class McpConnection {
       throw await this.callError(reconnectError, params.name, request);
     }
     try {
-      return await callOn(fresh, params, request);
+      return await callOn(fresh, params, request, this.mirrored);
     } catch (retryError) {
       throw await this.callError(retryError, params.name, request);
     }
@@ -446,20 +445,7 @@ export class McpConnection {
    */
   private async endSession(client: Client, transport: Transport): Promise<void> {
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
-    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
-    const group = this.grouped.has(transport) ? pid : undefined;
-    const tree = pid === undefined ? [] : descendants(pid);
-    const closed = client.close().catch(() => undefined);
-    if (tree.length > 0) {
-      // The SDK gives the server 2 s after the end of its stdin before SIGTERM; give the processes it started the same,
-      // then end them: a wrapper (npx, sh -c) waiting on a server that ignores the end of stdin then exits by itself.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const graceOver = await Promise.race([closed.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STDIO_GRACE_MS)))]);
-      clearTimeout(timer);
-      if (graceOver) await endLeftovers(tree);
-    }
-    await closed;
-    await Promise.all([endLeftovers(tree), group === undefined ? undefined : endGroup(group, TREE_GRACE_MS)]);
+    await closeStdioSession(stdioPid(transport), this.grouped.has(transport), () => client.close());
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -569,46 +555,24 @@ export class McpConnection {
   }
 
   private createTransport(sse: boolean): Transport {
-    const config = this.config;
-    if (isHttpConfig(config)) {
-      const { url, headers } = moveCredentials(config.url, config.headers);
-      const requestInit: RequestInit = headers === undefined ? {} : { headers };
-      // Every response goes through a fetch that holds no message over maxResultBytes.
-      const fetch = limitedFetch(this.maxResultBytes, (problem) => this.note(problem));
-      if (sse || config.type === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
-      return new StreamableHTTPClientTransport(url, { requestInit, fetch });
-    }
-    const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
-    const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
-      command: config.command,
-      args: config.args ?? [],
-      env: { ...base, ...config.env },
-      stderr: 'pipe',
-      maxBufferSize: this.maxResultBytes,
-    };
-    if (config.cwd !== undefined) params.cwd = config.cwd;
-    const transport = new StdioClientTransport(params);
-    // The server leads a process group of its own; when it ends, so does what it left running (unless close() ends it).
-    const onExit = (pid: number): void => {
-      if (!this.closed) void endGroup(pid, TREE_GRACE_MS);
-    };
-    if (startInOwnGroup(transport, onExit, (problem) => this.note(problem))) this.grouped.add(transport);
-    watchStdioStart(
-      transport,
-      (pid, running) => {
+    const { transport, grouped } = createTransport(this.config, sse, {
+      maxResultBytes: this.maxResultBytes,
+      note: (problem) => this.note(problem),
+      onSpawned: (pid, running) => {
         this.startingPid = pid;
         this.startingRunning = running;
       },
-      (problem) => this.note(problem),
-    );
-    useStdioReadBuffer(transport, (problem) => this.note(problem));
-    const onStderr = this.options.onStderr;
-    transport.stderr?.on('data', (chunk: Buffer | string) => {
-      const text = chunk.toString();
-      const kept = this.stderrText + text;
-      this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
-      onStderr?.(this.name, text);
+      // Unless close() ends it, the server's group ends when the server does.
+      onExit: (pid) => {
+        if (!this.closed) endExitedGroup(pid);
+      },
+      onStderr: (text) => {
+        const kept = this.stderrText + text;
+        this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
+        this.options.onStderr?.(this.name, text);
+      },
     });
+    if (grouped) this.grouped.add(transport);
     return transport;
   }
 
@@ -707,6 +671,7 @@ export class McpConnection {
     const schemas = await checkSchemas(this.name, tools, (info) => this.validators.get(info));
     for (const problem of [...listing.problems, ...schemas.problems]) this.noteOnce(problem);
     for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
+    this.mirrored = new Map(schemas.tools.filter((info) => JSON.stringify(info.inputSchema).includes('"x-mcp-header"')).map((info) => [info.name, info]));
     return schemas.tools;
   }
 
@@ -771,18 +736,14 @@ export class McpConnection {
 
   /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
   private async abandon(client: Client, transport: Transport): Promise<void> {
-    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? this.startingPid) : undefined;
+    const pid = stdioPid(transport) ?? (transport instanceof StdioClientTransport ? this.startingPid : undefined);
     const running = this.startingRunning;
     if (this.starting?.client === client) {
       this.starting = undefined;
       this.startingPid = undefined;
       this.startingRunning = undefined;
     }
-    // A child that already exited is not killed: its pid may belong to another process by now (its group ended when it exited).
-    if (pid !== undefined && running?.() !== false) {
-      killTree(pid);
-      if (this.grouped.has(transport)) killGroup(pid);
-    }
+    killStarting(pid, running, this.grouped.has(transport));
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
   }
@@ -893,26 +854,4 @@ export class McpConnection {
   private closedError(): AnytoolError {
     return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}": the connection was closed with close(); open a new one to call its tools.`);
   }
-}
-
-/** Processes a stdio server started that outlived it: SIGTERM, a short grace, then SIGKILL. */
-async function endLeftovers(tree: readonly TreeProcess[]): Promise<void> {
-  const left = tree.filter(stillRunning);
-  if (left.length === 0) return;
-  for (const proc of left) {
-    try {
-      process.kill(proc.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
-  }
-  const deadline = Date.now() + TREE_GRACE_MS;
-  while (Date.now() < deadline && left.some(stillRunning)) await new Promise((resolve) => setTimeout(resolve, 25));
-  killProcesses(left);
-}
-
-function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
 }
