@@ -8,8 +8,8 @@ import {
   ResourceLinkSchema,
   TextContentSchema,
   TextResourceContentsSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/core';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 /**
  * Checking a `tools/call` result. The connection requests it with a permissive

@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
+import type { McpProtocol } from './era.js';
 
 /** Settings anytool reads on top of the desktop `mcpServers` shape; desktop clients ignore them. */
 export interface McpServerTuning {
@@ -12,6 +13,12 @@ export interface McpServerTuning {
   startTimeoutMs?: number;
   /** The largest message read from this server, in bytes (default 10 MiB): a result over it fails that call with `RESULT_TOO_LARGE`. */
   maxResultBytes?: number;
+  /**
+   * Which MCP protocol era to speak to this server: `"auto"` (the default) asks with `server/discover` whether it
+   * speaks the 2026-07-28 revision and falls back to the 2025 `initialize`; `"legacy"` skips the probe (2025 only);
+   * `"modern"` speaks 2026-07-28 and fails loudly on a server that does not.
+   */
+  protocol?: McpProtocol;
   /** Skip this server (the desktop clients' switch). */
   disabled?: boolean;
 }
@@ -88,6 +95,8 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     const ms = config[key];
     if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0))) fail(where, `"${key}" must be a positive number of milliseconds`);
   }
+  const protocol = config['protocol'];
+  if (protocol !== undefined && protocol !== 'auto' && protocol !== 'legacy' && protocol !== 'modern') fail(where, `"protocol" must be "auto", "legacy" or "modern" (got ${JSON.stringify(protocol)})`);
   const max = config['maxResultBytes'];
   if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0)) fail(where, `"maxResultBytes" must be a positive whole number of bytes (got ${JSON.stringify(max)})`);
   return config as unknown as McpServerConfig;

@@ -1,19 +1,7 @@
 import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError, type ArgsValidator } from '@anytool/core';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  PaginatedResultSchema,
-  ResultSchema,
-  ErrorCode as McpErrorCode,
-  McpError,
-  ToolListChangedNotificationSchema,
+  Client,
+  StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientCapabilities,
   type CreateMessageRequestParams,
@@ -22,15 +10,21 @@ import {
   type ElicitResult,
   type Implementation,
   type Progress,
+  type RequestOptions,
   type Tool as McpToolInfo,
-} from '@modelcontextprotocol/sdk/types.js';
+  type Transport,
+  type VersionNegotiationOptions,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { PaginatedResultSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
-import { limitedFetch } from './http-limits.js';
-import { descendants, endGroup, killGroup, killProcesses, killTree, stillRunning, type TreeProcess } from './process-tree.js';
+import { closeStdioSession, endExitedGroup, killStarting } from './reaping.js';
 import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
-import { RequestSignal, startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
-import { moveCredentials, redactError, redactUrl, redactor } from './url-credentials.js';
+import { assumedDiscover, describeVerdict, negotiationFor, priorOf, startBudget, type EraVerdict, type McpEra, type McpProtocol } from './era.js';
+import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isServerError, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
+import { createTransport, stdioPid } from './transports.js';
+import { redactError, redactUrl, redactor } from './url-credentials.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
@@ -72,6 +66,11 @@ export interface McpClientOptions {
   elicitation?: ElicitationHandler;
   /** Roots offered to servers; give `[]` to offer the capability and set them later with `setRoots`. */
   roots?: McpRoot[];
+  /**
+   * Which protocol era to speak to every server (a server's own `protocol` wins): `auto` (the default) probes
+   * with `server/discover` and falls back to the 2025 `initialize`; `legacy` and `modern` pin the era.
+   */
+  protocol?: McpProtocol;
   /** Sees each chunk a stdio server writes to stderr (it is captured, never printed). */
   onStderr?: (server: string, text: string) => void;
   /**
@@ -116,11 +115,6 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     timer.unref();
     signal.addEventListener('abort', done, { once: true });
   });
-/** How long a stdio server's leftover descendants get after SIGTERM at close before SIGKILL. */
-const TREE_GRACE_MS = 1_000;
-/** How long a stdio server's process tree may take to end by itself after its stdin ends (the SDK waits as long before SIGTERM). */
-const STDIO_GRACE_MS = 2_000;
-
 interface CallParams {
   name: string;
   arguments: Record<string, unknown>;
@@ -133,8 +127,12 @@ interface CallParams {
  * checks it, with messages that name the problems). The result is requested with the
  * permissive `ResultSchema` and checked by `checkCallResult`, whose errors are short.
  */
-function callOn(client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
-  return client.request({ method: 'tools/call', params }, ResultSchema, request);
+function callOn(client: Client, params: CallParams, request: RequestOptions, mirrored: ReadonlyMap<string, McpToolInfo>): Promise<Record<string, unknown>> {
+  const tool = mirrored.size === 0 ? undefined : mirrored.get(params.name);
+  // A tool that declares `x-mcp-header` arguments has them mirrored into Mcp-Param-* headers on the modern era over
+  // HTTP: only the SDK's callTool does that (its result is then checked by the SDK's schema too).
+  if (tool !== undefined && client.getProtocolEra() === 'modern') return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
+  return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, ResultSchema, request);
 }
 
 /** What the server is told when a call is cancelled: never the run's abort reason, which may hold anything (a secret, a user's text). */
@@ -202,6 +200,12 @@ export class McpConnection {
   /** Aborted by close(): cuts short the backoff between restarts. */
   private readonly stopping = new AbortController();
   private readonly defaultTimeout: number;
+  /** Which era to speak: the server's `protocol`, else the options', else found by probing. */
+  private readonly protocol: McpProtocol;
+  /** Tools that declare `x-mcp-header` arguments, by name (see `callOn`). */
+  private mirrored = new Map<string, McpToolInfo>();
+  /** The era the server was found to speak, kept for every later start. */
+  private verdict: EraVerdict | undefined;
   private readonly maxResultBytes: number;
   /** Masks the credentials of an HTTP server's URL in a text. */
   private readonly redact: (text: string) => string;
@@ -214,6 +218,7 @@ export class McpConnection {
     this.config = config;
     this.options = options;
     this.roots = options.roots ?? [];
+    this.protocol = config.protocol ?? options.protocol ?? 'auto';
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
     this.maxResultBytes = positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES));
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
@@ -246,9 +251,19 @@ export class McpConnection {
     return this.client !== undefined;
   }
 
+  /**
+   * The protocol era the server speaks (`legacy`: 2025, `initialize` and sessions;
+   * `modern`: 2026-07-28, `server/discover`), once connected. Found once, by a
+   * probe unless the server's `protocol` pins it, and kept for the connection's
+   * life: restarts and new sessions do not probe again.
+   */
+  get era(): McpEra | undefined {
+    return this.verdict?.era;
+  }
+
   /** The pid of the stdio server's process while it runs. */
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined;
+    return stdioPid(this.transport);
   }
 
   /** How many times the server was started (or connected to); more than 1 after restarts. */
@@ -305,9 +320,8 @@ export class McpConnection {
     if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
     const params = { name, arguments: args };
     const signal = options.signal;
-    // The SDK adds an abort listener to the request's signal and never removes it. A run's signal
-    // outlives thousands of calls, so each call gets a signal of its own (see RequestSignal), tied to
-    // the run's through one listener all calls share, until it settles.
+    // Each call gets a signal of its own, aborted with a fixed reason: the SDK tells the server the
+    // reason of the signal it is given, and a run's abort reason may hold anything.
     if (signal === undefined) return this.send(params, request, map);
     if (signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
     return this.callWithSignal(params, request, signal, map);
@@ -320,8 +334,8 @@ export class McpConnection {
       return map === undefined ? checked : map(checked);
     };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
-    return this.reconnect().then((fresh) => callOn(fresh, params, request).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
+    if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
+    return this.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
   }
 
   /**
@@ -330,7 +344,7 @@ export class McpConnection {
    * It does not count on the SDK to reject the request on time, only to tell the server.
    */
   private callWithSignal<T>(params: CallParams, request: RequestOptions, signal: AbortSignal, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
-    const own = new RequestSignal();
+    const own = new AbortController();
     request.signal = own.signal;
     return new Promise<T | CallToolResult>((resolve, reject) => {
       const stop = abortWatch(signal, () => {
@@ -356,7 +370,7 @@ export class McpConnection {
   }
 
   /** Aborts one request's signal: the SDK sends `notifications/cancelled` with a fixed reason, and rejects the request. */
-  private cancel(own: RequestSignal, tool: string): void {
+  private cancel(own: AbortController, tool: string): void {
     try {
       own.abort(CANCEL_REASON);
     } catch (error) {
@@ -377,7 +391,7 @@ export class McpConnection {
       throw await this.callError(reconnectError, params.name, request);
     }
     try {
-      return await callOn(fresh, params, request);
+      return await callOn(fresh, params, request, this.mirrored);
     } catch (retryError) {
       throw await this.callError(retryError, params.name, request);
     }
@@ -431,20 +445,7 @@ export class McpConnection {
    */
   private async endSession(client: Client, transport: Transport): Promise<void> {
     if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
-    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
-    const group = this.grouped.has(transport) ? pid : undefined;
-    const tree = pid === undefined ? [] : descendants(pid);
-    const closed = client.close().catch(() => undefined);
-    if (tree.length > 0) {
-      // The SDK gives the server 2 s after the end of its stdin before SIGTERM; give the processes it started the same,
-      // then end them: a wrapper (npx, sh -c) waiting on a server that ignores the end of stdin then exits by itself.
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const graceOver = await Promise.race([closed.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STDIO_GRACE_MS)))]);
-      clearTimeout(timer);
-      if (graceOver) await endLeftovers(tree);
-    }
-    await closed;
-    await Promise.all([endLeftovers(tree), group === undefined ? undefined : endGroup(group, TREE_GRACE_MS)]);
+    await closeStdioSession(stdioPid(transport), this.grouped.has(transport), () => client.close());
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -482,28 +483,47 @@ export class McpConnection {
   private async start(): Promise<Client> {
     const startTimeout = positive(this.config.startTimeoutMs, positive(this.options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS));
     this.stderrText = '';
+    // A server already connected to is not probed again: its verdict is handed to the SDK.
+    const known = this.verdict;
+    const budget = startBudget(startTimeout, known === undefined && this.protocol !== 'legacy');
     let transport = this.createTransport(false);
-    let client = this.createClient();
+    let client = this.createClient(negotiationFor(this.protocol, budget.probe));
+    let assumed = false;
     this.starting = { client, transport };
     try {
-      await client.connect(transport, { timeout: startTimeout });
+      await client.connect(transport, known === undefined ? { timeout: budget.connect } : { timeout: budget.connect, prior: priorOf(known) });
     } catch (error) {
       await this.abandon(client, transport);
       if (this.closed) throw this.closedError();
-      if (!(transport instanceof StreamableHTTPClientTransport) || !this.shouldFallBackToSse(error)) throw await this.startError(error, startTimeout, 'initialize');
-      // An old server that only speaks HTTP+SSE.
-      this.note(`streamable HTTP was refused (${describeHttpError(error)}): trying the HTTP+SSE transport`);
-      transport = this.createTransport(true);
-      client = this.createClient();
-      this.starting = { client, transport };
-      try {
-        await client.connect(transport, { timeout: startTimeout });
-      } catch (sseError) {
+      if (known === undefined && this.protocol === 'modern' && isEraNegotiationFailure(error) && !/closed/i.test(describeError(error))) {
+        // Pinned to the modern era, and the server answered no server/discover: speak modern to it all the same.
+        assumed = true;
+        transport = this.createTransport(false);
+        client = this.createClient(negotiationFor(this.protocol, budget.probe));
+        this.starting = { client, transport };
+        try {
+          await client.connect(transport, { timeout: budget.connect, prior: { kind: 'modern', discover: assumedDiscover() } });
+        } catch (pinnedError) {
+          await this.abandon(client, transport);
+          if (this.closed) throw this.closedError();
+          throw await this.startError(pinnedError, startTimeout, 'initialize');
+        }
+      } else {
+        if (!(transport instanceof StreamableHTTPClientTransport) || !refusesStreamableHttp(error)) throw await this.startError(error, startTimeout, 'initialize');
+        // An old server that only speaks HTTP+SSE (the 2024 transport: the legacy era only).
+        this.note(`streamable HTTP was refused (${describeHttpError(error)}): trying the HTTP+SSE transport`);
+        transport = this.createTransport(true);
+        client = this.createClient({ mode: 'legacy' });
+        this.starting = { client, transport };
+        try {
+          await client.connect(transport, { timeout: startTimeout });
+        } catch (sseError) {
         await this.abandon(client, transport);
         if (this.closed) throw this.closedError();
         // Say why both failed: the streamable HTTP answer is often the real problem (a wrong path, a missing header).
-        const both = new AnytoolError(ErrorCode.McpConnectFailed, `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`, { cause: sseError });
-        throw await this.startError(both, startTimeout, 'initialize', true);
+          const both = new AnytoolError(ErrorCode.McpConnectFailed, `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`, { cause: sseError });
+          throw await this.startError(both, startTimeout, 'initialize', true);
+        }
       }
     }
     if (this.closed) {
@@ -514,10 +534,12 @@ export class McpConnection {
     this.client = client;
     this.transport = transport;
     this.startCount++;
+    this.remember(client, known, assumed);
     try {
       const before = this.toolInfos;
       this.toolInfos = await this.listAllTools(client, startTimeout);
       if (this.startCount > 1 && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
+      this.listenForChanges(client);
     } catch (error) {
       if (this.starting?.client === client) this.starting = undefined;
       await this.abandon(client, transport);
@@ -533,62 +555,75 @@ export class McpConnection {
   }
 
   private createTransport(sse: boolean): Transport {
-    const config = this.config;
-    if (isHttpConfig(config)) {
-      const { url, headers } = moveCredentials(config.url, config.headers);
-      const requestInit: RequestInit = headers === undefined ? {} : { headers };
-      // Every response goes through a fetch that holds no message over maxResultBytes.
-      const fetch = limitedFetch(this.maxResultBytes, (problem) => this.note(problem));
-      if (sse || config.type === 'sse') return new SSEClientTransport(url, { requestInit, fetch });
-      return new StreamableHTTPClientTransport(url, { requestInit, fetch });
-    }
-    const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
-    const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
-      command: config.command,
-      args: config.args ?? [],
-      env: { ...base, ...config.env },
-      stderr: 'pipe',
-      maxBufferSize: this.maxResultBytes,
-    };
-    if (config.cwd !== undefined) params.cwd = config.cwd;
-    const transport = new StdioClientTransport(params);
-    // The server leads a process group of its own; when it ends, so does what it left running (unless close() ends it).
-    const onExit = (pid: number): void => {
-      if (!this.closed) void endGroup(pid, TREE_GRACE_MS);
-    };
-    if (startInOwnGroup(transport, onExit, (problem) => this.note(problem))) this.grouped.add(transport);
-    watchStdioStart(
-      transport,
-      (pid, running) => {
+    const { transport, grouped } = createTransport(this.config, sse, {
+      maxResultBytes: this.maxResultBytes,
+      note: (problem) => this.note(problem),
+      onSpawned: (pid, running) => {
         this.startingPid = pid;
         this.startingRunning = running;
       },
-      (problem) => this.note(problem),
-    );
-    useStdioReadBuffer(transport, (problem) => this.note(problem));
-    const onStderr = this.options.onStderr;
-    transport.stderr?.on('data', (chunk: Buffer | string) => {
-      const text = chunk.toString();
-      const kept = this.stderrText + text;
-      this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
-      onStderr?.(this.name, text);
+      // Unless close() ends it, the server's group ends when the server does.
+      onExit: (pid) => {
+        if (!this.closed) endExitedGroup(pid);
+      },
+      onStderr: (text) => {
+        const kept = this.stderrText + text;
+        this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
+        this.options.onStderr?.(this.name, text);
+      },
     });
+    if (grouped) this.grouped.add(transport);
     return transport;
   }
 
-  private createClient(): Client {
+  /**
+   * Keeps the era the server was found to speak, for every later start (the SDK's
+   * `prior`), and says it once in the diagnostics.
+   */
+  private remember(client: Client, known: EraVerdict | undefined, assumed: boolean): void {
+    if (known !== undefined) return;
+    const era = client.getProtocolEra() ?? 'legacy';
+    const discover = era === 'modern' ? (client.getDiscoverResult() ?? assumedDiscover()) : undefined;
+    this.verdict = { era, ...(discover === undefined ? {} : { discover }), how: this.protocol === 'auto' ? 'probed' : 'pinned' };
+    this.noteOnce(describeVerdict(this.verdict, assumed));
+  }
+
+  /**
+   * On the modern era a server tells of changes only on a `subscriptions/listen`
+   * stream the client opens; its `tools/list_changed` then reaches the same
+   * handler as on the legacy era. A stream the server dropped is opened again
+   * (once per drop) while the session lasts.
+   */
+  private listenForChanges(client: Client): void {
+    if (client.getProtocolEra() !== 'modern' || client.getServerCapabilities()?.tools?.listChanged !== true) return;
+    client.listen({ toolsListChanged: true }).then(
+      (subscription) =>
+        void subscription.closed.then((how) => {
+          if (how === 'remote' && this.client === client && !this.closed) {
+            this.note('the server ended the subscriptions/listen stream for tools/list_changed: opening it again');
+            this.listenForChanges(client);
+          }
+        }),
+      (error: unknown) => {
+        if (this.client === client && !this.closed) this.note(`could not subscribe to tools/list_changed (subscriptions/listen): ${describeError(error)}`);
+      },
+    );
+  }
+
+  private createClient(versionNegotiation: VersionNegotiationOptions): Client {
     const options = this.options;
     const capabilities: ClientCapabilities = {};
     if (options.sampling !== undefined) capabilities.sampling = {};
-    if (options.elicitation !== undefined) capabilities.elicitation = {};
+    // Form defaults are filled in by the SDK when the user accepts a form without them (SEP-1034).
+    if (options.elicitation !== undefined) capabilities.elicitation = { form: { applyDefaults: true } };
     if (options.roots !== undefined) capabilities.roots = { listChanged: true };
-    const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities });
+    const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities, versionNegotiation });
     const sampling = options.sampling;
-    if (sampling !== undefined) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, { server: this.name, signal: extra.signal }));
+    if (sampling !== undefined) client.setRequestHandler('sampling/createMessage', (request, context) => sampling(request.params, { server: this.name, signal: context.mcpReq.signal }));
     const elicitation = options.elicitation;
-    if (elicitation !== undefined) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, { server: this.name, signal: extra.signal }));
-    if (options.roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: this.roots.map((r) => ({ ...r })) }));
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.scheduleRefresh(client));
+    if (elicitation !== undefined) client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: this.name, signal: context.mcpReq.signal }));
+    if (options.roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots: this.roots.map((r) => ({ ...r })) }));
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.scheduleRefresh(client));
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -636,6 +671,7 @@ export class McpConnection {
     const schemas = await checkSchemas(this.name, tools, (info) => this.validators.get(info));
     for (const problem of [...listing.problems, ...schemas.problems]) this.noteOnce(problem);
     for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
+    this.mirrored = new Map(schemas.tools.filter((info) => JSON.stringify(info.inputSchema).includes('"x-mcp-header"')).map((info) => [info.name, info]));
     return schemas.tools;
   }
 
@@ -700,18 +736,14 @@ export class McpConnection {
 
   /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
   private async abandon(client: Client, transport: Transport): Promise<void> {
-    const pid = transport instanceof StdioClientTransport ? (transport.pid ?? this.startingPid) : undefined;
+    const pid = stdioPid(transport) ?? (transport instanceof StdioClientTransport ? this.startingPid : undefined);
     const running = this.startingRunning;
     if (this.starting?.client === client) {
       this.starting = undefined;
       this.startingPid = undefined;
       this.startingRunning = undefined;
     }
-    // A child that already exited is not killed: its pid may belong to another process by now (its group ended when it exited).
-    if (pid !== undefined && running?.() !== false) {
-      killTree(pid);
-      if (this.grouped.has(transport)) killGroup(pid);
-    }
+    killStarting(pid, running, this.grouped.has(transport));
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
   }
@@ -734,12 +766,9 @@ export class McpConnection {
 
   private sessionExpired(error: unknown, client: Client): boolean {
     if (this.closed) return false;
-    if (this.expired.has(client)) return error instanceof McpError && error.code === McpErrorCode.ConnectionClosed || (error instanceof StreamableHTTPError && error.code === 404);
-    return error instanceof StreamableHTTPError && error.code === 404 && client.transport instanceof StreamableHTTPClientTransport;
-  }
-
-  private shouldFallBackToSse(error: unknown): boolean {
-    return error instanceof StreamableHTTPError && (error.code === 400 || error.code === 404 || error.code === 405);
+    if (this.expired.has(client)) return isConnectionClosed(error) || httpStatus(error) === 404;
+    // A modern server keeps no sessions: its 404 is not a forgotten one.
+    return httpStatus(error) === 404 && client.transport instanceof StreamableHTTPClientTransport && client.getProtocolEra() !== 'modern';
   }
 
   private stderrTail(): string {
@@ -758,8 +787,8 @@ export class McpConnection {
     if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
     await tick(); // let the last stderr chunks of a dead process arrive
     let reason: string;
-    if (error instanceof McpError && error.code === McpErrorCode.ConnectionClosed) reason = `it exited (or closed its output) before answering ${step}`;
-    else if (error instanceof McpError && error.code === McpErrorCode.RequestTimeout) reason = `it did not answer ${step} within ${startTimeout} ms (startTimeoutMs)`;
+    if (isConnectionClosed(error)) reason = `it exited (or closed its output) before answering ${step}`;
+    else if (isTimeout(error)) reason = `it did not answer ${step} within ${startTimeout} ms (startTimeoutMs)`;
     else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') reason = `the command was not found (${describeError(error)}); check "command" and PATH`;
     else reason = describeError(error);
     const isStdio = !isHttpConfig(this.config);
@@ -777,8 +806,8 @@ export class McpConnection {
   private async codeCallError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
     if (isAnytoolError(error)) return error;
     const signal = request.signal;
-    // The SDK rejects a request cancelled by its signal with a RequestTimeout McpError carrying the reason's text.
-    if (signal?.aborted === true && (error === signal.reason || !(error instanceof McpError) || error.code === McpErrorCode.RequestTimeout)) {
+    // The SDK rejects a request cancelled by its signal with a RequestTimeout SdkError carrying the reason's text.
+    if (signal?.aborted === true && (error === signal.reason || !isServerError(error))) {
       return isAnytoolError(error) ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
     }
     const tooLarge = tooLargeOf(error);
@@ -793,20 +822,21 @@ export class McpConnection {
     if (issues !== undefined) {
       return new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" returned a result that is not valid MCP: ${summarize(issues.map((issue) => describeIssue(issue)))}.`);
     }
-    if (error instanceof McpError) {
-      if (error.code === McpErrorCode.RequestTimeout) {
-        const timeout = request.timeout ?? this.defaultTimeout;
-        const hint =
-          request.onprogress === undefined
-            ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".`
-            : '';
-        return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
-      }
-      if (error.code === McpErrorCode.ConnectionClosed) return this.connectionClosed(tool, error);
+    if (isTimeout(error)) {
+      const timeout = request.timeout ?? this.defaultTimeout;
+      const hint =
+        request.onprogress === undefined
+          ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".`
+          : '';
+      return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
+    }
+    if (isConnectionClosed(error)) return this.connectionClosed(tool, error);
+    if (isServerError(error)) {
       return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`, { cause: error });
     }
-    if (error instanceof StreamableHTTPError) {
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${error.code ?? '?'}: ${this.quote(error.message)}`, { cause: error });
+    const status = httpStatus(error);
+    if (status !== undefined) {
+      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${status}: ${this.quote(describeError(error))}`, { cause: error });
     }
     if (this.client === undefined || /not connected/i.test(describeError(error))) return this.connectionClosed(tool, error);
     return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${this.quote(describeError(error))}`, { cause: error });
@@ -824,33 +854,4 @@ export class McpConnection {
   private closedError(): AnytoolError {
     return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}": the connection was closed with close(); open a new one to call its tools.`);
   }
-}
-
-/** Processes a stdio server started that outlived it: SIGTERM, a short grace, then SIGKILL. */
-async function endLeftovers(tree: readonly TreeProcess[]): Promise<void> {
-  const left = tree.filter(stillRunning);
-  if (left.length === 0) return;
-  for (const proc of left) {
-    try {
-      process.kill(proc.pid, 'SIGTERM');
-    } catch {
-      // Already gone.
-    }
-  }
-  const deadline = Date.now() + TREE_GRACE_MS;
-  while (Date.now() < deadline && left.some(stillRunning)) await new Promise((resolve) => setTimeout(resolve, 25));
-  killProcesses(left);
-}
-
-/** An error of an HTTP transport, with its status code when the SDK keeps it apart from the message. */
-function describeHttpError(error: unknown): string {
-  const text = describeError(error);
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' && code >= 100 && code < 600 && !text.includes(String(code)) ? `HTTP ${code}: ${text}` : text;
-}
-
-function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
-  return out;
 }

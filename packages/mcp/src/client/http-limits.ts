@@ -1,5 +1,4 @@
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { FetchLike, RequestId } from '@modelcontextprotocol/client';
 import { OversizedMessage, requestIdOf, tooLargeError, tooLargeResponse } from './result-limit.js';
 
 /** How much of an HTTP error body is read: the SDK puts it into its error message. */

@@ -1,5 +1,5 @@
 import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type JsonSchema, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
-import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { mcpSession } from '../server/mcp-session.js';
 import type { McpConnection } from './connection.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';

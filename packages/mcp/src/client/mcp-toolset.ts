@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, describeError, type DynamicToolSource } from '@anytool/core';
-import type { Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { readMcpServers, type McpServerConfig, type McpServersConfig } from './config.js';
 import { McpConnection, type McpClientOptions } from './connection.js';
 import { McpTool } from './mcp-tool.js';

@@ -1,4 +1,4 @@
-import { McpError, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type JSONRPCErrorResponse, type RequestId } from '@modelcontextprotocol/client';
 
 /**
  * The size limit on what a server sends: a message over `maxResultBytes` is never
@@ -39,14 +39,14 @@ export function tooLargeResponse(id: RequestId, size: TooLarge): JSONRPCErrorRes
 }
 
 /** The error the SDK would make of `tooLargeResponse`, for a request failed where its response is read. */
-export function tooLargeError(size: TooLarge): McpError {
+export function tooLargeError(size: TooLarge): ProtocolError {
   const { error } = tooLargeResponse(0, size);
-  return new McpError(error.code, error.message, error.data);
+  return new ProtocolError(error.code, error.message, error.data);
 }
 
 /** The size of a response answered with `tooLargeResponse`, from the error the SDK rejected the request with. */
 export function tooLargeOf(error: unknown): TooLarge | undefined {
-  if (!(error instanceof McpError) || error.code !== TOO_LARGE_CODE) return undefined;
+  if (!(error instanceof ProtocolError) || error.code !== TOO_LARGE_CODE) return undefined;
   const size = (error.data as { resultTooLarge?: Partial<TooLarge> } | undefined)?.resultTooLarge;
   if (typeof size?.size !== 'number' || typeof size.limit !== 'number') return undefined;
   return { size: size.size, exact: size.exact === true, limit: size.limit };

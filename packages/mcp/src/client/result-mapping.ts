@@ -1,5 +1,5 @@
 import { ErrorCode, errorResult, type ArgsValidator, type ContentPart, type ToolResult } from '@anytool/core';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 
 type McpContent = CallToolResult['content'][number];
 

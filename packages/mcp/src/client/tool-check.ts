@@ -1,5 +1,6 @@
 import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core';
-import { ToolSchema, type Tool as McpToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
+import { ToolSchema } from '@modelcontextprotocol/core';
 
 /**
  * Longest tool listing kept, by default: far above real tools, and ajv compiles a schema this

@@ -1,7 +1,7 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
 import { McpConnection, McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
 import { getEventListeners } from 'node:events';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { watchStdioStart } from '../../src/client/sdk-internals';
 import { FIXTURE, alive, connectForEachTest, fixture, until, untilAsync } from './helpers';
 

@@ -12,13 +12,11 @@ const root = join(__dirname, '..', '..', '..', '..');
 const client = join(__dirname, '..', 'fixtures', 'conformance-client.mjs');
 const SUITE = '@modelcontextprotocol/conformance@0.2.0-alpha.12';
 
-const NOT_MODERN = 'the client speaks only the 2025 era (v1 SDK): no server/discover, no _meta envelope';
-/** The suite's mocks for these answer no server/discover: the SDK's own conformance client fakes one in its fetch. */
-const NO_DISCOVER = `${NOT_MODERN}; and this scenario's mock answers no server/discover, so passing it also takes the per-server era pin (connect without a probe)`;
-
 /**
  * Per era, the scenarios run and what is expected of each: `true` passes, a string is an expected failure and
  * why. The test fails when a scenario does otherwise, so one that starts to pass must be moved to `true`.
+ * The 2025 lane leaves the era to the client's probe; the 2026-07-28 lane pins the modern era (`protocol: 'modern'`),
+ * as some of its mocks answer no server/discover.
  */
 const EXPECTED: Record<string, Record<string, true | string>> = {
   '2025-11-25': {
@@ -26,19 +24,18 @@ const EXPECTED: Record<string, Record<string, true | string>> = {
     tools_call: true,
     'sse-retry': true,
     'json-schema-2020-12-preservation': true,
-    'elicitation-sep1034-client-defaults':
-      'the client declares elicitation without form.applyDefaults, so the SDK does not fill in the defaults of an accepted form the handler left empty',
+    'elicitation-sep1034-client-defaults': true,
   },
   '2026-07-28': {
-    tools_call: NOT_MODERN,
-    'request-metadata': NOT_MODERN,
-    'json-schema-2020-12-preservation': NOT_MODERN,
+    tools_call: true,
+    'request-metadata': true,
+    'json-schema-2020-12-preservation': true,
     // It checks that $ref is not dereferenced: no tool call is needed, and nothing is dereferenced.
     'json-schema-ref-no-deref': true,
-    'http-standard-headers': NO_DISCOVER,
-    'http-custom-headers': NO_DISCOVER,
-    'http-invalid-tool-headers': NO_DISCOVER,
-    'sep-2322-client-request-state': NO_DISCOVER,
+    'http-standard-headers': true,
+    'http-custom-headers': true,
+    'http-invalid-tool-headers': true,
+    'sep-2322-client-request-state': true,
   },
 };
 

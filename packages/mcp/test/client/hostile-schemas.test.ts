@@ -222,7 +222,7 @@ describe('hostile tool listings: one bad tool is left out, never the rest', () =
       try {
         // ok_echo nests 4 levels deep in 152 bytes of JSON, ok_add in 163.
         expect(connection.tools.map((t) => t.name)).toEqual([]);
-        expect(connection.diagnostics).toEqual([`MCP server "tight": tool "ok_echo" was left out: ${says}; fix the tool on the server, or raise the limit`, `MCP server "tight": tool "ok_add" was left out: ${says}; fix the tool on the server, or raise the limit`]);
+        expect(connection.diagnostics).toEqual([expect.stringMatching(/^speaks the 2025 protocol/), `MCP server "tight": tool "ok_echo" was left out: ${says}; fix the tool on the server, or raise the limit`, `MCP server "tight": tool "ok_add" was left out: ${says}; fix the tool on the server, or raise the limit`]);
       } finally {
         await connection.close();
       }

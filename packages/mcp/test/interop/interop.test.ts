@@ -46,9 +46,7 @@ interface Outcome {
 const SERVERS = join(__dirname, '..', 'fixtures', 'interop', 'servers.mjs');
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = 'examples/dist/mcp-server/tools.js';
-const WHY_CLIENT_V1 = 'our client speaks only the 2025 era (v1 SDK)';
 const WHY_SERVER_V1 = 'our server answers no server/discover (v1 SDK): the client falls back to the 2025 era';
-const WHY_PIN = 'needs the per-server era pin of the client config';
 
 function title(cell: Cell): string {
   return `${cell.client} -> ${cell.server}, ${cell.transport}, ${cell.era}${cell.today ? ` (${cell.today.era} until the migration: ${cell.today.why})` : ''}`;
@@ -112,6 +110,7 @@ describe('interop: our client (McpToolset) against other servers', () => {
 
   const v1Http = httpServer([SERVERS, 'v1', 'http']);
   const v2Http = httpServer([SERVERS, 'v2', 'http']);
+  const v2ModernHttp = httpServer([SERVERS, 'v2', 'http', 'modern']);
   const everythingHttp = httpServer([SERVERS, 'everything', 'http']);
   const fixtureTools = { ok: { tool: 'echo', args: { message: 'hi' }, text: /^echo: hi$/ }, failed: { tool: 'fail', args: {}, text: /failed on purpose/ } };
   const stdio = (...args: string[]): McpServerConfig => ({ command: process.execPath, args });
@@ -126,6 +125,11 @@ describe('interop: our client (McpToolset) against other servers', () => {
       config: (t) => (t === 'stdio' ? stdio(SERVERS, 'v2', 'stdio') : { url: v2Http.url() }),
       ...fixtureTools,
       stderr: (t, own) => (t === 'stdio' ? own : v2Http.stderr()),
+    },
+    'v2 SDK server, 2026-07-28 only (legacy: reject)': {
+      config: (t) => (t === 'stdio' ? stdio(SERVERS, 'v2', 'stdio', 'modern') : { url: v2ModernHttp.url() }),
+      ...fixtureTools,
+      stderr: (t, own) => (t === 'stdio' ? own : v2ModernHttp.stderr()),
     },
     'server-everything': {
       config: (t) => (t === 'stdio' ? stdio(EVERYTHING, 'stdio') : { url: everythingHttp.url() }),
@@ -143,12 +147,14 @@ describe('interop: our client (McpToolset) against other servers', () => {
   const cells: Cell[] = [
     { client: 'anytool', server: 'v1 SDK server', transport: 'stdio', era: 'legacy' },
     { client: 'anytool', server: 'v1 SDK server', transport: 'http', era: 'legacy' },
-    { client: 'anytool', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'stdio', era: 'modern', today: { era: 'legacy', why: WHY_CLIENT_V1 } },
-    { client: 'anytool', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'http', era: 'modern', today: { era: 'legacy', why: WHY_CLIENT_V1 } },
-    { client: 'anytool pinned to 2025', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'stdio', era: 'legacy', pending: WHY_PIN },
-    { client: 'anytool pinned to 2025', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'http', era: 'legacy', pending: WHY_PIN },
-    { client: 'anytool', server: 'v2 SDK server, 2026-07-28 only (legacy: reject)', transport: 'stdio', era: 'modern', pending: WHY_CLIENT_V1 },
-    { client: 'anytool', server: 'v2 SDK server, 2026-07-28 only (legacy: reject)', transport: 'http', era: 'modern', pending: WHY_CLIENT_V1 },
+    { client: 'anytool', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'stdio', era: 'modern' },
+    { client: 'anytool', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'http', era: 'modern' },
+    { client: 'anytool pinned to 2025', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'stdio', era: 'legacy' },
+    { client: 'anytool pinned to 2025', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'http', era: 'legacy' },
+    { client: 'anytool pinned to 2026-07-28', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'stdio', era: 'modern' },
+    { client: 'anytool pinned to 2026-07-28', server: 'v2 SDK server, both eras (serveStdio, createMcpHandler)', transport: 'http', era: 'modern' },
+    { client: 'anytool', server: 'v2 SDK server, 2026-07-28 only (legacy: reject)', transport: 'stdio', era: 'modern' },
+    { client: 'anytool', server: 'v2 SDK server, 2026-07-28 only (legacy: reject)', transport: 'http', era: 'modern' },
     { client: 'anytool', server: 'server-everything', transport: 'stdio', era: 'legacy' },
     { client: 'anytool', server: 'server-everything', transport: 'http', era: 'legacy' },
     { client: 'anytool', server: 'a stdio server that exits on any request before initialize', transport: 'stdio', era: 'legacy' },
@@ -160,8 +166,9 @@ describe('interop: our client (McpToolset) against other servers', () => {
       const peer = peers[cell.server]!;
       // A shared HTTP server's stderr holds every cell's calls: read what this cell added.
       const mark = cell.transport === 'http' ? (peer.stderr?.('http', '').length ?? 0) : 0;
-      // The `anytool pinned to 2025` cells add the per-server era pin to this config once McpServerConfig has one.
-      const mcp = await McpToolset.connect({ mcpServers: { peer: peer.config(cell.transport) } });
+      const pin = cell.client === 'anytool pinned to 2025' ? 'legacy' : cell.client === 'anytool pinned to 2026-07-28' ? 'modern' : undefined;
+      const config: McpServerConfig = pin === undefined ? peer.config(cell.transport) : { ...peer.config(cell.transport), protocol: pin };
+      const mcp = await McpToolset.connect({ mcpServers: { peer: config } });
       try {
         const connection = mcp.connection('peer');
         expect(connection?.connected).toBe(true);
@@ -171,8 +178,10 @@ describe('interop: our client (McpToolset) against other servers', () => {
         const failed = await toolset.invoke(peer.failed.tool, peer.failed.args, context);
         // One server process served it all: a probe (or anything else) did not cost the session its child, nor a restart.
         // server-everything lists a tool that runs only as an MCP task: left out by design, with a note.
+        // The first diagnostic says which era the server speaks; nothing else went wrong.
         const diagnostics = connection?.diagnostics.filter((d) => !d.includes('it can only run as an MCP task'));
-        expect({ starts: connection?.starts, diagnostics }).toEqual({ starts: 1, diagnostics: [] });
+        const speaks = cell.era === 'modern' ? /^speaks the 2026-07-28 protocol \(modern era/ : /^speaks the 2025 protocol \(legacy era/;
+        expect({ starts: connection?.starts, era: connection?.era, diagnostics }).toEqual({ starts: 1, era: cell.era, diagnostics: [expect.stringMatching(speaks)] });
         return {
           tools: toolset.names,
           ok: { isError: ok.isError === true, text: resultText(ok) },

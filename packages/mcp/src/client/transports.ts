@@ -1,0 +1,72 @@
+import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { isHttpConfig, type McpServerConfig } from './config.js';
+import { limitedFetch } from './http-limits.js';
+import { startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
+import { moveCredentials } from './url-credentials.js';
+
+/*
+ * Making the SDK transport for one server entry. The SDK's own classes are used as
+ * they are (a subclass of StdioClientTransport would change how the SDK probes the
+ * server's era: in place instead of on a sibling process); what this code adds is
+ * set on the instance.
+ */
+
+/** What a transport reports to its connection. */
+export interface TransportHooks {
+  /** The largest message read from the server, in bytes. */
+  maxResultBytes: number;
+  note(problem: string): void;
+  /** A stdio start began (pid undefined) or spawned its child; `running` says whether that child still runs. */
+  onSpawned(pid: number | undefined, running?: () => boolean): void;
+  /** A stdio server that leads its own process group has ended. */
+  onExit(pid: number): void;
+  /** A chunk the stdio server wrote to stderr. */
+  onStderr(text: string): void;
+}
+
+/** The transport, and whether its stdio server leads a process group of its own (`detached`). */
+export interface MadeTransport {
+  transport: Transport;
+  grouped: boolean;
+}
+
+/** Streamable HTTP, the old HTTP+SSE transport (`sse`, or `type: "sse"`), or a stdio child process. */
+export function createTransport(config: McpServerConfig, sse: boolean, hooks: TransportHooks): MadeTransport {
+  if (isHttpConfig(config)) {
+    const { url, headers } = moveCredentials(config.url, config.headers);
+    const requestInit: RequestInit = headers === undefined ? {} : { headers };
+    // Every response goes through a fetch that holds no message over maxResultBytes.
+    const fetch = limitedFetch(hooks.maxResultBytes, (problem) => hooks.note(problem));
+    if (sse || config.type === 'sse') return { transport: new SSEClientTransport(url, { requestInit, fetch }), grouped: false };
+    return { transport: new StreamableHTTPClientTransport(url, { requestInit, fetch }), grouped: false };
+  }
+  const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
+  const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
+    command: config.command,
+    args: config.args ?? [],
+    env: { ...base, ...config.env },
+    stderr: 'pipe',
+    maxBufferSize: hooks.maxResultBytes,
+  };
+  if (config.cwd !== undefined) params.cwd = config.cwd;
+  const transport = new StdioClientTransport(params);
+  const problem = (message: string): void => hooks.note(message);
+  // The server leads a process group of its own; when it ends, so does what it left running.
+  const grouped = startInOwnGroup(transport, (pid) => hooks.onExit(pid), problem);
+  watchStdioStart(transport, (pid, running) => hooks.onSpawned(pid, running), problem);
+  useStdioReadBuffer(transport, problem);
+  transport.stderr?.on('data', (chunk: Buffer | string) => hooks.onStderr(chunk.toString()));
+  return { transport, grouped };
+}
+
+/** The pid of a stdio transport's child while it runs. */
+export function stdioPid(transport: Transport | undefined): number | undefined {
+  return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+}
+
+function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
