@@ -126,7 +126,9 @@ async function child() {
   const toolset = new Toolset(addTool);
   const traced = new Toolset(addTool).use(tracing());
   const validate = new Ajv().compile(parameters);
-  const aiTool = ai.tool({ description: 'Add two numbers.', inputSchema: zodParameters, execute: async ({ a, b }) => add(a, b) });
+  // The same plain function in every framework: the AI SDK takes a sync `execute` as well (its
+  // generateText awaits whatever comes back), so no async wrapper adds a promise to its side only.
+  const aiTool = ai.tool({ description: 'Add two numbers.', inputSchema: zodParameters, execute: ({ a, b }) => add(a, b) });
   const agentsTool = agents.tool({ name: 'add', description: 'Add two numbers.', parameters: zodParameters, execute: ({ a, b }) => add(a, b) });
   const lcTool = lcTools.tool(({ a, b }) => add(a, b), { name: 'add', description: 'Add two numbers.', schema: zodParameters });
 
@@ -134,6 +136,8 @@ async function child() {
   // times slower, and anytool writes the text part of every result where the peers leave that for later.
   const objects = Array.from({ length: DISTINCT }, (_, i) => ({ a: i * 3 + 7, b: DISTINCT - i }));
   const texts = objects.map((o) => JSON.stringify(o));
+  // The model's tool call ids come with its output: made before the clock starts, as the texts are.
+  const callIds = objects.map((_, i) => `call_${i}`);
   const mask = DISTINCT - 1;
   // The runs' contexts are made before the clock starts (setting up a run is not part of a call);
   // `take` hands out the one for call i and drops it from the list, so a finished run is garbage.
@@ -196,7 +200,7 @@ async function child() {
         if (i % RUN_CALLS === 0) messages = [];
         const parsed = await providerUtils.safeParseJSON({ text: texts[i & mask], schema: aiTool.inputSchema });
         if (!parsed.success) throw parsed.error;
-        check(await aiTool.execute(parsed.value, { toolCallId: `call_${i}`, messages }));
+        check(await aiTool.execute(parsed.value, { toolCallId: callIds[i & mask], messages }));
       }
     },
     [AGENTS]: (calls) => {
