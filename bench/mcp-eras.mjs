@@ -1,7 +1,7 @@
 // MCP clients side by side on one server: the raw v2 SDK Client (the baseline of the v2 migration), the raw v1 SDK
 // Client, our McpConnection, and the Vercel AI SDK's MCP client, on server-everything's echo over stdio and over
 // streamable HTTP.
-// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 5] [--calls 200] [--concurrent-calls 500]
+// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 5] [--calls 200] [--concurrent-calls 1500]
 //
 // Each variant keeps one connection: over stdio a server process of its own (the same build), over HTTP one shared
 // server-everything process on 127.0.0.1 (a session each). Rounds interleave the variants, the order rotated each
@@ -34,9 +34,10 @@ const arg = (name, fallback) => {
 };
 const ROUNDS = arg('--rounds', 5);
 const CALLS = arg('--calls', 200);
-const CONCURRENT_CALLS = arg('--concurrent-calls', 500);
+const CONCURRENT_CALLS = arg('--concurrent-calls', 1500);
 const CONCURRENCY = 50;
-const WARMUP = 200;
+// Long enough for every server process (one per variant over stdio) and client to reach steady JIT state.
+const WARMUP = 1000;
 const stdio = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
 const args = { message: 'hello' };
 
