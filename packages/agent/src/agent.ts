@@ -234,7 +234,9 @@ export class Agent {
       const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
       const assistant: AssistantMessage = { role: 'assistant', content: response.text };
       if (calls.length > 0) assistant.toolCalls = calls;
+      if (response.providerItems !== undefined) assistant.providerItems = response.providerItems;
       messages.push(assistant);
+      recordBuiltinCalls(response, context);
       context.record({
         type: 'message',
         role: 'assistant',
@@ -289,6 +291,14 @@ export class Agent {
     this.repeated.set(context.state, byId);
     const limit = this.toolTimeoutMs;
     return Promise.all(calls.map((call) => this.calls.invoke(this.toolset, call.name, call.arguments, context, limit === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: limit })));
+  }
+}
+
+/** The provider ran these calls during the turn: they are recorded as any tool call is, call then result. */
+function recordBuiltinCalls(response: ModelResponse, context: ExecutionContext): void {
+  for (const call of response.builtinCalls ?? []) {
+    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments });
+    context.record({ type: 'tool_result', callId: call.id, tool: call.name, result: call.result, durationMs: 0 });
   }
 }
 

@@ -1,6 +1,6 @@
 // The public API of @anytool/agent. Anything exported here is public API: add with care.
 // The adapters over official clients live on their own subpaths, so their
-// clients stay optional: `@anytool/agent/openai`, `@anytool/agent/anthropic`.
+// clients stay optional: `@anytool/agent/openai`, `@anytool/agent/openai-responses`, `@anytool/agent/anthropic`.
 
 export { Agent } from './agent.js';
 export type { AgentOptions, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
@@ -8,6 +8,7 @@ export type { AgentOptions, ApprovalCallback, ApprovalDecision, ApprovalRequest,
 export { addUsage, emptyUsage } from './model.js';
 export type {
   AssistantMessage,
+  BuiltinToolCall,
   Model,
   ModelMessage,
   ModelRequest,
@@ -15,6 +16,7 @@ export type {
   ModelSettings,
   ModelStopReason,
   ModelToolCall,
+  ProviderItems,
   ToolMessage,
   Usage,
   UserMessage,
