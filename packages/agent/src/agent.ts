@@ -236,13 +236,13 @@ export class Agent {
       if (calls.length > 0) assistant.toolCalls = calls;
       if (response.providerItems !== undefined) assistant.providerItems = response.providerItems;
       messages.push(assistant);
-      recordBuiltinCalls(response, context);
       context.record({
         type: 'message',
         role: 'assistant',
         text: response.text,
         data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
       });
+      recordBuiltinCalls(response, context);
       if (calls.length === 0) return finish('final_answer', step);
 
       const results = await this.runCalls(calls, repeated, runContext);
