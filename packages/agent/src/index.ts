@@ -4,7 +4,7 @@
 // `@anytool/agent/gemini`.
 
 export { Agent } from './agent.js';
-export type { AgentOptions, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
+export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
 
 export { addUsage, emptyUsage } from './model.js';
 export type {
@@ -16,6 +16,7 @@ export type {
   ModelResponse,
   ModelSettings,
   ModelStopReason,
+  ModelStreamEvent,
   ModelToolCall,
   ProviderItems,
   ToolMessage,

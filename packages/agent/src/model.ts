@@ -118,7 +118,20 @@ export interface Model {
   /** The model asked for, as traces name it (`gen_ai.request.model`): "gpt-4.1-mini". */
   readonly model?: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * The same turn, streamed: deltas as they arrive, then one `response` event with
+   * what `generate` would have returned. Optional: `agent.stream` falls back to
+   * `generate` for a model without it. Aborting `request.signal` aborts the request.
+   */
+  stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }
+
+/** What a model's stream yields. */
+export type ModelStreamEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_call_start'; id: string; name: string }
+  | { type: 'tool_call_delta'; id: string; delta: string }
+  | { type: 'response'; response: ModelResponse };
 
 /** Zero usage, the start of a sum. */
 export function emptyUsage(): Usage {

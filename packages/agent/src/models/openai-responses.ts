@@ -1,9 +1,9 @@
 import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -111,6 +111,45 @@ export class OpenAIResponsesModel implements Model {
       throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
     }
     return fromResponse(response, request.tools);
+  }
+
+  /** The turn streamed (`stream: true`): text and argument deltas, then the turn as `generate` gives it. */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    let events: AsyncIterable<ResponseStreamEvent>;
+    try {
+      events = await this.client.responses.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
+    }
+    // Argument deltas name the output item; the agent knows the call by its call_id.
+    const callIds = new Map<string, string>();
+    for await (const event of events) {
+      switch (event.type) {
+        case 'response.output_text.delta':
+          yield { type: 'text_delta', text: event.delta };
+          break;
+        case 'response.output_item.added':
+          if (event.item.type === 'function_call') {
+            callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);
+            yield { type: 'tool_call_start', id: event.item.call_id, name: event.item.name };
+          }
+          break;
+        case 'response.function_call_arguments.delta':
+          yield { type: 'tool_call_delta', id: callIds.get(event.item_id) ?? event.item_id, delta: event.delta };
+          break;
+        case 'response.completed':
+        case 'response.incomplete':
+          yield { type: 'response', response: fromResponse(event.response, request.tools) };
+          return;
+        case 'response.failed':
+          throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the response failed: ${event.response.error?.message ?? 'no reason given'}`);
+        case 'error':
+          throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the stream reported an error: ${event.message}`);
+        default:
+          break;
+      }
+    }
   }
 }
 

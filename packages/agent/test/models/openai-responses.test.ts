@@ -1,8 +1,8 @@
 import { ErrorCode, Toolset, builtin, tool } from '@anytool/core';
-import { Agent } from '@anytool/agent';
+import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type { ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { OpenAIResponsesModel } from '../../src/models/openai-responses.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
 
@@ -103,6 +103,66 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
       await mcp.close();
       await mcpServer.close();
     }
+  });
+
+  it('streams: argument deltas, the tool result, text deltas in order, then the result (also in context.events)', async () => {
+    const call = { type: 'function_call', id: 'fc_1', call_id: 'call_weather', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' } satisfies ResponseOutputItem;
+    let n = 0;
+    const events = (list: Array<Record<string, unknown>>): Array<Record<string, unknown>> => list.map((e) => ({ ...e, sequence_number: n++ }));
+    server = await startProviderServer([
+      {
+        body: null,
+        events: events([
+          { type: 'response.output_item.added', output_index: 0, item: { ...call, arguments: '', status: 'in_progress' } },
+          { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '{"city":' },
+          { type: 'response.function_call_arguments.delta', item_id: 'fc_1', output_index: 0, delta: '"Oslo"}' },
+          { type: 'response.completed', response: response([call]) as unknown as OpenAI.Responses.Response },
+        ] satisfies Array<Partial<ResponseStreamEvent>>),
+      },
+      {
+        body: null,
+        events: events([
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Oslo is ', logprobs: [] },
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: '21 ', logprobs: [] },
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'celsius.', logprobs: [] },
+          { type: 'response.completed', response: response([message('Oslo is 21 celsius.')]) as unknown as OpenAI.Responses.Response },
+        ] satisfies Array<Partial<ResponseStreamEvent>>),
+      },
+    ]);
+    const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
+
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":', '"Oslo"}', 'tool_result', 'Oslo is ', '21 ', 'celsius.', 'result']);
+    expect(seen[0]).toEqual({ type: 'tool_call_start', step: 1, callId: 'call_weather', name: 'get_weather' });
+    const last = seen.at(-1)!;
+    expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2 });
+    expect(last.type === 'result' && last.result.context.events.filter((e) => e.type === 'tool_result')).toMatchObject([{ callId: 'call_weather', result: { content: [{ text: 'Oslo: 21 celsius' }] } }]);
+    expect(server.requests[0]!.body).toMatchObject({ stream: true, model: 'gpt-test' } satisfies Partial<ResponseCreateParamsStreaming>);
+    expect(server.requests[1]!.body['input']).toContainEqual({ type: 'function_call_output', call_id: 'call_weather', output: 'Oslo: 21 celsius' });
+  });
+
+  it('aborts the HTTP request when the reader stops mid-stream', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        hangAfterEvents: true,
+        events: [
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Once upon ', logprobs: [], sequence_number: 0 },
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'a time', logprobs: [], sequence_number: 1 },
+        ],
+      },
+    ]);
+    const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const texts: string[] = [];
+    for await (const event of new Agent({ model }).stream('A long story, please.')) {
+      if (event.type === 'text_delta') texts.push(event.text);
+      if (texts.length === 1) break;
+    }
+    expect(texts).toEqual(['Once upon ']);
+    // The client closed the connection of the response still streaming.
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
   });
 
   it('lets the client retry a 429, then goes on', async () => {
