@@ -192,7 +192,8 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
     toolCalls,
     usage: { inputTokens: input, outputTokens: output, totalTokens: usage?.totalTokenCount ?? input + output },
     stopReason,
-    providerItems: { format: FORMAT, items: parts },
+    // A copy: the calls' args are handed to the tools, and what goes back must be what came.
+    providerItems: { format: FORMAT, items: structuredClone(parts) },
   };
   if (finish !== undefined) result.providerStopReason = finish;
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;

@@ -246,7 +246,8 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
     usage: { inputTokens: input, outputTokens: output, totalTokens: response.usage?.total_tokens ?? input + output },
     stopReason,
     providerStopReason: incomplete ?? response.status ?? 'completed',
-    providerItems: { format: FORMAT, items: response.output },
+    // A copy: the calls' arguments are handed to the tools, and what goes back must be what came.
+    providerItems: { format: FORMAT, items: structuredClone(response.output) },
   };
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   return result;

@@ -1,4 +1,4 @@
-import { ErrorCode, imageResult, tool } from '@anytool/core';
+import { ErrorCode, builtin, imageResult, tool } from '@anytool/core';
 import { Agent } from '@anytool/agent';
 import { AnthropicModel } from '../../src/models/anthropic.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
@@ -32,6 +32,30 @@ describe('AnthropicModel (Messages through the official client)', () => {
   afterEach(async () => {
     await server?.close();
     server = undefined;
+  });
+
+  it('sends Anthropic\'s web search beside a local tool, records its call and result, and sends the turn back verbatim', async () => {
+    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'Oslo events today' } };
+    const found = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://example.com/oslo', title: 'Oslo events', encrypted_content: 'e', page_age: null }] };
+    const call = { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } };
+    server = await startProviderServer([
+      { body: message([search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call], 'tool_use') },
+      { body: message([{ type: 'text', text: 'A concert tonight, 21 celsius.' }], 'end_turn') },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [weather, builtin.anthropic.webSearch({ max_uses: 1 }), builtin.openai.webSearch()] }).run('Oslo tonight?');
+
+    expect(result.text).toBe('A concert tonight, 21 celsius.');
+    const [first, second] = server.requests;
+    expect((first!.body['tools'] as unknown[]).slice(1)).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }]);
+    expect((second!.body['messages'] as unknown[])[1]).toEqual({ role: 'assistant', content: [search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call] });
+    const calls = result.context.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
+    expect(calls).toMatchObject([
+      { type: 'tool_call', callId: 'srvtoolu_1', tool: 'anthropic_web_search', args: { query: 'Oslo events today' } },
+      { type: 'tool_result', callId: 'srvtoolu_1', tool: 'anthropic_web_search', result: { isError: false, content: [{ text: expect.stringContaining('https://example.com/oslo') }] } },
+      { type: 'tool_call', callId: 'toolu_1', tool: 'get_weather' },
+      { type: 'tool_result', callId: 'toolu_1', result: { content: [{ text: 'Oslo: 21 celsius' }] } },
+    ]);
   });
 
   it('sends the tools, runs two parallel tool_use blocks (a null optional, bad JSON) and returns results in one user message', async () => {
