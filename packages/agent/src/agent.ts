@@ -192,25 +192,32 @@ export class Agent {
    * @example
    * for await (const event of agent.stream('Weather in Oslo?')) if (event.type === 'text_delta') process.stdout.write(event.text);
    */
-  async *stream(input: string | readonly ModelMessage[], options: RunOptions = {}): AsyncGenerator<AgentStreamEvent, void, undefined> {
+  stream(input: string | readonly ModelMessage[], options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent> {
     const stop = new AbortController();
     const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
-    const queue = new EventQueue<AgentStreamEvent>();
     const context = options.context ?? new ExecutionContext();
-    const unsubscribe = context.subscribe((event) => {
-      if (event.type === 'tool_result') queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
-    });
-    const running = this.loop(input, { ...options, context, signal }, (event) => queue.push(event)).then(
-      (result) => queue.end({ type: 'result', result }),
-      (error: unknown) => queue.fail(error),
-    );
-    try {
-      yield* queue;
-    } finally {
+    let unsubscribe = (): void => {};
+    let running: Promise<void> = Promise.resolve();
+    // Leaving early aborts the run, then waits for it to wind down.
+    const queue = new EventQueue<AgentStreamEvent>(async () => {
       unsubscribe();
       stop.abort(new AnytoolError(ErrorCode.Aborted, 'the stream was closed by its reader'));
       await running;
-    }
+    });
+    unsubscribe = context.subscribe((event) => {
+      if (event.type === 'tool_result') queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+    });
+    running = this.loop(input, { ...options, context, signal }, (event) => queue.push(event)).then(
+      (result) => {
+        unsubscribe();
+        queue.end({ type: 'result', result });
+      },
+      (error: unknown) => {
+        unsubscribe();
+        queue.fail(error);
+      },
+    );
+    return queue;
   }
 
   private async loop(input: string | readonly ModelMessage[], options: RunOptions, sink: ((event: AgentStreamEvent) => void) | undefined): Promise<RunResult> {

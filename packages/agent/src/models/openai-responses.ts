@@ -113,42 +113,74 @@ export class OpenAIResponsesModel implements Model {
     return fromResponse(response, request.tools);
   }
 
-  /** The turn streamed (`stream: true`): text and argument deltas, then the turn as `generate` gives it. */
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    let events: AsyncIterable<ResponseStreamEvent>;
-    try {
-      events = await this.client.responses.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
-    }
+  /**
+   * The turn streamed (`stream: true`): text and argument deltas, then the turn as
+   * `generate` gives it. A mapping iterator over the client's stream, no generator
+   * in between: a streamed token costs as little as reading the stream directly.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  }
+
+  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
+    let source: AsyncIterator<ResponseStreamEvent> | undefined;
+    let finished = false;
     // Argument deltas name the output item; the agent knows the call by its call_id.
     const callIds = new Map<string, string>();
-    for await (const event of events) {
-      switch (event.type) {
-        case 'response.output_text.delta':
-          yield { type: 'text_delta', text: event.delta };
-          break;
-        case 'response.output_item.added':
-          if (event.item.type === 'function_call') {
-            callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);
-            yield { type: 'tool_call_start', id: event.item.call_id, name: event.item.name };
-          }
-          break;
-        case 'response.function_call_arguments.delta':
-          yield { type: 'tool_call_delta', id: callIds.get(event.item_id) ?? event.item_id, delta: event.delta };
-          break;
-        case 'response.completed':
-        case 'response.incomplete':
-          yield { type: 'response', response: fromResponse(event.response, request.tools) };
-          return;
-        case 'response.failed':
-          throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the response failed: ${event.response.error?.message ?? 'no reason given'}`);
-        case 'error':
-          throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the stream reported an error: ${event.message}`);
-        default:
-          break;
+    const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
+      try {
+        const events = await this.client.responses.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+        return events[Symbol.asyncIterator]();
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
       }
+    };
+    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
+    return {
+      next: async () => {
+        if (finished) return done;
+        source ??= await open();
+        for (;;) {
+          const step = await source.next();
+          if (step.done === true) {
+            finished = true;
+            return done;
+          }
+          const event = this.streamEvent(step.value, callIds, request.tools);
+          if (event === undefined) continue;
+          if (event.type === 'response') finished = true;
+          return { value: event, done: false };
+        }
+      },
+      return: async () => {
+        finished = true;
+        await source?.return?.();
+        return done;
+      },
+    };
+  }
+
+  /** One event of the client's stream in neutral terms; undefined for the events the agent does not need. */
+  private streamEvent(event: ResponseStreamEvent, callIds: Map<string, string>, tools: readonly ToolDefinition[]): ModelStreamEvent | undefined {
+    switch (event.type) {
+      case 'response.output_text.delta':
+        return { type: 'text_delta', text: event.delta };
+      case 'response.output_item.added':
+        if (event.item.type !== 'function_call') return undefined;
+        callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);
+        return { type: 'tool_call_start', id: event.item.call_id, name: event.item.name };
+      case 'response.function_call_arguments.delta':
+        return { type: 'tool_call_delta', id: callIds.get(event.item_id) ?? event.item_id, delta: event.delta };
+      case 'response.completed':
+      case 'response.incomplete':
+        return { type: 'response', response: fromResponse(event.response, tools) };
+      case 'response.failed':
+        throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the response failed: ${event.response.error?.message ?? 'no reason given'}`);
+      case 'error':
+        throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the stream reported an error: ${event.message}`);
+      default:
+        return undefined;
     }
   }
 }
@@ -186,7 +218,7 @@ function toolNameOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]):
 }
 
 /** A hosted tool's call and result, in neutral terms; undefined for any other item. */
-export function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]): BuiltinToolCall | undefined {
+function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]): BuiltinToolCall | undefined {
   if (!(item.type in CALL_TOOL_TYPES)) return undefined;
   const call = (args: unknown, result: ToolResult): BuiltinToolCall => ({ id: item.id ?? '', name: toolNameOf(item, tools), arguments: args, result });
   const failed = (item as { status?: string }).status === 'failed';
