@@ -3,7 +3,7 @@ import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -128,6 +128,31 @@ export class AnthropicModel implements Model {
       throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
     }
     return fromMessage(message, request.tools);
+  }
+
+  /** The turn streamed through the client's message stream: text and tool-input deltas, then the turn as `generate` gives it. */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    const stream = this.client.messages.stream(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
+    // Input deltas name the content block; the agent knows the call by its id.
+    const toolIds = new Map<number, string>();
+    try {
+      for await (const event of stream) {
+        if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+          toolIds.set(event.index, event.content_block.id);
+          yield { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
+        } else if (event.type === 'content_block_delta') {
+          if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
+          else if (event.delta.type === 'input_json_delta' && toolIds.has(event.index)) yield { type: 'tool_call_delta', id: toolIds.get(event.index)!, delta: event.delta.partial_json };
+        }
+      }
+      yield { type: 'response', response: fromMessage(await stream.finalMessage(), request.tools) };
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
+    } finally {
+      // The reader left early: the request in flight is cancelled.
+      if (!stream.ended) stream.abort();
+    }
   }
 }
 
