@@ -1,10 +1,11 @@
 // The main demo: an agent with local @Tool tools and the tools of a real MCP
 // server from npm (started as a child process over stdio), answering a question
 // that needs several tool calls, printing the transcript as it runs. With no API
-// key it runs on the ScriptedModel; OPENAI_API_KEY (or OPENAI_BASE_URL for an
-// OpenAI-compatible server) or ANTHROPIC_API_KEY picks a real model.
+// key it runs on the ScriptedModel; ANYTOOL_MODEL=openai-responses|anthropic|gemini|openai
+// with its key (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) picks a real model,
+// with the provider's built-in web search next to the local and MCP tools.
 import { createRequire } from 'node:module';
-import { AnytoolError, ExecutionContext, Toolset, now } from '@anytool/core';
+import { AnytoolError, ExecutionContext, Toolset, builtin, now, type BuiltinTool } from '@anytool/core';
 import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -15,25 +16,49 @@ import { printTranscript } from './transcript.js';
 
 const INSTRUCTIONS = 'You are a travel assistant. Use the tools for every fact and number; never guess. Answer in two or three sentences.';
 
-async function chooseModel(sumTool: string): Promise<{ model: Model; banner: string }> {
+/** The model to run on, and the built-in web search of its provider (none on Chat Completions). */
+interface Choice {
+  model: Model;
+  banner: string;
+  webSearch: BuiltinTool | undefined;
+}
+
+const ADAPTERS = ['openai-responses', 'anthropic', 'gemini', 'openai'];
+
+/** ANYTOOL_MODEL names the adapter; without it, the first key found picks one. */
+async function chooseModel(sumTool: string): Promise<Choice> {
   const env = process.env;
-  if (env['OPENAI_API_KEY'] || env['OPENAI_BASE_URL']) {
+  const chosen = env['ANYTOOL_MODEL'] ?? (env['OPENAI_API_KEY'] || env['OPENAI_BASE_URL'] ? 'openai' : env['ANTHROPIC_API_KEY'] ? 'anthropic' : env['GEMINI_API_KEY'] ? 'gemini' : undefined);
+  if (chosen !== undefined && !ADAPTERS.includes(chosen)) throw new Error(`ANYTOOL_MODEL=${chosen}: use one of ${ADAPTERS.join(', ')}`);
+  if (chosen === 'openai') {
     const { OpenAIModel } = await import('@anytool/agent/openai');
     const model = new OpenAIModel({
       model: env['OPENAI_MODEL'] ?? 'gpt-4.1-mini',
       apiKey: env['OPENAI_API_KEY'] || 'unused-by-local-servers',
       ...(env['OPENAI_BASE_URL'] ? { baseURL: env['OPENAI_BASE_URL'] } : {}),
     });
-    return { model, banner: `anytool demo on ${model.name}${env['OPENAI_BASE_URL'] ? ` at ${env['OPENAI_BASE_URL']}` : ''} (set OPENAI_MODEL to change the model)` };
+    return { model, webSearch: undefined, banner: `anytool demo on ${model.name}${env['OPENAI_BASE_URL'] ? ` at ${env['OPENAI_BASE_URL']}` : ''} (set OPENAI_MODEL to change the model)` };
   }
-  if (env['ANTHROPIC_API_KEY']) {
+  if (chosen === 'openai-responses') {
+    const { OpenAIResponsesModel } = await import('@anytool/agent/openai-responses');
+    const model = new OpenAIResponsesModel({ model: env['OPENAI_MODEL'] ?? 'gpt-5-mini', ...(env['OPENAI_BASE_URL'] ? { baseURL: env['OPENAI_BASE_URL'] } : {}) });
+    return { model, webSearch: builtin.openai.webSearch(), banner: `anytool demo on ${model.name} (set OPENAI_MODEL to change the model)` };
+  }
+  if (chosen === 'anthropic') {
     const { AnthropicModel } = await import('@anytool/agent/anthropic');
     const model = new AnthropicModel({ model: env['ANTHROPIC_MODEL'] ?? 'claude-sonnet-4-5' });
-    return { model, banner: `anytool demo on ${model.name} (set ANTHROPIC_MODEL to change the model)` };
+    return { model, webSearch: builtin.anthropic.webSearch({ max_uses: 2 }), banner: `anytool demo on ${model.name} (set ANTHROPIC_MODEL to change the model)` };
   }
+  if (chosen === 'gemini') {
+    const { GeminiModel } = await import('@anytool/agent/gemini');
+    const model = new GeminiModel({ model: env['GEMINI_MODEL'] ?? 'gemini-2.5-flash' });
+    return { model, webSearch: builtin.gemini.googleSearch(), banner: `anytool demo on ${model.name} (set GEMINI_MODEL to change the model)` };
+  }
+  const webSearch = builtin.openai.webSearch();
   return {
-    model: scriptedTravelModel(sumTool),
-    banner: 'anytool demo on the ScriptedModel: no OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY is set, so the model turns are replayed offline (the tools are real).',
+    model: scriptedTravelModel(sumTool, webSearch.name),
+    webSearch,
+    banner: 'anytool demo on the ScriptedModel: no OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set, so the model turns are replayed offline (the tools are real; the built-in web search is replayed as its provider would report it).',
   };
 }
 
@@ -45,14 +70,15 @@ function approve({ tool, args }: ApprovalRequest): boolean {
   return approved;
 }
 
-const { model, banner } = await chooseModel('everything_get-sum');
+const { model, banner, webSearch } = await chooseModel('everything_get-sum');
 console.log(banner);
 
 // The reference MCP server from npm, as a child process spoken to over stdio.
 const serverEntry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true });
 // The server has a dozen demo tools; this agent gets two of them next to its local ones.
-const toolset = new Toolset(new TravelDesk(), mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'));
+// The provider's own web search sits next to them; its provider runs it.
+const toolset = new Toolset(new TravelDesk(), mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'), webSearch === undefined ? [] : [webSearch]);
 console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join(', ')}\n`);
 
 // The run is traced with OpenTelemetry; an in-memory exporter keeps the spans to print their tree at the end.

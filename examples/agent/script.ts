@@ -1,4 +1,4 @@
-import { resultText, type ToolResult } from '@anytool/core';
+import { resultText, textResult, type ToolResult } from '@anytool/core';
 import { ScriptedModel, latestToolResults, type ModelRequest, type ScriptStep } from '@anytool/agent';
 
 export const QUESTION =
@@ -23,15 +23,28 @@ function lastNumber(result: ToolResult | undefined): number {
 /**
  * The turns a model would take for QUESTION, replayed offline. Later turns read
  * the tool results they were sent, so the answer is computed by the tools.
- * `sumTool` is the tool that adds two numbers ({ a, b }).
+ * `sumTool` is the tool that adds two numbers ({ a, b }); `webSearchTool` the provider's
+ * built-in web search, whose call the scripted provider reports as run on its side.
  */
-export function scriptedTravelModel(sumTool: string): ScriptedModel {
+export function scriptedTravelModel(sumTool: string, webSearchTool: string): ScriptedModel {
   let warmer: Forecast | undefined;
   let other: Forecast | undefined;
   let hotel = 0;
   let total = 0;
   const script: ScriptStep[] = [
-    { text: 'Let me get both forecasts.', toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Lisbon' } }] },
+    {
+      text: 'Let me get both forecasts.',
+      toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Lisbon' } }],
+      // The provider's own web search, run on its side during the turn: it comes back with the turn, already done.
+      builtinCalls: [
+        {
+          id: 'ws_demo_1',
+          name: webSearchTool,
+          arguments: { type: 'search', query: 'things to do this weekend in Oslo and Lisbon' },
+          result: textResult('Oslo: jazz festival at Nasjonal jazzscene (example.com/oslo). Lisbon: Feira da Ladra flea market on Saturday (example.com/lisbon).'),
+        },
+      ],
+    },
     (request) => {
       const [oslo, lisbon] = results(request).map((r) => r.structured as Forecast);
       [warmer, other] = lisbon!.highC >= oslo!.highC ? [lisbon!, oslo!] : [oslo!, lisbon!];

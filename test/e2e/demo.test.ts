@@ -29,7 +29,7 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const KEYS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL'];
+const KEYS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GEMINI_MODEL', 'ANYTOOL_MODEL'];
 
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -57,7 +57,10 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/<- everything_get-sum in [\d.]+ ms: The sum of 190 and 45 is 235\./);
     expect(stdout).toMatch(/approval for hold_room .*: approved/);
     expect(stdout).toMatch(/answer: Lisbon is the warmer choice.*235 EUR.*HOLD-LISBON-2N/);
-    expect(stdout).toMatch(/stopped: final_answer after 6 model turn\(s\) and 6 tool call\(s\)/);
+    // The provider's built-in web search, replayed as its provider reports it, is in the transcript like any call.
+    expect(stdout).toMatch(/-> openai_web_search \{"type":"search","query":"things to do this weekend in Oslo and Lisbon"\}\s+\[OpenAI \(Responses API\) built-in\]/);
+    expect(stdout).toMatch(/<- openai_web_search in 0\.0 ms: Oslo: jazz festival/);
+    expect(stdout).toMatch(/stopped: final_answer after 6 model turn\(s\) and 7 tool call\(s\)/);
     // The run's OpenTelemetry span tree: the agent over its model turns and tool calls, in one trace.
     expect(stdout).toMatch(/trace [0-9a-f]{32}: 13 spans\n {2}invoke_agent travel-desk +[\d.]+ ms\n {4}chat scripted travel agent +[\d.]+ ms\n {4}execute_tool get_weather /);
     expect(stdout).toMatch(/\n {4}execute_tool hotel_price +[\d.]+ ms {2}error\.type=INVALID_ARGUMENTS\n/);

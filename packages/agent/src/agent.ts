@@ -18,6 +18,7 @@ import {
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
 import { addUsage, emptyUsage, type AssistantMessage, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
+import { EventQueue } from './event-queue.js';
 import { RunTelemetry } from './telemetry.js';
 
 // The approval types live with the approval middleware in core; the agent's API keeps its names.
@@ -90,6 +91,14 @@ export interface RunResult {
   /** The run's context; `context.events` tells the whole story in order. */
   context: ExecutionContext;
 }
+
+/** What `agent.stream` yields, in order: each turn's deltas, the tool results, then the run's result. */
+export type AgentStreamEvent =
+  | { type: 'text_delta'; step: number; text: string }
+  | { type: 'tool_call_start'; step: number; callId: string; name: string }
+  | { type: 'tool_call_delta'; step: number; callId: string; delta: string }
+  | { type: 'tool_result'; callId: string; tool: string; result: ToolResult }
+  | { type: 'result'; result: RunResult };
 
 /** The default of `toolTimeoutMs`. */
 const TOOL_TIMEOUT_MS = 60_000;
@@ -168,7 +177,50 @@ export class Agent {
    * Runs the loop for one input: a user message, or a whole conversation (for
    * example `result.messages` of an earlier run plus a new user message).
    */
-  async run(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult> {
+  run(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult> {
+    return this.loop(input, options, undefined);
+  }
+
+  /**
+   * Runs the loop like `run`, yielding typed events as they happen: the model's
+   * text and tool-call deltas (from a model with `stream`; others yield a turn's
+   * text at once), each tool result (also in `context.events`), and the result
+   * last. Leaving the loop early (`break`) or aborting `options.signal` aborts the
+   * run and the request in flight. A failed model call throws `MODEL_FAILED` from
+   * the iteration, as `run` rejects.
+   *
+   * @example
+   * for await (const event of agent.stream('Weather in Oslo?')) if (event.type === 'text_delta') process.stdout.write(event.text);
+   */
+  stream(input: string | readonly ModelMessage[], options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent> {
+    const stop = new AbortController();
+    const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+    const context = options.context ?? new ExecutionContext();
+    let unsubscribe = (): void => {};
+    let running: Promise<void> = Promise.resolve();
+    // Leaving early aborts the run, then waits for it to wind down.
+    const queue = new EventQueue<AgentStreamEvent>(async () => {
+      unsubscribe();
+      stop.abort(new AnytoolError(ErrorCode.Aborted, 'the stream was closed by its reader'));
+      await running;
+    });
+    unsubscribe = context.subscribe((event) => {
+      if (event.type === 'tool_result') queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+    });
+    running = this.loop(input, { ...options, context, signal }, (event) => queue.push(event)).then(
+      (result) => {
+        unsubscribe();
+        queue.end({ type: 'result', result });
+      },
+      (error: unknown) => {
+        unsubscribe();
+        queue.fail(error);
+      },
+    );
+    return queue;
+  }
+
+  private async loop(input: string | readonly ModelMessage[], options: RunOptions, sink: ((event: AgentStreamEvent) => void) | undefined): Promise<RunResult> {
     const maxSteps = options.maxSteps ?? this.maxSteps;
     checkLimit('maxSteps', maxSteps);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -216,7 +268,7 @@ export class Agent {
       let response: ModelResponse;
       try {
         // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
-        response = await untilAborted(this.model.generate(request), signal);
+        response = await untilAborted(sink === undefined ? this.model.generate(request) : this.streamTurn(request, step, sink), signal);
       } catch (error) {
         if (signal?.aborted) {
           chat?.(undefined, deadline?.aborted === true ? ErrorCode.Timeout : ErrorCode.Aborted);
@@ -234,6 +286,7 @@ export class Agent {
       const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
       const assistant: AssistantMessage = { role: 'assistant', content: response.text };
       if (calls.length > 0) assistant.toolCalls = calls;
+      if (response.providerItems !== undefined) assistant.providerItems = response.providerItems;
       messages.push(assistant);
       context.record({
         type: 'message',
@@ -241,6 +294,7 @@ export class Agent {
         text: response.text,
         data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
       });
+      recordBuiltinCalls(response, context);
       if (calls.length === 0) return finish('final_answer', step);
 
       const results = await this.runCalls(calls, repeated, runContext);
@@ -248,6 +302,23 @@ export class Agent {
       if (signal?.aborted) return interrupted(step);
     }
     return finish('max_steps', maxSteps);
+  }
+
+  /** One model turn, streamed into `sink` (a model without `stream` gives its text at once). */
+  private async streamTurn(request: ModelRequest, step: number, sink: (event: AgentStreamEvent) => void): Promise<ModelResponse> {
+    if (this.model.stream === undefined) {
+      const response = await this.model.generate(request);
+      if (response.text !== '') sink({ type: 'text_delta', step, text: response.text });
+      for (const call of response.toolCalls) sink({ type: 'tool_call_start', step, callId: call.id, name: call.name });
+      return response;
+    }
+    for await (const event of this.model.stream(request)) {
+      if (event.type === 'response') return event.response;
+      if (event.type === 'text_delta') sink({ type: 'text_delta', step, text: event.text });
+      else if (event.type === 'tool_call_start') sink({ type: 'tool_call_start', step, callId: event.id, name: event.name });
+      else sink({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta });
+    }
+    throw new AnytoolError(ErrorCode.ModelFailed, `${this.model.name}: the stream ended without the turn's response`);
   }
 
   /**
@@ -289,6 +360,14 @@ export class Agent {
     this.repeated.set(context.state, byId);
     const limit = this.toolTimeoutMs;
     return Promise.all(calls.map((call) => this.calls.invoke(this.toolset, call.name, call.arguments, context, limit === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: limit })));
+  }
+}
+
+/** The provider ran these calls during the turn: they are recorded as any tool call is, call then result. */
+function recordBuiltinCalls(response: ModelResponse, context: ExecutionContext): void {
+  for (const call of response.builtinCalls ?? []) {
+    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments });
+    context.record({ type: 'tool_result', callId: call.id, tool: call.name, result: call.result, durationMs: 0 });
   }
 }
 

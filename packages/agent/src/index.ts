@@ -1,20 +1,24 @@
 // The public API of @anytool/agent. Anything exported here is public API: add with care.
 // The adapters over official clients live on their own subpaths, so their
-// clients stay optional: `@anytool/agent/openai`, `@anytool/agent/anthropic`.
+// clients stay optional: `@anytool/agent/openai`, `@anytool/agent/openai-responses`, `@anytool/agent/anthropic`,
+// `@anytool/agent/gemini`.
 
 export { Agent } from './agent.js';
-export type { AgentOptions, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
+export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
 
 export { addUsage, emptyUsage } from './model.js';
 export type {
   AssistantMessage,
+  BuiltinToolCall,
   Model,
   ModelMessage,
   ModelRequest,
   ModelResponse,
   ModelSettings,
   ModelStopReason,
+  ModelStreamEvent,
   ModelToolCall,
+  ProviderItems,
   ToolMessage,
   Usage,
   UserMessage,

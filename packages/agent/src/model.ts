@@ -22,6 +22,31 @@ export interface AssistantMessage {
   role: 'assistant';
   content: string;
   toolCalls?: ModelToolCall[];
+  /** The provider's own record of the turn (see `ModelResponse.providerItems`), sent back as it is by the same adapter. */
+  providerItems?: ProviderItems;
+}
+
+/**
+ * A turn as the provider gave it (the Responses API's output items: reasoning,
+ * built-in tool calls...). The adapter that made it sends it back verbatim on the
+ * next turns, so nothing the provider needs is lost; other adapters use the
+ * neutral fields of the message.
+ */
+export interface ProviderItems {
+  /** The adapter's format ('openai-responses', 'anthropic', 'gemini'). */
+  format: string;
+  items: unknown[];
+}
+
+/** A call of a provider's built-in tool that the provider ran during the turn, with its result. */
+export interface BuiltinToolCall {
+  /** The provider's id of the call. */
+  id: string;
+  /** The tool's name in the toolset (`openai_web_search`), else the provider's name for it. */
+  name: string;
+  arguments: unknown;
+  /** What the provider reported back (a search's sources, code output, an error). */
+  result: ToolResult;
 }
 
 /** The result of one tool call, sent back to the model. */
@@ -72,6 +97,10 @@ export interface ModelResponse {
   stopReason: ModelStopReason;
   /** The provider's own stop reason, for logs. */
   providerStopReason?: string;
+  /** Built-in tool calls the provider ran in this turn; the agent records them as run events. */
+  builtinCalls?: BuiltinToolCall[];
+  /** The provider's own record of the turn, kept on the assistant message for the next request. */
+  providerItems?: ProviderItems;
 }
 
 /**
@@ -89,7 +118,20 @@ export interface Model {
   /** The model asked for, as traces name it (`gen_ai.request.model`): "gpt-4.1-mini". */
   readonly model?: string;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /**
+   * The same turn, streamed: deltas as they arrive, then one `response` event with
+   * what `generate` would have returned. Optional: `agent.stream` falls back to
+   * `generate` for a model without it. Aborting `request.signal` aborts the request.
+   */
+  stream?(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
 }
+
+/** What a model's stream yields. */
+export type ModelStreamEvent =
+  | { type: 'text_delta'; text: string }
+  | { type: 'tool_call_start'; id: string; name: string }
+  | { type: 'tool_call_delta'; id: string; delta: string }
+  | { type: 'response'; response: ModelResponse };
 
 /** Zero usage, the start of a sum. */
 export function emptyUsage(): Usage {

@@ -3,18 +3,22 @@ import { join } from 'node:path';
 import * as agent from '@anytool/agent';
 import * as openai from '../src/models/openai.js';
 import * as anthropic from '../src/models/anthropic.js';
+import * as responses from '../src/models/openai-responses.js';
+import * as gemini from '../src/models/gemini.js';
 
 describe('public surface', () => {
   it('exports exactly the runtime values meant to be public', () => {
     expect(Object.keys(agent).sort()).toEqual(['Agent', 'ScriptedModel', 'addUsage', 'emptyUsage', 'latestToolResults']);
     expect(Object.keys(openai)).toEqual(['OpenAIModel']);
     expect(Object.keys(anthropic)).toEqual(['AnthropicModel']);
+    expect(Object.keys(responses)).toEqual(['OpenAIResponsesModel']);
+    expect(Object.keys(gemini)).toEqual(['GeminiModel']);
   });
 
   it('maps every subpath in package.json exports to a source file', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- reading the manifest in a CommonJS test
     const manifest = require('../package.json') as { exports: Record<string, { import?: { types: string } }> };
-    expect(Object.keys(manifest.exports)).toEqual(['.', './openai', './anthropic', './package.json']);
+    expect(Object.keys(manifest.exports)).toEqual(['.', './openai', './anthropic', './openai-responses', './gemini', './package.json']);
     for (const entry of Object.values(manifest.exports)) {
       if (entry.import === undefined) continue;
       const source = entry.import.types.replace('./dist/esm/', '').replace(/\.d\.ts$/, '.ts');

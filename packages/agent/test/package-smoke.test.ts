@@ -16,16 +16,20 @@ const program = (load: (specifier: string) => string): string => `
   const { Agent, ScriptedModel } = ${load('@anytool/agent')};
   const { OpenAIModel } = ${load('@anytool/agent/openai')};
   const { AnthropicModel } = ${load('@anytool/agent/anthropic')};
+  const { OpenAIResponsesModel } = ${load('@anytool/agent/openai-responses')};
+  const { GeminiModel } = ${load('@anytool/agent/gemini')};
   const agent = new Agent({ model: new ScriptedModel([{ text: 'hi' }]) });
   agent.run('hello').then((result) => console.log(JSON.stringify({
     text: result.text,
     openai: new OpenAIModel({ model: 'm', apiKey: 'k' }).name,
     anthropic: new AnthropicModel({ model: 'm', apiKey: 'k' }).name,
+    responses: new OpenAIResponsesModel({ model: 'm', apiKey: 'k' }).name,
+    gemini: new GeminiModel({ model: 'm', apiKey: 'k' }).name,
   })));
 `;
 
 describe('@anytool/agent as a built package', () => {
-  const expected = { text: 'hi', openai: 'openai m', anthropic: 'anthropic m' };
+  const expected = { text: 'hi', openai: 'openai m', anthropic: 'anthropic m', responses: 'openai-responses m', gemini: 'gemini m' };
 
   it('is imported from ESM', () => {
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', program((s) => `await import('${s}')`)], { cwd: root, encoding: 'utf8' });

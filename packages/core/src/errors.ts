@@ -45,6 +45,8 @@ export const ErrorCode = {
   ResultTooLarge: 'RESULT_TOO_LARGE',
   /** A model call failed after the client's own retries. */
   ModelFailed: 'MODEL_FAILED',
+  /** A provider's built-in tool was called locally; only its provider runs it, during a model turn. */
+  ProviderTool: 'PROVIDER_TOOL',
   /** A tool call was refused by the approval callback. */
   ApprovalDenied: 'APPROVAL_DENIED',
   /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */

@@ -36,7 +36,7 @@ export type { TracingOptions } from './tracing/tracing.js';
 export type { TelemetryProviders } from './tracing/otel.js';
 export { extractTraceContext, injectTraceContext } from './tracing/trace-context.js';
 
-export type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
+export type { BuiltinDeclaration, BuiltinFormat, JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 
 export { errorResult, imageResult, isToolResult, normalizeResult, resultText, sniffMimeType, textResult, toBase64, toolResult } from './tool-result.js';
 export type { AudioContent, ContentPart, ImageContent, ResourceContent, ResourceLinkContent, TextContent, ToolResult } from './tool-result.js';
@@ -46,6 +46,9 @@ export type { BaseToolOptions, InvokeOptions } from './base-tool.js';
 
 export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
 export type { ArgumentPreparer, ToolBuildInfo } from './build-info.js';
+
+export { BuiltinTool, ClientTool, builtin, isProviderTool } from './builtin-tool.js';
+export type { BuiltinToolOptions, ClientToolHandler, MemoryArgs, TextEditorArgs } from './builtin-tool.js';
 
 export { FunctionTool, tool } from './function-tool.js';
 export type { AnyFunction, FunctionToolOptions } from './function-tool.js';
@@ -72,10 +75,10 @@ export type { ArgsValidator, ArgumentProblem } from './validation.js';
 export { lowerDefinitions } from './providers/index.js';
 export type { DefinitionFormat, FormatMap, FormatOptions, FormatTool, Lowered, LoweringNote } from './providers/index.js';
 export { toOpenAIChatTools, toOpenAIResponsesTools } from './providers/openai.js';
-export type { OpenAIChatTool, OpenAIFormatOptions, OpenAIResponsesTool } from './providers/openai.js';
+export type { OpenAIChatTool, OpenAIFormatOptions, OpenAIResponsesBuiltinTool, OpenAIResponsesTool } from './providers/openai.js';
 export { toAnthropicTools } from './providers/anthropic.js';
-export type { AnthropicTool } from './providers/anthropic.js';
-export { toGeminiTools } from './providers/gemini.js';
-export type { GeminiFunctionDeclaration } from './providers/gemini.js';
+export type { AnthropicBuiltinTool, AnthropicTool } from './providers/anthropic.js';
+export { toGeminiToolList, toGeminiTools } from './providers/gemini.js';
+export type { GeminiBuiltinTool, GeminiFunctionDeclaration, GeminiTool } from './providers/gemini.js';
 export { toMcpTools } from './providers/mcp.js';
 export type { McpToolDefinition } from './providers/mcp.js';

@@ -26,4 +26,20 @@ export interface ToolDefinition {
   /** JSON Schema of the structured result, when the tool has one. */
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /** Set for a provider's built-in tool (see `builtin`): its provider's own declaration. */
+  builtin?: BuiltinDeclaration;
+}
+
+/** The formats whose providers define tools of their own. */
+export type BuiltinFormat = 'openai-responses' | 'anthropic' | 'gemini';
+
+/**
+ * How a provider's own tool is declared. In a format with a declaration the
+ * declaration is sent as it is; in any other format a tool the provider runs is
+ * left out (with a lowering note), and a client tool is sent with its local schema.
+ */
+export interface BuiltinDeclaration {
+  /** `provider`: the provider runs it. `client`: the provider fixes its schema, your code runs it. */
+  runs: 'provider' | 'client';
+  declarations: Partial<Record<BuiltinFormat, Record<string, unknown>>>;
 }

@@ -4,7 +4,7 @@ describe('the public surface of @anytool/core', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
-        'AnytoolError', 'BUILD_INFO', 'BaseTool', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
+        'AnytoolError', 'BUILD_INFO', 'BaseTool', 'BuiltinTool', 'ClientTool', 'builtin', 'isProviderTool', 'toGeminiToolList', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
         'Pipeline', 'TOOL_NAME_RULES', 'Tool', 'ToolCall', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'approval', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
         'errorResult', 'extractTraceContext', 'formatProblems', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions',
         'needsApproval', 'normalizeResult', 'now', 'outputBudget', 'resultText', 'schemaProblems',

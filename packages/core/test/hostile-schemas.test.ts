@@ -107,7 +107,7 @@ describe('hostile schemas: every lowering is linear in the schema, or bounded', 
     for (const levels of [8, 20]) {
       const schema = refDag(levels);
       const { tools } = new Toolset(tool(() => 1, { name: 'dag', description: 'A DAG.', parameters: schema })).lower('gemini');
-      const lowered = tools[0]!.parametersJsonSchema;
+      const lowered = tools[0]!.parametersJsonSchema!;
       if (levels === 8) {
         expect(lowered).toEqual(expand(schema, schema['$defs'] as Record<string, JsonSchema>));
         continue;

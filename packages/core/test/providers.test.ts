@@ -1,9 +1,9 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import type { FunctionDeclaration } from '@google/genai';
+import type { FunctionDeclaration, Tool as GeminiTool } from '@google/genai';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type OpenAI from 'openai';
 import Ajv from 'ajv';
-import { ExecutionContext, Toolset, tool, type JsonSchema } from '@anytool/core';
+import { ExecutionContext, Toolset, tool, type AnthropicTool, type JsonSchema } from '@anytool/core';
 
 const treeSchema: JsonSchema = {
   type: 'object',
@@ -37,9 +37,10 @@ const toolset = new Toolset(samples);
 describe('provider formats', () => {
   it('are assignable to the official SDK types (checked by the compiler)', () => {
     const chat: OpenAI.Chat.Completions.ChatCompletionTool[] = toolset.definitions('openai');
-    const responses: OpenAI.Responses.FunctionTool[] = toolset.definitions('openai-responses');
-    const anthropic: Anthropic.Messages.Tool[] = toolset.definitions('anthropic');
-    const gemini: FunctionDeclaration[] = toolset.definitions('gemini');
+    // A toolset may hold provider built-ins: the lists are what the clients' `tools` take.
+    const responses: OpenAI.Responses.Tool[] = toolset.definitions('openai-responses');
+    const anthropic: Anthropic.Messages.ToolUnion[] = toolset.definitions('anthropic');
+    const gemini: Array<FunctionDeclaration | GeminiTool> = toolset.definitions('gemini');
     const mcp: McpTool[] = toolset.definitions('mcp');
     for (const list of [chat, responses, anthropic, gemini, mcp]) expect(list).toHaveLength(samples.length);
   });
@@ -55,13 +56,13 @@ describe('provider formats', () => {
         else if (key === 'anyOf' || key === 'prefixItems') (value as unknown[]).forEach((v, i) => walk(v, `${where}/${key}/${i}`));
       }
     };
-    for (const t of toolset.definitions('gemini')) walk(t.parametersJsonSchema, t.name);
+    for (const t of toolset.definitions('gemini')) walk(t.parametersJsonSchema, t.name!);
   });
 
   it('hands out copies: changing an emitted definition never changes the tool', () => {
-    const [first] = toolset.definitions('anthropic');
+    const [first] = toolset.definitions('anthropic') as AnthropicTool[];
     (first!.input_schema['properties'] as Record<string, unknown>)['query'] = { type: 'number' };
-    const [again] = toolset.definitions('anthropic');
+    const [again] = toolset.definitions('anthropic') as AnthropicTool[];
     expect((again!.input_schema['properties'] as Record<string, { type: string }>)['query']!.type).toBe('string');
   });
 
@@ -111,7 +112,7 @@ describe('provider formats', () => {
     expect(tree).not.toContain('$defs');
     expect(notes.some((n) => n.tool === 'tree_sum' && /recursive type "Node"/.test(n.detail))).toBe(true);
     expect(notes.some((n) => n.tool === 'search' && n.path === '/properties/limit/default' && n.action === 'dropped')).toBe(true);
-    const shape = (tools[0]!.parametersJsonSchema['properties'] as Record<string, JsonSchema>)['shape']!;
+    const shape = (tools[0]!.parametersJsonSchema!['properties'] as Record<string, JsonSchema>)['shape']!;
     expect(shape['anyOf']).toBeDefined();
   });
 
@@ -130,7 +131,7 @@ describe('provider formats', () => {
       },
     });
     const { tools, notes } = new Toolset(pair).lower('gemini');
-    expect(tools[0]!.parametersJsonSchema['properties']).toEqual({
+    expect(tools[0]!.parametersJsonSchema!['properties']).toEqual({
       point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }], minItems: 2, maxItems: 2, items: false },
       head: { type: 'array', prefixItems: [{ type: 'string' }], minItems: 1, items: { type: 'number' } },
       open: { type: 'array', prefixItems: [{ type: 'string' }] },

@@ -1,9 +1,9 @@
-import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
-import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -101,6 +101,9 @@ export class AnthropicModel implements Model {
       pendingResults = undefined;
       if (message.role === 'user') {
         messages.push({ role: 'user', content: message.content });
+      } else if (message.providerItems?.format === FORMAT) {
+        // The turn as the API gave it: server tool calls and their results, thinking blocks.
+        messages.push({ role: 'assistant', content: message.providerItems.items as ContentBlockParam[] });
       } else {
         const content: ContentBlockParam[] = [];
         if (message.content !== '') content.push({ type: 'text', text: message.content });
@@ -124,7 +127,32 @@ export class AnthropicModel implements Model {
       if (request.signal?.aborted) throw error;
       throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
     }
-    return fromMessage(message);
+    return fromMessage(message, request.tools);
+  }
+
+  /** The turn streamed through the client's message stream: text and tool-input deltas, then the turn as `generate` gives it. */
+  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, void, undefined> {
+    const stream = this.client.messages.stream(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
+    // Input deltas name the content block; the agent knows the call by its id.
+    const toolIds = new Map<number, string>();
+    try {
+      for await (const event of stream) {
+        if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
+          toolIds.set(event.index, event.content_block.id);
+          yield { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
+        } else if (event.type === 'content_block_delta') {
+          if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
+          else if (event.delta.type === 'input_json_delta' && toolIds.has(event.index)) yield { type: 'tool_call_delta', id: toolIds.get(event.index)!, delta: event.delta.partial_json };
+        }
+      }
+      yield { type: 'response', response: fromMessage(await stream.finalMessage(), request.tools) };
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
+    } finally {
+      // The reader left early: the request in flight is cancelled.
+      if (!stream.ended) stream.abort();
+    }
   }
 }
 
@@ -163,12 +191,44 @@ function toResultContent(result: ToolResult): ToolResultContent {
 
 const STOP_REASONS: Record<string, ModelStopReason> = { end_turn: 'end', stop_sequence: 'end', tool_use: 'tool_calls', max_tokens: 'max_tokens', refusal: 'content_filter' };
 
-function fromMessage(message: Anthropic.Message): ModelResponse {
+const FORMAT = 'anthropic';
+
+/** A server tool's result block: `web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`... */
+interface ServerToolResultBlock {
+  type: string;
+  tool_use_id: string;
+  content: unknown;
+}
+
+function isServerToolResult(block: { type: string }): block is ServerToolResultBlock {
+  return block.type.endsWith('_tool_result') && typeof (block as { tool_use_id?: unknown }).tool_use_id === 'string';
+}
+
+/** A server tool result as a neutral result: an error block (`*_error`) is an error result, anything else its JSON. */
+function serverResult(block: ServerToolResultBlock): ToolResult {
+  const content = block.content as { type?: unknown; error_code?: unknown } | null;
+  if (content !== null && typeof content === 'object' && typeof content.type === 'string' && content.type.endsWith('_error')) {
+    return errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${String(content.error_code ?? content.type)}.`);
+  }
+  return textResult(JSON.stringify(block.content));
+}
+
+function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[]): ModelResponse {
   const texts: string[] = [];
   const toolCalls: ModelToolCall[] = [];
+  const serverCalls = new Map<string, { name: string; input: unknown }>();
+  const builtinCalls: BuiltinToolCall[] = [];
   for (const block of message.content) {
     if (block.type === 'text') texts.push(block.text);
     else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
+    else if (block.type === 'server_tool_use') serverCalls.set(block.id, { name: block.name, input: block.input });
+    else if (isServerToolResult(block)) {
+      const call = serverCalls.get(block.tool_use_id);
+      const name = call === undefined ? block.type.replace(/_tool_result$/, '') : call.name;
+      // The toolset's name for the server tool (`anthropic_web_search`), else Anthropic's.
+      const tool = tools.find((d) => d.builtin?.declarations[FORMAT]?.['name'] === name)?.name ?? name;
+      builtinCalls.push({ id: block.tool_use_id, name: tool, arguments: call?.input ?? {}, result: serverResult(block) });
+    }
   }
   const input = message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
   const output = message.usage.output_tokens;
@@ -179,5 +239,10 @@ function fromMessage(message: Anthropic.Message): ModelResponse {
     stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
   };
   if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
+  if (builtinCalls.length > 0) {
+    response.builtinCalls = builtinCalls;
+    // Sent back verbatim: the next turn sees the searches and fetches it made.
+    response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
+  }
   return response;
 }

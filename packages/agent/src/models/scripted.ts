@@ -1,6 +1,6 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { untilAborted } from '../abort.js';
-import type { Model, ModelRequest, ModelResponse, ModelStopReason, ToolMessage, Usage } from '../model.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ToolMessage, Usage } from '../model.js';
 
 /** A tool call in a script; the id is made up when left out. */
 export interface ScriptedToolCall {
@@ -16,6 +16,8 @@ export interface ScriptedTurn {
   toolCalls?: ScriptedToolCall[];
   usage?: Partial<Usage>;
   stopReason?: ModelStopReason;
+  /** Calls of a provider's built-in tool that the provider ran in this turn, with their results (as a real adapter reports them). */
+  builtinCalls?: BuiltinToolCall[];
 }
 
 /** A turn, or a function that makes the turn from the request (to answer from earlier tool results). */
@@ -71,12 +73,14 @@ export class ScriptedModel implements Model {
     const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_t${index + 1}_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }));
     const inputTokens = turn.usage?.inputTokens ?? this.usage.inputTokens ?? 0;
     const outputTokens = turn.usage?.outputTokens ?? this.usage.outputTokens ?? 0;
-    return {
+    const response: ModelResponse = {
       text: turn.text ?? '',
       toolCalls,
       usage: { inputTokens, outputTokens, totalTokens: turn.usage?.totalTokens ?? inputTokens + outputTokens },
       stopReason: turn.stopReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'end'),
     };
+    if (turn.builtinCalls !== undefined) response.builtinCalls = turn.builtinCalls;
+    return response;
   }
 }
 

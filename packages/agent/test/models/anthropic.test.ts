@@ -1,5 +1,5 @@
-import { ErrorCode, imageResult, tool } from '@anytool/core';
-import { Agent } from '@anytool/agent';
+import { ErrorCode, builtin, imageResult, tool } from '@anytool/core';
+import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { AnthropicModel } from '../../src/models/anthropic.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
 
@@ -32,6 +32,91 @@ describe('AnthropicModel (Messages through the official client)', () => {
   afterEach(async () => {
     await server?.close();
     server = undefined;
+  });
+
+  it('sends Anthropic\'s web search beside a local tool, records its call and result, and sends the turn back verbatim', async () => {
+    const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'Oslo events today' } };
+    const found = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://example.com/oslo', title: 'Oslo events', encrypted_content: 'e', page_age: null }] };
+    const call = { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } };
+    server = await startProviderServer([
+      { body: message([search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call], 'tool_use') },
+      { body: message([{ type: 'text', text: 'A concert tonight, 21 celsius.' }], 'end_turn') },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [weather, builtin.anthropic.webSearch({ max_uses: 1 }), builtin.openai.webSearch()] }).run('Oslo tonight?');
+
+    expect(result.text).toBe('A concert tonight, 21 celsius.');
+    const [first, second] = server.requests;
+    expect((first!.body['tools'] as unknown[]).slice(1)).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }]);
+    expect((second!.body['messages'] as unknown[])[1]).toEqual({ role: 'assistant', content: [search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call] });
+    const calls = result.context.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
+    expect(calls).toMatchObject([
+      { type: 'tool_call', callId: 'srvtoolu_1', tool: 'anthropic_web_search', args: { query: 'Oslo events today' } },
+      { type: 'tool_result', callId: 'srvtoolu_1', tool: 'anthropic_web_search', result: { isError: false, content: [{ text: expect.stringContaining('https://example.com/oslo') }] } },
+      { type: 'tool_call', callId: 'toolu_1', tool: 'get_weather' },
+      { type: 'tool_result', callId: 'toolu_1', result: { content: [{ text: 'Oslo: 21 celsius' }] } },
+    ]);
+  });
+
+  it('streams: tool input deltas, the tool result, text deltas in order, then the result', async () => {
+    const start = { type: 'message_start', message: { ...message([], null as never), stop_reason: null } };
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [
+          start,
+          { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: {} } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"city":' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '"Oslo"}' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 20 } },
+          { type: 'message_stop' },
+        ],
+      },
+      {
+        body: null,
+        events: [
+          start,
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Oslo is ' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '21 celsius.' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } },
+          { type: 'message_stop' },
+        ],
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":', '"Oslo"}', 'tool_result', 'Oslo is ', '21 celsius.', 'result']);
+    const last = seen.at(-1)!;
+    expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2 });
+    expect(server.requests[0]!.body).toMatchObject({ stream: true });
+    expect((server.requests[1]!.body['messages'] as Array<{ content: unknown }>)[2]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Oslo: 21 celsius' }] }]);
+  });
+
+  it('aborts the HTTP request when the reader stops mid-stream', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        hangAfterEvents: true,
+        events: [
+          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
+        ],
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const texts: string[] = [];
+    for await (const event of new Agent({ model }).stream('A long story.')) {
+      if (event.type === 'text_delta') texts.push(event.text);
+      if (texts.length === 1) break;
+    }
+    expect(texts).toEqual(['Once upon ']);
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
   });
 
   it('sends the tools, runs two parallel tool_use blocks (a null optional, bad JSON) and returns results in one user message', async () => {

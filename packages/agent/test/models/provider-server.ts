@@ -14,12 +14,18 @@ export interface Reply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Server-sent events instead of `body` (`event:` from each one's `type`), then the end of the response. */
+  events?: Array<Record<string, unknown>>;
+  /** After `events`, keep the response open (the client must abort). */
+  hangAfterEvents?: boolean;
 }
 
 export interface ProviderServer {
   /** http://127.0.0.1:<port> */
   url: string;
   requests: ReceivedRequest[];
+  /** Requests whose connection the client closed before the response ended (an aborted stream). */
+  closedEarly: number;
   close(): Promise<void>;
 }
 
@@ -29,7 +35,11 @@ export interface ProviderServer {
  */
 export async function startProviderServer(replies: Array<Reply | ((request: ReceivedRequest) => Reply)>): Promise<ProviderServer> {
   const requests: ReceivedRequest[] = [];
+  const state = { closedEarly: 0 };
   const server = createServer((req, res) => {
+    res.on('close', () => {
+      if (!res.writableEnded) state.closedEarly++;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -39,6 +49,12 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
       const next = replies[requests.length - 1];
       const reply: Reply = next === undefined ? { status: 500, body: { error: { message: 'the test server has no reply left', type: 'server_error' } } } : typeof next === 'function' ? next(received) : next;
       if (reply.hang === true) return;
+      if (reply.events !== undefined) {
+        res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
+        for (const event of reply.events) res.write(`event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`);
+        if (reply.hangAfterEvents !== true) res.end();
+        return;
+      }
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers });
       res.end(JSON.stringify(reply.body));
     });
@@ -48,6 +64,9 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get closedEarly() {
+      return state.closedEarly;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

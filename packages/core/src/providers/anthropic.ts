@@ -8,6 +8,15 @@ export interface AnthropicTool {
   input_schema: { type: 'object'; [keyword: string]: unknown };
 }
 
+/** One of Anthropic's own tools (`web_search_20250305`, `bash_20250124`...), in the Messages API's shape. */
+export type AnthropicBuiltinTool =
+  | { type: 'web_search_20250305'; name: 'web_search'; [setting: string]: unknown }
+  | { type: 'web_fetch_20250910'; name: 'web_fetch'; [setting: string]: unknown }
+  | { type: 'code_execution_20250825'; name: 'code_execution'; [setting: string]: unknown }
+  | { type: 'bash_20250124'; name: 'bash'; [setting: string]: unknown }
+  | { type: 'text_editor_20250728'; name: 'str_replace_based_edit_tool'; [setting: string]: unknown }
+  | { type: 'memory_20250818'; name: 'memory'; [setting: string]: unknown };
+
 /** Messages API tools. Anthropic takes JSON Schema as it is; only `$schema`-like bookkeeping is left out. */
 export function toAnthropicTools(definitions: readonly ToolDefinition[]): Lowered<AnthropicTool> {
   const notes: LoweringNote[] = [];

@@ -9,6 +9,33 @@ export interface GeminiFunctionDeclaration {
   parametersJsonSchema: JsonSchema;
 }
 
+/** One of Gemini's built-in tools (`{ googleSearch: {} }`, `{ codeExecution: {} }`, `{ urlContext: {} }`): a `Tool` of `config.tools`. */
+export type GeminiBuiltinTool = NotAFunction & ({ googleSearch: Record<string, unknown> } | { codeExecution: Record<string, never> } | { urlContext: Record<string, never> });
+
+/** What a built-in lacks of a function declaration: code reading `name` off the list still compiles, and finds none. */
+interface NotAFunction {
+  name?: undefined;
+  description?: undefined;
+  parametersJsonSchema?: undefined;
+}
+
+/** A `Tool` of Gemini's `config.tools`: the function declarations together, or one built-in tool. */
+export type GeminiTool = { functionDeclarations: GeminiFunctionDeclaration[] } | GeminiBuiltinTool;
+
+/**
+ * The `config.tools` list of a Gemini request from `definitions('gemini')`: the
+ * function declarations in one tool, each built-in tool on its own.
+ */
+export function toGeminiToolList(tools: ReadonlyArray<GeminiFunctionDeclaration | GeminiBuiltinTool>): GeminiTool[] {
+  const functionDeclarations: GeminiFunctionDeclaration[] = [];
+  const builtins: GeminiBuiltinTool[] = [];
+  for (const tool of tools) {
+    if ('parametersJsonSchema' in tool) functionDeclarations.push(tool as GeminiFunctionDeclaration);
+    else builtins.push(tool as GeminiBuiltinTool);
+  }
+  return functionDeclarations.length === 0 ? builtins : [{ functionDeclarations }, ...builtins];
+}
+
 /** Keywords of the subset Gemini accepts for function parameters. */
 const GEMINI_KEYWORDS = new Set([
   'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',

@@ -1,19 +1,19 @@
 import { AnytoolError, ErrorCode } from '../errors.js';
-import type { ToolDefinition } from '../tool-definition.js';
-import { toAnthropicTools, type AnthropicTool } from './anthropic.js';
-import { toGeminiTools, type GeminiFunctionDeclaration } from './gemini.js';
-import type { Lowered } from './lowering.js';
+import type { BuiltinFormat, ToolDefinition } from '../tool-definition.js';
+import { toAnthropicTools, type AnthropicBuiltinTool, type AnthropicTool } from './anthropic.js';
+import { toGeminiTools, type GeminiBuiltinTool, type GeminiFunctionDeclaration } from './gemini.js';
+import type { Lowered, LoweringNote } from './lowering.js';
 import { toMcpTools, type McpToolDefinition } from './mcp.js';
-import { toOpenAIChatTools, toOpenAIResponsesTools, type OpenAIChatTool, type OpenAIFormatOptions, type OpenAIResponsesTool } from './openai.js';
+import { toOpenAIChatTools, toOpenAIResponsesTools, type OpenAIChatTool, type OpenAIFormatOptions, type OpenAIResponsesBuiltinTool, type OpenAIResponsesTool } from './openai.js';
 
 export type { Lowered, LoweringNote } from './lowering.js';
 
 /** The formats `Toolset.definitions` speaks. `openai` is the Chat Completions shape. */
 export interface FormatMap {
   openai: { tool: OpenAIChatTool; options: OpenAIFormatOptions };
-  'openai-responses': { tool: OpenAIResponsesTool; options: OpenAIFormatOptions };
-  anthropic: { tool: AnthropicTool; options: Record<string, never> };
-  gemini: { tool: GeminiFunctionDeclaration; options: Record<string, never> };
+  'openai-responses': { tool: OpenAIResponsesTool | OpenAIResponsesBuiltinTool; options: OpenAIFormatOptions };
+  anthropic: { tool: AnthropicTool | AnthropicBuiltinTool; options: Record<string, never> };
+  gemini: { tool: GeminiFunctionDeclaration | GeminiBuiltinTool; options: Record<string, never> };
   mcp: { tool: McpToolDefinition; options: Record<string, never> };
 }
 
@@ -21,9 +21,42 @@ export type DefinitionFormat = keyof FormatMap;
 export type FormatTool<F extends DefinitionFormat> = FormatMap[F]['tool'];
 export type FormatOptions<F extends DefinitionFormat> = FormatMap[F]['options'];
 
+const PROVIDER_NAMES: Record<BuiltinFormat, string> = { 'openai-responses': 'OpenAI Responses API', anthropic: 'Anthropic', gemini: 'Gemini' };
+
+/**
+ * Lowers neutral definitions to a provider's format. A provider's built-in tool
+ * is sent as its provider's declaration in that provider's format; in another
+ * format one the provider runs is left out with a note (never a broken request),
+ * and a client tool is lowered from its local schema like any tool.
+ */
 export function lowerDefinitions<F extends DefinitionFormat>(format: F, neutral: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
   // The caller gets its own copy: mutating an emitted definition never changes a tool.
   const definitions = structuredClone(neutral) as ToolDefinition[];
+  if (!definitions.some((d) => d.builtin !== undefined)) return lowerPlain(format, definitions, options);
+  const notes: LoweringNote[] = [];
+  const plain = definitions.filter((d) => d.builtin === undefined || (declarationIn(d, format) === undefined && d.builtin.runs === 'client'));
+  const lowered = lowerPlain(format, plain, options);
+  const tools: Array<FormatTool<F>> = [];
+  let next = 0;
+  for (const d of definitions) {
+    const declaration = declarationIn(d, format);
+    if (declaration !== undefined) {
+      tools.push(declaration as FormatTool<F>);
+    } else if (d.builtin?.runs === 'provider') {
+      const owners = Object.keys(d.builtin.declarations).map((f) => `the ${PROVIDER_NAMES[f as BuiltinFormat] ?? f} format`);
+      notes.push({ tool: d.name, path: '', action: 'dropped', detail: `a provider's built-in tool, declared only for ${owners.join(' and ')}; the ${format} format cannot carry it, so it is left out` });
+    } else {
+      tools.push(lowered.tools[next++]!);
+    }
+  }
+  return { tools, notes: [...notes, ...lowered.notes] };
+}
+
+function declarationIn(definition: ToolDefinition, format: DefinitionFormat): Record<string, unknown> | undefined {
+  return (definition.builtin?.declarations as Partial<Record<DefinitionFormat, Record<string, unknown>>> | undefined)?.[format];
+}
+
+function lowerPlain<F extends DefinitionFormat>(format: F, definitions: ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
   switch (format) {
     case 'openai':
       return toOpenAIChatTools(definitions, options as OpenAIFormatOptions) as Lowered<FormatTool<F>>;

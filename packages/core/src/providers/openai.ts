@@ -18,6 +18,14 @@ export interface OpenAIResponsesTool {
   strict: boolean;
 }
 
+/** One of OpenAI's hosted tools (`web_search`, `file_search`, `code_interpreter`, `image_generation`, `mcp`), in the Responses API's shape. */
+export type OpenAIResponsesBuiltinTool =
+  | { type: 'web_search'; [setting: string]: unknown }
+  | { type: 'file_search'; vector_store_ids: string[]; [setting: string]: unknown }
+  | { type: 'code_interpreter'; container: string | { type: 'auto'; [setting: string]: unknown }; [setting: string]: unknown }
+  | { type: 'image_generation'; [setting: string]: unknown }
+  | { type: 'mcp'; server_label: string; [setting: string]: unknown };
+
 export interface OpenAIFormatOptions {
   /** Strict mode (structured outputs) for tool arguments; on by default. */
   strict?: boolean;

@@ -1,0 +1,201 @@
+import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toGeminiToolList, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { GoogleGenAI, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
+import { modelFailed } from './failure.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+
+export interface GeminiModelOptions {
+  /** The model id, e.g. "gemini-2.5-flash". */
+  model: string;
+  /** A client you configured yourself (Vertex AI, proxies...); the options below are ignored when given. */
+  client?: GoogleGenAI;
+  /** Defaults to the GEMINI_API_KEY (or GOOGLE_API_KEY) environment variable, the client's own default. */
+  apiKey?: string;
+  /** Another endpoint than Google's. */
+  baseURL?: string;
+  /** Retries of a failed request (408, 429, 5xx), done by the official client; 2 by default, as the other adapters. */
+  maxRetries?: number;
+  /** Request timeout in milliseconds, enforced by the official client. */
+  timeout?: number;
+  /** The fetch the client sends requests with (a proxy's, an instrumented one); the global `fetch` by default. */
+  fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+  /** Anything else for `config` of every request (`thinkingConfig`, `safetySettings`...); what the adapter sets wins. */
+  config?: GenerateContentParameters['config'];
+}
+
+const FORMAT = 'gemini';
+
+/**
+ * A model behind the Gemini API, through the official `@google/genai` client.
+ * Gemini's built-in tools (`builtin.gemini.googleSearch()`, `codeExecution()`,
+ * `urlContext()`) go in `config.tools` beside the function declarations; the
+ * code Gemini ran and the searches it grounded on are recorded as run events.
+ * Each turn's parts (thought signatures included) are sent back verbatim.
+ * Failed requests are retried by the client (`maxRetries`); a request that still
+ * fails throws `MODEL_FAILED`.
+ *
+ * @example
+ * const model = new GeminiModel({ model: 'gemini-2.5-flash' });
+ * const agent = new Agent({ model, tools: [weather, builtin.gemini.googleSearch()] });
+ */
+export class GeminiModel implements Model {
+  readonly name: string;
+  readonly provider = 'gcp.gemini';
+  readonly model: string;
+  readonly client: GoogleGenAI;
+  readonly maxRetries: number;
+  private readonly config: GenerateContentParameters['config'];
+
+  constructor(options: GeminiModelOptions) {
+    if (typeof options?.model !== 'string' || options.model === '') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'new GeminiModel(): `model` must be a model id such as "gemini-2.5-flash"');
+    }
+    this.model = options.model;
+    this.name = `gemini ${options.model}`;
+    this.maxRetries = options.maxRetries ?? 2;
+    this.config = options.config;
+    if (options.client !== undefined) {
+      this.client = options.client;
+    } else {
+      const apiKey = options.apiKey ?? process.env['GEMINI_API_KEY'] ?? process.env['GOOGLE_API_KEY'];
+      if (apiKey === undefined || apiKey.trim() === '') {
+        throw new AnytoolError(ErrorCode.InvalidOptions, 'new GeminiModel(): no API key: pass { apiKey } or set GEMINI_API_KEY (for Vertex AI, pass a `client` configured for it)');
+      }
+      const httpOptions: NonNullable<GoogleGenAIOptions['httpOptions']> = { retryOptions: { attempts: this.maxRetries + 1 } };
+      if (options.baseURL !== undefined) httpOptions.baseUrl = options.baseURL;
+      if (options.timeout !== undefined) httpOptions.timeout = options.timeout;
+      if (options.fetch !== undefined) httpOptions.fetch = options.fetch as NonNullable<typeof httpOptions.fetch>;
+      try {
+        this.client = new GoogleGenAI({ apiKey, httpOptions });
+      } catch (error) {
+        throw new AnytoolError(ErrorCode.InvalidOptions, `new GeminiModel(): the @google/genai client could not be created: ${describeError(error)}`, { cause: error });
+      }
+    }
+  }
+
+  /** The request this adapter sends for `request` (the client's parameters). */
+  toParams(request: ModelRequest): GenerateContentParameters {
+    const contents: Content[] = [];
+    let results: Part[] | undefined;
+    for (const message of request.messages) {
+      if (message.role === 'tool') {
+        const part: Part = { functionResponse: { id: message.callId, name: message.name, response: responseOf(message.result) } };
+        if (results === undefined) {
+          results = [part];
+          contents.push({ role: 'user', parts: results });
+        } else {
+          results.push(part);
+        }
+        continue;
+      }
+      results = undefined;
+      if (message.role === 'user') {
+        contents.push({ role: 'user', parts: [{ text: message.content }] });
+      } else if (message.providerItems?.format === FORMAT) {
+        // The turn as Gemini gave it: thought signatures, code it ran, function calls.
+        contents.push({ role: 'model', parts: message.providerItems.items as Part[] });
+      } else {
+        const parts: Part[] = [];
+        if (message.content !== '') parts.push({ text: message.content });
+        for (const call of message.toolCalls ?? []) parts.push({ functionCall: { id: call.id, name: call.name, args: argsObject(call.arguments) } });
+        if (parts.length > 0) contents.push({ role: 'model', parts });
+      }
+    }
+    const config: NonNullable<GenerateContentParameters['config']> = { ...this.config };
+    if (request.instructions !== undefined) config.systemInstruction = request.instructions;
+    if (request.tools.length > 0) config.tools = toGeminiToolList(lowerDefinitions(FORMAT, request.tools).tools) as Tool[];
+    if (request.settings?.temperature !== undefined) config.temperature = request.settings.temperature;
+    if (request.settings?.maxTokens !== undefined) config.maxOutputTokens = request.settings.maxTokens;
+    return { model: this.model, contents, config };
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    const params = this.toParams(request);
+    if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
+    let response: GenerateContentResponse;
+    try {
+      response = await this.client.models.generateContent(params);
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
+    }
+    return fromResponse(response, request.tools);
+  }
+}
+
+/** Function call args are an object; a string that is JSON is parsed, anything else wrapped. */
+function argsObject(args: unknown): Record<string, unknown> {
+  if (typeof args === 'object' && args !== null && !Array.isArray(args)) return args as Record<string, unknown>;
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      // Not JSON: kept as the raw text.
+    }
+    return { raw: args };
+  }
+  return {};
+}
+
+/** A function response as the API documents it: `output` for a result, `error` for a failure. */
+function responseOf(result: ToolResult): Record<string, unknown> {
+  const text = resultText(result) || (result.isError ? 'error' : '(no output)');
+  return result.isError ? { error: text } : { output: text };
+}
+
+/** The toolset's name of a Gemini built-in (by its key in the declaration), else the key itself. */
+function toolNameOf(key: string, tools: readonly ToolDefinition[]): string {
+  return tools.find((d) => d.builtin?.declarations[FORMAT]?.[key] !== undefined)?.name ?? key;
+}
+
+const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
+
+function fromResponse(response: GenerateContentResponse, tools: readonly ToolDefinition[]): ModelResponse {
+  const candidate = response.candidates?.[0];
+  const parts = candidate?.content?.parts ?? [];
+  const texts: string[] = [];
+  const toolCalls: ModelToolCall[] = [];
+  const builtinCalls: BuiltinToolCall[] = [];
+  let code: { id: string; code: string } | undefined;
+  parts.forEach((part, i) => {
+    if (part.functionCall !== undefined) {
+      toolCalls.push({ id: part.functionCall.id ?? '', name: part.functionCall.name ?? '', arguments: part.functionCall.args ?? {} });
+    } else if (part.executableCode !== undefined) {
+      code = { id: part.executableCode.id ?? `code_${i}`, code: part.executableCode.code ?? '' };
+    } else if (part.codeExecutionResult !== undefined) {
+      const outcome = part.codeExecutionResult.outcome;
+      const output = part.codeExecutionResult.output ?? '';
+      const result = outcome === 'OUTCOME_OK' || outcome === undefined ? textResult(output) : errorResult(ErrorCode.ToolFailed, output || `The code ended with ${outcome}.`);
+      builtinCalls.push({ id: part.codeExecutionResult.id ?? code?.id ?? `code_${i}`, name: toolNameOf('codeExecution', tools), arguments: { code: code?.code ?? '' }, result });
+      code = undefined;
+    } else if (typeof part.text === 'string' && part.thought !== true) {
+      texts.push(part.text);
+    }
+  });
+  const grounding = candidate?.groundingMetadata;
+  if (grounding?.webSearchQueries !== undefined && grounding.webSearchQueries.length > 0) {
+    const sources = (grounding.groundingChunks ?? []).map((chunk) => `${chunk.web?.title ?? ''} ${chunk.web?.uri ?? ''}`.trim()).filter((s) => s !== '');
+    builtinCalls.push({ id: `${response.responseId ?? 'response'}_search`, name: toolNameOf('googleSearch', tools), arguments: { queries: grounding.webSearchQueries }, result: textResult(sources.join('\n')) });
+  }
+  const urls = candidate?.urlContextMetadata?.urlMetadata;
+  if (urls !== undefined && urls.length > 0) {
+    builtinCalls.push({ id: `${response.responseId ?? 'response'}_urls`, name: toolNameOf('urlContext', tools), arguments: { urls: urls.map((u) => u.retrievedUrl) }, result: textResult(urls.map((u) => `${u.retrievedUrl ?? ''}: ${u.urlRetrievalStatus ?? ''}`).join('\n')) });
+  }
+  const usage = response.usageMetadata;
+  const input = usage?.promptTokenCount ?? 0;
+  const output = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
+  const finish = candidate?.finishReason ?? response.promptFeedback?.blockReason;
+  const stopReason: ModelStopReason =
+    toolCalls.length > 0 ? 'tool_calls' : response.promptFeedback?.blockReason !== undefined || (finish !== undefined && FILTERED.has(finish)) ? 'content_filter' : finish === 'MAX_TOKENS' ? 'max_tokens' : finish === 'STOP' ? 'end' : 'other';
+  const result: ModelResponse = {
+    text: texts.join(''),
+    toolCalls,
+    usage: { inputTokens: input, outputTokens: output, totalTokens: usage?.totalTokenCount ?? input + output },
+    stopReason,
+    // A copy: the calls' args are handed to the tools, and what goes back must be what came.
+    providerItems: { format: FORMAT, items: structuredClone(parts) },
+  };
+  if (finish !== undefined) result.providerStopReason = finish;
+  if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
+  return result;
+}

@@ -1,0 +1,286 @@
+import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { OpenAI, type ClientOptions } from 'openai';
+import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { clientOptionsFrom } from './client-options.js';
+import { modelFailed } from './failure.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+
+export interface OpenAIResponsesModelOptions {
+  /** The model id, e.g. "gpt-5-mini". */
+  model: string;
+  /** A client you configured yourself; the options below are ignored when given. */
+  client?: OpenAI;
+  /** Defaults to the OPENAI_API_KEY environment variable (the client's own default). */
+  apiKey?: string;
+  baseURL?: string;
+  /** Retries of a failed request, done by the official client (its default is 2). */
+  maxRetries?: number;
+  /** Request timeout in milliseconds, enforced by the official client. */
+  timeout?: number;
+  /** Strict mode (structured outputs) for tool arguments; on by default. */
+  strict?: boolean;
+  /** Whether the model may ask for several tool calls in one turn; the provider's default when left out. */
+  parallelToolCalls?: boolean;
+  /**
+   * Anything else to send with every request (`reasoning`, `store`, `include`...); what the adapter sets wins.
+   * Without storage (`store: false`) pass `include: ['reasoning.encrypted_content']` so reasoning items can be sent back.
+   */
+  params?: Partial<ResponseCreateParamsNonStreaming>;
+}
+
+type CreateParams = ResponseCreateParamsNonStreaming;
+const FORMAT = 'openai-responses';
+
+/**
+ * A model behind OpenAI's Responses API, through the official `openai` client:
+ * the API of OpenAI's hosted tools (`builtin.openai.webSearch()`...). Each turn's
+ * output items (reasoning, hosted tool calls) are kept on the assistant message
+ * and sent back verbatim on the next turns; hosted tool calls and their results
+ * are recorded as run events. Failed requests are retried by the client
+ * (`maxRetries`); a request that still fails throws `MODEL_FAILED`.
+ *
+ * @example
+ * const model = new OpenAIResponsesModel({ model: 'gpt-5-mini' });
+ * const agent = new Agent({ model, tools: [weather, builtin.openai.webSearch()] });
+ */
+export class OpenAIResponsesModel implements Model {
+  readonly name: string;
+  readonly provider = 'openai';
+  readonly model: string;
+  readonly client: OpenAI;
+  private readonly strict: boolean;
+  private readonly parallelToolCalls: boolean | undefined;
+  private readonly params: Partial<CreateParams> | undefined;
+
+  constructor(options: OpenAIResponsesModelOptions) {
+    if (typeof options?.model !== 'string' || options.model === '') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'new OpenAIResponsesModel(): `model` must be a model id such as "gpt-5-mini"');
+    }
+    this.model = options.model;
+    this.name = `openai-responses ${options.model}`;
+    this.strict = options.strict ?? true;
+    this.parallelToolCalls = options.parallelToolCalls;
+    this.params = options.params;
+    if (options.client !== undefined) {
+      this.client = options.client;
+    } else {
+      const clientOptions: ClientOptions = clientOptionsFrom(options);
+      try {
+        this.client = new OpenAI(clientOptions);
+      } catch (error) {
+        throw new AnytoolError(ErrorCode.InvalidOptions, `new OpenAIResponsesModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
+      }
+    }
+  }
+
+  /** The request body this adapter sends for `request`. */
+  toParams(request: ModelRequest): CreateParams {
+    const input: ResponseInputItem[] = [];
+    for (const message of request.messages) {
+      if (message.role === 'user') {
+        input.push({ role: 'user', content: message.content });
+      } else if (message.role === 'assistant') {
+        if (message.providerItems?.format === FORMAT) {
+          // The turn as the API gave it: reasoning and hosted tool calls included.
+          for (const item of message.providerItems.items) input.push(item as ResponseInputItem);
+          continue;
+        }
+        if (message.content !== '') input.push({ role: 'assistant', content: message.content });
+        for (const call of message.toolCalls ?? []) input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentString(call.arguments) });
+      } else {
+        input.push({ type: 'function_call_output', call_id: message.callId, output: outputText(message.result) });
+      }
+    }
+    const params: CreateParams = { ...this.params, model: this.model, input };
+    if (request.instructions !== undefined) params.instructions = request.instructions;
+    if (request.tools.length > 0) {
+      params.tools = lowerDefinitions(FORMAT, request.tools, { strict: this.strict }).tools as NonNullable<CreateParams['tools']>;
+      if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
+    }
+    if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
+    if (request.settings?.maxTokens !== undefined) params.max_output_tokens = request.settings.maxTokens;
+    return params;
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResponse> {
+    let response: Response;
+    try {
+      response = await this.client.responses.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
+    }
+    return fromResponse(response, request.tools);
+  }
+
+  /**
+   * The turn streamed (`stream: true`): text and argument deltas, then the turn as
+   * `generate` gives it. A mapping iterator over the client's stream, no generator
+   * in between: a streamed token costs as little as reading the stream directly.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  }
+
+  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
+    let source: AsyncIterator<ResponseStreamEvent> | undefined;
+    let finished = false;
+    // Argument deltas name the output item; the agent knows the call by its call_id.
+    const callIds = new Map<string, string>();
+    const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
+      try {
+        const events = await this.client.responses.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+        return events[Symbol.asyncIterator]();
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
+      }
+    };
+    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
+    return {
+      next: async () => {
+        if (finished) return done;
+        source ??= await open();
+        for (;;) {
+          const step = await source.next();
+          if (step.done === true) {
+            finished = true;
+            return done;
+          }
+          const event = this.streamEvent(step.value, callIds, request.tools);
+          if (event === undefined) continue;
+          if (event.type === 'response') finished = true;
+          return { value: event, done: false };
+        }
+      },
+      return: async () => {
+        finished = true;
+        await source?.return?.();
+        return done;
+      },
+    };
+  }
+
+  /** One event of the client's stream in neutral terms; undefined for the events the agent does not need. */
+  private streamEvent(event: ResponseStreamEvent, callIds: Map<string, string>, tools: readonly ToolDefinition[]): ModelStreamEvent | undefined {
+    switch (event.type) {
+      case 'response.output_text.delta':
+        return { type: 'text_delta', text: event.delta };
+      case 'response.output_item.added':
+        if (event.item.type !== 'function_call') return undefined;
+        callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);
+        return { type: 'tool_call_start', id: event.item.call_id, name: event.item.name };
+      case 'response.function_call_arguments.delta':
+        return { type: 'tool_call_delta', id: callIds.get(event.item_id) ?? event.item_id, delta: event.delta };
+      case 'response.completed':
+      case 'response.incomplete':
+        return { type: 'response', response: fromResponse(event.response, tools) };
+      case 'response.failed':
+        throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the response failed: ${event.response.error?.message ?? 'no reason given'}`);
+      case 'error':
+        throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the stream reported an error: ${event.message}`);
+      default:
+        return undefined;
+    }
+  }
+}
+
+function argumentString(args: unknown): string {
+  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
+}
+
+/** A tool result as function_call_output text (images as a note: the output takes text here). */
+function outputText(result: ToolResult): string {
+  const images = result.content.filter((part) => part.type === 'image').length;
+  let text = resultText({ ...result, content: result.content.filter((part) => part.type !== 'image') });
+  if (images > 0) text = `${text}${text === '' ? '' : '\n'}(${images} image(s) not shown: function outputs carry text)`;
+  return text || (result.isError ? 'error' : '(no output)');
+}
+
+/** The hosted tool type each output item is a call of. */
+const CALL_TOOL_TYPES: Record<string, string> = {
+  web_search_call: 'web_search',
+  file_search_call: 'file_search',
+  code_interpreter_call: 'code_interpreter',
+  image_generation_call: 'image_generation',
+  mcp_call: 'mcp',
+};
+
+/** The toolset's name of the hosted tool an output item is a call of, else the provider's name for it. */
+function toolNameOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]): string {
+  const type = CALL_TOOL_TYPES[item.type]!;
+  const found = tools.find((d) => {
+    const declaration = d.builtin?.declarations[FORMAT];
+    if (declaration?.['type'] !== type) return false;
+    return item.type !== 'mcp_call' || declaration['server_label'] === item.server_label;
+  });
+  return found?.name ?? type;
+}
+
+/** A hosted tool's call and result, in neutral terms; undefined for any other item. */
+function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]): BuiltinToolCall | undefined {
+  if (!(item.type in CALL_TOOL_TYPES)) return undefined;
+  const call = (args: unknown, result: ToolResult): BuiltinToolCall => ({ id: item.id ?? '', name: toolNameOf(item, tools), arguments: args, result });
+  const failed = (item as { status?: string }).status === 'failed';
+  switch (item.type) {
+    case 'web_search_call':
+      return call(item.action, failed ? errorResult(ErrorCode.ToolFailed, 'The web search failed.') : textResult(JSON.stringify(item.action)));
+    case 'file_search_call':
+      return call({ queries: item.queries }, failed ? errorResult(ErrorCode.ToolFailed, 'The file search failed.') : textResult(JSON.stringify(item.results ?? [])));
+    case 'code_interpreter_call': {
+      const logs = (item.outputs ?? []).map((o) => (o.type === 'logs' ? o.logs : `[image ${o.url}]`)).join('\n');
+      return call({ code: item.code }, failed ? errorResult(ErrorCode.ToolFailed, logs || 'The code failed.') : textResult(logs));
+    }
+    case 'image_generation_call':
+      return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: 'image/png' }], isError: false }));
+    case 'mcp_call':
+      return call({ tool: item.name, arguments: item.arguments }, item.error ? errorResult(ErrorCode.ToolFailed, errorText(item.error)) : textResult(item.output ?? ''));
+    default:
+      return undefined;
+  }
+}
+
+/** An error an item carries: a string (openai 6) or an object with a message (openai 7). */
+function errorText(error: unknown): string {
+  if (typeof error === 'string') return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : JSON.stringify(error);
+}
+
+function fromResponse(response: Response, tools: readonly ToolDefinition[]): ModelResponse {
+  const texts: string[] = [];
+  const toolCalls: ModelToolCall[] = [];
+  const builtinCalls: BuiltinToolCall[] = [];
+  let refused = false;
+  for (const item of response.output) {
+    if (item.type === 'message') {
+      for (const part of item.content) {
+        if (part.type === 'output_text') texts.push(part.text);
+        else if (part.type === 'refusal') {
+          texts.push(part.refusal);
+          refused = true;
+        }
+      }
+    } else if (item.type === 'function_call') {
+      toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
+    } else {
+      const builtinCall = builtinCallOf(item, tools);
+      if (builtinCall !== undefined) builtinCalls.push(builtinCall);
+    }
+  }
+  const input = response.usage?.input_tokens ?? 0;
+  const output = response.usage?.output_tokens ?? 0;
+  const incomplete = response.incomplete_details?.reason;
+  const stopReason: ModelStopReason = toolCalls.length > 0 ? 'tool_calls' : refused || incomplete === 'content_filter' ? 'content_filter' : incomplete === 'max_output_tokens' ? 'max_tokens' : response.status === 'completed' ? 'end' : 'other';
+  const result: ModelResponse = {
+    text: texts.join(''),
+    toolCalls,
+    usage: { inputTokens: input, outputTokens: output, totalTokens: response.usage?.total_tokens ?? input + output },
+    stopReason,
+    providerStopReason: incomplete ?? response.status ?? 'completed',
+    // A copy: the calls' arguments are handed to the tools, and what goes back must be what came.
+    providerItems: { format: FORMAT, items: structuredClone(response.output) },
+  };
+  if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
+  return result;
+}

@@ -1,0 +1,27 @@
+import { ErrorCode, tool } from '@anytool/core';
+import { Agent, ScriptedModel, type AgentStreamEvent } from '@anytool/agent';
+
+const add = tool(({ a, b }: { a: number; b: number }) => a + b, {
+  name: 'add',
+  description: 'Add two numbers.',
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+});
+
+describe('agent.stream', () => {
+  it('gives a model without streaming its turns at once, in the order run records them', async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'It is 5.' }]);
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model, tools: [add] }).stream('2 + 3?')) seen.push(event);
+    expect(seen.map((e) => e.type)).toEqual(['tool_call_start', 'tool_result', 'text_delta', 'result']);
+    expect(seen[1]).toMatchObject({ callId: 'c1', tool: 'add', result: { content: [{ text: '5' }] } });
+    expect(seen[3]).toMatchObject({ result: { text: 'It is 5.', stopReason: 'final_answer', steps: 2 } });
+  });
+
+  it('throws MODEL_FAILED from the iteration when the model fails, as run rejects', async () => {
+    const model = new ScriptedModel([]);
+    const reading = (async () => {
+      for await (const _event of new Agent({ model }).stream('hi')) void _event;
+    })();
+    await expect(reading).rejects.toMatchObject({ code: ErrorCode.ModelFailed });
+  });
+});
