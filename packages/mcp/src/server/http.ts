@@ -4,11 +4,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, classifyInboundRequest, createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
-import { createMcpServer, type McpServerOptions, type ServedTools } from './tool-server.js';
+import { createMcpServer, listResultJson, type McpServerOptions, type ServedTools } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
 export interface HttpServeOptions extends McpServerOptions {
@@ -182,6 +182,9 @@ function hasInitialize(body: unknown): boolean {
 /** A request as the SDK's Node adapter types it (Node's own has optional method and url, always set on a server). */
 type NodeRequest = IncomingMessage & { method: string; url: string };
 
+/** The protocol revision the stateless path serves. */
+const MODERN_REVISION = '2026-07-28';
+
 function claimsModern(req: IncomingMessage): boolean {
   const version = req.headers['mcp-protocol-version'];
   return typeof version === 'string' && version >= '2026-07-28';
@@ -325,7 +328,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
     }
     if (session === undefined && method !== 'POST') {
-      if (!(await isLegacyRequest(headersOnly(req)))) return caller.run(client, () => modern(req as NodeRequest, res));
+      if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req)))) return caller.run(client, () => modern(req as NodeRequest, res));
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
     }
     if (session !== undefined) track(session, res);
@@ -353,13 +356,39 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       }
       return session.transport.handleRequest(req, res, body);
     }
-    if (!(await isLegacyRequest(headersOnly(req), body))) {
+    // A modern MCP-Protocol-Version header makes it modern whatever the body (the SDK's rule); otherwise the SDK decides.
+    if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req), body))) {
+      const list = constantList(req, body);
+      if (list !== undefined) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(list) }).end(list);
       const mismatch = paramMismatch(req, body);
       if (mismatch !== undefined) return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
       return caller.run(client, () => modern(req as NodeRequest, res, body));
     }
     if (hasInitialize(body)) return startSession(req, res, body, client);
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
+  }
+
+  /**
+   * The answer to a plain 2026-07-28 `tools/list`, from JSON text built once per
+   * toolset version: the list is the same for every request of a stateless
+   * server, so it is not serialised per request (the SDK would, which costs
+   * milliseconds for a large toolset). Only a request the SDK classifies as a
+   * well-formed modern request, with its standard headers and this server's
+   * revision, is answered here; anything else goes to the SDK, which answers it
+   * (errors included).
+   */
+  function constantList(req: IncomingMessage, body: unknown): string | undefined {
+    if (!isJSONRPCRequest(body) || body.method !== 'tools/list') return undefined;
+    const version = req.headers['mcp-protocol-version'];
+    const method = req.headers['mcp-method'];
+    if (version !== MODERN_REVISION || method !== 'tools/list' || req.headers['mcp-name'] !== undefined) return undefined;
+    const meta = body.params?._meta as Record<string, unknown> | undefined;
+    const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+    if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION || typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) return undefined;
+    const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: method, body });
+    if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
+    const result = listResultJson(served, options, body.params?.['cursor']);
+    return result === undefined ? undefined : `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
   }
 
   /** A modern tools/call whose `Mcp-Param-*` headers disagree with its arguments (the SDK checks them only for its McpServer). */

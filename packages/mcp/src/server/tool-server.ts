@@ -2,6 +2,7 @@ import { AnytoolError, ErrorCode, ExecutionContext, Toolset, isToolset, resultTe
 import {
   ProtocolError,
   ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
   Server,
   type CacheScope,
   type CallToolResult,
@@ -79,6 +80,8 @@ export function asToolset(tools: Toolset | ToolSource): Toolset {
 export class ServedTools {
   private cached: McpToolDefinition[] | undefined;
   private readonly pages = new Map<string, ListToolsResult>();
+  /** Whole `tools/list` results as JSON text, by page and hints (see `listResultJson`). */
+  readonly listJson = new Map<string, string>();
   private headers: Map<string, ParamHeader[]> | undefined;
   private readonly unsubscribe: () => void;
   private readonly listeners = new Set<() => void>();
@@ -93,6 +96,7 @@ export class ServedTools {
     this.unsubscribe = toolset.subscribe(() => {
       this.cached = undefined;
       this.pages.clear();
+      this.listJson.clear();
       this.headers = undefined;
       for (const listener of [...this.listeners]) listener();
     });
@@ -198,6 +202,38 @@ function withoutPayload(error: Error): Error {
 
 function encodeCursor(offset: number): string {
   return Buffer.from(`o:${offset}`).toString('base64url');
+}
+
+/**
+ * The JSON text of a 2026-07-28 `tools/list` result as the SDK would write it
+ * (the page, `resultType`, the cache hints, the server's identity), built once
+ * per toolset version: a stateless server answers a list with no per-request
+ * serialisation. `undefined` for a cursor this server did not give out (the SDK
+ * path then answers the error).
+ */
+export function listResultJson(served: ServedTools, options: McpServerOptions, cursor: unknown): string | undefined {
+  let start = 0;
+  if (cursor !== undefined) {
+    if (typeof cursor !== 'string') return undefined;
+    const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+    if (match === null) return undefined;
+    start = Number(match[1]);
+  }
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const key = `${start}:${pageSize}`;
+  let json = served.listJson.get(key);
+  if (json === undefined) {
+    const result = {
+      ...served.page(start, pageSize),
+      resultType: 'complete',
+      ttlMs: options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS,
+      cacheScope: options.toolsListCacheScope ?? 'public',
+      _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' } },
+    };
+    json = JSON.stringify(result);
+    served.listJson.set(key, json);
+  }
+  return json;
 }
 
 function decodeCursor(cursor: string): number {

@@ -1,6 +1,7 @@
-import { ExecutionContext, Tool, Toolset } from '@anytool/core';
-import { mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { Tool, Toolset, type ExecutionContext } from '@anytool/core';
+import { createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -45,7 +46,6 @@ class Interview {
 }
 
 type Mode = 'v1' | 'legacy' | 'auto' | { pin: string };
-const modeName = (mode: Mode): string => (typeof mode === 'string' ? mode : `pin ${mode.pin}`);
 
 /** A client of either SDK line that answers elicitation (names in turn) and sampling ("Dr."). */
 async function connect(mode: Mode, transport: 'http' | 'stdio', target: string, names = ['Ada', 'Lovelace'], capabilities: Record<string, object> = { elicitation: {}, sampling: {} }): Promise<{ call: (name: string) => Promise<{ text: string; isError: boolean }>; era: string | undefined; close: () => Promise<void>; raw: Client | V1Client }> {
@@ -169,6 +169,41 @@ describe('serveMcp over HTTP, both eras on one endpoint', () => {
       release();
       await slow.close();
       await other.close();
+    }
+  });
+});
+
+describe('serveMcp over HTTP: tools/list of the 2026-07-28 era from prepared text', () => {
+  it('answers every page as the SDK answers it from the same server, cursors included', async () => {
+    const options = { pageSize: 2, name: 'lists', version: '1.2.3', toolsListTtlMs: 5_000 };
+    const toolset = new Toolset(new Interview());
+    const server = await serveMcp(toolset, { transport: 'http', port: 0, ...options });
+    const sdk = createMcpHandler(() => createMcpServer(toolset, options), { legacy: 'reject' });
+    const list = async (fetchIt: (request: Request) => Promise<Response>, cursor?: string) => {
+      const params = { ...(cursor === undefined ? {} : { cursor }), _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } };
+      const request = new Request(server.url!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params }),
+      });
+      const response = await fetchIt(request);
+      return { status: response.status, body: (await response.json()) as { result?: { nextCursor?: string } } };
+    };
+    try {
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const ours = await list((request) => fetch(request), cursor);
+        expect(ours).toEqual(await list((request) => sdk.fetch(request), cursor));
+        cursor = ours.body.result?.nextCursor;
+        pages++;
+      } while (cursor !== undefined);
+      expect(pages).toBe(2);
+      // A cursor it did not give out: the SDK's error, from either path.
+      expect(await list((request) => fetch(request), 'bogus')).toEqual(await list((request) => sdk.fetch(request), 'bogus'));
+    } finally {
+      await sdk.close();
+      await server.close();
     }
   });
 });
