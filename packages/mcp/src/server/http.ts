@@ -173,21 +173,21 @@ function hasInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-/**
- * Whether a request claims the 2026-07-28 era in its headers (its
- * `MCP-Protocol-Version`), so that its body, a whole request with no session,
- * gets the full size limit; a 2025 request without a session can only be a
- * small `initialize`.
- */
 /** A request as the SDK's Node adapter types it (Node's own has optional method and url, always set on a server). */
 type NodeRequest = IncomingMessage & { method: string; url: string };
 
 /** The protocol revision the stateless path serves. */
 const MODERN_REVISION = '2026-07-28';
 
+/**
+ * Whether a request claims the 2026-07-28 era in its headers (its
+ * `MCP-Protocol-Version`): the SDK routes it to the stateless path whatever its
+ * body, and its body, a whole request with no session, gets the full size
+ * limit (a 2025 request without a session can only be a small `initialize`).
+ */
 function claimsModern(req: IncomingMessage): boolean {
   const version = req.headers['mcp-protocol-version'];
-  return typeof version === 'string' && version >= '2026-07-28';
+  return typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= MODERN_REVISION;
 }
 
 /** The headers of a Node request as a web `Request` with no body: what the SDK classifies an era from. */
