@@ -8,7 +8,7 @@ import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, classifyInboun
 import { defaultAllowedHosts, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
-import { createMcpServer, listResultJson, type McpServerOptions, type ServedTools } from './tool-server.js';
+import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
 export interface HttpServeOptions extends McpServerOptions {
@@ -359,7 +359,11 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     // A modern MCP-Protocol-Version header makes it modern whatever the body (the SDK's rule); otherwise the SDK decides.
     if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req), body))) {
       const list = constantList(req, body);
-      if (list !== undefined) return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(list) }).end(list);
+      if (list !== undefined) {
+        const tail = `${JSON.stringify((body as { id: RequestId }).id)}}`;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': list.length + Buffer.byteLength(tail) }).write(list);
+        return void res.end(tail);
+      }
       const mismatch = paramMismatch(req, body);
       if (mismatch !== undefined) return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
       return caller.run(client, () => modern(req as NodeRequest, res, body));
@@ -369,7 +373,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   }
 
   /**
-   * The answer to a plain 2026-07-28 `tools/list`, from JSON text built once per
+   * The answer to a plain 2026-07-28 `tools/list`, from bytes built once per
    * toolset version: the list is the same for every request of a stateless
    * server, so it is not serialised per request (the SDK would, which costs
    * milliseconds for a large toolset). Only a request the SDK classifies as a
@@ -377,7 +381,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
    * revision, is answered here; anything else goes to the SDK, which answers it
    * (errors included).
    */
-  function constantList(req: IncomingMessage, body: unknown): string | undefined {
+  function constantList(req: IncomingMessage, body: unknown): Buffer | undefined {
     if (!isJSONRPCRequest(body) || body.method !== 'tools/list') return undefined;
     const version = req.headers['mcp-protocol-version'];
     const method = req.headers['mcp-method'];
@@ -387,8 +391,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION || typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) return undefined;
     const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: method, body });
     if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
-    const result = listResultJson(served, options, body.params?.['cursor']);
-    return result === undefined ? undefined : `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
+    return listResponseHead(served, options, body.params?.['cursor']);
   }
 
   /** A modern tools/call whose `Mcp-Param-*` headers disagree with its arguments (the SDK checks them only for its McpServer). */

@@ -80,8 +80,8 @@ export function asToolset(tools: Toolset | ToolSource): Toolset {
 export class ServedTools {
   private cached: McpToolDefinition[] | undefined;
   private readonly pages = new Map<string, ListToolsResult>();
-  /** Whole `tools/list` results as JSON text, by page and hints (see `listResultJson`). */
-  readonly listJson = new Map<string, string>();
+  /** Whole `tools/list` responses as bytes up to the request id, by page (see `listResponseHead`). */
+  readonly listJson = new Map<string, Buffer>();
   private headers: Map<string, ParamHeader[]> | undefined;
   private readonly unsubscribe: () => void;
   private readonly listeners = new Set<() => void>();
@@ -205,13 +205,13 @@ function encodeCursor(offset: number): string {
 }
 
 /**
- * The JSON text of a 2026-07-28 `tools/list` result as the SDK would write it
- * (the page, `resultType`, the cache hints, the server's identity), built once
- * per toolset version: a stateless server answers a list with no per-request
- * serialisation. `undefined` for a cursor this server did not give out (the SDK
- * path then answers the error).
+ * A 2026-07-28 `tools/list` response as the SDK would write it (the page,
+ * `resultType`, the cache hints, the server's identity), as bytes up to its
+ * request id, built once per toolset version: a stateless server answers a
+ * list with no per-request serialisation. `undefined` for a cursor this server
+ * did not give out (the SDK path then answers the error).
  */
-export function listResultJson(served: ServedTools, options: McpServerOptions, cursor: unknown): string | undefined {
+export function listResponseHead(served: ServedTools, options: McpServerOptions, cursor: unknown): Buffer | undefined {
   let start = 0;
   if (cursor !== undefined) {
     if (typeof cursor !== 'string') return undefined;
@@ -221,8 +221,8 @@ export function listResultJson(served: ServedTools, options: McpServerOptions, c
   }
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const key = `${start}:${pageSize}`;
-  let json = served.listJson.get(key);
-  if (json === undefined) {
+  let head = served.listJson.get(key);
+  if (head === undefined) {
     const result = {
       ...served.page(start, pageSize),
       resultType: 'complete',
@@ -230,10 +230,10 @@ export function listResultJson(served: ServedTools, options: McpServerOptions, c
       cacheScope: options.toolsListCacheScope ?? 'public',
       _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' } },
     };
-    json = JSON.stringify(result);
-    served.listJson.set(key, json);
+    head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
+    served.listJson.set(key, head);
   }
-  return json;
+  return head;
 }
 
 function decodeCursor(cursor: string): number {
