@@ -65,6 +65,19 @@ export interface Serving {
 
 export const DEFAULT_TOOLS_LIST_TTL_MS = 60_000;
 
+const roundsByToolset = new WeakMap<Toolset, InputRounds>();
+
+/**
+ * The parked calls of a toolset served through `createMcpServer` alone: a
+ * stateless entry (`createMcpHandler(() => createMcpServer(toolset))`) makes a
+ * server per request, and a call's next round must find it parked.
+ */
+function sharedRounds(toolset: Toolset, options: McpServerOptions): InputRounds {
+  let rounds = roundsByToolset.get(toolset);
+  if (rounds === undefined) roundsByToolset.set(toolset, (rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls })));
+  return rounds;
+}
+
 const DEFAULT_PAGE_SIZE = 100;
 const RESPONSE_AFTER_NOTIFICATIONS_MS = 5;
 
@@ -261,7 +274,7 @@ function decodeCursor(cursor: string): number {
 export function createMcpServer(tools: Toolset | ToolSource | ServedTools, options: McpServerOptions = {}, serving?: Serving): Server {
   const served = tools instanceof ServedTools ? tools : new ServedTools(asToolset(tools), options);
   const ownsServed = !(tools instanceof ServedTools);
-  const rounds = serving?.rounds ?? served.rounds;
+  const rounds = serving?.rounds ?? (ownsServed ? sharedRounds(served.toolset, options) : served.rounds);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
     throw new AnytoolError(ErrorCode.InvalidOptions, `createMcpServer(): pageSize must be a positive integer, got ${String(pageSize)}`);

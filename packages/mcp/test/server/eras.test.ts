@@ -1,6 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Tool, Toolset, type ExecutionContext } from '@anytool/core';
 import { createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -204,6 +207,27 @@ describe('serveMcp over HTTP: tools/list of the 2026-07-28 era from prepared tex
     } finally {
       await sdk.close();
       await server.close();
+    }
+  });
+});
+
+describe('createMcpServer as the factory of the SDK\'s stateless handler', () => {
+  it('keeps a call that asks the client across rounds, though each round gets a new server instance', async () => {
+    const interview = new Interview();
+    const toolset = new Toolset(interview);
+    const handler = createMcpHandler(() => createMcpServer(toolset));
+    const serve = toNodeHandler(handler);
+    const http = createServer((req, res) => void serve(req as typeof req & { method: string; url: string }, res));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const client = await connect({ pin: '2026-07-28' }, 'http', `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    try {
+      expect(await client.call('interview')).toEqual({ text: 'modern: Dr. Ada Lovelace', isError: false });
+      expect(interview.runs).toBe(1);
+    } finally {
+      await client.close();
+      await handler.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
     }
   });
 });
