@@ -1,110 +1,221 @@
-// MCP server overhead: what serving a tool through @anytool/mcp costs per call, next to a bare
-// SDK low-level Server answering the same call by hand.
-// Run after a build:  npm run build && node bench/mcp-server.mjs [--calls 3000]
+// MCP server cost over streamable HTTP, 2026-07-28 era (stateless): anytool's serveMcp next to the bare SDK.
+// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 5] [--calls 1000] [--lists 300]
 //
-// The official SDK client calls `add` on one session, sequentially, variants interleaved call by
-// call (the order rotated each round) so drift hits every variant alike:
-//   in-memory  bare SDK Server       a tools/call handler that adds two numbers (the floor)
-//   in-memory  anytool               createMcpServer(toolset): fresh context, validation, events, result mapping
-//   HTTP       bare SDK Server       StreamableHTTPServerTransport on node:http, one session
-//   HTTP       anytool serveMcp      serveMcp(toolset, { transport: 'http' }) (Host/Origin check, sessions)
-// plus toolset.invoke alone, the same work with no MCP at all.
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+// Every server is a process of its own on 127.0.0.1 (this process is the client), so the numbers are the
+// servers' and the client's work is the same for all:
+//   calls/s   `add` called `--calls` times, 50 in flight, by a plain keep-alive HTTP client sending what the v2 SDK
+//             Client sends pinned to 2026-07-28 (the SDK Client checks each server first; it is too slow to load one):
+//               bare SDK       createMcpHandler(factory) + toNodeHandler on node:http, a low-level Server per request
+//                              answering tools/list and tools/call by hand (the floor of a stateless v2 server)
+//               anytool        serveMcp(toolset, { transport: 'http' }): the same endpoint serves 2025 sessions too,
+//                              with host checks, body limits, a fresh ExecutionContext, validation and events per call
+//   tools/list  50 tools of 25 parameters each, `--lists` requests one after another (p50 latency):
+//               constant       a node:http route that answers the very bytes anytool answers (no MCP at all)
+//               bare SDK       createMcpHandler answering the same 50 tools from a constant array
+//               anytool        serveMcp of those 50 tools (definitions built once, a Server instance per request)
+// Rounds interleave the variants, the order rotated each round; reported: median (min–max) over the rounds.
+import { spawn } from 'node:child_process';
+import { createServer, request as httpRequest, Agent } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ExecutionContext, Toolset, tool } from '@anytool/core';
-import { createMcpServer, serveMcp } from '@anytool/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fileURLToPath } from 'node:url';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+  return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const CALLS = arg('--calls', 3000);
-const WARMUP = 300;
+const ROUNDS = Number(arg('--rounds', 5));
+const CALLS = Number(arg('--calls', 1000));
+const LISTS = Number(arg('--lists', 300));
+const CONCURRENCY = 50;
+const MODERN = '2026-07-28';
 
-const parameters = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
-const add = tool(({ a, b }) => a + b, { name: 'add', description: 'Adds two numbers.', parameters });
-const toolset = new Toolset(add);
+const addParameters = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
 
-function bareServer() {
-  const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: 'add', description: 'Adds two numbers.', inputSchema: parameters }] }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const { a, b } = request.params.arguments;
-    return { content: [{ type: 'text', text: String(a + b) }] };
+/** 50 tools of 25 parameters each, every parameter with a type, a description and (for some) an enum or bounds. */
+function wideTools() {
+  const kinds = [{ type: 'string' }, { type: 'integer', minimum: 0, maximum: 1000 }, { type: 'number' }, { type: 'boolean' }, { type: 'string', enum: ['low', 'medium', 'high'] }];
+  return Array.from({ length: 50 }, (_, t) => {
+    const properties = {};
+    for (let f = 0; f < 25; f++) properties[`field_${f}`] = { ...kinds[f % kinds.length], description: `Field ${f} of tool ${t}: what it means and which values make sense.` };
+    return { name: `tool_${t}`, description: `Tool number ${t}, which takes 25 parameters.`, parameters: { type: 'object', properties, required: ['field_0', 'field_1'] } };
   });
-  return server;
 }
 
-async function inMemory(server) {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(clientSide);
-  return client;
-}
+// ---- the server processes ------------------------------------------------------------------------------------
 
-async function bareHttp() {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
-  await bareServer().connect(transport);
-  const http = createServer((req, res) => void transport.handleRequest(req, res));
+async function listen(handler) {
+  const http = createServer(handler);
   await new Promise((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${http.address().port}/mcp`, close: () => new Promise((resolve) => { http.closeAllConnections(); http.close(resolve); }) };
+  process.stdout.write(`listening http://127.0.0.1:${http.address().port}/mcp\n`);
+  process.on('SIGTERM', () => process.exit(0));
 }
 
-async function httpClient(url) {
-  const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
-
-const bareMemory = await inMemory(bareServer());
-const anytoolMemory = await inMemory(createMcpServer(toolset));
-const bareHttpServer = await bareHttp();
-const bareHttpClient = await httpClient(bareHttpServer.url);
-const served = await serveMcp(toolset, { transport: 'http', port: 0 });
-const anytoolHttpClient = await httpClient(served.url);
-
-const call = (client) => (i) => client.callTool({ name: 'add', arguments: { a: i, b: 1 } });
-const variants = [
-  ['toolset.invoke (no MCP)', (i) => toolset.invoke('add', { a: i, b: 1 }, new ExecutionContext())],
-  ['in-memory, bare SDK Server', call(bareMemory)],
-  ['in-memory, anytool createMcpServer', call(anytoolMemory)],
-  ['HTTP, bare SDK Server', call(bareHttpClient)],
-  ['HTTP, anytool serveMcp', call(anytoolHttpClient)],
-];
-
-for (let i = 0; i < WARMUP; i++) for (const [, run] of variants) await run(i);
-const samples = variants.map(() => []);
-for (let i = 0; i < CALLS; i++) {
-  // Rotate which variant goes first: the one after a given variant pays for that variant's leftovers (GC, timers).
-  for (let k = 0; k < variants.length; k++) {
-    const v = (i + k) % variants.length;
-    const started = performance.now();
-    const result = await variants[v][1](i);
-    samples[v].push(performance.now() - started);
-    const text = result.content[0].text;
-    if (text !== String(i + 1)) throw new Error(`${variants[v][0]} answered ${text}`);
+async function serve(kind) {
+  if (kind === 'anytool' || kind === 'anytool-list') {
+    const { Toolset, tool } = await import('@anytool/core');
+    const { serveMcp } = await import('@anytool/mcp');
+    const tools = kind === 'anytool' ? [tool(({ a, b }) => a + b, { name: 'add', description: 'Adds two numbers.', parameters: addParameters })] : wideTools().map(({ name, description, parameters }) => tool(() => name, { name, description, parameters }));
+    const server = await serveMcp(new Toolset(tools), { transport: 'http', port: 0, handleSignals: true });
+    process.stdout.write(`listening ${server.url}\n`);
+    return;
+  }
+  if (kind === 'bare' || kind === 'bare-list') {
+    const { Server, createMcpHandler } = await import('@modelcontextprotocol/server');
+    const { toNodeHandler } = await import('@modelcontextprotocol/node');
+    const wide = wideTools().map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters }));
+    const factory = () => {
+      const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler('tools/list', () => ({ tools: kind === 'bare' ? [{ name: 'add', description: 'Adds two numbers.', inputSchema: addParameters }] : wide }));
+      server.setRequestHandler('tools/call', (request) => {
+        const { a, b } = request.params.arguments;
+        return { content: [{ type: 'text', text: String(a + b) }] };
+      });
+      return server;
+    };
+    await listen(toNodeHandler(createMcpHandler(factory)));
+    return;
+  }
+  if (kind === 'constant') {
+    // The body to answer comes on stdin: what anytool answered to the same request.
+    const chunks = [];
+    for await (const chunk of process.stdin) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    await listen((req, res) => {
+      req.resume().once('end', () => res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body));
+    });
   }
 }
 
-const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-const us = (ms) => `${(ms * 1000).toFixed(1)} us`;
-console.log(`${CALLS} sequential calls each, Node ${process.version}\n`);
-console.log('| variant | median | p90 | p99 | mean |');
-console.log('| --- | ---: | ---: | ---: | ---: |');
-for (let v = 0; v < variants.length; v++) {
-  const sorted = [...samples[v]].sort((a, b) => a - b);
-  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
-  console.log(`| ${variants[v][0]} | ${us(quantile(sorted, 0.5))} | ${us(quantile(sorted, 0.9))} | ${us(quantile(sorted, 0.99))} | ${us(mean)} |`);
+// ---- the client ------------------------------------------------------------------------------------------------
+
+const children = new Set();
+// A bench that fails leaves no server behind.
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
+function start(kind, stdin) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--serve', kind], { stdio: ['pipe', 'pipe', 'inherit'] });
+  children.add(child);
+  if (stdin !== undefined) child.stdin.end(stdin);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const match = /listening (http:\S+)/.exec(text);
+      if (match) resolve({ url: match[1], stop: () => child.kill('SIGTERM') });
+    });
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}: ${text}`)));
+  });
 }
 
-await Promise.all([bareMemory.close(), anytoolMemory.close(), bareHttpClient.close(), anytoolHttpClient.close()]);
-await served.close();
-await bareHttpServer.close();
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * POSTs `body` and resolves to the response text. A kept-alive socket the server closed while it was idle (its
+ * keep-alive timeout passes while the other variants run) fails before any answer: then once more on a new one.
+ */
+function post(url, agentOf, headers, body, retried = false) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent: agentOf, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
+    });
+    req.once('error', (error) => (req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, agentOf, headers, body, true).then(resolve, reject) : reject(error))).end(body);
+  });
+}
+
+/** One hand-made 2026-07-28 tools/list request (what the SDK client sends, minus its own work); resolves to the body. */
+function listRequest(url, id) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  return post(url, agent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' }, body);
+}
+
+const callAgent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+/** One hand-made 2026-07-28 tools/call of `add` (the headers and envelope the SDK client sends); resolves to the body. */
+function callRequest(url, id, a) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add', arguments: { a, b: 1 }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } });
+  return post(url, callAgent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'add' }, body);
+}
+
+/**
+ * `--calls` calls of `add`, 50 in flight. The client is a plain HTTP client (keep-alive, 50 sockets) sending what
+ * the SDK Client sends, so the server, not the client, is what runs out of time.
+ */
+async function callsPerSecond(url) {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < CALLS) {
+      const i = next++;
+      const text = await callRequest(url, i, i);
+      if (!text.includes(`"text":"${i + 1}"`)) throw new Error(`add answered ${text.slice(0, 300)}`);
+    }
+  }));
+  return CALLS / ((performance.now() - started) / 1000);
+}
+
+async function listP50(url) {
+  const samples = [];
+  for (let i = 0; i < LISTS; i++) {
+    const started = performance.now();
+    const text = await listRequest(url, i);
+    samples.push(performance.now() - started);
+    if (!text.includes('tool_49')) throw new Error(`tools/list answered ${text.slice(0, 200)}`);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+}
+
+async function bench() {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const servers = { bare: await start('bare'), anytool: await start('anytool'), list: await start('anytool-list'), bareList: await start('bare-list') };
+  // The constant route answers exactly what anytool answers (its JSON body for the same request).
+  const listBody = await listRequest(servers.list.url, 0);
+  servers.constant = await start('constant', listBody);
+  // The SDK Client, pinned to 2026-07-28, checks that both serve that era and the same tool.
+  for (const name of ['bare', 'anytool']) {
+    const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(servers[name].url)));
+    const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+    if (client.getProtocolEra() !== 'modern' || result.content[0].text !== '3') throw new Error(`${name}: not served in the 2026-07-28 era`);
+    await client.close();
+  }
+  const variants = [
+    ['calls/s, bare SDK createMcpHandler', () => callsPerSecond(servers.bare.url)],
+    ['calls/s, anytool serveMcp', () => callsPerSecond(servers.anytool.url)],
+    ['tools/list p50 ms, constant route', () => listP50(servers.constant.url)],
+    ['tools/list p50 ms, bare SDK createMcpHandler', () => listP50(servers.bareList.url)],
+    ['tools/list p50 ms, anytool serveMcp', () => listP50(servers.list.url)],
+  ];
+  // Warm-up: a round's worth of each, unrecorded.
+  for (const [, run] of variants) await run();
+  const results = variants.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const v = (round + k) % variants.length;
+      results[v].push(await variants[v][1]());
+    }
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(3));
+  console.log(`${ROUNDS} rounds; ${CALLS} calls at concurrency ${CONCURRENCY}; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}\n`);
+  console.log('| variant | median | min | max |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (let v = 0; v < variants.length; v++) {
+    const values = results[v];
+    console.log(`| ${variants[v][0]} | ${fmt(median(values))} | ${fmt(Math.min(...values))} | ${fmt(Math.max(...values))} |`);
+  }
+  const callRatio = median(results[1]) / median(results[0]);
+  const listCost = median(results[4]) - median(results[2]);
+  console.log(`\nanytool calls/s / bare calls/s: ${callRatio.toFixed(2)} (target >= 1.00)`);
+  console.log(`tools/list cost over the constant route, p50: ${listCost.toFixed(3)} ms (target <= 1 ms)`);
+  for (const server of Object.values(servers)) server.stop();
+  agent.destroy();
+  callAgent.destroy();
+}
+
+const kind = arg('--serve', undefined);
+if (kind !== undefined) await serve(kind);
+else await bench();

@@ -26,6 +26,9 @@ export function silentWav(samples = 80): Uint8Array {
   return wav;
 }
 
+const NAME = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
+const CONFIRM = { type: 'object' as const, properties: { ok: { type: 'boolean' as const } }, required: ['ok'] };
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function sessionOf(context: ExecutionContext, tool: string): McpSession {
@@ -208,18 +211,150 @@ export class ConformanceTools {
     return closed ? 'Reconnection test completed: the stream was closed and the result sent after it.' : 'Reconnection test completed (this server keeps no event store, so the stream stayed open).';
   }
 
+  // Tools that ask the client in the middle of their work. The same code serves both protocol eras: on 2025
+  // each question is a request to the client; on 2026-07-28 the call answers `input_required` with the
+  // questions (under the given inputKey) and goes on when the client calls again with the answers.
+
+  /** Asks the caller's name (elicitation), then greets them. */
+  @Tool({ name: 'test_input_required_result_elicitation' })
+  async inputRequiredElicitation(context: ExecutionContext): Promise<string> {
+    const answer = await sessionOf(context, 'test_input_required_result_elicitation').elicitInput({ message: 'What is your name?', requestedSchema: NAME }, { inputKey: 'user_name' });
+    return `Hello, ${String(answer.content?.['name'] ?? 'stranger')}!`;
+  }
+
+  /** Asks the client's model a question (sampling). */
+  @Tool({ name: 'test_input_required_result_sampling' })
+  async inputRequiredSampling(context: ExecutionContext): Promise<string> {
+    const reply = await sessionOf(context, 'test_input_required_result_sampling').createMessage(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }], maxTokens: 100 },
+      { inputKey: 'capital_question' },
+    );
+    const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
+    return `Sampling response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`;
+  }
+
+  /** Asks the client for its roots. */
+  @Tool({ name: 'test_input_required_result_list_roots' })
+  async inputRequiredListRoots(context: ExecutionContext): Promise<string> {
+    const { roots } = await sessionOf(context, 'test_input_required_result_list_roots').listRoots({ inputKey: 'client_roots' });
+    return `Client exposed ${roots.length} root(s): ${roots.map((root) => root.uri).join(', ')}`;
+  }
+
+  /** Asks for a confirmation; the call's state between the rounds is this server's to keep. */
+  @Tool({ name: 'test_input_required_result_request_state' })
+  async inputRequiredRequestState(context: ExecutionContext): Promise<string> {
+    await sessionOf(context, 'test_input_required_result_request_state').elicitInput({ message: 'Please confirm', requestedSchema: CONFIRM }, { inputKey: 'confirm' });
+    return 'state-ok: requestState verified and confirmation received';
+  }
+
+  /** Asks three things at once: a name, a greeting from the model, the roots. */
+  @Tool({ name: 'test_input_required_result_multiple_inputs' })
+  async inputRequiredMultipleInputs(context: ExecutionContext): Promise<string> {
+    const session = sessionOf(context, 'test_input_required_result_multiple_inputs');
+    const [name, greeting, { roots }] = await Promise.all([
+      session.elicitInput({ message: 'What is your name?', requestedSchema: NAME }, { inputKey: 'user_name' }),
+      session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }, { inputKey: 'greeting' }),
+      session.listRoots({ inputKey: 'client_roots' }),
+    ]);
+    const text = Array.isArray(greeting.content) ? greeting.content[0] : greeting.content;
+    return `${text?.type === 'text' ? text.text : 'Hello'} ${String(name.content?.['name'] ?? 'stranger')} — ${roots.length} root(s) visible`;
+  }
+
+  /** Asks two questions, one after the other. */
+  @Tool({ name: 'test_input_required_result_multi_round' })
+  async inputRequiredMultiRound(context: ExecutionContext): Promise<string> {
+    const session = sessionOf(context, 'test_input_required_result_multi_round');
+    const name = await session.elicitInput({ message: 'Step 1: What is your name?', requestedSchema: NAME }, { inputKey: 'step1' });
+    const color = await session.elicitInput(
+      { message: 'Step 2: What is your favorite color?', requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] } },
+      { inputKey: 'step2' },
+    );
+    return `Multi-round complete: ${String(name.content?.['name'] ?? 'unknown')} likes ${String(color.content?.['color'] ?? 'unknown')}`;
+  }
+
+  /** Asks for a confirmation; a round with a forged state is refused by the server, before this tool. */
+  @Tool({ name: 'test_input_required_result_tampered_state' })
+  async inputRequiredTamperedState(context: ExecutionContext): Promise<string> {
+    await sessionOf(context, 'test_input_required_result_tampered_state').elicitInput({ message: 'Please confirm', requestedSchema: CONFIRM }, { inputKey: 'confirm' });
+    return 'integrity-ok: requestState verified';
+  }
+
+  /** Asks only what the client says it can answer. */
+  @Tool({ name: 'test_input_required_result_capabilities' })
+  async inputRequiredCapabilities(context: ExecutionContext): Promise<string> {
+    const session = sessionOf(context, 'test_input_required_result_capabilities');
+    const can = session.clientCapabilities ?? {};
+    const asks: Promise<unknown>[] = [];
+    if (can.elicitation !== undefined) asks.push(session.elicitInput({ message: 'What is your name?', requestedSchema: NAME }, { inputKey: 'user_name' }));
+    if (can.sampling !== undefined) asks.push(session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a short greeting' } }], maxTokens: 50 }, { inputKey: 'greeting' }));
+    if (can.roots !== undefined) asks.push(session.listRoots({ inputKey: 'client_roots' }));
+    if (asks.length === 0) return 'No declared client capability supports an in-band input request';
+    await Promise.all(asks);
+    return 'Capability-aware input requests fulfilled';
+  }
+
+  /** Needs the client's sampling capability: a stateless client that did not declare it gets error -32021. */
+  @Tool({ name: 'test_missing_capability' })
+  async missingCapability(context: ExecutionContext): Promise<string> {
+    await sessionOf(context, 'test_missing_capability').createMessage(
+      { messages: [{ role: 'user', content: { type: 'text', text: 'Reply with the single word: pong' } }], maxTokens: 16 },
+      { inputKey: 'llm_answer' },
+    );
+    return 'sampling round-trip complete';
+  }
+
+  /** A plain answer: its response stream carries the result only, no request to the client. */
+  @Tool({ name: 'test_streaming_elicitation' })
+  streamingElicitation(): string {
+    return 'stream observed: result frames only, no top-level requests';
+  }
+
+  /** Logs once: delivered only when the request asked for logs at that level. */
+  @Tool({ name: 'test_logging_tool' })
+  async loggingTool(context: ExecutionContext): Promise<string> {
+    await sessionOf(context, 'test_logging_tool').log('info', 'test_logging_tool ran (delivered only when the request set its log level)');
+    return 'logged through the request-scoped, level-gated channel';
+  }
+
+  // A client of the 2026-07-28 era also sends the region as the `Mcp-Param-Region` header; the server checks
+  // that header against the argument.
+  @Tool({
+    name: 'test_x_mcp_header',
+    description: 'Echoes the region, which the client mirrors into the Mcp-Param-Region header (SEP-2243).',
+    parameters: {
+      type: 'object',
+      properties: {
+        region: { type: 'string', description: 'mirrored into Mcp-Param-Region', 'x-mcp-header': 'Region' },
+        level: { type: 'integer', description: 'non-mirrored argument' },
+      },
+    },
+  })
+  xMcpHeader(args: { region?: string; level?: number }): string {
+    return `region=${args.region ?? '<none>'}`;
+  }
+
   @Tool({
     name: 'json_schema_2020_12_tool',
     description: 'Tool with JSON Schema 2020-12 features',
     parameters: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: {
+        name: { type: 'string' },
+        address: { $ref: '#/$defs/address' },
+        contactMethod: { type: 'string', enum: ['phone', 'email'] },
+        phone: { type: 'string' },
+        email: { type: 'string' },
+      },
+      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+      then: { required: ['phone'] },
+      else: { required: ['email'] },
       additionalProperties: false,
     },
   })
-  jsonSchema202012(args: { name?: string; address?: { street?: string; city?: string } }): object {
+  jsonSchema202012(args: { name?: string; address?: { street?: string; city?: string }; contactMethod?: string; phone?: string; email?: string }): object {
     return { received: args };
   }
 }

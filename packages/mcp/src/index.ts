@@ -8,6 +8,7 @@ export { createMcpServer } from './server/tool-server.js';
 export type { McpServerOptions } from './server/tool-server.js';
 export { MCP_SESSION_KEY, mcpSession } from './server/mcp-session.js';
 export type { McpSession } from './server/mcp-session.js';
+export type { McpAskOptions } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
 export { MemoryEventStore } from './server/memory-event-store.js';
 export { runServeCommand } from './server/serve-command.js';

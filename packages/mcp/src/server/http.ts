@@ -1,13 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport, type EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, classifyInboundRequest, createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts, rebindingProblem, urlHost } from './host-check.js';
+import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
-import { createMcpServer, type McpServerOptions, type ServedTools } from './tool-server.js';
+import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
 export interface HttpServeOptions extends McpServerOptions {
@@ -84,7 +85,7 @@ export interface HttpServeOptions extends McpServerOptions {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   server: Server;
   /** Who opened it (`clientIdentity`); requests from anyone else are answered as for an unknown session. */
   client: string | undefined;
@@ -104,7 +105,7 @@ export interface McpHttpListener {
   url: string;
   host: string;
   port: number;
-  /** Open MCP sessions. */
+  /** Open MCP sessions (2025 era; the 2026-07-28 era has none). */
   readonly sessionCount: number;
   /** The idle timeout in effect, in milliseconds (`Infinity`: none). */
   readonly sessionIdleTimeoutMs: number;
@@ -172,7 +173,39 @@ function hasInitialize(body: unknown): boolean {
   return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
-/** Serves tools over MCP streamable HTTP: one SDK server and transport per session. */
+/** A request as the SDK's Node adapter types it (Node's own has optional method and url, always set on a server). */
+type NodeRequest = IncomingMessage & { method: string; url: string };
+
+/** The protocol revision the stateless path serves. */
+const MODERN_REVISION = '2026-07-28';
+
+/**
+ * Whether a request claims the 2026-07-28 era in its headers (its
+ * `MCP-Protocol-Version`): the SDK routes it to the stateless path whatever its
+ * body, and its body, a whole request with no session, gets the full size
+ * limit (a 2025 request without a session can only be a small `initialize`).
+ */
+function claimsModern(req: IncomingMessage): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  return typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= MODERN_REVISION;
+}
+
+/** The headers of a Node request as a web `Request` with no body: what the SDK classifies an era from. */
+function headersOnly(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+  }
+  return new Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'GET', headers });
+}
+
+/**
+ * Serves tools over MCP streamable HTTP, both protocol eras on one endpoint.
+ * 2026-07-28 requests go to the SDK's stateless handler (a server instance per
+ * request, no session); 2025 requests keep sessions, one SDK server and
+ * transport each. The limits in front (hosts, bodies, sessions) apply to both.
+ */
 export async function listenHttp(served: ServedTools, options: HttpServeOptions): Promise<McpHttpListener> {
   const host = options.host ?? '127.0.0.1';
   const path = options.path ?? '/mcp';
@@ -194,6 +227,15 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   const allowedOrigins = (options.allowedOrigins ?? allowedHosts).map((h) => h.toLowerCase());
   const sessions = new Map<string, Session>();
   let closing = false;
+  /** Who sends the modern request being served, for the server instance the handler makes for it. */
+  const caller = new AsyncLocalStorage<string | undefined>();
+  const modernHandler = createMcpHandler(({ era }) => createMcpServer(served, options, { era, rounds: served.rounds, owner: caller.getStore() }), {
+    legacy: 'reject',
+    ...(options.onError === undefined ? {} : { onerror: options.onError }),
+    maxRequestBodySize: maxBody,
+  });
+  const modern = toNodeHandler(modernHandler);
+  const stopNotifying = served.onChange(() => void modernHandler.notify.toolsChanged());
 
   /** Counts a request or stream as open in its session until its response closes. */
   function track(session: Session, res: ServerResponse): void {
@@ -228,8 +270,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const full = makeRoom(client);
     if (full !== undefined) return sendJsonRpcError(res, 503, -32000, full);
     const id = randomUUID();
-    const server = createMcpServer(served, options);
-    const transport = new StreamableHTTPServerTransport({
+    const server = createMcpServer(served, options, { era: 'legacy', rounds: served.rounds, owner: client });
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
       ...(options.retryIntervalMs === undefined ? {} : { retryInterval: options.retryIntervalMs }),
@@ -285,14 +327,20 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     if (sessionId !== undefined && (session === undefined || session.client !== client)) {
       return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
     }
-    if (session === undefined && method !== 'POST') return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
+    if (session === undefined && method !== 'POST') {
+      if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req)))) return caller.run(client, () => modern(req as NodeRequest, res));
+      return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
+    }
     if (session !== undefined) track(session, res);
     let body: unknown;
     if (method === 'POST') {
       const problem = postHeadersProblem(req);
       if (problem !== undefined) return sendJsonRpcError(res, problem.status, -32000, problem.message);
-      // Without a session only initialize may come, and it is small.
-      const limit = session === undefined ? { bytes: Math.min(maxBody, SMALL_BODY_BYTES), name: 'a request without Mcp-Session-Id, which can only be initialize' } : { bytes: maxBody, name: 'maxBodyBytes' };
+      // Without a session only a 2025 initialize may come, and it is small; a 2026-07-28 request says so in its headers.
+      const limit =
+        session === undefined && !claimsModern(req)
+          ? { bytes: Math.min(maxBody, SMALL_BODY_BYTES), name: 'a request without Mcp-Session-Id and MCP-Protocol-Version 2026-07-28, which can only be initialize' }
+          : { bytes: maxBody, name: 'maxBodyBytes' };
       try {
         body = await readJsonBody(req, res, limit, budget);
       } catch (error) {
@@ -308,8 +356,55 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       }
       return session.transport.handleRequest(req, res, body);
     }
+    // A modern MCP-Protocol-Version header makes it modern whatever the body (the SDK's rule); otherwise the SDK decides.
+    if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req), body))) {
+      const list = constantList(req, body);
+      if (list !== undefined) {
+        const tail = `${JSON.stringify((body as { id: RequestId }).id)}}`;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': list.length + Buffer.byteLength(tail) }).write(list);
+        return void res.end(tail);
+      }
+      const mismatch = paramMismatch(req, body);
+      if (mismatch !== undefined) return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
+      return caller.run(client, () => modern(req as NodeRequest, res, body));
+    }
     if (hasInitialize(body)) return startSession(req, res, body, client);
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
+  }
+
+  /**
+   * The answer to a plain 2026-07-28 `tools/list`, from bytes built once per
+   * toolset version: the list is the same for every request of a stateless
+   * server, so it is not serialised per request (the SDK would, which costs
+   * milliseconds for a large toolset). Only a request the SDK classifies as a
+   * well-formed modern request, with its standard headers and this server's
+   * revision, is answered here; anything else goes to the SDK, which answers it
+   * (errors included).
+   */
+  function constantList(req: IncomingMessage, body: unknown): Buffer | undefined {
+    if (!isJSONRPCRequest(body) || body.method !== 'tools/list') return undefined;
+    const version = req.headers['mcp-protocol-version'];
+    const method = req.headers['mcp-method'];
+    if (version !== MODERN_REVISION || method !== 'tools/list' || req.headers['mcp-name'] !== undefined) return undefined;
+    const meta = body.params?._meta as Record<string, unknown> | undefined;
+    const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
+    if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION || typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) return undefined;
+    const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: method, body });
+    if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
+    return listResponseHead(served, options, body.params?.['cursor']);
+  }
+
+  /** A modern tools/call whose `Mcp-Param-*` headers disagree with its arguments (the SDK checks them only for its McpServer). */
+  function paramMismatch(req: IncomingMessage, body: unknown): { problem: string; id: RequestId } | undefined {
+    if (!isJSONRPCRequest(body) || body.method !== 'tools/call') return undefined;
+    const name = body.params?.['name'];
+    const declared = typeof name === 'string' ? served.paramHeaders(name) : [];
+    if (declared.length === 0) return undefined;
+    const problem = paramHeaderProblem(declared, body.params?.['arguments'], (header) => {
+      const value = req.headers[header];
+      return Array.isArray(value) ? value.join(', ') : value;
+    });
+    return problem === undefined ? undefined : { problem, id: body.id };
   }
 
   // Node takes whole milliseconds, 0 for no limit; it checks them every connectionsCheckingInterval (30 s by default).
@@ -351,13 +446,17 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     close() {
       return (closed ??= (async () => {
         closing = true;
+        stopNotifying();
         if (sweeper !== undefined) clearInterval(sweeper);
         const open = [...sessions.values()];
         sessions.clear();
-        await Promise.allSettled(open.map(async ({ transport, server }) => {
-          await transport.close();
-          await server.close();
-        }));
+        await Promise.allSettled([
+          modernHandler.close(),
+          ...open.map(async ({ transport, server }) => {
+            await transport.close();
+            await server.close();
+          }),
+        ]);
         await new Promise<void>((resolve) => {
           http.close(() => resolve());
           http.closeAllConnections();

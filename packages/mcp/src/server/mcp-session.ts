@@ -1,21 +1,24 @@
 import { AnytoolError, ErrorCode, type ExecutionContext } from '@anytool/core';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ListRootsResultSchema,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  inputRequired,
   type ClientCapabilities,
   type CreateMessageRequestParams,
   type CreateMessageResult,
-  type ElicitRequestParams,
+  type ElicitRequestFormParams,
+  type ElicitRequestURLParams,
   type ElicitResult,
   type Implementation,
+  type InputRequest,
   type ListRootsResult,
   type LoggingLevel,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+  type RequestOptions,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { InputRound } from './input-rounds.js';
 
 /** The key under which a served call's `McpSession` sits in `context.state`. Read it with `mcpSession(context)`. */
 export const MCP_SESSION_KEY = 'anytool.mcp.session';
@@ -50,28 +53,52 @@ export interface McpSession {
    * gateway passes progress through.
    */
   readonly progressRequested: boolean;
-  /** The client's name and version from `initialize`. */
+  /**
+   * The protocol era of the call: `'legacy'` (2025: `initialize`, sessions,
+   * server-to-client requests) or `'modern'` (2026-07-28: stateless, every
+   * request carries the client's identity, questions to the client travel as
+   * `input_required` results).
+   */
+  readonly era: 'legacy' | 'modern';
+  /** The client's name and version: from `initialize` (legacy), or from the request itself (modern). */
   readonly clientInfo: Implementation | undefined;
-  /** What the client said it supports in `initialize`. */
+  /** What the client supports: from `initialize` (legacy), or as the request declares it (modern). */
   readonly clientCapabilities: ClientCapabilities | undefined;
   /**
    * Sends a log message to the client (`notifications/message`) when the server
-   * has logging on and the level is at or above what the client set with
-   * `logging/setLevel`. Resolves to whether it was sent.
+   * has logging on and the level is at or above the client's threshold: set with
+   * `logging/setLevel` (legacy; none set: every level), or carried by the request
+   * (modern; none carried: no logs). Resolves to whether it was sent.
    */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<boolean>;
-  /** Asks the client's model for a completion (`sampling/createMessage`). Throws when the client does not support sampling. */
-  createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult>;
-  /** Asks the user for input through the client (`elicitation/create`). Throws when the client does not support elicitation. */
-  elicitInput(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult>;
-  /** The client's roots (`roots/list`). Throws when the client does not support roots. */
-  listRoots(options?: RequestOptions): Promise<ListRootsResult>;
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`). When the
+   * client did not declare sampling: throws (2025 era), or the call is answered
+   * with error -32021 (2026-07-28 era). Check `clientCapabilities` first to fall back.
+   */
+  createMessage(params: CreateMessageRequestParams, options?: McpAskOptions): Promise<CreateMessageResult>;
+  /** Asks the user for input through the client (`elicitation/create`). Without the client's elicitation capability: as `createMessage`. */
+  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: McpAskOptions): Promise<ElicitResult>;
+  /** The client's roots (`roots/list`). Without the client's roots capability: as `createMessage`. */
+  listRoots(options?: McpAskOptions): Promise<ListRootsResult>;
   /**
    * Closes this call's SSE stream while the call goes on, so the client polls:
    * it reconnects with `Last-Event-ID` and gets what follows, the result
    * included. Only over HTTP with an `eventStore`; returns whether it closed.
    */
   closeStream(): boolean;
+}
+
+/**
+ * Options of a question to the client. On the 2025 era it is a request of the
+ * server to the client, and the SDK's request options apply (`timeout`,
+ * `signal`). On the 2026-07-28 era it is one entry of an `input_required`
+ * result, under `inputKey`; questions asked together (`Promise.all`) go out in
+ * one round.
+ */
+export interface McpAskOptions extends RequestOptions {
+  /** The key of this question in `inputRequests` (modern era). Default: the method and a counter, as `elicitation-1`. */
+  inputKey?: string;
 }
 
 /**
@@ -90,83 +117,127 @@ export function passesLevel(level: LoggingLevel, threshold: LoggingLevel | undef
   return threshold === undefined || SEVERITY[level] >= SEVERITY[threshold];
 }
 
-/** Per-connection state a call session reads: the log threshold the client set, and whether logging is on. */
+/** Per-connection state a call session reads: the log threshold the client set (legacy), and whether logging is on. */
 export interface ConnectionState {
   logging: boolean;
   logLevel: LoggingLevel | undefined;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Asked = { kind: 'sampling'; method: 'sampling/createMessage' } | { kind: 'elicitation'; method: 'elicitation/create' } | { kind: 'roots'; method: 'roots/list' };
+const SAMPLING: Asked = { kind: 'sampling', method: 'sampling/createMessage' };
+const ELICITATION: Asked = { kind: 'elicitation', method: 'elicitation/create' };
+const ROOTS: Asked = { kind: 'roots', method: 'roots/list' };
 
-/** The `McpSession` of one `tools/call`; sends through the request's own channel. */
+/**
+ * The `McpSession` of one `tools/call`; sends through the request's own
+ * channel. On the 2025 era questions to the client are requests over the
+ * session; on the 2026-07-28 era they go to the call's `InputRound`, which
+ * answers the request with `input_required` and waits for the next round.
+ */
 export class CallSession implements McpSession {
+  private asked = 0;
+
   constructor(
     private readonly server: Server,
-    private readonly extra: Extra,
+    private readonly first: ServerContext,
     private readonly connection: ConnectionState,
     private readonly toolName: string,
+    readonly era: 'legacy' | 'modern',
+    private readonly input: InputRound | undefined,
   ) {}
 
+  /** The request being served; on the modern era, the round in progress (it changes each round). */
+  get ctx(): ServerContext {
+    return this.input?.ctx ?? this.first;
+  }
+
   get sessionId(): string | undefined {
-    return this.extra.sessionId;
+    return this.ctx.sessionId;
   }
 
   get requestId(): string | number {
-    return this.extra.requestId;
+    return this.ctx.mcpReq.id;
   }
 
   get progressRequested(): boolean {
-    return this.extra._meta?.progressToken !== undefined;
+    return this.ctx.mcpReq._meta?.progressToken !== undefined;
   }
 
   get clientInfo(): Implementation | undefined {
-    return this.server.getClientVersion();
+    return this.era === 'legacy' ? this.server.getClientVersion() : (this.envelope[CLIENT_INFO_META_KEY] as Implementation | undefined);
   }
 
   get clientCapabilities(): ClientCapabilities | undefined {
-    return this.server.getClientCapabilities();
+    return this.era === 'legacy' ? this.server.getClientCapabilities() : (this.envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
   }
 
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<boolean> {
-    if (!this.connection.logging || !passesLevel(level, this.connection.logLevel)) return false;
+    if (!this.connection.logging) return false;
+    if (this.era === 'legacy' ? !passesLevel(level, this.connection.logLevel) : !this.passesRequestLevel(level)) return false;
     const params: { level: LoggingLevel; data: unknown; logger?: string } = { level, data };
     if (logger !== undefined) params.logger = logger;
-    await this.extra.sendNotification({ method: 'notifications/message', params });
+    await this.ctx.mcpReq.notify({ method: 'notifications/message', params });
     return true;
   }
 
-  createMessage(params: CreateMessageRequestParams, options?: RequestOptions): Promise<CreateMessageResult> {
-    this.require('sampling', 'createMessage', 'sampling/createMessage');
-    return this.extra.sendRequest({ method: 'sampling/createMessage', params }, CreateMessageResultSchema, this.requestOptions(options)) as Promise<CreateMessageResult>;
+  createMessage(params: CreateMessageRequestParams, options?: McpAskOptions): Promise<CreateMessageResult> {
+    this.require(SAMPLING, 'createMessage');
+    if (this.era === 'modern') return this.ask(SAMPLING, inputRequired.createMessage(params), options) as Promise<CreateMessageResult>;
+    return this.ctx.mcpReq.requestSampling(params, this.requestOptions(options)) as Promise<CreateMessageResult>;
   }
 
-  elicitInput(params: ElicitRequestParams, options?: RequestOptions): Promise<ElicitResult> {
-    this.require('elicitation', 'elicitInput', 'elicitation/create');
-    return this.extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, this.requestOptions(options));
+  elicitInput(params: ElicitRequestFormParams | ElicitRequestURLParams, options?: McpAskOptions): Promise<ElicitResult> {
+    this.require(ELICITATION, 'elicitInput');
+    if (this.era === 'modern') {
+      const request = params.mode === 'url' ? inputRequired.elicitUrl(params) : inputRequired.elicit(params);
+      return this.ask(ELICITATION, request, options) as Promise<ElicitResult>;
+    }
+    return this.ctx.mcpReq.elicitInput(params, this.requestOptions(options));
   }
 
-  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
-    this.require('roots', 'listRoots', 'roots/list');
-    return this.extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema, this.requestOptions(options));
+  listRoots(options?: McpAskOptions): Promise<ListRootsResult> {
+    this.require(ROOTS, 'listRoots');
+    if (this.era === 'modern') return this.ask(ROOTS, inputRequired.listRoots(), options) as Promise<ListRootsResult>;
+    return this.ctx.mcpReq.send({ method: 'roots/list' }, this.requestOptions(options));
   }
 
   closeStream(): boolean {
-    if (this.extra.closeSSEStream === undefined) return false;
-    this.extra.closeSSEStream();
+    const close = this.ctx.http?.closeSSE;
+    if (close === undefined) return false;
+    close();
     return true;
   }
 
-  /** The call's own abort signal unless the tool passed one. */
-  private requestOptions(options: RequestOptions | undefined): RequestOptions {
-    return { signal: this.extra.signal, ...options };
+  private get envelope(): Record<string, unknown> {
+    return (this.ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
   }
 
-  private require(capability: 'sampling' | 'elicitation' | 'roots', method: string, wire: string): void {
-    if (this.server.getClientCapabilities()?.[capability] !== undefined) return;
-    const client = this.server.getClientVersion()?.name ?? 'the client';
+  /** Modern: the request carries its log level; none means the client wants no logs. */
+  private passesRequestLevel(level: LoggingLevel): boolean {
+    const threshold = this.envelope[LOG_LEVEL_META_KEY];
+    return typeof threshold === 'string' && threshold in SEVERITY && passesLevel(level, threshold as LoggingLevel);
+  }
+
+  private ask(asked: Asked, request: InputRequest, options: McpAskOptions | undefined): Promise<unknown> {
+    if (this.input === undefined) throw new AnytoolError(ErrorCode.McpProtocolError, `tool "${this.toolName}": this server cannot ask the client for input on the 2026-07-28 era`);
+    const key = options?.inputKey ?? `${asked.kind}-${++this.asked}`;
+    return this.input.ask(key, request, options?.signal);
+  }
+
+  /** Legacy: the call's own abort signal unless the tool passed one. */
+  private requestOptions(options: McpAskOptions | undefined): RequestOptions {
+    const { inputKey: _key, ...rest } = options ?? {};
+    return { signal: this.ctx.mcpReq.signal, ...rest };
+  }
+
+  /** Legacy: asking without the capability throws here. Modern: the round answers the client -32021 (the era's rule). */
+  private require(asked: Asked, method: string): void {
+    if (this.era === 'modern' || this.clientCapabilities?.[asked.kind] !== undefined) return;
+    const client = this.clientInfo?.name ?? 'the client';
+    const where = this.era === 'legacy' ? 'in initialize' : 'in this request';
     throw new AnytoolError(
       ErrorCode.McpProtocolError,
-      `tool "${this.toolName}": McpSession.${method}() needs the client's "${capability}" capability (${wire}), and ${client} did not declare it in initialize; check mcpSession(context).clientCapabilities first and fall back`,
+      `tool "${this.toolName}": McpSession.${method}() needs the client's "${asked.kind}" capability (${asked.method}), and ${client} did not declare it ${where}; check mcpSession(context).clientCapabilities first and fall back`,
     );
   }
 }

@@ -58,18 +58,20 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: {
     held = size;
     return true;
   };
-  const tooLarge = new BodyRefused(413, -32600, `Request body too large: at most ${limit.bytes} bytes (${limit.name})`);
-  const busy = new BodyRefused(503, -32000, `Server busy: request bodies in flight would pass ${budget.limit} bytes (maxBodyBytesInFlight); retry shortly`);
-  if (declared !== undefined && declared > limit.bytes) return drop(req, tooLarge);
-  if (declared !== undefined && !hold(declared)) return drop(req, busy);
+  // Made only when needed: an error captures a stack, which costs more than reading a small body.
+  const tooLarge = (): BodyRefused => new BodyRefused(413, -32600, `Request body too large: at most ${limit.bytes} bytes (${limit.name})`);
+  const busy = (): BodyRefused => new BodyRefused(503, -32000, `Server busy: request bodies in flight would pass ${budget.limit} bytes (maxBodyBytesInFlight); retry shortly`);
+  if (declared !== undefined && declared > limit.bytes) return drop(req, tooLarge());
+  if (declared !== undefined && !hold(declared)) return drop(req, busy());
   return new Promise((resolve, reject) => {
     let chunks: Buffer[] = [];
     let size = 0;
     let refused = false;
-    const refuse = (refusal: BodyRefused): void => {
+    let ended = false;
+    const refuse = (refusal: () => BodyRefused): void => {
       refused = true;
       chunks = [];
-      reject(refusal);
+      reject(refusal());
     };
     req.on('data', (chunk: Buffer) => {
       if (refused) return;
@@ -79,6 +81,7 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: {
       else chunks.push(chunk);
     });
     req.once('end', () => {
+      ended = true;
       if (refused) return;
       try {
         resolve(parseJson(Buffer.concat(chunks, size).toString('utf8')));
@@ -86,7 +89,9 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: {
         reject(error);
       }
     });
-    req.once('close', () => reject(new BodyRefused(400, -32600, 'The request body was cut off')));
+    req.once('close', () => {
+      if (!ended && !refused) reject(new BodyRefused(400, -32600, 'The request body was cut off'));
+    });
     req.on('error', () => undefined); // the 'close' above answers for it
   });
 }

@@ -1,5 +1,5 @@
 import type { ContentPart, ToolResult } from '@anytool/core';
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 
 /** One anytool content part as an MCP content block. */
 export function toContentBlock(part: ContentPart): ContentBlock {

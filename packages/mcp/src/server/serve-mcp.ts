@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool/core';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { listenHttp, type HttpServeOptions } from './http.js';
 import { StdioTransport } from './stdio-transport.js';
 import { ServedTools, asToolset, createMcpServer, type McpServerOptions } from './tool-server.js';
@@ -11,6 +12,8 @@ export interface StdioServeOptions extends McpServerOptions {
   stdin?: Readable;
   /** Default `process.stdout`. Nothing else may write to it while serving. */
   stdout?: Writable;
+  /** The longest message line read from stdin; a longer one closes the connection. Default 10 MiB (the SDK's). */
+  maxMessageBytes?: number;
 }
 
 export type ServeMcpOptions = (StdioServeOptions | HttpServeOptions) & {
@@ -50,7 +53,7 @@ export interface McpServerHandle {
  */
 export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOptions): Promise<McpServerHandle> {
   const toolset = asToolset(tools);
-  const served = new ServedTools(toolset);
+  const served = new ServedTools(toolset, options);
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stop: () => Promise<void>;
@@ -59,22 +62,27 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
 
   if (options.transport === 'stdio') {
     const stdin = options.stdin ?? process.stdin;
-    const server = createMcpServer(served, options);
-    const transport = new StdioTransport(stdin, options.stdout ?? process.stdout);
+    const transport = new StdioTransport(stdin, options.stdout ?? process.stdout, options.maxMessageBytes);
     let open = true;
-    server.onclose = ((own) => () => {
+    // The first message decides the era of the connection (initialize: 2025; a request with its envelope:
+    // 2026-07-28); the SDK then makes the one server instance that serves it.
+    const connection = serveStdio(({ era }) => createMcpServer(served, options, { era, rounds: served.rounds }), {
+      legacy: 'serve',
+      transport,
+      ...(options.onError === undefined ? {} : { onerror: options.onError }),
+    });
+    transport.closed.then(() => {
       open = false;
-      own?.();
       void handle.close();
-    })(server.onclose);
+    });
     const onEnd = (): void => void handle.close();
     stdin.once('end', onEnd);
     stop = async () => {
       stdin.off('end', onEnd);
-      if (open) await server.close();
+      if (open) await connection.close();
+      await transport.close();
     };
     sessions = () => (open ? 1 : 0);
-    await server.connect(transport);
   } else if (options.transport === 'http') {
     const listener = await listenHttp(served, options);
     http = listener;

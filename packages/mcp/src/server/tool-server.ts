@@ -1,16 +1,20 @@
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, isToolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
-  ErrorCode as McpErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  SetLevelRequestSchema,
+  ProtocolError,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
+  Server,
+  type CacheScope,
   type CallToolResult,
+  type InputRequiredResult,
+  type JSONRPCRequest,
   type ListToolsResult,
+  type Result,
   type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { InputRounds, type InputRound } from './input-rounds.js';
+import { paramHeaders, type ParamHeader } from './param-headers.js';
 import { CallSession, MCP_SESSION_KEY, type ConnectionState } from './mcp-session.js';
 import { toCallToolResult } from './result-content.js';
 
@@ -28,6 +32,50 @@ export interface McpServerOptions {
   logging?: boolean;
   /** Called with errors of the transport or protocol (never with tool failures, which are results). */
   onError?: (error: Error) => void;
+  /**
+   * How long a client may reuse a `tools/list` result before listing again, in
+   * milliseconds (the `ttlMs` of the 2026-07-28 era; 2025 results carry none).
+   * A change of the toolset tells subscribed clients at once. Default 60 s; 0 for
+   * no caching.
+   */
+  toolsListTtlMs?: number;
+  /**
+   * Who may share a cached `tools/list` result (`cacheScope`): `'public'` (any
+   * cache: the list is the same for every client, the default) or `'private'`
+   * (this client only, for a server whose tools depend on who asks).
+   */
+  toolsListCacheScope?: CacheScope;
+  /**
+   * On the 2026-07-28 era, a tool that asks the client (elicitation, sampling,
+   * roots) waits between rounds in this process: how long it waits for the next
+   * round, in milliseconds. Default 10 minutes.
+   */
+  inputTtlMs?: number;
+  /** The most calls waiting for the client's input at once (2026-07-28 era). Default 1000. */
+  maxParkedCalls?: number;
+}
+
+/** How a server instance is served: its era when the serving entry knows it, the calls waiting for input, the client. */
+export interface Serving {
+  era?: 'legacy' | 'modern';
+  rounds: InputRounds;
+  /** Who the client is (`clientIdentity`), so a parked call answers only its own client. */
+  owner?: string | undefined;
+}
+
+export const DEFAULT_TOOLS_LIST_TTL_MS = 60_000;
+
+const roundsByToolset = new WeakMap<Toolset, InputRounds>();
+
+/**
+ * The parked calls of a toolset served through `createMcpServer` alone: a
+ * stateless entry (`createMcpHandler(() => createMcpServer(toolset))`) makes a
+ * server per request, and a call's next round must find it parked.
+ */
+function sharedRounds(toolset: Toolset, options: McpServerOptions): InputRounds {
+  let rounds = roundsByToolset.get(toolset);
+  if (rounds === undefined) roundsByToolset.set(toolset, (rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls })));
+  return rounds;
 }
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -44,18 +92,54 @@ export function asToolset(tools: Toolset | ToolSource): Toolset {
  */
 export class ServedTools {
   private cached: McpToolDefinition[] | undefined;
+  private readonly pages = new Map<string, ListToolsResult>();
+  /** Whole `tools/list` responses as bytes up to the request id, by page (see `listResponseHead`). */
+  readonly listJson = new Map<string, Buffer>();
+  private headers: Map<string, ParamHeader[]> | undefined;
   private readonly unsubscribe: () => void;
   private readonly listeners = new Set<() => void>();
+  /** The calls waiting for the client's input, shared by every server instance of these tools (2026-07-28 era). */
+  readonly rounds: InputRounds;
 
-  constructor(readonly toolset: Toolset) {
+  constructor(
+    readonly toolset: Toolset,
+    options: McpServerOptions = {},
+  ) {
+    this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
     this.unsubscribe = toolset.subscribe(() => {
       this.cached = undefined;
+      this.pages.clear();
+      this.listJson.clear();
+      this.headers = undefined;
       for (const listener of [...this.listeners]) listener();
     });
   }
 
   get definitions(): McpToolDefinition[] {
     return (this.cached ??= this.toolset.definitions('mcp'));
+  }
+
+  /**
+   * One `tools/list` page, built once per toolset version: a stateless server
+   * makes a server instance per request, and lists cost no schema work.
+   */
+  page(start: number, pageSize: number): ListToolsResult {
+    const key = `${start}:${pageSize}`;
+    let page = this.pages.get(key);
+    if (page === undefined) {
+      const all = this.definitions;
+      const end = start + pageSize;
+      page = { tools: all.slice(start, end) };
+      if (end < all.length) page.nextCursor = encodeCursor(end);
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  /** The parameters of a tool mirrored into `Mcp-Param-*` headers (2026-07-28 era), found once per toolset version. */
+  paramHeaders(name: string): ParamHeader[] {
+    this.headers ??= new Map(this.definitions.map((definition) => [definition.name, paramHeaders(definition.inputSchema)]));
+    return this.headers.get(name) ?? [];
   }
 
   /** Whether clients were told this tool returns structured content (it has an object output schema). */
@@ -73,6 +157,7 @@ export class ServedTools {
   dispose(): void {
     this.unsubscribe();
     this.listeners.clear();
+    this.rounds.close();
   }
 }
 
@@ -80,8 +165,34 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** tools/call with any params: they are checked by the handler, which can say what is wrong. */
-const LOOSE_CALL_TOOL_REQUEST = CallToolRequestSchema.omit({ params: true }).loose();
+/**
+ * A server whose `tools/call` takes arguments of any shape: the SDK checks the
+ * request before the handler runs and would answer bad arguments with a
+ * protocol error; here they reach the toolset, which answers them with an
+ * `isError` result the model can act on. A call without a tool name is a
+ * clean -32602 that says what is missing.
+ */
+class ToolServer extends Server {
+  /** The arguments as the client sent them, for requests whose arguments are not an object. */
+  static readonly rawArguments = new WeakMap<object, unknown>();
+
+  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return (request, ctx) => {
+      const params: Record<string, unknown> = isRecord(request.params) ? request.params : {};
+      const name = params['name'];
+      if (typeof name !== 'string') {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/call needs params.name, the name of the tool to call (a string), got ${name === undefined ? 'none' : typeof name}; tools/list gives the names`);
+      }
+      const args = params['arguments'];
+      if (args === undefined || isRecord(args)) return wrapped(request, ctx);
+      const checked = { ...request, params: { ...params, arguments: {} } };
+      ToolServer.rawArguments.set(checked, args);
+      return wrapped(checked, ctx);
+    };
+  }
+}
 
 /**
  * The SDK puts whole messages into some error texts ("Received a response for an
@@ -106,76 +217,109 @@ function encodeCursor(offset: number): string {
   return Buffer.from(`o:${offset}`).toString('base64url');
 }
 
+/**
+ * A 2026-07-28 `tools/list` response as the SDK would write it (the page,
+ * `resultType`, the cache hints, the server's identity), as bytes up to its
+ * request id, built once per toolset version: a stateless server answers a
+ * list with no per-request serialisation. `undefined` for a cursor this server
+ * did not give out (the SDK path then answers the error).
+ */
+export function listResponseHead(served: ServedTools, options: McpServerOptions, cursor: unknown): Buffer | undefined {
+  let start = 0;
+  if (cursor !== undefined) {
+    if (typeof cursor !== 'string') return undefined;
+    const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+    if (match === null) return undefined;
+    start = Number(match[1]);
+  }
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const key = `${start}:${pageSize}`;
+  let head = served.listJson.get(key);
+  if (head === undefined) {
+    const result = {
+      ...served.page(start, pageSize),
+      resultType: 'complete',
+      ttlMs: options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS,
+      cacheScope: options.toolsListCacheScope ?? 'public',
+      _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' } },
+    };
+    head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
+    served.listJson.set(key, head);
+  }
+  return head;
+}
+
 function decodeCursor(cursor: string): number {
   const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (match === null) throw new McpError(McpErrorCode.InvalidParams, `tools/list: the cursor ${JSON.stringify(cursor)} is not one this server gave out; call tools/list without a cursor to start over`);
+  if (match === null) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/list: the cursor ${JSON.stringify(cursor)} is not one this server gave out; call tools/list without a cursor to start over`);
   return Number(match[1]);
 }
 
 /**
  * One MCP connection's low-level SDK `Server`, answering `tools/list` (paged)
- * and `tools/call` from a toolset. Each call runs with a fresh
- * `ExecutionContext` whose signal aborts when the client cancels; progress the
- * tool records goes out as `notifications/progress` when the request carried
- * a progress token; error events and `mcpSession(context).log()` go out as MCP
- * log messages. Tool failures of every kind are `isError` results, never
- * protocol errors.
+ * and `tools/call` from a toolset, in either protocol era. Each call runs with
+ * a fresh `ExecutionContext` whose signal aborts when the client cancels;
+ * progress the tool records goes out as `notifications/progress` when the
+ * request carried a progress token; error events and `mcpSession(context).log()`
+ * go out as MCP log messages. Tool failures of every kind are `isError`
+ * results, never protocol errors.
  *
- * Most users call `serveMcp`; use this to connect a transport of your own.
+ * Most users call `serveMcp`; use this to connect a transport of your own, or
+ * as the factory of the SDK's serving entries (`createMcpHandler`, `serveStdio`).
  *
  * @example
  * const server = createMcpServer(new Toolset(new WeatherTools()), { name: 'weather' });
  * await server.connect(new StdioServerTransport());
  */
-export function createMcpServer(tools: Toolset | ToolSource | ServedTools, options: McpServerOptions = {}): Server {
-  const served = tools instanceof ServedTools ? tools : new ServedTools(asToolset(tools));
+export function createMcpServer(tools: Toolset | ToolSource | ServedTools, options: McpServerOptions = {}, serving?: Serving): Server {
+  const served = tools instanceof ServedTools ? tools : new ServedTools(asToolset(tools), options);
   const ownsServed = !(tools instanceof ServedTools);
+  const rounds = serving?.rounds ?? (ownsServed ? sharedRounds(served.toolset, options) : served.rounds);
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   if (!Number.isInteger(pageSize) || pageSize < 1) {
     throw new AnytoolError(ErrorCode.InvalidOptions, `createMcpServer(): pageSize must be a positive integer, got ${String(pageSize)}`);
   }
+  const ttlMs = options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS;
+  if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new AnytoolError(ErrorCode.InvalidOptions, `createMcpServer(): toolsListTtlMs must be a whole number of milliseconds, 0 or more, got ${String(ttlMs)}`);
   const logging = options.logging ?? true;
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (logging) capabilities.logging = {};
   const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
-  const server = new Server(info, options.instructions === undefined ? { capabilities } : { capabilities, instructions: options.instructions });
+  const cacheHints = { 'tools/list': { ttlMs, cacheScope: options.toolsListCacheScope ?? 'public' } } as const;
+  const server = new ToolServer(info, options.instructions === undefined ? { capabilities, cacheHints } : { capabilities, cacheHints, instructions: options.instructions });
   const connection: ConnectionState = { logging, logLevel: undefined };
   const onError = options.onError;
   if (onError) server.onerror = (error) => onError(withoutPayload(error));
+  const eraOf = (): 'legacy' | 'modern' => serving?.era ?? ((server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28' ? 'modern' : 'legacy');
 
   if (logging) {
     // Replaces the SDK's own handler: the level is kept per connection (this server), which is what a call session reads.
-    server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    server.setRequestHandler('logging/setLevel', (request) => {
       connection.logLevel = request.params.level;
       return {};
     });
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, (request): ListToolsResult => {
-    const all = served.definitions;
+  server.setRequestHandler('tools/list', (request) => {
     const cursor = request.params?.cursor;
-    const start = cursor === undefined ? 0 : decodeCursor(cursor);
-    const end = start + pageSize;
-    const result: ListToolsResult = { tools: all.slice(start, end) };
-    if (end < all.length) result.nextCursor = encodeCursor(end);
-    return result;
+    return served.page(cursor === undefined ? 0 : decodeCursor(cursor), pageSize);
   });
 
-  // Registered past Server.setRequestHandler, whose own check of tools/call answers a malformed request with -32603
-  // and the validator's dump: here a call without a tool name is a clean -32602, and arguments of any shape reach
-  // the toolset, which answers bad ones with an isError result the model can act on.
-  Protocol.prototype.setRequestHandler.call(server, LOOSE_CALL_TOOL_REQUEST, async (request, extra): Promise<CallToolResult> => {
-    const params: Record<string, unknown> = isRecord(request['params']) ? request['params'] : {};
-    const name = params['name'];
-    if (typeof name !== 'string') {
-      throw new McpError(McpErrorCode.InvalidParams, `tools/call needs params.name, the name of the tool to call (a string), got ${name === undefined ? 'none' : typeof name}; tools/list gives the names`);
-    }
-    const args = params['arguments'];
-    const context = new ExecutionContext({ signal: extra.signal });
-    const session = new CallSession(server, extra, connection, name);
+  server.setRequestHandler('tools/call', (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
+    const params = request.params;
+    const name = params.name;
+    const args = ToolServer.rawArguments.has(request) ? ToolServer.rawArguments.get(request) : params.arguments;
+    const era = eraOf();
+    if (era === 'legacy') return call(name, args, ctx, era, undefined, ctx.mcpReq.signal);
+    return rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal));
+  });
+
+  /** Runs one tool call to its result; on the modern era its session asks through `round`, and `ctx` is the first round's. */
+  async function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal): Promise<CallToolResult> {
+    const context = new ExecutionContext({ signal });
+    const session = new CallSession(server, ctx, connection, name, era, round);
     context.state.set(MCP_SESSION_KEY, session);
-    const meta = params['_meta'];
-    const token = isRecord(meta) ? meta['progressToken'] : undefined;
+    const token = ctx.mcpReq._meta?.progressToken;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     // Notifications are sent asynchronously; the result waits until they are written, so none is sent after it.
     const sending: Promise<unknown>[] = [];
@@ -184,13 +328,13 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
         const progress: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: event.progress };
         if (event.total !== undefined) progress.total = event.total;
         if (event.message !== undefined) progress.message = event.message;
-        sending.push(extra.sendNotification({ method: 'notifications/progress', params: progress }).catch(report));
+        sending.push(session.ctx.mcpReq.notify({ method: 'notifications/progress', params: progress }).catch(report));
       } else if (event.type === 'error') {
         sending.push(session.log('error', { code: event.code, message: event.message, tool: event.tool ?? name }, 'anytool').catch(report));
       }
     });
     try {
-      const result = await served.toolset.invoke(name, args ?? {}, context, { callId: String(extra.requestId) });
+      const result = await served.toolset.invoke(name, args ?? {}, context, { callId: String(ctx.mcpReq.id) });
       if (sending.length > 0) {
         await Promise.all(sending);
         // The SDK client handles a notification a microtask later but a response at once, so a progress notification
@@ -209,15 +353,18 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     } finally {
       unsubscribe();
     }
-  });
+  }
 
   function report(error: unknown): void {
     options.onError?.(error instanceof Error ? error : new Error(String(error)));
   }
 
   const stopListening = served.onChange(() => {
-    // Only a connected, initialized client can be told; a failed send (client gone) is not the toolset's problem.
-    if (server.transport !== undefined && server.getClientCapabilities() !== undefined) server.sendToolListChanged().catch(report);
+    // Only a connected client can be told: an initialized legacy one, or a modern stdio connection (its open
+    // subscriptions get it). A failed send (client gone) is not the toolset's problem.
+    if (server.transport === undefined) return;
+    if (eraOf() === 'legacy' && server.getClientCapabilities() === undefined) return;
+    server.sendToolListChanged().catch(report);
   });
   const previousOnClose = server.onclose;
   server.onclose = () => {

@@ -46,7 +46,6 @@ interface Outcome {
 const SERVERS = join(__dirname, '..', 'fixtures', 'interop', 'servers.mjs');
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = 'examples/dist/mcp-server/tools.js';
-const WHY_SERVER_V1 = 'our server answers no server/discover (v1 SDK): the client falls back to the 2025 era';
 
 function title(cell: Cell): string {
   return `${cell.client} -> ${cell.server}, ${cell.transport}, ${cell.era}${cell.today ? ` (${cell.today.era} until the migration: ${cell.today.why})` : ''}`;
@@ -301,10 +300,10 @@ describe('interop: other clients against our server (anytool serve)', () => {
   const cells: Cell[] = [
     ...both('v1 SDK Client', 'legacy'),
     ...both('v2 SDK Client, legacy mode', 'legacy'),
-    ...both('v2 SDK Client, auto mode', 'modern', { today: { era: 'legacy', why: WHY_SERVER_V1 } }),
-    ...both('v2 SDK Client, pinned to 2026-07-28', 'modern', { pending: 'our server answers no server/discover (v1 SDK), and a pinned client never falls back' }),
+    ...both('v2 SDK Client, auto mode', 'modern'),
+    ...both('v2 SDK Client, pinned to 2026-07-28', 'modern'),
     ...both('Vercel AI SDK (@ai-sdk/mcp)', 'legacy'),
-    ...both('OpenAI Agents SDK (@openai/agents-core)', 'modern', { today: { era: 'legacy', why: WHY_SERVER_V1 } }),
+    ...both('OpenAI Agents SDK (@openai/agents-core)', 'modern'),
     ...both('LangChain (@langchain/mcp-adapters)', 'legacy'),
   ];
 

@@ -12,7 +12,7 @@ jest.setTimeout(60_000);
 //   npx anytool serve examples/dist/mcp-server/tools.js [--http --port N]
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = 'examples/dist/mcp-server/tools.js';
-const EXPECTED_TOOLS = 20;
+const EXPECTED_TOOLS = 32;
 
 function runToEnd(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
