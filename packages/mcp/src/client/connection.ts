@@ -1,7 +1,6 @@
 import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError, type ArgsValidator } from '@anytool/core';
 import {
   Client,
-  StreamableHTTPClientTransport,
   type CallToolResult,
   type ClientCapabilities,
   type CreateMessageRequestParams,
@@ -15,16 +14,15 @@ import {
   type Transport,
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PaginatedResultSchema, ResultSchema } from '@modelcontextprotocol/core';
 import { checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
-import { closeStdioSession, endExitedGroup, killStarting } from './reaping.js';
 import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
-import { assumedDiscover, describeVerdict, negotiationFor, priorOf, startBudget, type EraVerdict, type McpEra, type McpProtocol } from './era.js';
-import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isServerError, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
-import { createTransport, stdioPid } from './transports.js';
-import { redactError, redactUrl, redactor } from './url-credentials.js';
+import type { McpEra, McpProtocol } from './era.js';
+import { httpStatus, isConnectionClosed, isServerError, isTimeout } from './sdk-errors.js';
+import { SessionSupervisor, positive, type McpRestartOptions } from './supervisor.js';
+import { stdioPid } from './transports.js';
+import { redactError, redactor } from './url-credentials.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
@@ -39,15 +37,7 @@ export interface McpRoot {
   name?: string;
 }
 
-/** How a server that stopped is started again on the next call. */
-export interface McpRestartOptions {
-  /** Starts tried before a call gives up (default 3). */
-  maxAttempts?: number;
-  /** Wait before the second attempt, doubled for each further one (default 200 ms). */
-  initialDelayMs?: number;
-  /** Longest wait between attempts (default 5000 ms). */
-  maxDelayMs?: number;
-}
+export type { McpRestartOptions } from './supervisor.js';
 
 /** Options of a connection to one MCP server. */
 export interface McpClientOptions {
@@ -94,27 +84,11 @@ export interface McpCallOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_START_TIMEOUT_MS = 30_000;
-const STDERR_KEEP = 16_384;
-const STDERR_TAIL_LINES = 20;
-const STDERR_TAIL_CHARS = 2_000;
 const MAX_DIAGNOSTICS = 100;
 const MAX_PAGES = 1_000;
 const CLIENT_INFO: Implementation = { name: 'anytool', version: '0.1.0' };
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-/** Waits `ms`, or less when `signal` aborts. */
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    signal.addEventListener('abort', done, { once: true });
-  });
 interface CallParams {
   name: string;
   arguments: Record<string, unknown>;
@@ -149,10 +123,6 @@ function clip(text: string, max = 500): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length - max} more characters)` : text;
 }
 
-function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && value > 0 ? value : fallback;
-}
-
 /**
  * One kept connection to one MCP server, over stdio or HTTP. It is opened once
  * and reused for every call; when a stdio server dies, the calls in flight fail
@@ -176,37 +146,16 @@ export class McpConnection {
    */
   readonly diagnostics: string[] = [];
   private readonly options: McpClientOptions;
-  private client: Client | undefined;
-  private transport: Transport | undefined;
-  private opening: Promise<Client> | undefined;
-  private closing: Promise<void> | undefined;
-  private closed = false;
-  private stderrText = '';
+  /** Starts, restarts and closes the session; holds its client. */
+  private readonly supervisor: SessionSupervisor;
   private toolInfos: McpToolInfo[] = [];
   private roots: McpRoot[];
   private readonly listeners = new Set<() => void>();
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
-  private startCount = 0;
-  private startingPid: number | undefined;
-  /** Whether the child of the start in progress still runs (its pid is not free for another process). */
-  private startingRunning: (() => boolean) | undefined;
-  /** The client and transport of a start in progress (close() ends them at once). */
-  private starting: { client: Client; transport: Transport } | undefined;
-  /** Stdio transports whose server leads its own process group. */
-  private readonly grouped = new WeakSet<Transport>();
-  /** Clients whose HTTP session the server forgot (404): their calls are sent again on a new session. */
-  private readonly expired = new WeakSet<Client>();
-  /** Aborted by close(): cuts short the backoff between restarts. */
-  private readonly stopping = new AbortController();
   private readonly defaultTimeout: number;
-  /** Which era to speak: the server's `protocol`, else the options', else found by probing. */
-  private readonly protocol: McpProtocol;
   /** Tools that declare `x-mcp-header` arguments, by name (see `callOn`). */
   private mirrored = new Map<string, McpToolInfo>();
-  /** The era the server was found to speak, kept for every later start. */
-  private verdict: EraVerdict | undefined;
-  private readonly maxResultBytes: number;
   /** Masks the credentials of an HTTP server's URL in a text. */
   private readonly redact: (text: string) => string;
   private readonly toolLimits: ToolLimits;
@@ -218,17 +167,33 @@ export class McpConnection {
     this.config = config;
     this.options = options;
     this.roots = options.roots ?? [];
-    this.protocol = config.protocol ?? options.protocol ?? 'auto';
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
-    this.maxResultBytes = positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES));
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     this.toolLimits = { maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES), maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH) };
+    this.supervisor = new SessionSupervisor(
+      {
+        name,
+        config,
+        createClient: (negotiation) => this.createClient(negotiation),
+        opened: (client, startTimeout, restarted) => this.opened(client, startTimeout, restarted),
+        note: (message) => this.note(message),
+        noteOnce: (message) => this.noteOnce(message),
+        redact: this.redact,
+      },
+      {
+        protocol: config.protocol ?? options.protocol ?? 'auto',
+        startTimeout: positive(config.startTimeoutMs, positive(options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS)),
+        maxResultBytes: positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES)),
+        restart: options.restart ?? {},
+        onStderr: options.onStderr,
+      },
+    );
   }
 
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
   static async open(name: string, config: McpServerConfig, options: McpClientOptions = {}): Promise<McpConnection> {
     const connection = new McpConnection(name, config, options);
-    await connection.start();
+    await connection.supervisor.open();
     return connection;
   }
 
@@ -246,6 +211,16 @@ export class McpConnection {
     return this.client;
   }
 
+  /** The client of the open session, undefined while none is open. */
+  private get client(): Client | undefined {
+    return this.supervisor.client;
+  }
+
+  /** The transport of the open session. */
+  private get transport(): Transport | undefined {
+    return this.supervisor.openTransport;
+  }
+
   /** True while a session is open. */
   get connected(): boolean {
     return this.client !== undefined;
@@ -258,7 +233,7 @@ export class McpConnection {
    * life: restarts and new sessions do not probe again.
    */
   get era(): McpEra | undefined {
-    return this.verdict?.era;
+    return this.supervisor.verdict?.era;
   }
 
   /** The pid of the stdio server's process while it runs. */
@@ -268,12 +243,12 @@ export class McpConnection {
 
   /** How many times the server was started (or connected to); more than 1 after restarts. */
   get starts(): number {
-    return this.startCount;
+    return this.supervisor.starts;
   }
 
   /** What the server wrote to stderr since it was last started (the last 16 KB). */
   get stderr(): string {
-    return this.stderrText;
+    return this.supervisor.stderr;
   }
 
   get serverInfo(): Implementation | undefined {
@@ -335,7 +310,7 @@ export class McpConnection {
     };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
     if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
-    return this.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
+    return this.supervisor.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
   }
 
   /**
@@ -380,13 +355,11 @@ export class McpConnection {
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
   private async recover(error: unknown, client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
-    if (!this.sessionExpired(error, client)) throw await this.callError(error, params.name, request);
+    if (!this.supervisor.sessionExpired(error, client)) throw await this.callError(error, params.name, request);
     // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
-    this.expire(client);
     let fresh: Client;
     try {
-      // Every call of the expired session shares one new session: the one already open, or the one being opened.
-      fresh = this.client !== undefined && !this.expired.has(this.client) ? this.client : await this.reconnect();
+      fresh = await this.supervisor.renew(client);
     } catch (reconnectError) {
       throw await this.callError(reconnectError, params.name, request);
     }
@@ -399,7 +372,7 @@ export class McpConnection {
 
   /** Reads every page of `tools/list` again and tells the listeners. */
   async refreshTools(): Promise<void> {
-    const client = this.client !== undefined ? this.client : await this.reconnect();
+    const client = await this.supervisor.session();
     this.toolInfos = await this.listAllTools(client, this.defaultTimeout);
     this.notify();
   }
@@ -419,173 +392,19 @@ export class McpConnection {
    * cut short: the server being started is killed and the backoff wait ends.
    */
   close(): Promise<void> {
-    if (this.closing !== undefined) return this.closing;
-    this.closed = true;
-    this.stopping.abort();
-    const client = this.client;
-    const transport = this.transport;
-    const opening = this.opening;
-    const starting = this.starting;
-    this.client = undefined;
-    this.starting = undefined;
-    this.closing = (async () => {
-      const ending: Array<Promise<void>> = [];
-      // A server still starting has nothing worth waiting for: kill it, which ends the start at once.
-      if (starting !== undefined) ending.push(this.abandon(starting.client, starting.transport));
-      if (client !== undefined && transport !== undefined && client !== starting?.client) ending.push(this.endSession(client, transport));
-      await Promise.all(ending);
-      if (opening !== undefined) await opening.catch(() => undefined);
-    })();
-    return this.closing;
-  }
-
-  /**
-   * Ends an open session: DELETE for HTTP; for stdio the SDK's close (stdin end, SIGTERM, SIGKILL),
-   * then whatever the server started that outlived it: its process group, and what descends from it.
-   */
-  private async endSession(client: Client, transport: Transport): Promise<void> {
-    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) await transport.terminateSession().catch(() => undefined);
-    await closeStdioSession(stdioPid(transport), this.grouped.has(transport), () => client.close());
+    return this.supervisor.close();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
 
-  private reconnect(): Promise<Client> {
-    if (this.closed) return Promise.reject(this.closedError());
-    return (this.opening ??= this.restart().finally(() => {
-      this.opening = undefined;
-    }));
-  }
-
-  private async restart(): Promise<Client> {
-    const restart = this.options.restart ?? {};
-    const attempts = Math.max(1, Math.floor(restart.maxAttempts ?? 3));
-    const initial = positive(restart.initialDelayMs, 200);
-    const longest = positive(restart.maxDelayMs, 5_000);
-    let last: unknown;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      const delay = attempt > 1 ? Math.min(initial * 2 ** (attempt - 2), longest) : 0;
-      if (delay > 0) await sleep(delay, this.stopping.signal);
-      if (this.closed) throw this.closedError();
-      try {
-        this.note(`${isHttpConfig(this.config) ? 'connecting to the server again' : 'starting the server again'} (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`);
-        return await this.start();
-      } catch (error) {
-        if (this.closed) throw this.closedError();
-        last = error;
-      }
-    }
-    throw redactError(new AnytoolError(ErrorCode.McpConnectFailed, `MCP server "${this.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`, { cause: last }), this.redact);
-  }
-
-  private async start(): Promise<Client> {
-    const startTimeout = positive(this.config.startTimeoutMs, positive(this.options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS));
-    this.stderrText = '';
-    // A server already connected to is not probed again: its verdict is handed to the SDK.
-    const known = this.verdict;
-    const budget = startBudget(startTimeout, known === undefined && this.protocol !== 'legacy');
-    let transport = this.createTransport(false);
-    let client = this.createClient(negotiationFor(this.protocol, budget.probe));
-    let assumed = false;
-    this.starting = { client, transport };
-    try {
-      await client.connect(transport, known === undefined ? { timeout: budget.connect } : { timeout: budget.connect, prior: priorOf(known) });
-    } catch (error) {
-      await this.abandon(client, transport);
-      if (this.closed) throw this.closedError();
-      if (known === undefined && this.protocol === 'modern' && isEraNegotiationFailure(error) && !/closed/i.test(describeError(error))) {
-        // Pinned to the modern era, and the server answered no server/discover: speak modern to it all the same.
-        assumed = true;
-        transport = this.createTransport(false);
-        client = this.createClient(negotiationFor(this.protocol, budget.probe));
-        this.starting = { client, transport };
-        try {
-          await client.connect(transport, { timeout: budget.connect, prior: { kind: 'modern', discover: assumedDiscover() } });
-        } catch (pinnedError) {
-          await this.abandon(client, transport);
-          if (this.closed) throw this.closedError();
-          throw await this.startError(pinnedError, startTimeout, 'initialize');
-        }
-      } else {
-        if (!(transport instanceof StreamableHTTPClientTransport) || !refusesStreamableHttp(error)) throw await this.startError(error, startTimeout, 'initialize');
-        // An old server that only speaks HTTP+SSE (the 2024 transport: the legacy era only).
-        this.note(`streamable HTTP was refused (${describeHttpError(error)}): trying the HTTP+SSE transport`);
-        transport = this.createTransport(true);
-        client = this.createClient({ mode: 'legacy' });
-        this.starting = { client, transport };
-        try {
-          await client.connect(transport, { timeout: startTimeout });
-        } catch (sseError) {
-        await this.abandon(client, transport);
-        if (this.closed) throw this.closedError();
-        // Say why both failed: the streamable HTTP answer is often the real problem (a wrong path, a missing header).
-          const both = new AnytoolError(ErrorCode.McpConnectFailed, `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`, { cause: sseError });
-          throw await this.startError(both, startTimeout, 'initialize', true);
-        }
-      }
-    }
-    if (this.closed) {
-      this.starting = undefined;
-      await client.close().catch(() => undefined);
-      throw this.closedError();
-    }
-    this.client = client;
-    this.transport = transport;
-    this.startCount++;
-    this.remember(client, known, assumed);
-    try {
-      const before = this.toolInfos;
-      this.toolInfos = await this.listAllTools(client, startTimeout);
-      if (this.startCount > 1 && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
-      this.listenForChanges(client);
-    } catch (error) {
-      if (this.starting?.client === client) this.starting = undefined;
-      await this.abandon(client, transport);
-      if (this.client === client) {
-        this.client = undefined;
-        this.transport = undefined;
-      }
-      if (this.closed) throw this.closedError();
-      throw await this.startError(error, startTimeout, 'tools/list');
-    }
-    if (this.starting?.client === client) this.starting = undefined;
-    return client;
-  }
-
-  private createTransport(sse: boolean): Transport {
-    const { transport, grouped } = createTransport(this.config, sse, {
-      maxResultBytes: this.maxResultBytes,
-      note: (problem) => this.note(problem),
-      onSpawned: (pid, running) => {
-        this.startingPid = pid;
-        this.startingRunning = running;
-      },
-      // Unless close() ends it, the server's group ends when the server does.
-      onExit: (pid) => {
-        if (!this.closed) endExitedGroup(pid);
-      },
-      onStderr: (text) => {
-        const kept = this.stderrText + text;
-        this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
-        this.options.onStderr?.(this.name, text);
-      },
-    });
-    if (grouped) this.grouped.add(transport);
-    return transport;
-  }
-
-  /**
-   * Keeps the era the server was found to speak, for every later start (the SDK's
-   * `prior`), and says it once in the diagnostics.
-   */
-  private remember(client: Client, known: EraVerdict | undefined, assumed: boolean): void {
-    if (known !== undefined) return;
-    const era = client.getProtocolEra() ?? 'legacy';
-    const discover = era === 'modern' ? (client.getDiscoverResult() ?? assumedDiscover()) : undefined;
-    this.verdict = { era, ...(discover === undefined ? {} : { discover }), how: this.protocol === 'auto' ? 'probed' : 'pinned' };
-    this.noteOnce(describeVerdict(this.verdict, assumed));
+  /** A session was opened: its tools are read (listeners told when a restart changed them), and changes listened for. */
+  private async opened(client: Client, startTimeout: number, restarted: boolean): Promise<void> {
+    const before = this.toolInfos;
+    this.toolInfos = await this.listAllTools(client, startTimeout);
+    if (restarted && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
+    this.listenForChanges(client);
   }
 
   /**
@@ -599,13 +418,13 @@ export class McpConnection {
     client.listen({ toolsListChanged: true }).then(
       (subscription) =>
         void subscription.closed.then((how) => {
-          if (how === 'remote' && this.client === client && !this.closed) {
+          if (how === 'remote' && this.client === client && !this.supervisor.closed) {
             this.note('the server ended the subscriptions/listen stream for tools/list_changed: opening it again');
             this.listenForChanges(client);
           }
         }),
       (error: unknown) => {
-        if (this.client === client && !this.closed) this.note(`could not subscribe to tools/list_changed (subscriptions/listen): ${describeError(error)}`);
+        if (this.client === client && !this.supervisor.closed) this.note(`could not subscribe to tools/list_changed (subscriptions/listen): ${describeError(error)}`);
       },
     );
   }
@@ -624,16 +443,6 @@ export class McpConnection {
     if (elicitation !== undefined) client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: this.name, signal: context.mcpReq.signal }));
     if (options.roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots: this.roots.map((r) => ({ ...r })) }));
     client.setNotificationHandler('notifications/tools/list_changed', () => this.scheduleRefresh(client));
-    client.onclose = () => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      if (!this.closed) this.note('the server closed the connection; the next call starts it again');
-    };
-    client.onerror = (error) => {
-      // The requests an expired session had in flight are aborted when it is closed: expected, and each is sent again.
-      if (this.expired.has(client)) return;
-      this.note(describeError(error));
-    };
     return client;
   }
 
@@ -734,69 +543,6 @@ export class McpConnection {
     if (!this.diagnostics.includes(message)) this.note(message);
   }
 
-  /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
-  private async abandon(client: Client, transport: Transport): Promise<void> {
-    const pid = stdioPid(transport) ?? (transport instanceof StdioClientTransport ? this.startingPid : undefined);
-    const running = this.startingRunning;
-    if (this.starting?.client === client) {
-      this.starting = undefined;
-      this.startingPid = undefined;
-      this.startingRunning = undefined;
-    }
-    killStarting(pid, running, this.grouped.has(transport));
-    await client.close().catch(() => undefined);
-    await transport.close().catch(() => undefined);
-  }
-
-  /**
-   * Marks a client whose HTTP session the server forgot: new calls no longer go
-   * to it, and its other calls in flight, cut off when it is closed here, are
-   * sent again on the new session rather than failing.
-   */
-  private expire(client: Client): void {
-    if (this.expired.has(client)) return;
-    this.expired.add(client);
-    this.note('the server answered 404 for the session: initializing a new session');
-    if (this.client === client) {
-      this.client = undefined;
-      this.transport = undefined;
-    }
-    void client.close().catch(() => undefined);
-  }
-
-  private sessionExpired(error: unknown, client: Client): boolean {
-    if (this.closed) return false;
-    if (this.expired.has(client)) return isConnectionClosed(error) || httpStatus(error) === 404;
-    // A modern server keeps no sessions: its 404 is not a forgotten one.
-    return httpStatus(error) === 404 && client.transport instanceof StreamableHTTPClientTransport && client.getProtocolEra() !== 'modern';
-  }
-
-  private stderrTail(): string {
-    const lines = this.stderrText.trimEnd().split('\n');
-    const tail = lines.slice(-STDERR_TAIL_LINES).join('\n');
-    return tail.length > STDERR_TAIL_CHARS ? tail.slice(tail.length - STDERR_TAIL_CHARS) : tail;
-  }
-
-  private describeServer(): string {
-    const config = this.config;
-    if (isHttpConfig(config)) return `MCP server "${this.name}" at ${redactUrl(config.url)}`;
-    return `MCP server "${this.name}" (${[config.command, ...(config.args ?? [])].join(' ')})`;
-  }
-
-  private async startError(error: unknown, startTimeout: number, step: 'initialize' | 'tools/list', wrap = false): Promise<AnytoolError> {
-    if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
-    await tick(); // let the last stderr chunks of a dead process arrive
-    let reason: string;
-    if (isConnectionClosed(error)) reason = `it exited (or closed its output) before answering ${step}`;
-    else if (isTimeout(error)) reason = `it did not answer ${step} within ${startTimeout} ms (startTimeoutMs)`;
-    else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') reason = `the command was not found (${describeError(error)}); check "command" and PATH`;
-    else reason = describeError(error);
-    const isStdio = !isHttpConfig(this.config);
-    const tail = isStdio ? this.stderrTail() : '';
-    const stderr = !isStdio ? '' : tail === '' ? ' It wrote nothing to stderr.' : `\nLast lines of its stderr:\n${tail}`;
-    return redactError(new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason.replace(/\.$/, '')}.${stderr}`, { cause: error }), this.redact);
-  }
-
   /** The coded error of a failed call, with no credentials of the server's URL in it. */
   private async callError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
     const coded = await this.codeCallError(error, tool, request);
@@ -843,15 +589,12 @@ export class McpConnection {
   }
 
   private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {
-    if (this.closed) return new AnytoolError(ErrorCode.McpConnectionClosed, `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`, { cause });
+    if (this.supervisor.closed) return new AnytoolError(ErrorCode.McpConnectionClosed, `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`, { cause });
     if (isHttpConfig(this.config)) return new AnytoolError(ErrorCode.McpConnectionClosed, `The session with MCP server "${this.name}" ended while tool "${tool}" was running; the next call opens a new session.`, { cause });
     await tick();
-    const tail = isHttpConfig(this.config) ? '' : this.stderrTail();
+    const tail = isHttpConfig(this.config) ? '' : this.supervisor.stderrTail();
     const stderr = tail === '' ? '' : ` Last lines of its stderr:\n${tail}`;
     return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.${stderr}`, { cause });
   }
 
-  private closedError(): AnytoolError {
-    return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}": the connection was closed with close(); open a new one to call its tools.`);
-  }
 }
