@@ -178,6 +178,9 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     const last = seen.at(-1)!;
     expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 } });
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    // The same deltas, in the same order, in the run's events.
+    const recorded = (last.type === 'result' ? last.result.context.events : []).filter((e) => e.type === 'text_delta' || e.type === 'tool_call_delta');
+    expect(recorded.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : ''))).toEqual(['{"city":', '"Oslo"}', 'Oslo is ', '21 celsius.']);
     // The call went back as the deltas built it.
     expect((server.requests[1]!.body['messages'] as unknown[]).slice(1)).toEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
