@@ -8,6 +8,7 @@ import {
   describeError,
   isAnytoolError,
   isToolset,
+  now,
   tracing,
   type ApprovalCallback,
   type Middleware,
@@ -322,11 +323,12 @@ export class Agent {
       for (const call of response.toolCalls) context.record({ type: 'tool_call_start', step, callId: call.id, tool: call.name });
       return response;
     }
+    // Stamped here: an event with its time is recorded as it is, not copied (once a token).
     for await (const event of this.model.stream(request)) {
       if (event.type === 'response') return event.response;
-      if (event.type === 'text_delta') context.record({ type: 'text_delta', step, text: event.text });
-      else if (event.type === 'tool_call_start') context.record({ type: 'tool_call_start', step, callId: event.id, tool: event.name });
-      else context.record({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta });
+      if (event.type === 'text_delta') context.record({ type: 'text_delta', step, text: event.text, time: now() });
+      else if (event.type === 'tool_call_start') context.record({ type: 'tool_call_start', step, callId: event.id, tool: event.name, time: now() });
+      else context.record({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta, time: now() });
     }
     throw new AnytoolError(ErrorCode.ModelFailed, `${this.model.name}: the stream ended without the turn's response`);
   }
