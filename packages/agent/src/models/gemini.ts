@@ -149,21 +149,23 @@ export class GeminiModel implements Model {
       }
     };
     const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
-    return {
-      next: async () => {
-        if (head < pending.length) return { value: pending[head++]!, done: false };
-        if (finished) return done;
-        source ??= await open();
-        for (;;) {
-          const step = await source.next();
-          if (step.done === true) {
-            finished = true;
-            return { value: { type: 'response', response: turn.response(request.tools) }, done: false };
-          }
-          pending = turn.add(step.value);
-          head = 0;
-          if (pending.length > 0) return { value: pending[head++]!, done: false };
+    // A `then` on the client's next(), not an async function: one promise a token fewer.
+    const pull = (from: AsyncIterator<GenerateContentResponse>): Promise<IteratorResult<ModelStreamEvent, undefined>> =>
+      from.next().then((step) => {
+        if (step.done === true) {
+          finished = true;
+          return { value: { type: 'response', response: turn.response(request.tools) }, done: false };
         }
+        pending = turn.add(step.value);
+        head = 0;
+        return head < pending.length ? { value: pending[head++]!, done: false } : pull(from);
+      });
+    return {
+      next: () => {
+        if (head < pending.length) return Promise.resolve({ value: pending[head++]!, done: false });
+        if (finished) return Promise.resolve(done);
+        if (source === undefined) return open().then((opened) => pull((source = opened)));
+        return pull(source);
       },
       return: async () => {
         finished = true;
