@@ -8,6 +8,7 @@ import {
   describeError,
   isAnytoolError,
   isToolset,
+  now,
   tracing,
   type ApprovalCallback,
   type Middleware,
@@ -178,7 +179,7 @@ export class Agent {
    * example `result.messages` of an earlier run plus a new user message).
    */
   run(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult> {
-    return this.loop(input, options, undefined);
+    return this.loop(input, options, false);
   }
 
   /**
@@ -204,10 +205,20 @@ export class Agent {
       stop.abort(new AnytoolError(ErrorCode.Aborted, 'the stream was closed by its reader'));
       await running;
     });
+    // The run records each delta in context.events; the reader gets them from there, in the same order.
     unsubscribe = context.subscribe((event) => {
-      if (event.type === 'tool_result') queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+      switch (event.type) {
+        case 'text_delta':
+          return queue.push({ type: 'text_delta', step: event.step, text: event.text });
+        case 'tool_call_delta':
+          return queue.push({ type: 'tool_call_delta', step: event.step, callId: event.callId, delta: event.delta });
+        case 'tool_call_start':
+          return queue.push({ type: 'tool_call_start', step: event.step, callId: event.callId, name: event.tool });
+        case 'tool_result':
+          return queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+      }
     });
-    running = this.loop(input, { ...options, context, signal }, (event) => queue.push(event)).then(
+    running = this.loop(input, { ...options, context, signal }, true).then(
       (result) => {
         unsubscribe();
         queue.end({ type: 'result', result });
@@ -220,7 +231,7 @@ export class Agent {
     return queue;
   }
 
-  private async loop(input: string | readonly ModelMessage[], options: RunOptions, sink: ((event: AgentStreamEvent) => void) | undefined): Promise<RunResult> {
+  private async loop(input: string | readonly ModelMessage[], options: RunOptions, streaming: boolean): Promise<RunResult> {
     const maxSteps = options.maxSteps ?? this.maxSteps;
     checkLimit('maxSteps', maxSteps);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -268,7 +279,7 @@ export class Agent {
       let response: ModelResponse;
       try {
         // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
-        response = await untilAborted(sink === undefined ? this.model.generate(request) : this.streamTurn(request, step, sink), signal);
+        response = await untilAborted(streaming ? this.streamTurn(request, step, context) : this.model.generate(request), signal);
       } catch (error) {
         if (signal?.aborted) {
           chat?.(undefined, deadline?.aborted === true ? ErrorCode.Timeout : ErrorCode.Aborted);
@@ -304,19 +315,20 @@ export class Agent {
     return finish('max_steps', maxSteps);
   }
 
-  /** One model turn, streamed into `sink` (a model without `stream` gives its text at once). */
-  private async streamTurn(request: ModelRequest, step: number, sink: (event: AgentStreamEvent) => void): Promise<ModelResponse> {
+  /** One model turn, streamed: its deltas are recorded in `context` (a model without `stream` gives its text at once). */
+  private async streamTurn(request: ModelRequest, step: number, context: ExecutionContext): Promise<ModelResponse> {
     if (this.model.stream === undefined) {
       const response = await this.model.generate(request);
-      if (response.text !== '') sink({ type: 'text_delta', step, text: response.text });
-      for (const call of response.toolCalls) sink({ type: 'tool_call_start', step, callId: call.id, name: call.name });
+      if (response.text !== '') context.record({ type: 'text_delta', step, text: response.text });
+      for (const call of response.toolCalls) context.record({ type: 'tool_call_start', step, callId: call.id, tool: call.name });
       return response;
     }
+    // Stamped here: an event with its time is recorded as it is, not copied (once a token).
     for await (const event of this.model.stream(request)) {
       if (event.type === 'response') return event.response;
-      if (event.type === 'text_delta') sink({ type: 'text_delta', step, text: event.text });
-      else if (event.type === 'tool_call_start') sink({ type: 'tool_call_start', step, callId: event.id, name: event.name });
-      else sink({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta });
+      if (event.type === 'text_delta') context.record({ type: 'text_delta', step, text: event.text, time: now() });
+      else if (event.type === 'tool_call_start') context.record({ type: 'tool_call_start', step, callId: event.id, tool: event.name, time: now() });
+      else context.record({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta, time: now() });
     }
     throw new AnytoolError(ErrorCode.ModelFailed, `${this.model.name}: the stream ended without the turn's response`);
   }

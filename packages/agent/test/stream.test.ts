@@ -17,6 +17,26 @@ describe('agent.stream', () => {
     expect(seen[3]).toMatchObject({ result: { text: 'It is 5.', stopReason: 'final_answer', steps: 2 } });
   });
 
+  it('records the deltas it yields in context.events, in the same order; run records none', async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ id: 'c1', name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'It is 5.' }]);
+    const agent = new Agent({ model, tools: [add] });
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of agent.stream('2 + 3?')) seen.push(event);
+    const result = seen.at(-1)!.type === 'result' ? (seen.at(-1) as Extract<AgentStreamEvent, { type: 'result' }>).result : undefined;
+    const recorded = result!.context.events.filter((e) => e.type === 'text_delta' || e.type === 'tool_call_start' || e.type === 'tool_call_delta' || e.type === 'tool_result');
+    expect(recorded).toMatchObject([
+      { type: 'tool_call_start', step: 1, callId: 'c1', tool: 'add' },
+      { type: 'tool_result', callId: 'c1', tool: 'add' },
+      { type: 'text_delta', step: 2, text: 'It is 5.' },
+    ]);
+    expect(recorded.map((e) => e.type)).toEqual(seen.slice(0, -1).map((e) => e.type));
+    // The order among the run's other events: the deltas of a turn come before its assistant message.
+    expect(result!.context.events.map((e) => e.type)).toEqual(['message', 'tool_call_start', 'message', 'tool_call', 'tool_result', 'text_delta', 'message']);
+
+    const run = await new Agent({ model: new ScriptedModel([{ text: 'It is 5.' }]) }).run('2 + 3?');
+    expect(run.context.events.map((e) => e.type)).toEqual(['message', 'message']);
+  });
+
   it('throws MODEL_FAILED from the iteration when the model fails, as run rejects', async () => {
     const model = new ScriptedModel([]);
     const reading = (async () => {

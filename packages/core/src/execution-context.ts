@@ -53,11 +53,35 @@ export interface ErrorEvent extends EventBase {
   tool?: string;
 }
 
+/** A piece of the model's text as it streamed (recorded by a streaming run, e.g. `agent.stream`). */
+export interface TextDeltaEvent extends EventBase {
+  type: 'text_delta';
+  /** The model turn it belongs to, from 1. */
+  step: number;
+  text: string;
+}
+
+/** A tool call the model began to stream; its arguments follow as `tool_call_delta` events. */
+export interface ToolCallStartEvent extends EventBase {
+  type: 'tool_call_start';
+  step: number;
+  callId: string;
+  tool: string;
+}
+
+/** A piece of a streamed tool call's arguments (JSON text, in order). */
+export interface ToolCallDeltaEvent extends EventBase {
+  type: 'tool_call_delta';
+  step: number;
+  callId: string;
+  delta: string;
+}
+
 /** A non-fatal problem noticed during the run (see `Diagnostic`); repeats raise its `count`. */
 export type DiagnosticEvent = Diagnostic;
 
 /** Everything a run records, in the order it happened. */
-export type RunEvent = ToolCallEvent | ToolResultEvent | ProgressEvent | MessageEvent | ErrorEvent | DiagnosticEvent;
+export type RunEvent = ToolCallEvent | ToolResultEvent | ProgressEvent | MessageEvent | ErrorEvent | DiagnosticEvent | TextDeltaEvent | ToolCallStartEvent | ToolCallDeltaEvent;
 
 /** A run event before its time is stamped. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> & { time?: number } : never) : never;

@@ -17,6 +17,9 @@ export type {
   RunEventListener,
   ToolCallEvent,
   ToolResultEvent,
+  TextDeltaEvent,
+  ToolCallStartEvent,
+  ToolCallDeltaEvent,
 } from './execution-context.js';
 
 export { DiagnosticLog, MAX_DIAGNOSTICS } from './diagnostics.js';

@@ -1,7 +1,8 @@
 import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toGeminiToolList, type ToolDefinition, type ToolResult } from '@anytool/core';
-import { GoogleGenAI, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
+import { randomUUID } from 'node:crypto';
+import { GoogleGenAI, type Candidate, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
 import { modelFailed } from './failure.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface GeminiModelOptions {
   /** The model id, e.g. "gemini-2.5-flash". */
@@ -119,6 +120,113 @@ export class GeminiModel implements Model {
       throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
     }
     return fromResponse(response, request.tools);
+  }
+
+  /**
+   * The turn streamed (`generateContentStream`): text deltas as they come, each
+   * function call (Gemini sends a call whole) as its start and one argument delta,
+   * then the turn as `generate` gives it, put together from the chunks. A call
+   * without an id gets one here, so its events and its result share it.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  }
+
+  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
+    let source: AsyncIterator<GenerateContentResponse> | undefined;
+    let finished = false;
+    const turn = new StreamedTurn();
+    let pending: ModelStreamEvent[] = [];
+    let head = 0;
+    const open = async (): Promise<AsyncIterator<GenerateContentResponse>> => {
+      const params = this.toParams(request);
+      if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
+      try {
+        return await this.client.models.generateContentStream(params);
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
+      }
+    };
+    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
+    // A `then` on the client's next(), not an async function: one promise a token fewer.
+    const pull = (from: AsyncIterator<GenerateContentResponse>): Promise<IteratorResult<ModelStreamEvent, undefined>> =>
+      from.next().then((step) => {
+        if (step.done === true) {
+          finished = true;
+          return { value: { type: 'response', response: turn.response(request.tools) }, done: false };
+        }
+        pending = turn.add(step.value);
+        head = 0;
+        return head < pending.length ? { value: pending[head++]!, done: false } : pull(from);
+      });
+    return {
+      next: () => {
+        if (head < pending.length) return Promise.resolve({ value: pending[head++]!, done: false });
+        if (finished) return Promise.resolve(done);
+        if (source === undefined) return open().then((opened) => pull((source = opened)));
+        return pull(source);
+      },
+      return: async () => {
+        finished = true;
+        await source?.return?.(undefined);
+        return done;
+      },
+    };
+  }
+}
+
+/**
+ * A Gemini turn put together from its streamed chunks: the parts in order
+ * (adjacent text of the same kind joined, a thought signature kept on its part),
+ * the last chunk's finish reason, usage and grounding.
+ */
+class StreamedTurn {
+  private readonly parts: Part[] = [];
+  private readonly callIds: string[] = [];
+  private last: GenerateContentResponse | undefined;
+  private candidate: Candidate = {};
+
+  /** Takes one chunk; returns the events it carries. */
+  add(chunk: GenerateContentResponse): ModelStreamEvent[] {
+    this.last = chunk;
+    const candidate = chunk.candidates?.[0];
+    if (candidate === undefined) return [];
+    const { content, ...rest } = candidate;
+    Object.assign(this.candidate, rest);
+    const events: ModelStreamEvent[] = [];
+    for (const part of content?.parts ?? []) {
+      if (part.functionCall !== undefined) {
+        const id = part.functionCall.id ?? `call_${randomUUID()}`;
+        this.callIds.push(id);
+        events.push({ type: 'tool_call_start', id, name: part.functionCall.name ?? '' }, { type: 'tool_call_delta', id, delta: JSON.stringify(part.functionCall.args ?? {}) });
+        this.parts.push(part);
+        continue;
+      }
+      if (typeof part.text === 'string' && part.thought !== true && part.text !== '') events.push({ type: 'text_delta', text: part.text });
+      this.addPart(part);
+    }
+    return events;
+  }
+
+  /** Text joins the text part before it (same kind, no signature yet); anything else is its own part. */
+  private addPart(part: Part): void {
+    const previous = this.parts.at(-1);
+    const plain = (p: Part): boolean => Object.keys(p).every((key) => key === 'text' || key === 'thought' || key === 'thoughtSignature');
+    if (previous !== undefined && typeof part.text === 'string' && typeof previous.text === 'string' && plain(part) && plain(previous) && previous.thought === part.thought && previous.thoughtSignature === undefined) {
+      previous.text += part.text;
+      if (part.thoughtSignature !== undefined) previous.thoughtSignature = part.thoughtSignature;
+    } else {
+      this.parts.push({ ...part });
+    }
+  }
+
+  /** The turn as `generate` gives it, with the ids the stream's events used. */
+  response(tools: readonly ToolDefinition[]): ModelResponse {
+    const whole = { ...this.last, candidates: [{ ...this.candidate, content: { role: 'model', parts: this.parts } }] } as GenerateContentResponse;
+    const response = fromResponse(whole, tools);
+    response.toolCalls.forEach((call, i) => (call.id = this.callIds[i] ?? call.id));
+    return response;
   }
 }
 

@@ -1,9 +1,9 @@
 import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { ChatCompletion, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { clientOptionsFrom } from './client-options.js';
 import { modelFailed } from './failure.js';
-import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
+import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
 export interface OpenAIModelOptions {
   /** The model id, e.g. "gpt-4.1-mini" (or whatever an OpenAI-compatible server serves). */
@@ -130,6 +130,107 @@ export class OpenAIModel implements Model {
     }
     return fromCompletion(completion, this.name);
   }
+
+  /**
+   * The turn streamed (`stream: true`, usage in the last chunk): text and argument
+   * deltas, then the turn as `generate` gives it, assembled from the chunks. A
+   * mapping iterator over the client's stream, no generator in between.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  }
+
+  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
+    let source: AsyncIterator<ChatCompletionChunk> | undefined;
+    let finished = false;
+    const turn = new StreamedTurn();
+    // One chunk can carry several events (a call's start with its first arguments).
+    let pending: ModelStreamEvent[] = [];
+    let head = 0;
+    const open = async (): Promise<AsyncIterator<ChatCompletionChunk>> => {
+      const params = { ...this.toParams(request), stream: true as const, stream_options: { include_usage: true, ...this.params?.stream_options } };
+      try {
+        const chunks = await this.client.chat.completions.create(params, request.signal === undefined ? undefined : { signal: request.signal });
+        return chunks[Symbol.asyncIterator]();
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
+      }
+    };
+    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
+    // A `then` on the client's next(), not an async function: one promise a token fewer.
+    const pull = (from: AsyncIterator<ChatCompletionChunk>): Promise<IteratorResult<ModelStreamEvent, undefined>> =>
+      from.next().then((step) => {
+        if (step.done === true) {
+          finished = true;
+          return { value: { type: 'response', response: turn.response(this.name) }, done: false };
+        }
+        pending = turn.add(step.value);
+        head = 0;
+        return head < pending.length ? { value: pending[head++]!, done: false } : pull(from);
+      });
+    return {
+      next: () => {
+        if (head < pending.length) return Promise.resolve({ value: pending[head++]!, done: false });
+        if (finished) return Promise.resolve(done);
+        if (source === undefined) return open().then((opened) => pull((source = opened)));
+        return pull(source);
+      },
+      return: async () => {
+        finished = true;
+        await source?.return?.();
+        return done;
+      },
+    };
+  }
+}
+
+const NO_EVENTS: ModelStreamEvent[] = [];
+
+/** A Chat Completions turn put together from its chunks: tool calls by index, their arguments from the deltas. */
+class StreamedTurn {
+  private text = '';
+  private refusal = '';
+  private readonly calls: ModelToolCall[] = [];
+  private finishReason: string | undefined;
+  private usage: ChatCompletion['usage'];
+
+  /** Takes one chunk; returns the events it carries. */
+  add(chunk: ChatCompletionChunk): ModelStreamEvent[] {
+    if (chunk.usage != null) this.usage = chunk.usage;
+    const choice = chunk.choices?.[0];
+    if (choice === undefined) return NO_EVENTS;
+    if (choice.finish_reason != null) this.finishReason = choice.finish_reason;
+    const delta = choice.delta;
+    if (delta === undefined) return NO_EVENTS;
+    if (typeof delta.refusal === 'string') this.refusal += delta.refusal;
+    const content = typeof delta.content === 'string' && delta.content !== '' ? delta.content : undefined;
+    if (content !== undefined) this.text += content;
+    const events: ModelStreamEvent[] = content === undefined ? [] : [{ type: 'text_delta', text: content }];
+    if (delta.tool_calls == null) return events;
+    for (const part of delta.tool_calls ?? []) {
+      let call = this.calls[part.index];
+      if (call === undefined) {
+        call = { id: part.id ?? '', name: part.function?.name ?? '', arguments: '' };
+        this.calls[part.index] = call;
+        events.push({ type: 'tool_call_start', id: call.id, name: call.name });
+      }
+      const args = part.function?.arguments;
+      if (typeof args === 'string' && args !== '') {
+        call.arguments = (call.arguments as string) + args;
+        events.push({ type: 'tool_call_delta', id: call.id, delta: args });
+      }
+    }
+    return events;
+  }
+
+  /** The turn as `generate` gives it. */
+  response(name: string): ModelResponse {
+    if (this.finishReason === undefined && this.text === '' && this.calls.length === 0) {
+      throw new AnytoolError(ErrorCode.ModelFailed, `${name}: the stream ended without a choice`);
+    }
+    return toResponse(this.text || this.refusal, this.calls.filter((call) => call !== undefined), this.usage, this.finishReason);
+  }
 }
 
 function argumentString(args: unknown): string {
@@ -149,15 +250,14 @@ function fromCompletion(completion: ChatCompletion, name: string): ModelResponse
     if (call.type === 'custom') toolCalls.push({ id: call.id, name: call.custom.name, arguments: call.custom.input });
     else toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
   }
-  const input = completion.usage?.prompt_tokens ?? 0;
-  const output = completion.usage?.completion_tokens ?? 0;
-  const text = message.content ?? message.refusal ?? '';
-  const response: ModelResponse = {
-    text,
-    toolCalls,
-    usage: { inputTokens: input, outputTokens: output, totalTokens: completion.usage?.total_tokens ?? input + output },
-    stopReason: STOP_REASONS[choice.finish_reason] ?? 'other',
-  };
-  if (choice.finish_reason !== undefined) response.providerStopReason = choice.finish_reason;
+  return toResponse(message.content ?? message.refusal ?? '', toolCalls, completion.usage, choice.finish_reason);
+}
+
+function toResponse(text: string, toolCalls: ModelToolCall[], usage: ChatCompletion['usage'], finishReason: string | undefined): ModelResponse {
+  const input = usage?.prompt_tokens ?? 0;
+  const output = usage?.completion_tokens ?? 0;
+  const tokens: Usage = { inputTokens: input, outputTokens: output, totalTokens: usage?.total_tokens ?? input + output };
+  const response: ModelResponse = { text, toolCalls, usage: tokens, stopReason: (finishReason !== undefined && STOP_REASONS[finishReason]) || 'other' };
+  if (finishReason !== undefined) response.providerStopReason = finishReason;
   return response;
 }

@@ -1,5 +1,5 @@
 import { ErrorCode, Toolset, builtin, tool } from '@anytool/core';
-import { Agent } from '@anytool/agent';
+import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
 import type { Content, GenerateContentResponse, Part, Tool } from '@google/genai';
 import { GeminiModel } from '../../src/models/gemini.js';
@@ -100,6 +100,55 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
       await mcp.close();
       await mcpServer.close();
     }
+  });
+
+  it('streams: a function call, its result, text deltas in order, then the result; the turn goes back whole', async () => {
+    /** One streamed chunk: some parts, the finish reason and usage on the last one only. */
+    const part = (parts: Part[], last?: { finishReason: string; usage: Record<string, number> }): Record<string, unknown> => ({
+      candidates: [{ content: { role: 'model', parts }, index: 0, ...(last === undefined ? {} : { finishReason: last.finishReason }) }],
+      ...(last === undefined ? {} : { usageMetadata: last.usage }),
+      modelVersion: 'gemini-test',
+      responseId: 'resp_1',
+    });
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [part([{ text: 'Let me look', thought: true }]), part([{ text: '.', thought: true, thoughtSignature: 'c2ln' }]), part([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }], { finishReason: 'STOP', usage: { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 } })],
+      },
+      {
+        body: null,
+        events: [part([{ text: 'Oslo is ' }]), part([{ text: '21 celsius.' }], { finishReason: 'STOP', usage: { promptTokenCount: 80, candidatesTokenCount: 5, totalTokenCount: 85 } })],
+      },
+    ]);
+    const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":"Oslo"}', 'tool_result', 'Oslo is ', '21 celsius.', 'result']);
+    const start = seen[0]!;
+    expect(start).toMatchObject({ type: 'tool_call_start', step: 1, name: 'get_weather' });
+    const callId = start.type === 'tool_call_start' ? start.callId : '';
+    expect(seen[2]).toMatchObject({ type: 'tool_result', callId, result: { content: [{ text: 'Oslo: 21 celsius' }] } });
+    expect(seen.at(-1)).toMatchObject({ type: 'result', result: { text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 } } });
+    expect(server.requests[0]!.path).toMatch(/:streamGenerateContent\?alt=sse$/);
+    const contents = server.requests[1]!.body['contents'] as Content[];
+    // The thought joined into one part with its signature, then the call, then its response under the id the events used.
+    expect(contents.slice(1)).toEqual([
+      { role: 'model', parts: [{ text: 'Let me look.', thought: true, thoughtSignature: 'c2ln' }, { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }] },
+      { role: 'user', parts: [{ functionResponse: { id: callId, name: 'get_weather', response: { output: 'Oslo: 21 celsius' } } }] },
+    ]);
+  });
+
+  it('aborts the HTTP request when the reader stops mid-stream', async () => {
+    server = await startProviderServer([{ body: null, hangAfterEvents: true, events: [{ candidates: [{ content: { role: 'model', parts: [{ text: 'Once upon ' }] }, index: 0 }] }] }]);
+    const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
+    const texts: string[] = [];
+    for await (const event of new Agent({ model }).stream('A long story.')) {
+      if (event.type === 'text_delta') texts.push(event.text);
+      if (texts.length === 1) break;
+    }
+    expect(texts).toEqual(['Once upon ']);
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
   });
 
   it('lets the client retry a 429, then goes on', async () => {

@@ -1,5 +1,5 @@
 import { ErrorCode, imageResult, tool } from '@anytool/core';
-import { Agent } from '@anytool/agent';
+import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { OpenAIModel } from '../../src/models/openai.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
 
@@ -25,6 +25,16 @@ function completion(message: Record<string, unknown>, finishReason: string, usag
     service_tier: 'default',
     system_fingerprint: null,
   };
+}
+
+/** A Chat Completions stream chunk, in the documented shape. */
+function chunk(delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
+  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-test', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+}
+
+/** The last chunk of a stream with `include_usage`: no choices, the usage. */
+function usageChunk(prompt: number, completion: number): Record<string, unknown> {
+  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-test', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
 }
 
 describe('OpenAIModel (Chat Completions through the official client)', () => {
@@ -141,6 +151,103 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai gpt-test: the request was rejected with 401: Incorrect API key.*OPENAI_API_KEY/) });
     await expect(failed).rejects.toMatchObject({ message: expect.not.stringContaining('retries') });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('streams: a tool call assembled from its argument deltas, the tool result, text deltas in order, then the result', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [
+          chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+          chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
+          chunk({}, 'tool_calls'),
+          usageChunk(50, 20),
+        ],
+      },
+      {
+        body: null,
+        events: [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Oslo is ' }), chunk({ content: '21 celsius.' }), chunk({}, 'stop'), usageChunk(80, 5)],
+      },
+    ]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":', '"Oslo"}', 'tool_result', 'Oslo is ', '21 celsius.', 'result']);
+    expect(seen[0]).toEqual({ type: 'tool_call_start', step: 1, callId: 'call_1', name: 'get_weather' });
+    const last = seen.at(-1)!;
+    expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 } });
+    expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    // The same deltas, in the same order, in the run's events.
+    const recorded = (last.type === 'result' ? last.result.context.events : []).filter((e) => e.type === 'text_delta' || e.type === 'tool_call_delta');
+    expect(recorded.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : ''))).toEqual(['{"city":', '"Oslo"}', 'Oslo is ', '21 celsius.']);
+    // The call went back as the deltas built it.
+    expect((server.requests[1]!.body['messages'] as unknown[]).slice(1)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'Oslo: 21 celsius' },
+    ]);
+  });
+
+  it('streams two parallel calls from one chunk, each with its own id', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [
+          chunk({
+            tool_calls: [
+              { index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+              { index: 1, id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } },
+            ],
+          }),
+          chunk({ tool_calls: [{ index: 1, function: { arguments: '"Rome"}' } }] }, 'tool_calls'),
+        ],
+      },
+      { body: null, events: [chunk({ content: 'Done.' }, 'stop')] },
+    ]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model, tools: [weather] }).stream('Oslo and Rome?')) seen.push(event);
+    expect(seen.slice(0, 4)).toEqual([
+      { type: 'tool_call_start', step: 1, callId: 'call_a', name: 'get_weather' },
+      { type: 'tool_call_delta', step: 1, callId: 'call_a', delta: '{"city":"Oslo"}' },
+      { type: 'tool_call_start', step: 1, callId: 'call_b', name: 'get_weather' },
+      { type: 'tool_call_delta', step: 1, callId: 'call_b', delta: '{"city":' },
+    ]);
+    expect(seen[4]).toEqual({ type: 'tool_call_delta', step: 1, callId: 'call_b', delta: '"Rome"}' });
+    const results = seen.filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && [e.callId, e.result.content[0]]);
+    expect(results).toEqual([
+      ['call_a', { type: 'text', text: 'Oslo: 21 celsius' }],
+      ['call_b', { type: 'text', text: 'Rome: 21 celsius' }],
+    ]);
+    expect(seen.at(-1)).toMatchObject({ type: 'result', result: { text: 'Done.', steps: 2, usage: { totalTokens: 0 } } });
+  });
+
+  it('aborts the HTTP request when the reader stops mid-stream', async () => {
+    server = await startProviderServer([{ body: null, hangAfterEvents: true, events: [chunk({ role: 'assistant', content: 'Once upon ' })] }]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const texts: string[] = [];
+    for await (const event of new Agent({ model }).stream('A long story.')) {
+      if (event.type === 'text_delta') texts.push(event.text);
+      if (texts.length === 1) break;
+    }
+    expect(texts).toEqual(['Once upon ']);
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
+  });
+
+  it('aborts the HTTP request when the caller aborts mid-stream', async () => {
+    server = await startProviderServer([{ body: null, hangAfterEvents: true, events: [chunk({ role: 'assistant', content: 'Once upon ' })] }]);
+    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const abort = new AbortController();
+    const seen: AgentStreamEvent[] = [];
+    for await (const event of new Agent({ model }).stream('A long story.', { signal: abort.signal })) {
+      seen.push(event);
+      if (event.type === 'text_delta') abort.abort();
+    }
+    expect(seen.map((e) => e.type)).toEqual(['text_delta', 'result']);
+    expect(seen.at(-1)).toMatchObject({ type: 'result', result: { stopReason: 'aborted', steps: 0 } });
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
   });
 
   it('cancels the request in flight when the run runs out of time', async () => {

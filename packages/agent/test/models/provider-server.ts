@@ -14,7 +14,7 @@ export interface Reply {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
-  /** Server-sent events instead of `body` (`event:` from each one's `type`), then the end of the response. */
+  /** Server-sent events instead of `body` (`event:` from each one's `type`, when it has one), then the end of the response. */
   events?: Array<Record<string, unknown>>;
   /** After `events`, keep the response open (the client must abort). */
   hangAfterEvents?: boolean;
@@ -51,7 +51,8 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
       if (reply.hang === true) return;
       if (reply.events !== undefined) {
         res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
-        for (const event of reply.events) res.write(`event: ${String(event['type'])}\ndata: ${JSON.stringify(event)}\n\n`);
+        // Chat Completions and Gemini chunks have no `type`: data lines only, as those APIs send them.
+        for (const event of reply.events) res.write(`${typeof event['type'] === 'string' ? `event: ${event['type']}\n` : ''}data: ${JSON.stringify(event)}\n\n`);
         if (reply.hangAfterEvents !== true) res.end();
         return;
       }
