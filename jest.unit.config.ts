@@ -13,7 +13,7 @@ const slow = [
   '/packages/core/test/(brands|build-info)\\.test\\.ts$',
   '/packages/schema/test/(build-command|class-validator|package|ways-in|cli|kept-decorators|typescript-versions)\\.test\\.ts$',
   '/packages/mcp/test/client/',
-  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-server)\\.test\\.ts$',
+  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-server|eras|inspector)\\.test\\.ts$',
   '/packages/mcp/test/interop/',
 ];
 
