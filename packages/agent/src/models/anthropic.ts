@@ -1,26 +1,19 @@
 import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
-import { clientOptionsFrom } from './client-options.js';
+import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
-export interface AnthropicModelOptions {
+export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   /** The model id, e.g. "claude-sonnet-4-5". */
   model: string;
-  /** A client you configured yourself; the options below are ignored when given. */
-  client?: Anthropic;
   /**
    * Defaults to the ANTHROPIC_API_KEY environment variable (or ANTHROPIC_AUTH_TOKEN, the
    * client's own defaults). Without either the constructor throws; for the client's other
    * ways to sign in (profiles, workload identity) pass a `client` you configured.
    */
   apiKey?: string;
-  baseURL?: string;
-  /** Retries of a failed request, done by the official client (its default is 2). */
-  maxRetries?: number;
-  /** Request timeout in milliseconds, enforced by the official client. */
-  timeout?: number;
   /** The Messages API requires `max_tokens`; 4096 unless the request's settings say otherwise. */
   maxTokens?: number;
   /** Anything else to send with every request (`metadata`, `tool_choice`, `thinking`...); what the adapter sets wins. */

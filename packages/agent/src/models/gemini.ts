@@ -1,22 +1,18 @@
 import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toGeminiToolList, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { randomUUID } from 'node:crypto';
 import { GoogleGenAI, type Candidate, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
+import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
+import { mapStream } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
-export interface GeminiModelOptions {
+export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
   /** The model id, e.g. "gemini-2.5-flash". */
   model: string;
-  /** A client you configured yourself (Vertex AI, proxies...); the options below are ignored when given. */
+  /** A client you configured yourself (Vertex AI, proxies...); the connection options are ignored when given. */
   client?: GoogleGenAI;
   /** Defaults to the GEMINI_API_KEY (or GOOGLE_API_KEY) environment variable, the client's own default. */
   apiKey?: string;
-  /** Another endpoint than Google's. */
-  baseURL?: string;
-  /** Retries of a failed request (408, 429, 5xx), done by the official client; 2 by default, as the other adapters. */
-  maxRetries?: number;
-  /** Request timeout in milliseconds, enforced by the official client. */
-  timeout?: number;
   /** The fetch the client sends requests with (a proxy's, an instrumented one); the global `fetch` by default. */
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /** Anything else for `config` of every request (`thinkingConfig`, `safetySettings`...); what the adapter sets wins. */
@@ -133,11 +129,7 @@ export class GeminiModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    let source: AsyncIterator<GenerateContentResponse> | undefined;
-    let finished = false;
     const turn = new StreamedTurn();
-    let pending: ModelStreamEvent[] = [];
-    let head = 0;
     const open = async (): Promise<AsyncIterator<GenerateContentResponse>> => {
       const params = this.toParams(request);
       if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
@@ -148,31 +140,7 @@ export class GeminiModel implements Model {
         throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
       }
     };
-    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
-    // A `then` on the client's next(), not an async function: one promise a token fewer.
-    const pull = (from: AsyncIterator<GenerateContentResponse>): Promise<IteratorResult<ModelStreamEvent, undefined>> =>
-      from.next().then((step) => {
-        if (step.done === true) {
-          finished = true;
-          return { value: { type: 'response', response: turn.response(request.tools) }, done: false };
-        }
-        pending = turn.add(step.value);
-        head = 0;
-        return head < pending.length ? { value: pending[head++]!, done: false } : pull(from);
-      });
-    return {
-      next: () => {
-        if (head < pending.length) return Promise.resolve({ value: pending[head++]!, done: false });
-        if (finished) return Promise.resolve(done);
-        if (source === undefined) return open().then((opened) => pull((source = opened)));
-        return pull(source);
-      },
-      return: async () => {
-        finished = true;
-        await source?.return?.(undefined);
-        return done;
-      },
-    };
+    return mapStream(open, (chunk) => turn.add(chunk), () => ({ type: 'response', response: turn.response(request.tools) }));
   }
 }
 

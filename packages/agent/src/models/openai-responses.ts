@@ -1,26 +1,16 @@
 import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { clientOptionsFrom } from './client-options.js';
+import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
+import { mapStream } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
-export interface OpenAIResponsesModelOptions {
+export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
   model: string;
-  /** A client you configured yourself; the options below are ignored when given. */
-  client?: OpenAI;
   /** Defaults to the OPENAI_API_KEY environment variable (the client's own default). */
   apiKey?: string;
-  baseURL?: string;
-  /** Retries of a failed request, done by the official client (its default is 2). */
-  maxRetries?: number;
-  /** Request timeout in milliseconds, enforced by the official client. */
-  timeout?: number;
-  /** Strict mode (structured outputs) for tool arguments; on by default. */
-  strict?: boolean;
-  /** Whether the model may ask for several tool calls in one turn; the provider's default when left out. */
-  parallelToolCalls?: boolean;
   /**
    * Anything else to send with every request (`reasoning`, `store`, `include`...); what the adapter sets wins.
    * Without storage (`store: false`) pass `include: ['reasoning.encrypted_content']` so reasoning items can be sent back.
@@ -123,8 +113,6 @@ export class OpenAIResponsesModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    let source: AsyncIterator<ResponseStreamEvent> | undefined;
-    let finished = false;
     // Argument deltas name the output item; the agent knows the call by its call_id.
     const callIds = new Map<string, string>();
     const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
@@ -136,31 +124,8 @@ export class OpenAIResponsesModel implements Model {
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
       }
     };
-    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
-    // A `then` on the client's next(), not an async function: one promise a token fewer.
-    const pull = (from: AsyncIterator<ResponseStreamEvent>): Promise<IteratorResult<ModelStreamEvent, undefined>> =>
-      from.next().then((step) => {
-        if (step.done === true) {
-          finished = true;
-          return done;
-        }
-        const event = this.streamEvent(step.value, callIds, request.tools);
-        if (event === undefined) return pull(from);
-        if (event.type === 'response') finished = true;
-        return { value: event, done: false };
-      });
-    return {
-      next: () => {
-        if (finished) return Promise.resolve(done);
-        if (source === undefined) return open().then((opened) => pull((source = opened)));
-        return pull(source);
-      },
-      return: async () => {
-        finished = true;
-        await source?.return?.();
-        return done;
-      },
-    };
+    // The stream's own response.completed carries the turn: nothing to add when it ends.
+    return mapStream(open, (event) => this.streamEvent(event, callIds, request.tools), () => undefined);
   }
 
   /** One event of the client's stream in neutral terms; undefined for the events the agent does not need. */

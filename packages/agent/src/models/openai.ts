@@ -1,27 +1,18 @@
 import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { clientOptionsFrom } from './client-options.js';
+import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
+import { mapStream } from './stream-map.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
-export interface OpenAIModelOptions {
+export interface OpenAIModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-4.1-mini" (or whatever an OpenAI-compatible server serves). */
   model: string;
-  /** A client you configured yourself; the options below are ignored when given. */
-  client?: OpenAI;
   /** Defaults to the OPENAI_API_KEY environment variable (the client's own default). */
   apiKey?: string;
   /** Any OpenAI-compatible server, e.g. "http://127.0.0.1:11434/v1". Defaults to OPENAI_BASE_URL or OpenAI. */
   baseURL?: string;
-  /** Retries of a failed request, done by the official client (its default is 2). */
-  maxRetries?: number;
-  /** Request timeout in milliseconds, enforced by the official client. */
-  timeout?: number;
-  /** Strict mode (structured outputs) for tool arguments; on by default. */
-  strict?: boolean;
-  /** Whether the model may ask for several tool calls in one turn; the provider's default when left out. */
-  parallelToolCalls?: boolean;
   /** Anything else to send with every request (`seed`, `reasoning_effort`, `user`...); what the adapter sets wins. */
   params?: Partial<ChatCompletionCreateParamsNonStreaming>;
 }
@@ -141,12 +132,7 @@ export class OpenAIModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    let source: AsyncIterator<ChatCompletionChunk> | undefined;
-    let finished = false;
     const turn = new StreamedTurn();
-    // One chunk can carry several events (a call's start with its first arguments).
-    let pending: ModelStreamEvent[] = [];
-    let head = 0;
     const open = async (): Promise<AsyncIterator<ChatCompletionChunk>> => {
       const params = { ...this.toParams(request), stream: true as const, stream_options: { include_usage: true, ...this.params?.stream_options } };
       try {
@@ -157,31 +143,7 @@ export class OpenAIModel implements Model {
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
       }
     };
-    const done: IteratorReturnResult<undefined> = { value: undefined, done: true };
-    // A `then` on the client's next(), not an async function: one promise a token fewer.
-    const pull = (from: AsyncIterator<ChatCompletionChunk>): Promise<IteratorResult<ModelStreamEvent, undefined>> =>
-      from.next().then((step) => {
-        if (step.done === true) {
-          finished = true;
-          return { value: { type: 'response', response: turn.response(this.name) }, done: false };
-        }
-        pending = turn.add(step.value);
-        head = 0;
-        return head < pending.length ? { value: pending[head++]!, done: false } : pull(from);
-      });
-    return {
-      next: () => {
-        if (head < pending.length) return Promise.resolve({ value: pending[head++]!, done: false });
-        if (finished) return Promise.resolve(done);
-        if (source === undefined) return open().then((opened) => pull((source = opened)));
-        return pull(source);
-      },
-      return: async () => {
-        finished = true;
-        await source?.return?.();
-        return done;
-      },
-    };
+    return mapStream(open, (chunk) => turn.add(chunk), () => ({ type: 'response', response: turn.response(this.name) }));
   }
 }
 
