@@ -146,6 +146,16 @@ describe('MCP conformance suite, server mode, against the example server', () =>
         const actual: Record<string, Record<string, true | string>> = {};
         for (const era of eras) {
           const results = readResults(join(dir, `out-${era}`));
+          // A scenario the suite gave up on after its 30 s timeout (a busy machine) runs once more, alone.
+          // A failure, or a second timeout, stands; the report says which scenarios needed the second run.
+          const timedOut = [...results].filter(([, checks]) => String(verdict(checks)).startsWith('scenario-timeout')).map(([name]) => name);
+          for (const scenario of timedOut) {
+            const again = `again-${era}-${scenario}`;
+            await run(npx, ['-y', '-p', 'node@22', '-p', CONFORMANCE, '-c', `conformance server --url ${server.url} --scenario ${scenario} --spec-version ${era} -o ${again} > ${again}.txt 2>&1`], dir);
+            const second = readResults(join(dir, again)).get(scenario);
+            report.push(`${era} ${scenario} timed out; its second run: ${second === undefined ? 'not run' : verdict(second) === true ? 'pass' : verdict(second)}`);
+            if (second !== undefined) results.set(scenario, second);
+          }
           actual[era] = {};
           for (const scenario of new Set([...Object.keys(EXPECTED[era]!), ...results.keys()])) {
             const got = verdict(results.get(scenario));
