@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, type Toolset } from '@anytool/core';
 import type { McpAuthOptions, StaticToken } from './auth.js';
-import { LOOPBACK_HOSTS, isLoopback } from './host-check.js';
+import { defaultAllowedHosts, isLoopback } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
@@ -244,7 +244,7 @@ function serveOptionsFor(options: ServeCommandOptions, stdout: Writable | undefi
   if (!options.http) return stdout === undefined ? { ...common, transport: 'stdio' } : { ...common, transport: 'stdio', stdout };
   const http: ServeMcpOptions = { ...common, transport: 'http', port: options.port, host: options.host, path: options.path };
   // Named hosts come on top of the loopback names for a loopback bind only: elsewhere the named ones are all.
-  if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, ...(isLoopback(options.host) ? LOOPBACK_HOSTS : [])])];
+  if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, ...defaultAllowedHosts(options.host)])];
   const auth = authFor(options);
   if (auth !== undefined) http.auth = auth;
   if (options.allowUnauthenticated) http.allowUnauthenticated = true;
