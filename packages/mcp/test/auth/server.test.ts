@@ -2,6 +2,7 @@ import { networkInterfaces } from 'node:os';
 import { Tool, Toolset, type ExecutionContext } from '@anytool/core';
 import { mcpAuth, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { defaultAllowedHosts } from '../../src/server/host-check';
 import { startOidcProvider, type OidcProvider } from './oidc';
 
 // An authenticated endpoint with a real identity provider: tokens fetched by client credentials call the
@@ -252,6 +253,22 @@ describe('static bearer tokens', () => {
     expect(seen.at(-1)).toMatchObject({ status: 401 });
   });
 
+  it('with requiredScopes, a token without them gets 403 for any request', async () => {
+    const strict = await serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { tokens: TOKENS, requiredScopes: ['notes:write'] } });
+    try {
+      const seen: Seen[] = [];
+      await expect(connect(strict.url!, 'legacy', TOKENS[0]!.token, seen)).rejects.toThrow();
+      expect(seen.at(-1)?.status).toBe(403);
+      expect(seen.at(-1)?.challenge).toContain('error="insufficient_scope"');
+      expect(seen.at(-1)?.challenge).toContain('scope="notes:write"');
+      const admin = await connect(strict.url!, 'legacy', TOKENS[1]!.token);
+      expect(await toolNames(admin.client)).toEqual(['read', 'whoami', 'write']);
+      await admin.client.close();
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('refuses a short token at start', async () => {
     await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { tokens: [{ token: 'short', subject: 'x' }] } })).rejects.toThrow(/at least 16 characters/);
   });
@@ -278,6 +295,13 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   // A machine with no network interface but loopback has no such address to test with.
   (external === undefined ? it.skip : it)(`refuses this machine's network address (${external ?? 'none'}) without auth`, async () => {
     await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: external! })).rejects.toThrow(/allowUnauthenticated/);
+  });
+
+  it('accepts Host: localhost on loopback only; elsewhere only the names given, or the address itself', () => {
+    expect(defaultAllowedHosts('127.0.0.1')).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(defaultAllowedHosts('192.0.2.7')).toEqual(['192.0.2.7']);
+    expect(defaultAllowedHosts('0.0.0.0')).toEqual([]);
+    expect(defaultAllowedHosts('::')).toEqual([]);
   });
 
   it('a wildcard bind with auth but no allowed host names is refused too: it would accept any Host', async () => {
