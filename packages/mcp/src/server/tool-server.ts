@@ -42,8 +42,9 @@ export interface McpServerOptions {
   toolsListTtlMs?: number;
   /**
    * Who may share a cached `tools/list` result (`cacheScope`): `'public'` (any
-   * cache: the list is the same for every client, the default) or `'private'`
-   * (this client only, for a server whose tools depend on who asks).
+   * cache: the list is the same for every client) or `'private'` (this client
+   * only, for a server whose tools depend on who asks). Default `'private'` when
+   * a tool declares `scopes` (always with `auth`), else `'public'`.
    */
   toolsListCacheScope?: CacheScope;
   /**
@@ -109,6 +110,11 @@ export class ToolView {
     private readonly scopes: readonly string[] | undefined,
   ) {}
 
+  /** Whether some tool asks for scopes (what a caller lists may then depend on who it is). */
+  get scoped(): boolean {
+    return this.served.scoped;
+  }
+
   get definitions(): McpToolDefinition[] {
     if (this.cached !== undefined) return this.cached;
     const all = this.served.definitions;
@@ -170,6 +176,19 @@ export class ServedTools {
     return (this.cached ??= this.toolset.definitions('mcp'));
   }
 
+  /** Whether some tool asks for scopes: what a caller lists may then depend on who it is. */
+  get scoped(): boolean {
+    return this.scopesOfTools().size > 0;
+  }
+
+  private scopesOfTools(): Set<string> {
+    if (this.toolScopes === undefined) {
+      this.toolScopes = new Set();
+      for (const tool of this.toolset.tools) for (const scope of tool.scopes ?? []) this.toolScopes.add(scope);
+    }
+    return this.toolScopes;
+  }
+
   /** Whether a caller holding `scopes` may see and call the tool (it holds every scope the tool asks for). */
   allows(name: string, scopes: readonly string[]): boolean {
     const needed = this.toolset.get(name)?.scopes;
@@ -183,11 +202,8 @@ export class ServedTools {
    */
   view(scopes: readonly string[] | undefined): ToolView {
     if (scopes === undefined) return this.all;
-    if (this.toolScopes === undefined) {
-      this.toolScopes = new Set();
-      for (const tool of this.toolset.tools) for (const scope of tool.scopes ?? []) this.toolScopes.add(scope);
-    }
-    const relevant = [...new Set(scopes.filter((scope) => this.toolScopes!.has(scope)))].sort();
+    const toolScopes = this.scopesOfTools();
+    const relevant = [...new Set(scopes.filter((scope) => toolScopes.has(scope)))].sort();
     const key = relevant.join(' ');
     let view = this.views.get(key);
     if (view === undefined) {
@@ -306,7 +322,7 @@ export function listResponseHead(view: ToolView, options: McpServerOptions, curs
       ...view.page(start, pageSize),
       resultType: 'complete',
       ttlMs: options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS,
-      cacheScope: options.toolsListCacheScope ?? 'public',
+      cacheScope: options.toolsListCacheScope ?? (view.scoped ? 'private' : 'public'),
       _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' } },
     };
     head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
@@ -351,8 +367,10 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (logging) capabilities.logging = {};
   const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
-  // A list that depends on who asks must not be shared between callers.
-  const cacheHints = { 'tools/list': { ttlMs, cacheScope: options.toolsListCacheScope ?? (serving?.authenticated === true ? 'private' : 'public') } } as const;
+  // A list that depends on who asks (callers are authenticated, or tools ask for scopes: a gate of the user's own
+  // may hand in auth info) must not be shared between callers.
+  const perCaller = serving?.authenticated === true || served.scoped;
+  const cacheHints = { 'tools/list': { ttlMs, cacheScope: options.toolsListCacheScope ?? (perCaller ? 'private' : 'public') } } as const;
   const server = new ToolServer(info, options.instructions === undefined ? { capabilities, cacheHints } : { capabilities, cacheHints, instructions: options.instructions });
   const connection: ConnectionState = { logging, logLevel: undefined };
   const onError = options.onError;

@@ -1,7 +1,8 @@
 import { networkInterfaces } from 'node:os';
 import { Tool, Toolset, type ExecutionContext } from '@anytool/core';
-import { mcpAuth, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { createMcpServer, mcpAuth, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts } from '../../src/server/host-check';
 import { startOidcProvider, type OidcProvider } from './oidc';
 
@@ -306,5 +307,27 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
 
   it('a wildcard bind with auth but no allowed host names is refused too: it would accept any Host', async () => {
     await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toThrow(/allowedHosts/);
+  });
+});
+
+describe('createMcpServer behind a gate of your own (the SDK handler given authInfo)', () => {
+  it('lists by the scopes, refuses other tools with an isError result, and gives tools the caller', async () => {
+    const handler = createMcpHandler(() => createMcpServer(new Toolset(new Notes())));
+    const authInfo: AuthInfo = { token: 'opaque', clientId: 'gatekeeper-client', scopes: ['notes:read'], expiresAt: Math.floor(Date.now() / 1000) + 60 };
+    const client = new Client({ name: 'own-gate', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (input, init) => handler.fetch(new Request(input, init), { authInfo }) }));
+    try {
+      const list = (await client.request({ method: 'tools/list', params: {} })) as { tools: { name: string }[]; cacheScope?: string };
+      expect(list.tools.map((tool) => tool.name).sort()).toEqual(['read', 'whoami']);
+      // Tools that ask for scopes make the list depend on the caller: private to it.
+      expect(list.cacheScope).toBe('private');
+      const refused = (await client.request({ method: 'tools/call', params: { name: 'write', arguments: {} } })) as { content: { text: string }[]; isError?: boolean };
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toBe('insufficient_scope: tool "write" needs the scope notes:write');
+      expect(await callText(client, 'whoami')).toBe('gatekeeper-client via gatekeeper-client from undefined [notes:read]');
+    } finally {
+      await client.close();
+      await handler.close();
+    }
   });
 });
