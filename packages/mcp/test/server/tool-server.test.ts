@@ -58,10 +58,11 @@ describe('DNS-rebinding check', () => {
     expect(rebindingProblem('localhost:3000', 'https://evil.example.com', hosts, ['*'])).toBeUndefined();
   });
 
-  it('adds a specific bind address to the defaults, but not a wildcard', () => {
-    expect(defaultAllowedHosts('192.168.1.20')).toEqual(['localhost', '127.0.0.1', '[::1]', '192.168.1.20']);
-    expect(defaultAllowedHosts('0.0.0.0')).toEqual(['localhost', '127.0.0.1', '[::1]']);
+  it('off loopback accepts only the bind address itself, never localhost; a wildcard nothing by default', () => {
+    expect(defaultAllowedHosts('192.168.1.20')).toEqual(['192.168.1.20']);
+    expect(defaultAllowedHosts('0.0.0.0')).toEqual([]);
     expect(defaultAllowedHosts('::1')).toEqual(['localhost', '127.0.0.1', '[::1]']);
+    expect(defaultAllowedHosts('127.0.0.2')).toEqual(['localhost', '127.0.0.1', '[::1]', '127.0.0.2']);
   });
 });
 
