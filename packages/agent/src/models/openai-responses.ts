@@ -4,7 +4,7 @@ import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, Res
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream } from './stream-map.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -73,6 +73,8 @@ export class OpenAIResponsesModel implements Model {
         if (message.providerItems?.format === FORMAT) {
           // The turn as the API gave it: reasoning and hosted tool calls included.
           for (const item of message.providerItems.items) input.push(item as ResponseInputItem);
+          // The user's answers to the hosted MCP calls the turn held for approval.
+          for (const answer of message.approvals ?? []) input.push(approvalResponse(answer));
           continue;
         }
         if (message.content !== '') input.push({ role: 'assistant', content: message.content });
@@ -152,6 +154,12 @@ export class OpenAIResponsesModel implements Model {
   }
 }
 
+function approvalResponse(answer: BuiltinApproval): ResponseInputItem.McpApprovalResponse {
+  const item: ResponseInputItem.McpApprovalResponse = { type: 'mcp_approval_response', approval_request_id: answer.id, approve: answer.approved };
+  if (answer.reason !== undefined) item.reason = answer.reason;
+  return item;
+}
+
 function argumentString(args: unknown): string {
   return typeof args === 'string' ? args : JSON.stringify(args ?? {});
 }
@@ -173,13 +181,14 @@ const CALL_TOOL_TYPES: Record<string, string> = {
   mcp_call: 'mcp',
 };
 
-/** The toolset's name of the hosted tool an output item is a call of, else the provider's name for it. */
+/** The toolset's name of the hosted tool an output item is a call of (an MCP item's by its server label), else the provider's name for it. */
 function toolNameOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]): string {
-  const type = CALL_TOOL_TYPES[item.type]!;
+  const type = CALL_TOOL_TYPES[item.type] ?? 'mcp';
+  const label = 'server_label' in item ? item.server_label : undefined;
   const found = tools.find((d) => {
     const declaration = d.builtin?.declarations[FORMAT];
     if (declaration?.['type'] !== type) return false;
-    return item.type !== 'mcp_call' || declaration['server_label'] === item.server_label;
+    return type !== 'mcp' || declaration['server_label'] === label;
   });
   return found?.name ?? type;
 }
@@ -201,7 +210,13 @@ function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[
     case 'image_generation_call':
       return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: 'image/png' }], isError: false }));
     case 'mcp_call':
-      return call({ tool: item.name, arguments: item.arguments }, item.error ? errorResult(ErrorCode.ToolFailed, errorText(item.error)) : textResult(item.output ?? ''));
+      // A call the user approved is known by its approval request's id: the agent recorded the call under it.
+      return {
+        id: item.approval_request_id ?? item.id,
+        name: toolNameOf(item, tools),
+        arguments: { tool: item.name, arguments: item.arguments },
+        result: item.error ? errorResult(ErrorCode.ToolFailed, errorText(item.error)) : textResult(item.output ?? ''),
+      };
     default:
       return undefined;
   }
@@ -218,6 +233,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const texts: string[] = [];
   const toolCalls: ModelToolCall[] = [];
   const builtinCalls: BuiltinToolCall[] = [];
+  const approvalRequests: BuiltinApprovalRequest[] = [];
   let refused = false;
   for (const item of response.output) {
     if (item.type === 'message') {
@@ -230,6 +246,8 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
       }
     } else if (item.type === 'function_call') {
       toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
+    } else if (item.type === 'mcp_approval_request') {
+      approvalRequests.push({ id: item.id, name: toolNameOf(item, tools), arguments: { tool: item.name, arguments: item.arguments } });
     } else {
       const builtinCall = builtinCallOf(item, tools);
       if (builtinCall !== undefined) builtinCalls.push(builtinCall);
@@ -238,7 +256,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const input = response.usage?.input_tokens ?? 0;
   const output = response.usage?.output_tokens ?? 0;
   const incomplete = response.incomplete_details?.reason;
-  const stopReason: ModelStopReason = toolCalls.length > 0 ? 'tool_calls' : refused || incomplete === 'content_filter' ? 'content_filter' : incomplete === 'max_output_tokens' ? 'max_tokens' : response.status === 'completed' ? 'end' : 'other';
+  const stopReason: ModelStopReason = toolCalls.length > 0 || approvalRequests.length > 0 ? 'tool_calls' : refused || incomplete === 'content_filter' ? 'content_filter' : incomplete === 'max_output_tokens' ? 'max_tokens' : response.status === 'completed' ? 'end' : 'other';
   const result: ModelResponse = {
     text: texts.join(''),
     toolCalls,
@@ -249,5 +267,6 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
     providerItems: { format: FORMAT, items: structuredClone(response.output) },
   };
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
+  if (approvalRequests.length > 0) result.approvalRequests = approvalRequests;
   return result;
 }
