@@ -197,14 +197,52 @@ function isServerToolResult(block: { type: string }): block is ServerToolResultB
   return block.type.endsWith('_tool_result') && typeof (block as { tool_use_id?: unknown }).tool_use_id === 'string';
 }
 
-/** A server tool result as a neutral result: an error block (`*_error`) is an error result, anything else its JSON. */
-function serverResult(block: ServerToolResultBlock): ToolResult {
-  const content = block.content as { type?: unknown; error_code?: unknown } | null;
-  if (content !== null && typeof content === 'object' && typeof content.type === 'string' && content.type.endsWith('_error')) {
-    return errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${String(content.error_code ?? content.type)}.`);
-  }
-  return textResult(JSON.stringify(block.content));
+/** Anthropic's code execution tool (`code_execution_20250825` and later) calls its bash and file-editing halves by their own names. */
+const CODE_EXECUTION_PARTS = new Set(['bash_code_execution', 'text_editor_code_execution']);
+
+/** The toolset's name of the server tool Anthropic calls `name` (`anthropic_web_search`), else Anthropic's name. */
+function serverToolName(name: string, tools: readonly ToolDefinition[]): string {
+  const declared = CODE_EXECUTION_PARTS.has(name) ? 'code_execution' : name;
+  return tools.find((d) => d.builtin?.declarations[FORMAT]?.['name'] === declared)?.name ?? name;
 }
+
+/**
+ * A server tool result as a neutral result: an error block (`*_error`) is an
+ * error result; search results are their titles and addresses, a fetched page
+ * its address and text, a command its output (a non-zero exit code an error);
+ * anything else its JSON.
+ */
+function serverResult(block: ServerToolResultBlock): ToolResult {
+  const content = block.content as Record<string, unknown> | unknown[] | null;
+  if (Array.isArray(content)) {
+    const lines = content.map((r) => (isRecord(r) && r['type'] === 'web_search_result' ? `${String(r['title'] ?? '')} ${String(r['url'] ?? '')}`.trim() : JSON.stringify(r)));
+    return textResult(lines.join('\n'));
+  }
+  if (!isRecord(content)) return textResult(JSON.stringify(content));
+  const type = typeof content['type'] === 'string' ? content['type'] : '';
+  if (type.endsWith('_error')) return errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${String(content['error_code'] ?? type)}.`);
+  if (type === 'web_fetch_result') {
+    const document = isRecord(content['content']) ? content['content'] : {};
+    const source = isRecord(document['source']) ? document['source'] : {};
+    const text = source['type'] === 'text' ? String(source['data'] ?? '') : `(${String(source['media_type'] ?? 'a document')})`;
+    return textResult(`${String(content['url'] ?? '')}${typeof document['title'] === 'string' ? ` ${document['title']}` : ''}\n${text}`);
+  }
+  if (type === 'bash_code_execution_result' || type === 'code_execution_result') {
+    const stdout = String(content['stdout'] ?? '');
+    const stderr = String(content['stderr'] ?? '');
+    const output = [stdout, stderr].filter((t) => t !== '').join('\n');
+    const code = content['return_code'];
+    return code === 0 ? textResult(output) : errorResult(ErrorCode.ToolFailed, output === '' ? `The command exited with code ${String(code)}.` : `Exit code ${String(code)}: ${output}`);
+  }
+  return textResult(JSON.stringify(content));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Blocks the neutral message carries (text and client tool calls); a turn with any other block is sent back verbatim. */
+const NEUTRAL_BLOCKS = new Set(['text', 'tool_use']);
 
 function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[]): ModelResponse {
   const texts: string[] = [];
@@ -218,9 +256,7 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     else if (isServerToolResult(block)) {
       const call = serverCalls.get(block.tool_use_id);
       const name = call === undefined ? block.type.replace(/_tool_result$/, '') : call.name;
-      // The toolset's name for the server tool (`anthropic_web_search`), else Anthropic's.
-      const tool = tools.find((d) => d.builtin?.declarations[FORMAT]?.['name'] === name)?.name ?? name;
-      builtinCalls.push({ id: block.tool_use_id, name: tool, arguments: call?.input ?? {}, result: serverResult(block) });
+      builtinCalls.push({ id: block.tool_use_id, name: serverToolName(name, tools), arguments: call?.input ?? {}, result: serverResult(block) });
     }
   }
   const input = message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
@@ -232,10 +268,8 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
   };
   if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
-  if (builtinCalls.length > 0) {
-    response.builtinCalls = builtinCalls;
-    // Sent back verbatim: the next turn sees the searches and fetches it made.
-    response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
-  }
+  if (builtinCalls.length > 0) response.builtinCalls = builtinCalls;
+  // Sent back verbatim when the neutral message would lose a block: server tool calls and results, thinking.
+  if (message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
   return response;
 }
