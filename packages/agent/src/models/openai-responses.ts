@@ -1,6 +1,6 @@
-import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, sniffMimeType, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSearch, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream } from './stream-map.js';
@@ -200,15 +200,18 @@ function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[
   const failed = (item as { status?: string }).status === 'failed';
   switch (item.type) {
     case 'web_search_call':
-      return call(item.action, failed ? errorResult(ErrorCode.ToolFailed, 'The web search failed.') : textResult(JSON.stringify(item.action)));
-    case 'file_search_call':
-      return call({ queries: item.queries }, failed ? errorResult(ErrorCode.ToolFailed, 'The file search failed.') : textResult(JSON.stringify(item.results ?? [])));
+      return call(item.action, failed ? errorResult(ErrorCode.ToolFailed, 'The web search failed.') : textResult(webSearchText(item.action)));
+    case 'file_search_call': {
+      // Results come only with `include: ['file_search_call.results']`.
+      const found = (item.results ?? []).map((r) => `${r.filename ?? r.file_id ?? ''}${r.score === undefined ? '' : ` (${r.score})`}: ${r.text ?? ''}`);
+      return call({ queries: item.queries }, failed ? errorResult(ErrorCode.ToolFailed, 'The file search failed.') : textResult(found.join('\n')));
+    }
     case 'code_interpreter_call': {
       const logs = (item.outputs ?? []).map((o) => (o.type === 'logs' ? o.logs : `[image ${o.url}]`)).join('\n');
       return call({ code: item.code }, failed ? errorResult(ErrorCode.ToolFailed, logs || 'The code failed.') : textResult(logs));
     }
     case 'image_generation_call':
-      return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: 'image/png' }], isError: false }));
+      return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: imageType(item.result) }], isError: false }));
     case 'mcp_call':
       // A call the user approved is known by its approval request's id: the agent recorded the call under it.
       return {
@@ -219,6 +222,25 @@ function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[
       };
     default:
       return undefined;
+  }
+}
+
+/** What a web search did: the query and the sources it read (with `include: ['web_search_call.action.sources']`), or the page it opened or searched. */
+function webSearchText(action: ResponseFunctionWebSearch['action']): string {
+  if (action.type === 'search') {
+    const sources = (action.sources ?? []).map((source) => source.url);
+    return [`Searched: ${action.query ?? action.queries?.join('; ') ?? ''}`, ...sources].join('\n');
+  }
+  if (action.type === 'open_page') return `Opened ${action.url ?? 'a page'}`;
+  return `Looked for "${action.pattern}" in ${action.url}`;
+}
+
+/** A generated image's type, read from its first bytes (`output_format` may ask for JPEG or WebP). */
+function imageType(base64: string): string {
+  try {
+    return sniffMimeType(Uint8Array.from(atob(base64.slice(0, 32)), (c) => c.charCodeAt(0))) ?? 'image/png';
+  } catch {
+    return 'image/png';
   }
 }
 
