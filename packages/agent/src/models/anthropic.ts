@@ -3,6 +3,7 @@ import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
+import { mapStream } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -123,29 +124,106 @@ export class AnthropicModel implements Model {
     return fromMessage(message, request.tools);
   }
 
-  /** The turn streamed through the client's message stream: text and tool-input deltas, then the turn as `generate` gives it. */
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const stream = this.client.messages.stream(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
-    // Input deltas name the content block; the agent knows the call by its id.
-    const toolIds = new Map<number, string>();
-    try {
-      for await (const event of stream) {
-        if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
-          toolIds.set(event.index, event.content_block.id);
-          yield { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
-        } else if (event.type === 'content_block_delta') {
-          if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
-          else if (event.delta.type === 'input_json_delta' && toolIds.has(event.index)) yield { type: 'tool_call_delta', id: toolIds.get(event.index)!, delta: event.delta.partial_json };
-        }
+  /**
+   * The turn streamed (`stream: true`): text and tool-input deltas, then the turn
+   * as `generate` gives it, put together from the client's raw events. A mapping
+   * iterator over the client's stream, no generator or message-stream helper in
+   * between: a streamed token costs about what reading the raw stream does.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  }
+
+  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
+    const turn = new StreamedMessage();
+    const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
+      try {
+        const events = await this.client.messages.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+        return events[Symbol.asyncIterator]();
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
       }
-      yield { type: 'response', response: fromMessage(await stream.finalMessage(), request.tools) };
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
-    } finally {
-      // The reader left early: the request in flight is cancelled.
-      if (!stream.ended) stream.abort();
+    };
+    return mapStream(open, (event) => turn.add(event), () => ({ type: 'response', response: fromMessage(turn.message(this.name), request.tools) }));
+  }
+}
+
+/**
+ * A Messages API turn put together from its raw stream events, as the client's
+ * message stream would: blocks by index, text, thinking and citations appended,
+ * tool input JSON parsed when its block stops, the stop reason and usage from
+ * `message_delta`.
+ */
+class StreamedMessage {
+  private snapshot: Anthropic.Message | undefined;
+  private readonly blocks: Array<Record<string, unknown>> = [];
+  /** The input JSON of each tool block as it streamed, by index. */
+  private readonly inputs = new Map<number, string>();
+  /** The call id of each client tool block, by index: input deltas name the index. */
+  private readonly toolIds = new Map<number, string>();
+
+  /** Takes one event; returns the neutral event it carries, if any. */
+  add(event: Anthropic.RawMessageStreamEvent): ModelStreamEvent | undefined {
+    switch (event.type) {
+      case 'content_block_delta': {
+        const delta = event.delta;
+        const block = this.blocks[event.index];
+        if (delta.type === 'text_delta') {
+          if (block !== undefined) block['text'] = `${String(block['text'] ?? '')}${delta.text}`;
+          return { type: 'text_delta', text: delta.text };
+        }
+        if (delta.type === 'input_json_delta') {
+          this.inputs.set(event.index, (this.inputs.get(event.index) ?? '') + delta.partial_json);
+          const id = this.toolIds.get(event.index);
+          return id === undefined ? undefined : { type: 'tool_call_delta', id, delta: delta.partial_json };
+        }
+        if (block === undefined) return undefined;
+        if (delta.type === 'thinking_delta') block['thinking'] = `${String(block['thinking'] ?? '')}${delta.thinking}`;
+        else if (delta.type === 'signature_delta') block['signature'] = delta.signature;
+        else if (delta.type === 'citations_delta') block['citations'] = [...((block['citations'] as unknown[] | null | undefined) ?? []), delta.citation];
+        return undefined;
+      }
+      case 'content_block_start': {
+        const block = { ...event.content_block } as Record<string, unknown>;
+        this.blocks[event.index] = block;
+        if (event.content_block.type !== 'tool_use') return undefined;
+        this.toolIds.set(event.index, event.content_block.id);
+        return { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
+      }
+      case 'content_block_stop': {
+        const json = this.inputs.get(event.index);
+        const block = this.blocks[event.index];
+        if (json !== undefined && block !== undefined && json !== '') {
+          try {
+            block['input'] = JSON.parse(json) as unknown;
+          } catch {
+            // Kept as the text that came: the toolset reports it to the model as bad JSON.
+            block['input'] = json;
+          }
+        }
+        return undefined;
+      }
+      case 'message_start':
+        this.snapshot = { ...event.message };
+        return undefined;
+      case 'message_delta':
+        if (this.snapshot !== undefined) {
+          Object.assign(this.snapshot, event.delta);
+          const usage = { ...this.snapshot.usage } as unknown as Record<string, unknown>;
+          for (const [key, value] of Object.entries(event.usage)) if (value !== null && value !== undefined) usage[key] = value;
+          this.snapshot.usage = usage as unknown as Anthropic.Usage;
+        }
+        return undefined;
+      default:
+        return undefined;
     }
+  }
+
+  /** The whole message; the stream must have started one. */
+  message(model: string): Anthropic.Message {
+    if (this.snapshot === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${model}: the stream ended before its message started`);
+    return { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
   }
 }
 
