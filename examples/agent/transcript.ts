@@ -41,7 +41,9 @@ export function printTranscript(context: ExecutionContext, toolset: Toolset, pri
       case 'tool_result': {
         const text = resultText(event.result);
         const status = event.result.isError ? `ERROR ${event.result.error?.code ?? ''}: ` : '';
-        print(`${at(event)}   <- ${event.tool} in ${event.durationMs.toFixed(1)} ms: ${status}${short(text)}`);
+        // A built-in tool ran on the provider's side, which reports no time.
+        const took = event.durationMs === undefined ? `ran by ${event.ranBy ?? 'the provider'}` : `in ${event.durationMs.toFixed(1)} ms`;
+        print(`${at(event)}   <- ${event.tool} ${took}: ${status}${short(text)}`);
         break;
       }
       case 'error':

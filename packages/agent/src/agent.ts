@@ -5,10 +5,13 @@ import {
   Pipeline,
   Toolset,
   approval,
+  askApproval,
   describeError,
+  errorResult,
   isAnytoolError,
   isToolset,
   now,
+  resultText,
   tracing,
   type ApprovalCallback,
   type Middleware,
@@ -18,7 +21,7 @@ import {
 } from '@anytool/core';
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
-import { addUsage, emptyUsage, type AssistantMessage, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
+import { addUsage, emptyUsage, type AssistantMessage, type BuiltinApproval, type BuiltinApprovalRequest, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
 import { EventQueue } from './event-queue.js';
 import { RunTelemetry } from './telemetry.js';
 
@@ -43,8 +46,10 @@ export interface AgentOptions {
   toolTimeoutMs?: number | false;
   /**
    * Asked before running a tool that needs approval: one with `requiresApproval`,
-   * or one whose annotations say destructive (as MCP servers mark them). With no
-   * callback such calls are refused.
+   * or one whose annotations say destructive (as MCP servers mark them), and each
+   * call of a remote MCP server that OpenAI holds for approval
+   * (`builtin.openai.mcp({ ..., require_approval: 'always' })`). With no callback
+   * such calls are refused.
    */
   approve?: ApprovalCallback;
   /** Sent with every model request. */
@@ -144,6 +149,7 @@ export class Agent {
   private readonly calls: Pipeline;
   /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
   private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
+  private readonly approve: ApprovalCallback | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -166,6 +172,7 @@ export class Agent {
     this.name = options.name;
     this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
     const approve: ApprovalCallback | undefined = options.approve;
+    this.approve = approve;
     this.calls = new Pipeline(
       ...(this.tracing === undefined ? [] : [tracing(this.tracing)]),
       ...(options.middleware ?? []),
@@ -248,6 +255,8 @@ export class Agent {
     const messages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
     // Every call id of the conversation: an id made up for a call never equals one of them.
     const usedIds = callIdsOf(messages);
+    // Hosted calls the user approved: their call is recorded, their result comes in a later turn.
+    const approved = new Set<string>();
     if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
     const last = messages[messages.length - 1];
     if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
@@ -305,8 +314,10 @@ export class Agent {
         text: response.text,
         data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
       });
-      recordBuiltinCalls(response, context);
-      if (calls.length === 0) return finish('final_answer', step);
+      recordBuiltinCalls(response, context, this.model.provider ?? this.model.name, approved);
+      const approvalRequests = response.approvalRequests ?? [];
+      if (calls.length === 0 && approvalRequests.length === 0) return finish('final_answer', step);
+      if (approvalRequests.length > 0) assistant.approvals = await this.answerApprovals(approvalRequests, runContext, approved);
 
       const results = await this.runCalls(calls, repeated, runContext);
       calls.forEach((call, i) => messages.push({ role: 'tool', callId: call.id, name: call.name, result: results[i]! }));
@@ -331,6 +342,34 @@ export class Agent {
       else context.record({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta, time: now() });
     }
     throw new AnytoolError(ErrorCode.ModelFailed, `${this.model.name}: the stream ended without the turn's response`);
+  }
+
+  /**
+   * Asks the `approve` callback about each hosted call the provider holds for
+   * approval, one at a time in the provider's order, by the rules local tools
+   * follow (no callback refuses). Each is recorded as a `tool_call`; a refusal
+   * also as its `tool_result`, an approved call's result comes with a later turn.
+   */
+  private async answerApprovals(requests: readonly BuiltinApprovalRequest[], context: ExecutionContext, approved: Set<string>): Promise<BuiltinApproval[]> {
+    const answers: BuiltinApproval[] = [];
+    for (const request of requests) {
+      const started = now();
+      context.record({ type: 'tool_call', callId: request.id, tool: request.name, args: request.arguments, time: started });
+      const tool = this.toolset.get(request.name);
+      const refusal =
+        tool === undefined
+          ? errorResult(ErrorCode.ApprovalDenied, `The call to "${request.name}" was not approved: the toolset has no tool of that name to ask about. It did not run.`)
+          : await askApproval({ tool, args: request.arguments, callId: request.id, context }, this.approve);
+      if (refusal === undefined) {
+        approved.add(request.id);
+        answers.push({ id: request.id, approved: true });
+        continue;
+      }
+      const ended = now();
+      context.record({ type: 'tool_result', callId: request.id, tool: request.name, result: refusal, durationMs: ended - started, time: ended });
+      answers.push({ id: request.id, approved: false, reason: resultText(refusal) });
+    }
+    return answers;
   }
 
   /**
@@ -375,11 +414,16 @@ export class Agent {
   }
 }
 
-/** The provider ran these calls during the turn: they are recorded as any tool call is, call then result. */
-function recordBuiltinCalls(response: ModelResponse, context: ExecutionContext): void {
+/**
+ * The provider ran these calls during the turn: they are recorded as any tool
+ * call is, call then result, the result marked `ranBy` the provider and without
+ * a duration (no provider reports one). A call approved on an earlier turn was
+ * recorded then: only its result is added.
+ */
+function recordBuiltinCalls(response: ModelResponse, context: ExecutionContext, ranBy: string, approved: Set<string>): void {
   for (const call of response.builtinCalls ?? []) {
-    context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments });
-    context.record({ type: 'tool_result', callId: call.id, tool: call.name, result: call.result, durationMs: 0 });
+    if (!approved.delete(call.id)) context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments });
+    context.record({ type: 'tool_result', callId: call.id, tool: call.name, result: call.result, ranBy });
   }
 }
 

@@ -9,6 +9,8 @@ export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision
 export { addUsage, emptyUsage } from './model.js';
 export type {
   AssistantMessage,
+  BuiltinApproval,
+  BuiltinApprovalRequest,
   BuiltinToolCall,
   Model,
   ModelMessage,

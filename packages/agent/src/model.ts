@@ -24,6 +24,8 @@ export interface AssistantMessage {
   toolCalls?: ModelToolCall[];
   /** The provider's own record of the turn (see `ModelResponse.providerItems`), sent back as it is by the same adapter. */
   providerItems?: ProviderItems;
+  /** The answers to the turn's `approvalRequests`, sent with the next request (an OpenAI `mcp_approval_response` each). */
+  approvals?: BuiltinApproval[];
 }
 
 /**
@@ -47,6 +49,29 @@ export interface BuiltinToolCall {
   arguments: unknown;
   /** What the provider reported back (a search's sources, code output, an error). */
   result: ToolResult;
+}
+
+/**
+ * A call of a provider's hosted tool that the provider holds until the user
+ * approves it (an OpenAI `mcp_approval_request`, for a remote MCP server
+ * declared with `require_approval`). The agent asks its `approve` callback and
+ * answers on the next request.
+ */
+export interface BuiltinApprovalRequest {
+  /** The provider's id of the request; the answer names it, and the call's result later carries it. */
+  id: string;
+  /** The tool's name in the toolset (`openai_mcp_docs`), else the provider's name for it. */
+  name: string;
+  /** What the provider would call: `{ tool, arguments }` for a remote MCP server. */
+  arguments: unknown;
+}
+
+/** The user's answer to a `BuiltinApprovalRequest`. */
+export interface BuiltinApproval {
+  id: string;
+  approved: boolean;
+  /** Why it was refused, for the model. */
+  reason?: string;
 }
 
 /** The result of one tool call, sent back to the model. */
@@ -99,6 +124,8 @@ export interface ModelResponse {
   providerStopReason?: string;
   /** Built-in tool calls the provider ran in this turn; the agent records them as run events. */
   builtinCalls?: BuiltinToolCall[];
+  /** Hosted tool calls waiting for the user's approval; the agent asks and answers on the next turn. */
+  approvalRequests?: BuiltinApprovalRequest[];
   /** The provider's own record of the turn, kept on the assistant message for the next request. */
   providerItems?: ProviderItems;
 }

@@ -1,8 +1,10 @@
 import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context as TraceContext, type Span } from '@opentelemetry/api';
-import { now, type TracingOptions } from '@anytool/core';
-import type { Model, ModelRequest, ModelResponse, Usage } from './model.js';
+import { now, resultText, type TracingOptions } from '@anytool/core';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, Usage } from './model.js';
 
 const SCOPE = 'anytool';
+/** Longest argument or result text put on a span when content is captured (as the tool spans of core). */
+const MAX_CONTENT_CHARS = 16_384;
 
 /** The spans and metrics of one traced agent run, following the GenAI semantic conventions. */
 export class RunTelemetry {
@@ -38,6 +40,7 @@ export class RunTelemetry {
       if (response !== undefined) {
         span.setAttributes(usageAttributes(response.usage));
         span.setAttribute('gen_ai.response.finish_reasons', [response.stopReason]);
+        for (const call of response.builtinCalls ?? []) this.builtinSpan(call, span);
       }
       if (errorType !== undefined) {
         metricAttributes['error.type'] = errorType;
@@ -53,6 +56,28 @@ export class RunTelemetry {
         tokens.record(response.usage.outputTokens, { ...metricAttributes, 'gen_ai.token.type': 'output' });
       }
     };
+  }
+
+  /**
+   * The `execute_tool {tool}` span of a built-in tool the provider ran during a
+   * model turn: a child of that turn's `chat` span, marked `anytool.tool.ran_by`
+   * (the provider). Providers report no timing, so it marks the moment the
+   * result arrived, and no duration is recorded in the metrics.
+   */
+  private builtinSpan(call: BuiltinToolCall, chat: Span): void {
+    const provider = this.options.tracerProvider ?? trace.getTracerProvider();
+    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id, 'anytool.tool.ran_by': this.model.provider ?? this.model.name };
+    if (this.options.captureContent === true) {
+      attributes['gen_ai.tool.call.arguments'] = JSON.stringify(call.arguments ?? {}).slice(0, MAX_CONTENT_CHARS);
+      attributes['gen_ai.tool.call.result'] = resultText(call.result).slice(0, MAX_CONTENT_CHARS);
+    }
+    const span = provider.getTracer(SCOPE).startSpan(`execute_tool ${call.name}`, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(this.trace, chat));
+    if (call.result.isError) {
+      const code = call.result.error?.code ?? '_OTHER';
+      span.setAttribute('error.type', code);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: resultText(call.result).slice(0, 500) });
+    }
+    span.end();
   }
 
   /** Ends the `invoke_agent` span with the run's totals and, when it did not end with an answer, an error type. */

@@ -1,6 +1,6 @@
 // A traced agent run: one span tree (invoke_agent, a chat span a model turn, an execute_tool span a
 // tool call, in one trace), following the GenAI conventions; content only when opted in.
-import { ErrorCode, ExecutionContext, Toolset, extractTraceContext, tool, tracing } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Toolset, builtin, errorResult, extractTraceContext, textResult, tool, tracing } from '@anytool/core';
 import { Agent, ScriptedModel } from '@anytool/agent';
 import { memoryTelemetry, spanTree } from '../../core/test/helpers/otel';
 
@@ -89,5 +89,29 @@ describe('a traced agent run', () => {
       ['output', 8],
     ]);
     expect(await otel.histogram('gen_ai.execute_tool.duration')).toHaveLength(2);
+  });
+
+  it('gives a built-in tool the provider ran an execute_tool span under its chat span, marked ran_by, with no duration metric', async () => {
+    const otel = memoryTelemetry();
+    const model = new ScriptedModel([
+      {
+        text: 'Found it.',
+        builtinCalls: [
+          { id: 'ws_1', name: 'openai_web_search', arguments: { query: 'anytool' }, result: textResult('https://example.org') },
+          { id: 'ws_2', name: 'openai_web_search', arguments: { query: 'more' }, result: errorResult(ErrorCode.ToolFailed, 'The web search failed.') },
+        ],
+      },
+    ]);
+    await new Agent({ model, tools: [builtin.openai.webSearch()], tracing: { ...otel, captureContent: true } }).run('search');
+    expect(spanTree(otel.spans(), ['gen_ai.tool.call.id', 'anytool.tool.ran_by', 'error.type'])).toBe(
+      [
+        'invoke_agent',
+        '  chat scripted',
+        '    execute_tool openai_web_search [gen_ai.tool.call.id=ws_1 anytool.tool.ran_by=scripted]',
+        `    execute_tool openai_web_search [gen_ai.tool.call.id=ws_2 anytool.tool.ran_by=scripted error.type=${ErrorCode.ToolFailed}]`,
+      ].join('\n'),
+    );
+    expect(otel.spans().find((s) => s.attributes['gen_ai.tool.call.id'] === 'ws_1')!.attributes).toMatchObject({ 'gen_ai.tool.call.arguments': '{"query":"anytool"}', 'gen_ai.tool.call.result': 'https://example.org' });
+    expect(await otel.histogram('gen_ai.execute_tool.duration')).toEqual([]);
   });
 });

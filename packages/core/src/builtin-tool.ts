@@ -147,7 +147,10 @@ const openai = {
   },
   /**
    * A remote MCP server that OpenAI calls itself (`server_label` and `server_url` or `connector_id`).
-   * `require_approval` defaults to "never": an approval request would stop the run.
+   * `require_approval` defaults to "never". With `'always'` or a per-tool filter
+   * (`{ never: { tool_names: [...] } }`), each call OpenAI holds for approval goes
+   * to the agent's `approve` callback (refused without one) and the answer goes
+   * back on the next turn.
    */
   mcp(options: WithSettings<{ server_label: string }>): BuiltinTool {
     const { settings, own } = split(options);

@@ -24,8 +24,14 @@ export interface ToolResultEvent extends EventBase {
   callId: string;
   tool: string;
   result: ToolResult;
-  /** Milliseconds between the tool_call event and this one. */
-  durationMs: number;
+  /**
+   * Milliseconds between the tool_call event and this one. Absent when nobody
+   * knows: a built-in tool the provider ran during a model turn (`ranBy` says
+   * which), whose API reports no time.
+   */
+  durationMs?: number;
+  /** Set for a call a provider ran on its side (a `BuiltinTool`): its name, "openai", "anthropic", "gcp.gemini". Absent for local calls. */
+  ranBy?: string;
 }
 
 export interface ProgressEvent extends EventBase {

@@ -29,7 +29,7 @@ export { Pipeline } from './pipeline/pipeline.js';
 export type { ToolInvoker } from './pipeline/pipeline.js';
 export { ToolCall } from './pipeline/tool-call.js';
 export type { Middleware } from './pipeline/tool-call.js';
-export { approval, needsApproval } from './pipeline/approval.js';
+export { approval, askApproval, needsApproval } from './pipeline/approval.js';
 export type { ApprovalCallback, ApprovalDecision, ApprovalOptions, ApprovalRequest } from './pipeline/approval.js';
 export { outputBudget } from './pipeline/output-budget.js';
 export type { OutputBudgetOptions } from './pipeline/output-budget.js';

@@ -5,7 +5,7 @@ describe('the public surface of @anytool/core', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
         'AnytoolError', 'BUILD_INFO', 'BaseTool', 'BuiltinTool', 'ClientTool', 'builtin', 'isProviderTool', 'toGeminiToolList', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
-        'Pipeline', 'TOOL_NAME_RULES', 'Tool', 'ToolCall', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'approval', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
+        'Pipeline', 'TOOL_NAME_RULES', 'Tool', 'ToolCall', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'approval', 'askApproval', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
         'errorResult', 'extractTraceContext', 'formatProblems', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions',
         'needsApproval', 'normalizeResult', 'now', 'outputBudget', 'resultText', 'schemaProblems',
         'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',

@@ -3,6 +3,7 @@ import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
+import { mapStream } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -123,29 +124,106 @@ export class AnthropicModel implements Model {
     return fromMessage(message, request.tools);
   }
 
-  /** The turn streamed through the client's message stream: text and tool-input deltas, then the turn as `generate` gives it. */
-  async *stream(request: ModelRequest): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const stream = this.client.messages.stream(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
-    // Input deltas name the content block; the agent knows the call by its id.
-    const toolIds = new Map<number, string>();
-    try {
-      for await (const event of stream) {
-        if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') {
-          toolIds.set(event.index, event.content_block.id);
-          yield { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
-        } else if (event.type === 'content_block_delta') {
-          if (event.delta.type === 'text_delta') yield { type: 'text_delta', text: event.delta.text };
-          else if (event.delta.type === 'input_json_delta' && toolIds.has(event.index)) yield { type: 'tool_call_delta', id: toolIds.get(event.index)!, delta: event.delta.partial_json };
-        }
+  /**
+   * The turn streamed (`stream: true`): text and tool-input deltas, then the turn
+   * as `generate` gives it, put together from the client's raw events. A mapping
+   * iterator over the client's stream, no generator or message-stream helper in
+   * between: a streamed token costs about what reading the raw stream does.
+   */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  }
+
+  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
+    const turn = new StreamedMessage();
+    const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
+      try {
+        const events = await this.client.messages.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+        return events[Symbol.asyncIterator]();
+      } catch (error) {
+        if (request.signal?.aborted) throw error;
+        throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
       }
-      yield { type: 'response', response: fromMessage(await stream.finalMessage(), request.tools) };
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
-    } finally {
-      // The reader left early: the request in flight is cancelled.
-      if (!stream.ended) stream.abort();
+    };
+    return mapStream(open, (event) => turn.add(event), () => ({ type: 'response', response: fromMessage(turn.message(this.name), request.tools) }));
+  }
+}
+
+/**
+ * A Messages API turn put together from its raw stream events, as the client's
+ * message stream would: blocks by index, text, thinking and citations appended,
+ * tool input JSON parsed when its block stops, the stop reason and usage from
+ * `message_delta`.
+ */
+class StreamedMessage {
+  private snapshot: Anthropic.Message | undefined;
+  private readonly blocks: Array<Record<string, unknown>> = [];
+  /** The input JSON of each tool block as it streamed, by index. */
+  private readonly inputs = new Map<number, string>();
+  /** The call id of each client tool block, by index: input deltas name the index. */
+  private readonly toolIds = new Map<number, string>();
+
+  /** Takes one event; returns the neutral event it carries, if any. */
+  add(event: Anthropic.RawMessageStreamEvent): ModelStreamEvent | undefined {
+    switch (event.type) {
+      case 'content_block_delta': {
+        const delta = event.delta;
+        const block = this.blocks[event.index];
+        if (delta.type === 'text_delta') {
+          if (block !== undefined) block['text'] = `${String(block['text'] ?? '')}${delta.text}`;
+          return { type: 'text_delta', text: delta.text };
+        }
+        if (delta.type === 'input_json_delta') {
+          this.inputs.set(event.index, (this.inputs.get(event.index) ?? '') + delta.partial_json);
+          const id = this.toolIds.get(event.index);
+          return id === undefined ? undefined : { type: 'tool_call_delta', id, delta: delta.partial_json };
+        }
+        if (block === undefined) return undefined;
+        if (delta.type === 'thinking_delta') block['thinking'] = `${String(block['thinking'] ?? '')}${delta.thinking}`;
+        else if (delta.type === 'signature_delta') block['signature'] = delta.signature;
+        else if (delta.type === 'citations_delta') block['citations'] = [...((block['citations'] as unknown[] | null | undefined) ?? []), delta.citation];
+        return undefined;
+      }
+      case 'content_block_start': {
+        const block = { ...event.content_block } as Record<string, unknown>;
+        this.blocks[event.index] = block;
+        if (event.content_block.type !== 'tool_use') return undefined;
+        this.toolIds.set(event.index, event.content_block.id);
+        return { type: 'tool_call_start', id: event.content_block.id, name: event.content_block.name };
+      }
+      case 'content_block_stop': {
+        const json = this.inputs.get(event.index);
+        const block = this.blocks[event.index];
+        if (json !== undefined && block !== undefined && json !== '') {
+          try {
+            block['input'] = JSON.parse(json) as unknown;
+          } catch {
+            // Kept as the text that came: the toolset reports it to the model as bad JSON.
+            block['input'] = json;
+          }
+        }
+        return undefined;
+      }
+      case 'message_start':
+        this.snapshot = { ...event.message };
+        return undefined;
+      case 'message_delta':
+        if (this.snapshot !== undefined) {
+          Object.assign(this.snapshot, event.delta);
+          const usage = { ...this.snapshot.usage } as unknown as Record<string, unknown>;
+          for (const [key, value] of Object.entries(event.usage)) if (value !== null && value !== undefined) usage[key] = value;
+          this.snapshot.usage = usage as unknown as Anthropic.Usage;
+        }
+        return undefined;
+      default:
+        return undefined;
     }
+  }
+
+  /** The whole message; the stream must have started one. */
+  message(model: string): Anthropic.Message {
+    if (this.snapshot === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${model}: the stream ended before its message started`);
+    return { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
   }
 }
 
@@ -197,14 +275,52 @@ function isServerToolResult(block: { type: string }): block is ServerToolResultB
   return block.type.endsWith('_tool_result') && typeof (block as { tool_use_id?: unknown }).tool_use_id === 'string';
 }
 
-/** A server tool result as a neutral result: an error block (`*_error`) is an error result, anything else its JSON. */
-function serverResult(block: ServerToolResultBlock): ToolResult {
-  const content = block.content as { type?: unknown; error_code?: unknown } | null;
-  if (content !== null && typeof content === 'object' && typeof content.type === 'string' && content.type.endsWith('_error')) {
-    return errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${String(content.error_code ?? content.type)}.`);
-  }
-  return textResult(JSON.stringify(block.content));
+/** Anthropic's code execution tool (`code_execution_20250825` and later) calls its bash and file-editing halves by their own names. */
+const CODE_EXECUTION_PARTS = new Set(['bash_code_execution', 'text_editor_code_execution']);
+
+/** The toolset's name of the server tool Anthropic calls `name` (`anthropic_web_search`), else Anthropic's name. */
+function serverToolName(name: string, tools: readonly ToolDefinition[]): string {
+  const declared = CODE_EXECUTION_PARTS.has(name) ? 'code_execution' : name;
+  return tools.find((d) => d.builtin?.declarations[FORMAT]?.['name'] === declared)?.name ?? name;
 }
+
+/**
+ * A server tool result as a neutral result: an error block (`*_error`) is an
+ * error result; search results are their titles and addresses, a fetched page
+ * its address and text, a command its output (a non-zero exit code an error);
+ * anything else its JSON.
+ */
+function serverResult(block: ServerToolResultBlock): ToolResult {
+  const content = block.content as Record<string, unknown> | unknown[] | null;
+  if (Array.isArray(content)) {
+    const lines = content.map((r) => (isRecord(r) && r['type'] === 'web_search_result' ? `${String(r['title'] ?? '')} ${String(r['url'] ?? '')}`.trim() : JSON.stringify(r)));
+    return textResult(lines.join('\n'));
+  }
+  if (!isRecord(content)) return textResult(JSON.stringify(content));
+  const type = typeof content['type'] === 'string' ? content['type'] : '';
+  if (type.endsWith('_error')) return errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${String(content['error_code'] ?? type)}.`);
+  if (type === 'web_fetch_result') {
+    const document = isRecord(content['content']) ? content['content'] : {};
+    const source = isRecord(document['source']) ? document['source'] : {};
+    const text = source['type'] === 'text' ? String(source['data'] ?? '') : `(${String(source['media_type'] ?? 'a document')})`;
+    return textResult(`${String(content['url'] ?? '')}${typeof document['title'] === 'string' ? ` ${document['title']}` : ''}\n${text}`);
+  }
+  if (type === 'bash_code_execution_result' || type === 'code_execution_result') {
+    const stdout = String(content['stdout'] ?? '');
+    const stderr = String(content['stderr'] ?? '');
+    const output = [stdout, stderr].filter((t) => t !== '').join('\n');
+    const code = content['return_code'];
+    return code === 0 ? textResult(output) : errorResult(ErrorCode.ToolFailed, output === '' ? `The command exited with code ${String(code)}.` : `Exit code ${String(code)}: ${output}`);
+  }
+  return textResult(JSON.stringify(content));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Blocks the neutral message carries (text and client tool calls); a turn with any other block is sent back verbatim. */
+const NEUTRAL_BLOCKS = new Set(['text', 'tool_use']);
 
 function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[]): ModelResponse {
   const texts: string[] = [];
@@ -218,9 +334,7 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     else if (isServerToolResult(block)) {
       const call = serverCalls.get(block.tool_use_id);
       const name = call === undefined ? block.type.replace(/_tool_result$/, '') : call.name;
-      // The toolset's name for the server tool (`anthropic_web_search`), else Anthropic's.
-      const tool = tools.find((d) => d.builtin?.declarations[FORMAT]?.['name'] === name)?.name ?? name;
-      builtinCalls.push({ id: block.tool_use_id, name: tool, arguments: call?.input ?? {}, result: serverResult(block) });
+      builtinCalls.push({ id: block.tool_use_id, name: serverToolName(name, tools), arguments: call?.input ?? {}, result: serverResult(block) });
     }
   }
   const input = message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0) + (message.usage.cache_creation_input_tokens ?? 0);
@@ -232,10 +346,8 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
   };
   if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
-  if (builtinCalls.length > 0) {
-    response.builtinCalls = builtinCalls;
-    // Sent back verbatim: the next turn sees the searches and fetches it made.
-    response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
-  }
+  if (builtinCalls.length > 0) response.builtinCalls = builtinCalls;
+  // Sent back verbatim when the neutral message would lose a block: server tool calls and results, thinking.
+  if (message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
   return response;
 }

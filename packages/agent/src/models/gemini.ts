@@ -255,7 +255,10 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
   }
   const urls = candidate?.urlContextMetadata?.urlMetadata;
   if (urls !== undefined && urls.length > 0) {
-    builtinCalls.push({ id: `${response.responseId ?? 'response'}_urls`, name: toolNameOf('urlContext', tools), arguments: { urls: urls.map((u) => u.retrievedUrl) }, result: textResult(urls.map((u) => `${u.retrievedUrl ?? ''}: ${u.urlRetrievalStatus ?? ''}`).join('\n')) });
+    // Each page's retrieval status; no page read at all is an error result.
+    const lines = urls.map((u) => `${u.retrievedUrl ?? ''}: ${u.urlRetrievalStatus ?? ''}`).join('\n');
+    const read = urls.some((u) => u.urlRetrievalStatus === 'URL_RETRIEVAL_STATUS_SUCCESS');
+    builtinCalls.push({ id: `${response.responseId ?? 'response'}_urls`, name: toolNameOf('urlContext', tools), arguments: { urls: urls.map((u) => u.retrievedUrl) }, result: read ? textResult(lines) : errorResult(ErrorCode.ToolFailed, `No page could be read:\n${lines}`) });
   }
   const usage = response.usageMetadata;
   const input = usage?.promptTokenCount ?? 0;

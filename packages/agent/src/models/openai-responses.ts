@@ -1,10 +1,10 @@
-import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, sniffMimeType, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { Response, ResponseCreateParamsNonStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSearch, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream } from './stream-map.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -73,6 +73,8 @@ export class OpenAIResponsesModel implements Model {
         if (message.providerItems?.format === FORMAT) {
           // The turn as the API gave it: reasoning and hosted tool calls included.
           for (const item of message.providerItems.items) input.push(item as ResponseInputItem);
+          // The user's answers to the hosted MCP calls the turn held for approval.
+          for (const answer of message.approvals ?? []) input.push(approvalResponse(answer));
           continue;
         }
         if (message.content !== '') input.push({ role: 'assistant', content: message.content });
@@ -152,6 +154,12 @@ export class OpenAIResponsesModel implements Model {
   }
 }
 
+function approvalResponse(answer: BuiltinApproval): ResponseInputItem.McpApprovalResponse {
+  const item: ResponseInputItem.McpApprovalResponse = { type: 'mcp_approval_response', approval_request_id: answer.id, approve: answer.approved };
+  if (answer.reason !== undefined) item.reason = answer.reason;
+  return item;
+}
+
 function argumentString(args: unknown): string {
   return typeof args === 'string' ? args : JSON.stringify(args ?? {});
 }
@@ -173,13 +181,14 @@ const CALL_TOOL_TYPES: Record<string, string> = {
   mcp_call: 'mcp',
 };
 
-/** The toolset's name of the hosted tool an output item is a call of, else the provider's name for it. */
+/** The toolset's name of the hosted tool an output item is a call of (an MCP item's by its server label), else the provider's name for it. */
 function toolNameOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]): string {
-  const type = CALL_TOOL_TYPES[item.type]!;
+  const type = CALL_TOOL_TYPES[item.type] ?? 'mcp';
+  const label = 'server_label' in item ? item.server_label : undefined;
   const found = tools.find((d) => {
     const declaration = d.builtin?.declarations[FORMAT];
     if (declaration?.['type'] !== type) return false;
-    return item.type !== 'mcp_call' || declaration['server_label'] === item.server_label;
+    return type !== 'mcp' || declaration['server_label'] === label;
   });
   return found?.name ?? type;
 }
@@ -191,19 +200,47 @@ function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[
   const failed = (item as { status?: string }).status === 'failed';
   switch (item.type) {
     case 'web_search_call':
-      return call(item.action, failed ? errorResult(ErrorCode.ToolFailed, 'The web search failed.') : textResult(JSON.stringify(item.action)));
-    case 'file_search_call':
-      return call({ queries: item.queries }, failed ? errorResult(ErrorCode.ToolFailed, 'The file search failed.') : textResult(JSON.stringify(item.results ?? [])));
+      return call(item.action, failed ? errorResult(ErrorCode.ToolFailed, 'The web search failed.') : textResult(webSearchText(item.action)));
+    case 'file_search_call': {
+      // Results come only with `include: ['file_search_call.results']`.
+      const found = (item.results ?? []).map((r) => `${r.filename ?? r.file_id ?? ''}${r.score === undefined ? '' : ` (${r.score})`}: ${r.text ?? ''}`);
+      return call({ queries: item.queries }, failed ? errorResult(ErrorCode.ToolFailed, 'The file search failed.') : textResult(found.join('\n')));
+    }
     case 'code_interpreter_call': {
       const logs = (item.outputs ?? []).map((o) => (o.type === 'logs' ? o.logs : `[image ${o.url}]`)).join('\n');
       return call({ code: item.code }, failed ? errorResult(ErrorCode.ToolFailed, logs || 'The code failed.') : textResult(logs));
     }
     case 'image_generation_call':
-      return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: 'image/png' }], isError: false }));
+      return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: imageType(item.result) }], isError: false }));
     case 'mcp_call':
-      return call({ tool: item.name, arguments: item.arguments }, item.error ? errorResult(ErrorCode.ToolFailed, errorText(item.error)) : textResult(item.output ?? ''));
+      // A call the user approved is known by its approval request's id: the agent recorded the call under it.
+      return {
+        id: item.approval_request_id ?? item.id,
+        name: toolNameOf(item, tools),
+        arguments: { tool: item.name, arguments: item.arguments },
+        result: item.error ? errorResult(ErrorCode.ToolFailed, errorText(item.error)) : textResult(item.output ?? ''),
+      };
     default:
       return undefined;
+  }
+}
+
+/** What a web search did: the query and the sources it read (with `include: ['web_search_call.action.sources']`), or the page it opened or searched. */
+function webSearchText(action: ResponseFunctionWebSearch['action']): string {
+  if (action.type === 'search') {
+    const sources = (action.sources ?? []).map((source) => source.url);
+    return [`Searched: ${action.query ?? action.queries?.join('; ') ?? ''}`, ...sources].join('\n');
+  }
+  if (action.type === 'open_page') return `Opened ${action.url ?? 'a page'}`;
+  return `Looked for "${action.pattern}" in ${action.url}`;
+}
+
+/** A generated image's type, read from its first bytes (`output_format` may ask for JPEG or WebP). */
+function imageType(base64: string): string {
+  try {
+    return sniffMimeType(Uint8Array.from(atob(base64.slice(0, 32)), (c) => c.charCodeAt(0))) ?? 'image/png';
+  } catch {
+    return 'image/png';
   }
 }
 
@@ -218,6 +255,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const texts: string[] = [];
   const toolCalls: ModelToolCall[] = [];
   const builtinCalls: BuiltinToolCall[] = [];
+  const approvalRequests: BuiltinApprovalRequest[] = [];
   let refused = false;
   for (const item of response.output) {
     if (item.type === 'message') {
@@ -230,6 +268,8 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
       }
     } else if (item.type === 'function_call') {
       toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
+    } else if (item.type === 'mcp_approval_request') {
+      approvalRequests.push({ id: item.id, name: toolNameOf(item, tools), arguments: { tool: item.name, arguments: item.arguments } });
     } else {
       const builtinCall = builtinCallOf(item, tools);
       if (builtinCall !== undefined) builtinCalls.push(builtinCall);
@@ -238,7 +278,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const input = response.usage?.input_tokens ?? 0;
   const output = response.usage?.output_tokens ?? 0;
   const incomplete = response.incomplete_details?.reason;
-  const stopReason: ModelStopReason = toolCalls.length > 0 ? 'tool_calls' : refused || incomplete === 'content_filter' ? 'content_filter' : incomplete === 'max_output_tokens' ? 'max_tokens' : response.status === 'completed' ? 'end' : 'other';
+  const stopReason: ModelStopReason = toolCalls.length > 0 || approvalRequests.length > 0 ? 'tool_calls' : refused || incomplete === 'content_filter' ? 'content_filter' : incomplete === 'max_output_tokens' ? 'max_tokens' : response.status === 'completed' ? 'end' : 'other';
   const result: ModelResponse = {
     text: texts.join(''),
     toolCalls,
@@ -249,5 +289,6 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
     providerItems: { format: FORMAT, items: structuredClone(response.output) },
   };
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
+  if (approvalRequests.length > 0) result.approvalRequests = approvalRequests;
   return result;
 }

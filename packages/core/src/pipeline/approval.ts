@@ -63,7 +63,21 @@ export function approval(options: ApprovalOptions = {}): Middleware {
   };
 }
 
-async function ask(call: ToolCall, tool: BaseTool, approve: ApprovalCallback | undefined): Promise<ToolResult | undefined> {
+/**
+ * Asks `approve` about one call that does not go through a pipeline (a
+ * provider's hosted tool call waiting for approval), by the rules of the
+ * `approval` middleware: undefined when approved, else the refusal result
+ * (`APPROVAL_DENIED`, or `ABORTED` once the run is stopped). Without a callback
+ * the call is refused.
+ */
+export function askApproval(request: ApprovalRequest, approve: ApprovalCallback | undefined): Promise<ToolResult | undefined> {
+  return ask({ name: request.tool.name, args: request.args, callId: request.callId, context: request.context }, request.tool, approve);
+}
+
+/** What asking needs of a call. */
+type Asked = Pick<ToolCall, 'name' | 'args' | 'callId' | 'context'>;
+
+async function ask(call: Asked, tool: BaseTool, approve: ApprovalCallback | undefined): Promise<ToolResult | undefined> {
   const { context } = call;
   if (context.signal?.aborted) return stopped(call, 'before the approval question was asked');
   if (approve === undefined) return refused(call, `tool "${tool.name}" needs approval and no approve callback was given (pass { approve } to new Agent, or to approval())`);
@@ -92,7 +106,7 @@ async function ask(call: ToolCall, tool: BaseTool, approve: ApprovalCallback | u
   return refused(call, message);
 }
 
-function refused(call: ToolCall, reason: string): ToolResult {
+function refused(call: Asked, reason: string): ToolResult {
   // The model reads a short reason; the developer's message keeps it whole.
   const short = reason.length <= 500 ? reason : `${reason.slice(0, 500)}…`;
   return errorResult(
@@ -102,7 +116,7 @@ function refused(call: ToolCall, reason: string): ToolResult {
   );
 }
 
-function stopped(call: ToolCall, when: string): ToolResult {
+function stopped(call: Asked, when: string): ToolResult {
   const reason = `the run was stopped ${when}`;
   return errorResult(ErrorCode.Aborted, `The call to tool "${call.name}" did not run: ${reason}.`, `${call.name}: not run: ${reason}`);
 }
