@@ -43,7 +43,14 @@ const config: Config = {
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {
       transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
     }),
-    project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts']),
+    project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts'], undefined, {
+      // jose (JWT verification) ships ES modules only: compiled to CommonJS for jest, as arktype is for core.
+      transform: {
+        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } }],
+        '/node_modules/jose/.+\\.js$': '<rootDir>/packages/core/test/helpers/esm-to-cjs.cjs',
+      },
+      transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+    }),
     project('agent', ['<rootDir>/packages/agent/test/**/*.test.ts'], undefined, { globals: { sdkMajors: { openai: 6, anthropic: 0 } } }),
     // The adapters' tests again, against the next majors of the official clients (installed under aliases).
     project('agent-openai-7-anthropic-1', ['<rootDir>/packages/agent/test/models/*.test.ts'], '<rootDir>/tsconfig.test-sdk-next.json', {

@@ -15,6 +15,7 @@ const slow = [
   '/packages/mcp/test/client/',
   '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-server|eras|inspector)\\.test\\.ts$',
   '/packages/mcp/test/interop/',
+  '/packages/mcp/test/auth/',
 ];
 
 type Project = NonNullable<Config['projects']>[number] & object & { displayName?: unknown; testPathIgnorePatterns?: string[] };
