@@ -16,6 +16,8 @@ export interface ResourceServerOptions {
   requiredScopes?: string[];
   /** Scopes a tool needs besides, by tool name. */
   toolScopes?: Record<string, string[]>;
+  /** The authorization server its protected resource metadata names (default: the provider's issuer; `self`: this server's origin). */
+  authorizationServer?: string;
 }
 
 export interface ResourceServer {
@@ -78,6 +80,9 @@ export async function startResourceServer(options: ResourceServerOptions): Promi
   };
 
   async function handle(request: Request): Promise<Response> {
+    if (options.authorizationServer !== undefined && new URL(request.url).pathname === '/.well-known/oauth-protected-resource/mcp') {
+      return Response.json({ resource: url, authorization_servers: [options.authorizationServer === 'self' ? new URL(url).origin : options.authorizationServer] });
+    }
     const metadata = oauthMetadataResponse(request, { oauthMetadata: issuer.metadata as unknown as OAuthMetadata, resourceServerUrl: new URL(url) });
     if (metadata !== undefined) return metadata;
     if (new URL(request.url).pathname !== '/mcp') return new Response('not found', { status: 404 });

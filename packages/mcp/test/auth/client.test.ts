@@ -41,8 +41,9 @@ beforeAll(async () => {
       clients: [
         { clientId: 'machine', clientSecret: 'machine-secret' },
         { clientId: 'reader', clientSecret: 'reader-secret', scopes: ['mcp:read'] },
-        { clientId: 'cli', redirectUris: ['http://127.0.0.1/callback'] },
-        { clientId: 'cli-short', redirectUris: ['http://127.0.0.1/callback'], accessTokenTtlSeconds: 3 },
+        // offline_access: a refresh token comes with the sign-in.
+        { clientId: 'cli', redirectUris: ['http://127.0.0.1/callback'], scopes: [...SCOPES, 'offline_access'] },
+        { clientId: 'cli-short', redirectUris: ['http://127.0.0.1/callback'], scopes: [...SCOPES, 'offline_access'], accessTokenTtlSeconds: 3 },
       ],
     }),
     startOidcProvider({ scopes: SCOPES, clients: [{ clientId: 'machine', clientSecret: 'machine-secret' }] }),
@@ -256,12 +257,14 @@ describe('refresh', () => {
 
 describe('issuer checks', () => {
   it('refuses authorization server metadata that names another issuer, and sends no credential', async () => {
-    // A resource server whose metadata sends the client to an authorization server that serves another's document.
-    const proxy = await startResourceServer({ issuer: { ...oidc, metadata: { ...oidc.metadata, issuer: other.issuer } } as OidcProvider, requiredScopes: ['mcp:read'] });
+    // A resource server that names itself as the authorization server, and serves the provider's document there:
+    // its issuer is not the URL it was discovered at.
+    const proxy = await startResourceServer({ issuer: oidc, requiredScopes: ['mcp:read'], authorizationServer: 'self' });
     try {
       const failed = await McpToolset.connect({ mcpServers: { api: { url: proxy.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' } } } }).catch((error: unknown) => error);
       expect(failed).toMatchObject({ code: 'MCP_AUTH_FAILED' });
       expect((failed as Error).message).toContain('MCP server "api"');
+      expect((failed as Error).message).toContain('names another issuer');
       expect(tokenRequests).toEqual([]);
     } finally {
       await proxy.close();

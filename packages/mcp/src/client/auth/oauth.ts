@@ -199,9 +199,14 @@ class StoredProvider implements OAuthClientProvider {
     await this.store.set(this.key, entry);
   }
 
-  async clientInformation(): Promise<StoredOAuthClientInformation | undefined> {
+  async clientInformation(ctx?: { issuer: string }): Promise<StoredOAuthClientInformation | undefined> {
     await this.load();
-    return this.configuredClient ?? this.entry?.client;
+    const configured = this.configuredClient;
+    // A configured client belongs to one authorization server: it is never offered to another (nor replaced by a registration there).
+    if (configured?.issuer !== undefined && ctx !== undefined && configured.issuer.replace(/\/$/, '') !== ctx.issuer.replace(/\/$/, '')) {
+      throw new AuthorizationServerMismatchError(configured.issuer, ctx.issuer);
+    }
+    return configured ?? this.entry?.client;
   }
 
   async saveClientInformation(information: StoredOAuthClientInformation): Promise<void> {
