@@ -151,7 +151,8 @@ describe('authorization code with PKCE, through the loopback helper', () => {
       expect(opened).toHaveLength(1);
       expect(opened[0]!.searchParams.get('code_challenge_method')).toBe('S256');
       expect(opened[0]!.searchParams.get('resource')).toBe(api.url);
-      expect(await call(toolset, 'whoami')).toEqual({ text: 'cli [mcp:read mcp:write]', code: undefined });
+      // The server's challenge names mcp:read: that is what is asked for.
+      expect(await call(toolset, 'whoami')).toEqual({ text: 'cli [mcp:read]', code: undefined });
       const key = new URL(api.url);
       const kept = store.get(`${key.origin}${key.pathname}`);
       expect(kept?.tokens?.issuer).toBe(oidc.issuer);
