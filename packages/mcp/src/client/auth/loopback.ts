@@ -106,6 +106,8 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
         };
         waiters.add(waiter);
       });
+      // The browser may come back (or fail) while `open` still runs: the outcome is kept for the caller, never unhandled.
+      arrived.catch(() => undefined);
       try {
         await open(authorizationUrl);
       } catch (error) {
