@@ -31,6 +31,12 @@ export interface BaseToolOptions {
   requiresApproval?: boolean;
   /** Tool-level middleware: runs with every call of this tool, however it is called (see `use`). */
   middleware?: readonly Middleware[];
+  /**
+   * OAuth scopes a caller must hold, all of them, to see and call this tool when
+   * it is served over MCP with authentication (`serveMcp({ auth })`). Served
+   * without authentication, or called directly, the tool ignores them.
+   */
+  scopes?: readonly string[];
 }
 
 /** Per-call options of `invoke`. */
@@ -179,6 +185,15 @@ function visitChild(stack: Visit[], parent: Visit, key: string, child: unknown):
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
+/** What is wrong with a tool's `scopes`: each is an OAuth scope token (RFC 6749: printable ASCII, no space, quote or backslash). */
+function scopesProblem(scopes: unknown): string | undefined {
+  if (scopes === undefined) return undefined;
+  if (!Array.isArray(scopes)) return `scopes must be an array of scope names, got ${typeof scopes}`;
+  const bad = scopes.find((scope) => typeof scope !== 'string' || !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope));
+  if (bad === undefined) return undefined;
+  return `scopes must be OAuth scope names (printable characters, no spaces, quotes or backslashes), got ${JSON.stringify(bad)}`;
+}
+
 function timeoutProblem(timeoutMs: unknown): string | undefined {
   if (timeoutMs === undefined) return undefined;
   if (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS) return undefined;
@@ -216,6 +231,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   annotations: ToolAnnotations | undefined;
   timeoutMs: number | undefined;
   requiresApproval: boolean;
+  /** OAuth scopes a caller needs to see and call this tool over an authenticated MCP endpoint (see `BaseToolOptions.scopes`). */
+  scopes: readonly string[] | undefined;
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
   /**
@@ -270,8 +287,9 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
     const schema = this.standardSchema;
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
-    const problem = timeoutProblem(options.timeoutMs);
+    const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes);
     if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: ${problem}`);
+    this.scopes = options.scopes === undefined ? undefined : Object.freeze([...new Set(options.scopes)]);
     if (options.middleware !== undefined) this.use(...options.middleware);
   }
 

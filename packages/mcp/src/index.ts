@@ -12,6 +12,8 @@ export type { McpAskOptions } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
 export { MemoryEventStore } from './server/memory-event-store.js';
 export { runServeCommand } from './server/serve-command.js';
+export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
+export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';

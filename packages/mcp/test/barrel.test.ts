@@ -4,7 +4,7 @@ describe('the public surface of @anytool/mcp', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(mcp).sort()).toEqual(
       [
-        'MCP_SESSION_KEY', 'McpConnection', 'McpTool', 'McpToolset', 'MemoryEventStore', 'createMcpServer', 'mcpSession', 'mcpToolName',
+        'MCP_AUTH_KEY', 'MCP_SESSION_KEY', 'McpConnection', 'McpTool', 'McpToolset', 'MemoryEventStore', 'createMcpServer', 'mcpAuth', 'mcpSession', 'mcpToolName',
         'readMcpServers', 'runServeCommand', 'serveMcp', 'toCallToolResult',
       ].sort(),
     );

@@ -11,10 +11,23 @@ export function urlHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 
-/** The host names accepted by default for a server bound to `bindHost`. */
+/** Whether a bind address is a wildcard (every interface). */
+export function isWildcard(host: string): boolean {
+  const own = urlHost(host).toLowerCase();
+  return own === '0.0.0.0' || own === '[::]' || own === '';
+}
+
+/**
+ * The host names accepted by default for a server bound to `bindHost`. A
+ * loopback bind accepts the loopback names; any other bind accepts only its own
+ * address (a wildcard bind none): `Host: localhost` reaching a server on the
+ * network comes from a client that named it so, maybe to get past this check.
+ */
 export function defaultAllowedHosts(bindHost: string): string[] {
   const own = urlHost(bindHost).toLowerCase();
-  return LOOPBACK_HOSTS.includes(own) || own === '0.0.0.0' || own === '[::]' ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, own];
+  if (isWildcard(bindHost)) return [];
+  if (!isLoopback(bindHost)) return [own];
+  return LOOPBACK_HOSTS.includes(own) ? [...LOOPBACK_HOSTS] : [...LOOPBACK_HOSTS, own];
 }
 
 function hostnameOf(value: string, withScheme: boolean): string | undefined {

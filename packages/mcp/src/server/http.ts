@@ -4,19 +4,35 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, classifyInboundRequest, createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
-import { defaultAllowedHosts, rebindingProblem, urlHost } from './host-check.js';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, type AuthInfo, classifyInboundRequest, createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
+import { ResourceServer, missingScopes, principalOf, type McpAuthOptions } from './auth.js';
+import { defaultAllowedHosts, isLoopback, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
-import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools } from './tool-server.js';
+import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools, type ToolView } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
 export interface HttpServeOptions extends McpServerOptions {
   transport: 'http';
   /** The port to listen on; 0 picks a free one (read it from the handle). */
   port: number;
-  /** The address to bind. Default `127.0.0.1`: reachable from this machine only. */
+  /**
+   * The address to bind. Default `127.0.0.1`: reachable from this machine only.
+   * Any other address (`0.0.0.0`, a network interface) needs `auth`, or
+   * `allowUnauthenticated: true`, and the host names clients use in `allowedHosts`.
+   */
   host?: string;
+  /**
+   * Who may call: bearer tokens from a static list or JWTs from an identity
+   * provider (see `McpAuthOptions`). Callers see and call only the tools their
+   * scopes allow. Default: none (anyone who reaches the endpoint calls every tool).
+   */
+  auth?: McpAuthOptions;
+  /**
+   * Serve without `auth` on an address other than loopback (behind a proxy that
+   * authenticates, or on a trusted network). Default false: such a server refuses to start.
+   */
+  allowUnauthenticated?: boolean;
   /** The endpoint path. Default `/mcp`. */
   path?: string;
   /**
@@ -25,7 +41,11 @@ export interface HttpServeOptions extends McpServerOptions {
    * a proxy that checks hosts itself.
    */
   dnsRebindingProtection?: boolean;
-  /** Host names (no port) accepted in the Host header. Default: localhost, 127.0.0.1, [::1], plus the bind address when it is not a wildcard. */
+  /**
+   * Host names (no port) accepted in the Host header. Default for a loopback bind:
+   * localhost, 127.0.0.1, [::1] and the bind address; for any other address only
+   * the bind address itself (a wildcard bind has no default: name the hosts).
+   */
   allowedHosts?: string[];
   /** Host names accepted in an Origin header (`"*"` for any). Default: the allowed hosts. */
   allowedOrigins?: string[];
@@ -89,6 +109,8 @@ interface Session {
   server: Server;
   /** Who opened it (`clientIdentity`); requests from anyone else are answered as for an unknown session. */
   client: string | undefined;
+  /** The authenticated principal that opened it (with `auth`); requests of any other principal are answered as for an unknown session. */
+  principal: string | undefined;
   /** Requests and streams of this session still open. */
   open: number;
   lastSeen: number;
@@ -111,6 +133,8 @@ export interface McpHttpListener {
   readonly sessionIdleTimeoutMs: number;
   /** The session cap in effect. */
   readonly maxSessions: number;
+  /** How callers are authenticated, in words (`'none'` without `auth`). */
+  readonly authMode: string;
   close(): Promise<void>;
 }
 
@@ -129,11 +153,27 @@ function sendJsonRpcError(res: ServerResponse, status: number, code: number, mes
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  if (res.req.complete) return void res.end(text);
+  finish(res, text);
+}
+
+/** Sends a web `Response` (an auth challenge, the resource metadata) as the answer. */
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  if (response.body !== null) headers['content-length'] = String(body.length);
+  res.writeHead(response.status, headers);
+  finish(res, body);
+}
+
+/** Ends a response whose head is written, with `body`, whether or not the request's body was read. */
+function finish(res: ServerResponse, body: string | Buffer): void {
+  if (res.req.complete) return void res.end(body);
   // Refused before its body was read: the answer goes out now, and the response ends (which may close the
   // connection) once the rest of the body is read and dropped. A socket closed with unread data is reset, and the
   // client may lose the answer. Node's requestTimeout bounds how long that takes.
-  res.write(text);
+  res.write(body);
   res.req.resume().once('end', () => res.end());
 }
 
@@ -223,13 +263,32 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   const identity = options.clientIdentity ?? 'address';
   const clientOf = typeof identity === 'function' ? identity : identity === 'none' ? () => undefined : (req: IncomingMessage) => req.socket.remoteAddress;
   const protect = options.dnsRebindingProtection ?? true;
+  if (options.auth === undefined && !isLoopback(host) && options.allowUnauthenticated !== true) {
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `serveMcp(): refusing to serve without authentication on ${host}, which is not a loopback address (anyone who reaches it could call every tool); give auth, or allowUnauthenticated: true to serve it open behind a proxy that authenticates`,
+    );
+  }
   const allowedHosts = (options.allowedHosts ?? defaultAllowedHosts(host)).map((h) => h.toLowerCase());
+  if (protect && allowedHosts.length === 0) {
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `serveMcp(): host ${host} accepts requests addressed to any name; list the host names clients use in allowedHosts (DNS-rebinding protection), or set dnsRebindingProtection: false behind a proxy that checks hosts`,
+    );
+  }
+  if (options.auth !== undefined && options.toolsListCacheScope === 'public') {
+    throw new AnytoolError(ErrorCode.InvalidOptions, 'serveMcp(): toolsListCacheScope "public" does not fit auth: each caller sees the tools its scopes allow; leave it out (with auth it is "private")');
+  }
+  // With auth, what a caller lists depends on who it is: no shared cache may keep it.
+  const serverOptions: McpServerOptions = options.auth === undefined ? options : { ...options, toolsListCacheScope: 'private' };
+  /** The resource server of an endpoint with `auth` (made once the endpoint's URL is known). */
+  let resourceServer: ResourceServer | undefined;
   const allowedOrigins = (options.allowedOrigins ?? allowedHosts).map((h) => h.toLowerCase());
   const sessions = new Map<string, Session>();
   let closing = false;
   /** Who sends the modern request being served, for the server instance the handler makes for it. */
   const caller = new AsyncLocalStorage<string | undefined>();
-  const modernHandler = createMcpHandler(({ era }) => createMcpServer(served, options, { era, rounds: served.rounds, owner: caller.getStore() }), {
+  const modernHandler = createMcpHandler(({ era }) => createMcpServer(served, serverOptions, { era, rounds: served.rounds, owner: caller.getStore(), authenticated: resourceServer !== undefined }), {
     legacy: 'reject',
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
     maxRequestBodySize: maxBody,
@@ -266,17 +325,17 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     return undefined;
   }
 
-  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, client: string | undefined): Promise<void> {
+  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, client: string | undefined, principal: string | undefined): Promise<void> {
     const full = makeRoom(client);
     if (full !== undefined) return sendJsonRpcError(res, 503, -32000, full);
     const id = randomUUID();
-    const server = createMcpServer(served, options, { era: 'legacy', rounds: served.rounds, owner: client });
+    const server = createMcpServer(served, serverOptions, { era: 'legacy', rounds: served.rounds, owner: principal ?? client, authenticated: principal !== undefined });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
       ...(options.retryIntervalMs === undefined ? {} : { retryInterval: options.retryIntervalMs }),
     });
-    const session: Session = { transport, server, client, open: 0, lastSeen: Date.now(), pending: new Map() };
+    const session: Session = { transport, server, client, principal, open: 0, lastSeen: Date.now(), pending: new Map() };
     // Held from now on, so concurrent initializes count against the limits.
     sessions.set(id, session);
     track(session, res);
@@ -313,6 +372,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       const problem = rebindingProblem(req.headers.host, req.headers.origin, allowedHosts, allowedOrigins);
       if (problem !== undefined) return sendJsonRpcError(res, 403, -32000, `Forbidden: ${problem}. This server only answers requests addressed to an allowed host (DNS-rebinding protection).`);
     }
+    const metadata = resourceServer?.metadataResponse(req.method ?? 'GET', url.pathname);
+    if (metadata !== undefined) return sendResponse(res, metadata);
     if (url.pathname !== path) return sendJsonRpcError(res, 404, -32000, `Not found: the MCP endpoint is ${path}`);
     if (closing) return sendJsonRpcError(res, 503, -32000, 'The server is shutting down');
     const method = req.method ?? 'GET';
@@ -320,15 +381,28 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       res.setHeader('allow', 'GET, POST, DELETE');
       return sendJsonRpcError(res, 405, -32000, `Method ${method} not allowed`);
     }
-    const client = clientOf(req);
+    let authInfo: AuthInfo | undefined;
+    let principal: string | undefined;
+    if (resourceServer !== undefined) {
+      const verdict = await resourceServer.authenticate(req);
+      if (verdict instanceof Response) return sendResponse(res, verdict);
+      authInfo = verdict;
+      principal = principalOf(verdict);
+      // Where the SDK's transports read it: tool handlers get it as ctx.http.authInfo, in both eras.
+      (req as IncomingMessage & { auth?: AuthInfo }).auth = verdict;
+    }
+    const client = principal !== undefined && options.clientIdentity === undefined ? principal : clientOf(req);
+    /** Whom a parked 2026-07-28 call answers. */
+    const owner = principal ?? client;
     const header = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     const session = sessionId === undefined ? undefined : sessions.get(sessionId);
-    if (sessionId !== undefined && (session === undefined || session.client !== client)) {
+    // A session answers only the client, and the principal, that opened it: to anyone else it does not exist.
+    if (sessionId !== undefined && (session === undefined || session.client !== client || session.principal !== principal)) {
       return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
     }
     if (session === undefined && method !== 'POST') {
-      if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req)))) return caller.run(client, () => modern(req as NodeRequest, res));
+      if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req)))) return caller.run(owner, () => modern(req as NodeRequest, res));
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
     }
     if (session !== undefined) track(session, res);
@@ -349,6 +423,11 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
         return sendJsonRpcError(res, error.status, error.code, error.message);
       }
     }
+    if (authInfo !== undefined) {
+      // A tool outside the caller's scopes: refused before any server sees the call, in both eras (the SDK client steps up).
+      const refusal = scopeRefusal(body, authInfo);
+      if (refusal !== undefined) return sendResponse(res, refusal);
+    }
     if (session !== undefined) {
       const taken = body === undefined ? undefined : claimIds(session.pending, body, res);
       if (taken !== undefined) {
@@ -358,7 +437,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     }
     // A modern MCP-Protocol-Version header makes it modern whatever the body (the SDK's rule); otherwise the SDK decides.
     if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req), body))) {
-      const list = constantList(req, body);
+      const list = constantList(req, body, authInfo);
       if (list !== undefined) {
         const tail = `${JSON.stringify((body as { id: RequestId }).id)}}`;
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': list.length + Buffer.byteLength(tail) }).write(list);
@@ -366,9 +445,9 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       }
       const mismatch = paramMismatch(req, body);
       if (mismatch !== undefined) return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
-      return caller.run(client, () => modern(req as NodeRequest, res, body));
+      return caller.run(owner, () => modern(req as NodeRequest, res, body));
     }
-    if (hasInitialize(body)) return startSession(req, res, body, client);
+    if (hasInitialize(body)) return startSession(req, res, body, client, principal);
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
   }
 
@@ -381,7 +460,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
    * revision, is answered here; anything else goes to the SDK, which answers it
    * (errors included).
    */
-  function constantList(req: IncomingMessage, body: unknown): Buffer | undefined {
+  function constantList(req: IncomingMessage, body: unknown, authInfo: AuthInfo | undefined): Buffer | undefined {
     if (!isJSONRPCRequest(body) || body.method !== 'tools/list') return undefined;
     const version = req.headers['mcp-protocol-version'];
     const method = req.headers['mcp-method'];
@@ -391,7 +470,19 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION || typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) return undefined;
     const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: method, body });
     if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
-    return listResponseHead(served, options, body.params?.['cursor']);
+    const view: ToolView = served.view(authInfo?.scopes);
+    return listResponseHead(view, serverOptions, body.params?.['cursor']);
+  }
+
+  /** The 403 challenge for a `tools/call` (of a body, batches included) whose tool needs scopes the caller lacks. */
+  function scopeRefusal(body: unknown, authInfo: AuthInfo): Response | undefined {
+    for (const message of Array.isArray(body) ? body : [body]) {
+      if (!isJSONRPCRequest(message) || message.method !== 'tools/call') continue;
+      const name = message.params?.['name'];
+      const needed = typeof name === 'string' ? served.toolset.get(name)?.scopes : undefined;
+      if (needed !== undefined && missingScopes(needed, authInfo.scopes).length > 0) return resourceServer!.insufficientScope(name as string, needed);
+    }
+    return undefined;
   }
 
   /** A modern tools/call whose `Mcp-Param-*` headers disagree with its arguments (the SDK checks them only for its McpServer). */
@@ -424,6 +515,17 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     });
   });
   const port = (http.address() as AddressInfo).port;
+  const url = `http://${urlHost(host)}:${port}${path}`;
+  if (options.auth !== undefined) {
+    try {
+      resourceServer = new ResourceServer(options.auth, url, served.toolset, options.onError);
+    } catch (error) {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      stopNotifying();
+      await modernHandler.close();
+      throw error;
+    }
+  }
   let closed: Promise<void> | undefined;
   let sweeper: ReturnType<typeof setInterval> | undefined;
   if (Number.isFinite(idle)) {
@@ -435,9 +537,10 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   }
 
   return {
-    url: `http://${urlHost(host)}:${port}${path}`,
+    url,
     host,
     port,
+    authMode: resourceServer?.mode ?? 'none',
     get sessionCount() {
       return sessions.size;
     },

@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule } from '@anytool/core';
+import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, type Toolset } from '@anytool/core';
+import type { McpAuthOptions, StaticToken } from './auth.js';
+import { defaultAllowedHosts, isLoopback } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
@@ -16,6 +19,13 @@ Options:
   --host <address>       HTTP bind address (default 127.0.0.1)
   --path <path>          HTTP endpoint path (default /mcp)
   --allowed-host <name>  accept this Host / Origin host name too (repeatable)
+  --tokens-file <file>   require bearer tokens from this JSON file: an array of
+                         { "token", "subject", "scopes": [...] } (keep it private)
+  --jwt-issuer <url>     require JWT access tokens from this identity provider
+  --jwks-uri <url>       where the provider's keys are (default: from its metadata)
+  --resource <url>       this endpoint's URL as clients reach it, the JWT audience
+                         (default: the listening URL)
+  --allow-unauthenticated  serve without tokens on an address other than loopback
   --export <name>        serve only this export (repeatable)
   --name <name>          server name sent in initialize (default: the module's file name)
   -h, --help             show this help
@@ -31,6 +41,11 @@ export interface ServeCommandOptions {
   allowedHosts: string[];
   exports: string[];
   name: string | undefined;
+  tokensFile: string | undefined;
+  jwtIssuer: string | undefined;
+  jwksUri: string | undefined;
+  resource: string | undefined;
+  allowUnauthenticated: boolean;
 }
 
 function usageError(problem: string): AnytoolError {
@@ -39,7 +54,21 @@ function usageError(problem: string): AnytoolError {
 
 /** Parses the arguments after `anytool serve`; `undefined` means help was asked for. */
 export function parseServeArgs(args: readonly string[]): ServeCommandOptions | undefined {
-  const options: ServeCommandOptions = { module: '', http: false, port: 3000, host: '127.0.0.1', path: '/mcp', allowedHosts: [], exports: [], name: undefined };
+  const options: ServeCommandOptions = {
+    module: '',
+    http: false,
+    port: 3000,
+    host: '127.0.0.1',
+    path: '/mcp',
+    allowedHosts: [],
+    exports: [],
+    name: undefined,
+    tokensFile: undefined,
+    jwtIssuer: undefined,
+    jwksUri: undefined,
+    resource: undefined,
+    allowUnauthenticated: false,
+  };
   const modules: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -77,6 +106,21 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
       case '--name':
         options.name = value();
         break;
+      case '--tokens-file':
+        options.tokensFile = value();
+        break;
+      case '--jwt-issuer':
+        options.jwtIssuer = value();
+        break;
+      case '--jwks-uri':
+        options.jwksUri = value();
+        break;
+      case '--resource':
+        options.resource = value();
+        break;
+      case '--allow-unauthenticated':
+        options.allowUnauthenticated = true;
+        break;
       default:
         if (arg.startsWith('-')) throw usageError(`unknown option ${arg}`);
         modules.push(arg);
@@ -84,6 +128,12 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
   }
   if (modules.length !== 1) throw usageError(modules.length === 0 ? 'name the module to serve' : `serve one module at a time, got ${modules.join(', ')}`);
   options.module = modules[0]!;
+  const authFlags = options.tokensFile !== undefined || options.jwtIssuer !== undefined;
+  if (!options.http && (authFlags || options.resource !== undefined)) throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
+  if (options.jwksUri !== undefined && options.jwtIssuer === undefined) throw usageError('--jwks-uri needs --jwt-issuer');
+  if (options.http && !authFlags && !options.allowUnauthenticated && !isLoopback(options.host)) {
+    throw usageError(`refusing to serve without authentication on ${options.host}, which is not a loopback address; give --tokens-file or --jwt-issuer, or --allow-unauthenticated to serve it open behind a proxy that authenticates`);
+  }
   return options;
 }
 
@@ -124,6 +174,8 @@ export async function runServeCommand(args: string[]): Promise<void> {
     throw error;
   }
   process.stderr.write(`anytool serve: ${size} tools from ${options.module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
+  if (server.url !== undefined) process.stderr.write(`anytool serve: auth: ${server.authMode}\n`);
+  process.stderr.write(`anytool serve: tools: ${toolsLine(server.toolset)}\n`);
   await server.closed;
   process.stderr.write('anytool serve: stopped\n');
   // A command ends when serving ends, even if the module left handles open (MCP clients, timers); a caller that
@@ -162,11 +214,39 @@ function takeStdout(): { protocol: Writable; restore(): void } {
   };
 }
 
+/** The tools served, each with the scopes it needs: what a caller may reach. */
+function toolsLine(toolset: Toolset): string {
+  return toolset.tools.map((tool) => (tool.scopes === undefined || tool.scopes.length === 0 ? tool.name : `${tool.name} [${tool.scopes.join(' ')}]`)).join(', ');
+}
+
+/** The `auth` option from the command's flags; the tokens file is read now, so a bad one stops the start. */
+function authFor(options: ServeCommandOptions): McpAuthOptions | undefined {
+  if (options.tokensFile === undefined && options.jwtIssuer === undefined) return undefined;
+  const auth: McpAuthOptions = {};
+  if (options.tokensFile !== undefined) {
+    let tokens: unknown;
+    try {
+      tokens = JSON.parse(readFileSync(options.tokensFile, 'utf8'));
+    } catch (error) {
+      throw usageError(`--tokens-file ${options.tokensFile}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!Array.isArray(tokens)) throw usageError(`--tokens-file ${options.tokensFile} must hold a JSON array of { "token", "subject", "scopes" }`);
+    auth.tokens = tokens as StaticToken[];
+  }
+  if (options.jwtIssuer !== undefined) auth.jwt = options.jwksUri === undefined ? { issuer: options.jwtIssuer } : { issuer: options.jwtIssuer, jwksUri: options.jwksUri };
+  if (options.resource !== undefined) auth.resource = options.resource;
+  return auth;
+}
+
 function serveOptionsFor(options: ServeCommandOptions, stdout: Writable | undefined): ServeMcpOptions {
   const name = options.name ?? options.module.replace(/^.*[\\/]/, '').replace(/\.[cm]?js$/, '');
   const common = { name, handleSignals: true, onError: (error: Error) => void process.stderr.write(`anytool serve: ${error.message}\n`) };
   if (!options.http) return stdout === undefined ? { ...common, transport: 'stdio' } : { ...common, transport: 'stdio', stdout };
   const http: ServeMcpOptions = { ...common, transport: 'http', port: options.port, host: options.host, path: options.path };
-  if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, 'localhost', '127.0.0.1', '[::1]'])];
+  // Named hosts come on top of the loopback names for a loopback bind only: elsewhere the named ones are all.
+  if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, ...defaultAllowedHosts(options.host)])];
+  const auth = authFor(options);
+  if (auth !== undefined) http.auth = auth;
+  if (options.allowUnauthenticated) http.allowUnauthenticated = true;
   return http;
 }

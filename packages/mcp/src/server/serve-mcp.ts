@@ -30,6 +30,8 @@ export interface McpServerHandle {
   readonly host: string | undefined;
   /** The bound port, over HTTP (the real one when 0 was asked for). */
   readonly port: number | undefined;
+  /** How callers are authenticated, over HTTP: `'none'`, or the tokens accepted and the resource. */
+  readonly authMode: string | undefined;
   /** The toolset being served; adding or removing tools tells connected clients. */
   readonly toolset: Toolset;
   /** Open sessions (HTTP) or 1 while the stdio client is connected. */
@@ -58,7 +60,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stop: () => Promise<void>;
   let sessions: () => number;
-  let http: { url: string; host: string; port: number } | undefined;
+  let http: { url: string; host: string; port: number; authMode: string } | undefined;
 
   if (options.transport === 'stdio') {
     const stdin = options.stdin ?? process.stdin;
@@ -84,7 +86,13 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
     };
     sessions = () => (open ? 1 : 0);
   } else if (options.transport === 'http') {
-    const listener = await listenHttp(served, options);
+    let listener: Awaited<ReturnType<typeof listenHttp>>;
+    try {
+      listener = await listenHttp(served, options);
+    } catch (error) {
+      served.dispose();
+      throw error;
+    }
     http = listener;
     stop = () => listener.close();
     sessions = () => listener.sessionCount;
@@ -101,6 +109,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
     url: http?.url,
     host: http?.host,
     port: http?.port,
+    authMode: http?.authMode,
     toolset,
     get sessionCount() {
       return sessions();

@@ -16,6 +16,7 @@ import {
 import { InputRounds, type InputRound } from './input-rounds.js';
 import { paramHeaders, type ParamHeader } from './param-headers.js';
 import { CallSession, MCP_SESSION_KEY, type ConnectionState } from './mcp-session.js';
+import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
 import { toCallToolResult } from './result-content.js';
 
 /** Options of every MCP server anytool makes, whatever the transport. */
@@ -59,8 +60,10 @@ export interface McpServerOptions {
 export interface Serving {
   era?: 'legacy' | 'modern';
   rounds: InputRounds;
-  /** Who the client is (`clientIdentity`), so a parked call answers only its own client. */
+  /** Who the client is (`clientIdentity`, or the authenticated principal), so a parked call answers only its own client. */
   owner?: string | undefined;
+  /** Callers are authenticated: what they see depends on who they are (the list's cache hint is private). */
+  authenticated?: boolean;
 }
 
 export const DEFAULT_TOOLS_LIST_TTL_MS = 60_000;
@@ -86,43 +89,34 @@ export function asToolset(tools: Toolset | ToolSource): Toolset {
   return isToolset(tools) ? tools : new Toolset(tools);
 }
 
+/** The most scope sets whose tool lists are kept at once (each is a few lists; a new set past it starts over). */
+const MAX_SCOPE_VIEWS = 256;
+
 /**
- * The tools of a toolset as MCP sees them, recomputed only when the toolset
- * changes (definitions are lowered once, not on every `tools/list`).
+ * The tools one kind of caller sees (every tool, or those a set of scopes
+ * allows), with its `tools/list` pages and their bytes built once per toolset
+ * version.
  */
-export class ServedTools {
+export class ToolView {
   private cached: McpToolDefinition[] | undefined;
   private readonly pages = new Map<string, ListToolsResult>();
   /** Whole `tools/list` responses as bytes up to the request id, by page (see `listResponseHead`). */
   readonly listJson = new Map<string, Buffer>();
-  private headers: Map<string, ParamHeader[]> | undefined;
-  private readonly unsubscribe: () => void;
-  private readonly listeners = new Set<() => void>();
-  /** The calls waiting for the client's input, shared by every server instance of these tools (2026-07-28 era). */
-  readonly rounds: InputRounds;
 
   constructor(
-    readonly toolset: Toolset,
-    options: McpServerOptions = {},
-  ) {
-    this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
-    this.unsubscribe = toolset.subscribe(() => {
-      this.cached = undefined;
-      this.pages.clear();
-      this.listJson.clear();
-      this.headers = undefined;
-      for (const listener of [...this.listeners]) listener();
-    });
-  }
+    private readonly served: ServedTools,
+    /** The caller's scopes; undefined: no authentication, every tool. */
+    private readonly scopes: readonly string[] | undefined,
+  ) {}
 
   get definitions(): McpToolDefinition[] {
-    return (this.cached ??= this.toolset.definitions('mcp'));
+    if (this.cached !== undefined) return this.cached;
+    const all = this.served.definitions;
+    const scopes = this.scopes;
+    return (this.cached = scopes === undefined ? all : all.filter((definition) => this.served.allows(definition.name, scopes)));
   }
 
-  /**
-   * One `tools/list` page, built once per toolset version: a stateless server
-   * makes a server instance per request, and lists cost no schema work.
-   */
+  /** One `tools/list` page: a stateless server makes a server instance per request, and lists cost no schema work. */
   page(start: number, pageSize: number): ListToolsResult {
     const key = `${start}:${pageSize}`;
     let page = this.pages.get(key);
@@ -134,6 +128,78 @@ export class ServedTools {
       this.pages.set(key, page);
     }
     return page;
+  }
+}
+
+/**
+ * The tools of a toolset as MCP sees them, recomputed only when the toolset
+ * changes (definitions are lowered once, not on every `tools/list`). Over an
+ * authenticated endpoint each caller sees the tools its scopes allow: one view
+ * per set of scopes that matters (those the tools ask for), built once.
+ */
+export class ServedTools {
+  private cached: McpToolDefinition[] | undefined;
+  /** What a caller without authentication sees: every tool. */
+  readonly all: ToolView;
+  private views = new Map<string, ToolView>();
+  /** Every scope some tool asks for, found once per toolset version. */
+  private toolScopes: Set<string> | undefined;
+  private headers: Map<string, ParamHeader[]> | undefined;
+  private readonly unsubscribe: () => void;
+  private readonly listeners = new Set<() => void>();
+  /** The calls waiting for the client's input, shared by every server instance of these tools (2026-07-28 era). */
+  readonly rounds: InputRounds;
+
+  constructor(
+    readonly toolset: Toolset,
+    options: McpServerOptions = {},
+  ) {
+    this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
+    this.all = new ToolView(this, undefined);
+    this.unsubscribe = toolset.subscribe(() => {
+      this.cached = undefined;
+      (this as { all: ToolView }).all = new ToolView(this, undefined);
+      this.views = new Map();
+      this.toolScopes = undefined;
+      this.headers = undefined;
+      for (const listener of [...this.listeners]) listener();
+    });
+  }
+
+  get definitions(): McpToolDefinition[] {
+    return (this.cached ??= this.toolset.definitions('mcp'));
+  }
+
+  /** Whether a caller holding `scopes` may see and call the tool (it holds every scope the tool asks for). */
+  allows(name: string, scopes: readonly string[]): boolean {
+    const needed = this.toolset.get(name)?.scopes;
+    return needed === undefined || needed.every((scope) => scopes.includes(scope));
+  }
+
+  /**
+   * The tools a caller sees: with `scopes` undefined (no authentication) every
+   * tool, else those its scopes allow. Callers whose scopes differ only in
+   * scopes no tool asks for share one view.
+   */
+  view(scopes: readonly string[] | undefined): ToolView {
+    if (scopes === undefined) return this.all;
+    if (this.toolScopes === undefined) {
+      this.toolScopes = new Set();
+      for (const tool of this.toolset.tools) for (const scope of tool.scopes ?? []) this.toolScopes.add(scope);
+    }
+    const relevant = [...new Set(scopes.filter((scope) => this.toolScopes!.has(scope)))].sort();
+    const key = relevant.join(' ');
+    let view = this.views.get(key);
+    if (view === undefined) {
+      if (this.views.size >= MAX_SCOPE_VIEWS) this.views.clear();
+      this.views.set(key, (view = new ToolView(this, relevant)));
+    }
+    return view;
+  }
+
+  /** One `tools/list` page of every tool (see `ToolView.page`). */
+  page(start: number, pageSize: number): ListToolsResult {
+    return this.all.page(start, pageSize);
   }
 
   /** The parameters of a tool mirrored into `Mcp-Param-*` headers (2026-07-28 era), found once per toolset version. */
@@ -224,7 +290,7 @@ function encodeCursor(offset: number): string {
  * list with no per-request serialisation. `undefined` for a cursor this server
  * did not give out (the SDK path then answers the error).
  */
-export function listResponseHead(served: ServedTools, options: McpServerOptions, cursor: unknown): Buffer | undefined {
+export function listResponseHead(view: ToolView, options: McpServerOptions, cursor: unknown): Buffer | undefined {
   let start = 0;
   if (cursor !== undefined) {
     if (typeof cursor !== 'string') return undefined;
@@ -234,17 +300,17 @@ export function listResponseHead(served: ServedTools, options: McpServerOptions,
   }
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const key = `${start}:${pageSize}`;
-  let head = served.listJson.get(key);
+  let head = view.listJson.get(key);
   if (head === undefined) {
     const result = {
-      ...served.page(start, pageSize),
+      ...view.page(start, pageSize),
       resultType: 'complete',
       ttlMs: options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS,
       cacheScope: options.toolsListCacheScope ?? 'public',
       _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' } },
     };
     head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
-    served.listJson.set(key, head);
+    view.listJson.set(key, head);
   }
   return head;
 }
@@ -285,7 +351,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (logging) capabilities.logging = {};
   const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
-  const cacheHints = { 'tools/list': { ttlMs, cacheScope: options.toolsListCacheScope ?? 'public' } } as const;
+  // A list that depends on who asks must not be shared between callers.
+  const cacheHints = { 'tools/list': { ttlMs, cacheScope: options.toolsListCacheScope ?? (serving?.authenticated === true ? 'private' : 'public') } } as const;
   const server = new ToolServer(info, options.instructions === undefined ? { capabilities, cacheHints } : { capabilities, cacheHints, instructions: options.instructions });
   const connection: ConnectionState = { logging, logLevel: undefined };
   const onError = options.onError;
@@ -300,15 +367,19 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     });
   }
 
-  server.setRequestHandler('tools/list', (request) => {
+  server.setRequestHandler('tools/list', (request, ctx) => {
     const cursor = request.params?.cursor;
-    return served.page(cursor === undefined ? 0 : decodeCursor(cursor), pageSize);
+    // An authenticated caller sees the tools its scopes allow.
+    return served.view(ctx.http?.authInfo?.scopes).page(cursor === undefined ? 0 : decodeCursor(cursor), pageSize);
   });
 
   server.setRequestHandler('tools/call', (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
     const params = request.params;
     const name = params.name;
     const args = ToolServer.rawArguments.has(request) ? ToolServer.rawArguments.get(request) : params.arguments;
+    const authInfo = ctx.http?.authInfo;
+    // The HTTP server refuses such a call with 403 before it gets here; a server behind another gate answers it so.
+    if (authInfo !== undefined && !served.allows(name, authInfo.scopes)) return Promise.resolve(insufficientScope(name, authInfo.scopes));
     const era = eraOf();
     if (era === 'legacy') return call(name, args, ctx, era, undefined, ctx.mcpReq.signal);
     return rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal));
@@ -319,6 +390,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     const context = new ExecutionContext({ signal });
     const session = new CallSession(server, ctx, connection, name, era, round);
     context.state.set(MCP_SESSION_KEY, session);
+    const authInfo = ctx.http?.authInfo;
+    if (authInfo !== undefined) context.state.set(MCP_AUTH_KEY, authOf(authInfo));
     const token = ctx.mcpReq._meta?.progressToken;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     // Notifications are sent asynchronously; the result waits until they are written, so none is sent after it.
@@ -353,6 +426,11 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     } finally {
       unsubscribe();
     }
+  }
+
+  function insufficientScope(name: string, held: readonly string[]): CallToolResult {
+    const needed = missingScopes(served.toolset.get(name)?.scopes, held);
+    return { content: [{ type: 'text', text: `insufficient_scope: tool "${name}" needs the scope${needed.length === 1 ? '' : 's'} ${needed.join(' ')}` }], isError: true };
   }
 
   function report(error: unknown): void {
