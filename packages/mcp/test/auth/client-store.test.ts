@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FileTokenStore, MemoryTokenStore, startLoopbackRedirect } from '../../src';
+import { FileTokenStore, MemoryTokenStore, readMcpServers, startLoopbackRedirect } from '../../src';
 
 // The token stores and the loopback redirect helper, on their own.
 
@@ -106,5 +106,31 @@ describe('startLoopbackRedirect', () => {
     }
     await expect(loopback.authorize(() => undefined)(new URL('https://issuer.example/authorize?state=s3'))).rejects.toMatchObject({ message: expect.stringContaining('was closed') });
     expect(existsSync(dir)).toBe(true);
+  });
+});
+
+describe('auth settings of an mcpServers entry', () => {
+  const read = (auth: unknown, extra: object = {}): unknown => {
+    try {
+      return readMcpServers({ mcpServers: { api: { url: 'https://mcp.example/mcp', auth, ...extra } as never } }).get('api');
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+
+  it('takes each kind, and refuses what a kind lacks with the field named', () => {
+    expect(read({ type: 'client_credentials', clientId: 'job', clientSecret: 's' })).toMatchObject({ auth: { type: 'client_credentials' } });
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code' })).toMatchObject({ auth: { type: 'authorization_code' } });
+    expect(read({ type: 'provider', provider: { token: async () => 't' } })).toMatchObject({ auth: { type: 'provider' } });
+    expect(read({ type: 'client_credentials', clientId: 'job' })).toBe('MCP server "api": "client_credentials" needs "auth.clientSecret" or "auth.privateKey"');
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback' })).toMatch(/"auth.authorize" must be a function/);
+    expect(read({ type: 'authorization_code', redirectUrl: 'x', authorize: () => 'c', clientMetadataUrl: 'http://insecure.example/c.json' })).toMatch(/"auth.clientMetadataUrl" must be an https URL/);
+    expect(read({ type: 'password' })).toMatch(/"auth.type" must be/);
+    expect(read({ type: 'client_credentials', clientId: 'job', clientSecret: 's', store: {} })).toMatch(/"auth.store" must be a token store/);
+  });
+
+  it('refuses auth on a command, and auth next to an Authorization header', () => {
+    expect(() => readMcpServers({ mcpServers: { local: { command: 'node', auth: { type: 'client_credentials', clientId: 'a', clientSecret: 'b' } } as never } })).toThrow(/applies to a server reached over HTTP/);
+    expect(read({ type: 'client_credentials', clientId: 'a', clientSecret: 'b' }, { headers: { Authorization: 'Bearer x' } })).toMatch(/either "auth" \(OAuth\) or an "Authorization" header/);
   });
 });
