@@ -1,4 +1,5 @@
 import { ExecutionContext, Toolset, resultText } from '@anytool/core';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/client';
 import { McpToolset, MemoryTokenStore, startLoopbackRedirect, type LoopbackRedirect, type McpServerConfig } from '../../src';
 import { startOidcProvider, type OidcProvider } from './oidc';
 import { startResourceServer, type ResourceServer } from './client-resource-server';
@@ -127,6 +128,19 @@ describe('client credentials', () => {
     expect((failed as Error).message).toContain('MCP server "api"');
     expect((failed as Error).message).toContain('invalid_client');
     expect((failed as Error).message).toContain('"clientSecret"');
+  });
+});
+
+describe('a provider of the SDK, passed through', () => {
+  it('connects with the SDK\'s ClientCredentialsProvider as it is', async () => {
+    const provider = new ClientCredentialsProvider({ clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' });
+    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'provider', provider } });
+    try {
+      expect(await call(toolset, 'whoami')).toEqual({ text: 'machine [mcp:read]', code: undefined });
+      expect(provider.tokens()?.issuer).toBe(oidc.issuer);
+    } finally {
+      await mcp.close();
+    }
   });
 });
 
