@@ -206,7 +206,9 @@ class StoredProvider implements OAuthClientProvider {
     if (configured?.issuer !== undefined && ctx !== undefined && configured.issuer.replace(/\/$/, '') !== ctx.issuer.replace(/\/$/, '')) {
       throw new AuthorizationServerMismatchError(configured.issuer, ctx.issuer);
     }
-    return configured ?? this.entry?.client;
+    // Without a configured issuer, the client is bound to the first one it is used with (as the SDK binds what it stores).
+    if (configured !== undefined && configured.issuer === undefined && ctx !== undefined) this.configuredClient = { ...configured, issuer: ctx.issuer };
+    return this.configuredClient ?? this.entry?.client;
   }
 
   async saveClientInformation(information: StoredOAuthClientInformation): Promise<void> {
@@ -474,7 +476,14 @@ export class OAuthSession {
     try {
       await this.renew(generation, { ...challenge, scope: union }, isStrictScopeSuperset(union, tokens?.scope));
       return true;
-    } catch {
+    } catch (error) {
+      const prefix = `MCP server "${this.server}": `;
+      const reason = this.authError(error).message;
+      this.lastFailure = new AnytoolError(
+        ErrorCode.McpAuthFailed,
+        `MCP server "${this.server}" refused the request for want of the scope ${JSON.stringify(challenge.scope ?? '')} (403 insufficient_scope), and re-authorizing with the scopes ${JSON.stringify(key)} failed: ${reason.startsWith(prefix) ? reason.slice(prefix.length) : reason}`,
+        { cause: error },
+      );
       return false;
     }
   }
