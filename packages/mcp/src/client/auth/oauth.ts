@@ -185,9 +185,16 @@ class StoredProvider implements OAuthClientProvider {
 
   /** Reads the store once; later reads are served from memory (every save goes through here). */
   load(): Promise<void> {
-    return (this.loaded ??= Promise.resolve(this.store.get(this.key)).then((entry) => {
-      this.entry = entry === undefined ? undefined : { ...entry };
-    }));
+    return (this.loaded ??= Promise.resolve(this.store.get(this.key)).then(
+      (entry) => {
+        this.entry = entry === undefined ? undefined : { ...entry };
+      },
+      (error: unknown) => {
+        // Read again next time: the store may be fixed (a file's mode corrected) while the connection lives.
+        this.loaded = undefined;
+        throw error;
+      },
+    ));
   }
 
   private async save(change: (entry: McpStoredAuth) => void): Promise<void> {
@@ -383,7 +390,8 @@ export class OAuthSession {
           await response.body?.cancel().catch(() => undefined);
           const headers = new Headers(init?.headers);
           const fresh = (await this.provider.tokens())?.access_token;
-          if (fresh !== undefined) headers.set('authorization', `Bearer ${fresh}`);
+          if (fresh === undefined) headers.delete('authorization');
+          else headers.set('authorization', `Bearer ${fresh}`);
           response = await inner(url, { ...init, headers });
           this.sent.set(response, fresh);
           return response;
