@@ -39,6 +39,8 @@ export const ErrorCode = {
   McpConnectionClosed: 'MCP_CONNECTION_CLOSED',
   /** An MCP server answered with a protocol error. */
   McpProtocolError: 'MCP_PROTOCOL_ERROR',
+  /** Authorizing with an MCP server (OAuth) failed: no token could be obtained or the server refused it. */
+  McpAuthFailed: 'MCP_AUTH_FAILED',
   /** An MCP server's tool result did not match its output schema. */
   McpInvalidResult: 'MCP_INVALID_RESULT',
   /** A tool's result was larger than the limit set for it (an MCP server's answer, for one). */

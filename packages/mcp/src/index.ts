@@ -24,3 +24,8 @@ export type { ElicitationHandler, McpCallOptions, McpClientOptions, McpRestartOp
 export { readMcpServers } from './client/config.js';
 export type { McpHttpServerConfig, McpServerConfig, McpServersConfig, McpServerTuning, McpStdioServerConfig } from './client/config.js';
 export { mcpToolName } from './client/tool-names.js';
+export { FileTokenStore, MemoryTokenStore } from './client/auth/token-store.js';
+export type { McpStoredAuth, McpTokenStore } from './client/auth/token-store.js';
+export { startLoopbackRedirect } from './client/auth/loopback.js';
+export type { LoopbackRedirect, LoopbackRedirectOptions } from './client/auth/loopback.js';
+export type { McpAuthorizationCodeAuth, McpAuthorizeInfo, McpClientCredentialsAuth, McpOAuthCommon, McpOAuthConfig, McpProviderAuth } from './client/auth/oauth.js';

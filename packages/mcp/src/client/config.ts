@@ -1,5 +1,6 @@
 import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
 import type { McpProtocol } from './era.js';
+import type { McpOAuthConfig } from './auth/oauth.js';
 
 /** Settings anytool reads on top of the desktop `mcpServers` shape; desktop clients ignore them. */
 export interface McpServerTuning {
@@ -41,6 +42,12 @@ export interface McpHttpServerConfig extends McpServerTuning {
   type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
   url: string;
   headers?: Record<string, string>;
+  /**
+   * OAuth for a server that requires it: `client_credentials` for a machine, `authorization_code`
+   * (PKCE) for a user who signs in, or `provider` for an SDK `OAuthClientProvider` of your own.
+   * See "Connecting to OAuth-protected servers" in docs/mcp-client.md.
+   */
+  auth?: McpOAuthConfig;
 }
 
 /** One entry of `mcpServers`. */
@@ -82,6 +89,7 @@ function checkOne(name: string, value: unknown): McpServerConfig {
       fail(where, `"url" is not a valid URL (got ${JSON.stringify(config['url'])})`);
     }
   }
+  if (config['auth'] !== undefined) checkAuth(where, config['auth'], hasUrl, config['headers']);
   for (const key of STRING_MAP_KEYS) {
     const map = config[key];
     if (map === undefined) continue;
@@ -100,6 +108,45 @@ function checkOne(name: string, value: unknown): McpServerConfig {
   const max = config['maxResultBytes'];
   if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0)) fail(where, `"maxResultBytes" must be a positive whole number of bytes (got ${JSON.stringify(max)})`);
   return config as unknown as McpServerConfig;
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+/** The `auth` of an entry: one of the three kinds, with what it needs. */
+function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unknown): void {
+  if (!hasUrl) fail(where, '"auth" (OAuth) applies to a server reached over HTTP ("url"), not to a command');
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, '"auth" must be an object such as { "type": "client_credentials", "clientId": "...", "clientSecret": "..." }');
+  const auth = value as Record<string, unknown>;
+  if (headers !== undefined && typeof headers === 'object' && headers !== null && Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+    fail(where, 'give either "auth" (OAuth) or an "Authorization" header, not both');
+  }
+  for (const key of ['scope', 'storeKey', 'issuer'] as const) {
+    if (auth[key] !== undefined && typeof auth[key] !== 'string') fail(where, `"auth.${key}" must be a string`);
+  }
+  const store = auth['store'] as Record<string, unknown> | undefined;
+  if (store !== undefined && (typeof store !== 'object' || store === null || typeof store['get'] !== 'function' || typeof store['set'] !== 'function' || typeof store['clear'] !== 'function')) {
+    fail(where, '"auth.store" must be a token store (an object with get, set and clear), such as new FileTokenStore(path)');
+  }
+  switch (auth['type']) {
+    case 'client_credentials':
+      if (!isText(auth['clientId'])) fail(where, '"auth.clientId" is needed for "client_credentials"');
+      if (!isText(auth['clientSecret']) && auth['privateKey'] === undefined) fail(where, '"client_credentials" needs "auth.clientSecret" or "auth.privateKey"');
+      return;
+    case 'authorization_code':
+      if (!isText(auth['redirectUrl'])) fail(where, '"auth.redirectUrl" is needed for "authorization_code" (startLoopbackRedirect() gives one for a command-line program)');
+      if (typeof auth['authorize'] !== 'function') fail(where, '"auth.authorize" must be a function that shows the user the authorization URL and returns the URL the browser came back to');
+      if (auth['clientMetadataUrl'] !== undefined) {
+        const url = auth['clientMetadataUrl'];
+        if (typeof url !== 'string' || !/^https:\/\/[^/]+\/./.test(url)) fail(where, `"auth.clientMetadataUrl" must be an https URL with a path (got ${JSON.stringify(url)})`);
+      }
+      for (const key of ['clientId', 'clientSecret', 'clientName'] as const) if (auth[key] !== undefined && !isText(auth[key])) fail(where, `"auth.${key}" must be a non-empty string`);
+      return;
+    case 'provider':
+      if (typeof auth['provider'] !== 'object' || auth['provider'] === null) fail(where, '"auth.provider" must be an OAuthClientProvider (or AuthProvider) of the MCP SDK');
+      return;
+    default:
+      fail(where, `"auth.type" must be "client_credentials", "authorization_code" or "provider" (got ${JSON.stringify(auth['type'])})`);
+  }
 }
 
 /**

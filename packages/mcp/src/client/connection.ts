@@ -23,6 +23,7 @@ import { httpStatus, isConnectionClosed, isServerError, isTimeout } from './sdk-
 import { SessionSupervisor, positive, type McpRestartOptions } from './supervisor.js';
 import { stdioPid } from './transports.js';
 import { redactError, redactor } from './url-credentials.js';
+import type { McpTokenStore } from './auth/token-store.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
@@ -73,6 +74,12 @@ export interface McpClientOptions {
   maxToolBytes?: number;
   /** A tool whose listing nests objects and arrays deeper is left out, with a diagnostic (default 100). */
   maxToolDepth?: number;
+  /**
+   * Where the OAuth tokens of servers with `auth` settings are kept, unless a server's
+   * `auth.store` names another (default: in memory, for the life of the process).
+   * `new FileTokenStore(path)` keeps them across runs in a file only its owner may read.
+   */
+  tokenStore?: McpTokenStore;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -84,6 +91,8 @@ export interface McpCallOptions {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_START_TIMEOUT_MS = 30_000;
+/** A server whose user signs in (OAuth authorization code) may wait for that during its first request. */
+const SIGN_IN_START_TIMEOUT_MS = 300_000;
 const MAX_DIAGNOSTICS = 100;
 const MAX_PAGES = 1_000;
 const CLIENT_INFO: Implementation = { name: 'anytool', version: '0.1.0' };
@@ -151,6 +160,7 @@ export class McpConnection {
   private toolInfos: McpToolInfo[] = [];
   private roots: McpRoot[];
   private readonly listeners = new Set<() => void>();
+  private readonly authListeners = new Set<(error: AnytoolError) => void>();
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private readonly defaultTimeout: number;
@@ -182,10 +192,11 @@ export class McpConnection {
       },
       {
         protocol: config.protocol ?? options.protocol ?? 'auto',
-        startTimeout: positive(config.startTimeoutMs, positive(options.startTimeoutMs, DEFAULT_START_TIMEOUT_MS)),
+        startTimeout: positive(config.startTimeoutMs, positive(options.startTimeoutMs, isHttpConfig(config) && config.auth?.type === 'authorization_code' ? SIGN_IN_START_TIMEOUT_MS : DEFAULT_START_TIMEOUT_MS)),
         maxResultBytes: positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES)),
         restart: options.restart ?? {},
         onStderr: options.onStderr,
+        tokenStore: options.tokenStore,
       },
     );
   }
@@ -257,6 +268,15 @@ export class McpConnection {
 
   get instructions(): string | undefined {
     return this.client?.getInstructions();
+  }
+
+  /**
+   * Calls `listener` when a call failed for want of authorization (`MCP_AUTH_FAILED`):
+   * `McpToolset` marks the server broken in its warnings. Returns the unsubscribe function.
+   */
+  onAuthFailure(listener: (error: AnytoolError) => void): () => void {
+    this.authListeners.add(listener);
+    return () => this.authListeners.delete(listener);
   }
 
   /** Calls `listener` after the server's tool list changed (and was read again); returns the unsubscribe function. */
@@ -550,6 +570,18 @@ export class McpConnection {
   }
 
   private async codeCallError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
+    const denied = request.signal?.aborted === true ? undefined : this.supervisor.authFailure(error, `tools/call "${tool}"`);
+    if (denied !== undefined) {
+      this.noteOnce(denied.message);
+      for (const listener of this.authListeners) {
+        try {
+          listener(denied);
+        } catch (listenerError) {
+          this.note(`an auth-failure listener threw: ${describeError(listenerError)}`);
+        }
+      }
+      return denied;
+    }
     if (isAnytoolError(error)) return error;
     const signal = request.signal;
     // The SDK rejects a request cancelled by its signal with a RequestTimeout SdkError carrying the reason's text.

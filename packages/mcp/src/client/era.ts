@@ -36,8 +36,10 @@ const MAX_PROBE_MS = 10_000;
  * connect's timeout to the probe and then again to `initialize`, so without the
  * split a silent legacy server would take twice the budget.
  */
-export function startBudget(startTimeout: number, probing: boolean): { probe: number; connect: number } {
+export function startBudget(startTimeout: number, probing: boolean, signingIn = false): { probe: number; connect: number } {
   if (!probing) return { probe: 0, connect: startTimeout };
+  // The first request may wait for a user to sign in (OAuth): the probe gets the whole budget.
+  if (signingIn) return { probe: startTimeout, connect: startTimeout };
   const probe = Math.max(1, Math.min(MAX_PROBE_MS, Math.floor(startTimeout / 3)));
   return { probe, connect: Math.max(1, startTimeout - probe) };
 }

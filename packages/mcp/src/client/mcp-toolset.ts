@@ -50,6 +50,8 @@ export class McpToolset implements DynamicToolSource {
           this.rebuild(false);
           this.notify();
         }),
+        // A server whose authorization failed stays in the toolset (its other calls may still work, a sign-in may fix it): it is marked in the warnings.
+        connection.onAuthFailure((error) => this.warn(`MCP server "${connection.name}" is failing authorization: ${error.message}`)),
       );
     }
   }

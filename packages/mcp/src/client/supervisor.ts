@@ -5,7 +5,9 @@ import { isHttpConfig, type McpServerConfig } from './config.js';
 import { assumedDiscover, describeVerdict, negotiationFor, priorOf, startBudget, type EraVerdict, type McpProtocol } from './era.js';
 import { closeStdioSession, endExitedGroup, killStarting } from './reaping.js';
 import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
-import { createTransport, stdioPid } from './transports.js';
+import { createTransport, stdioPid, type TransportHooks } from './transports.js';
+import { OAuthSession, authFailureOf } from './auth/oauth.js';
+import type { McpTokenStore } from './auth/token-store.js';
 import { redactError, redactUrl } from './url-credentials.js';
 
 /*
@@ -46,6 +48,8 @@ export interface SupervisorSettings {
   maxResultBytes: number;
   restart: McpRestartOptions;
   onStderr?: ((server: string, text: string) => void) | undefined;
+  /** Where OAuth tokens are kept when the server's `auth` names no store. */
+  tokenStore?: McpTokenStore | undefined;
 }
 
 const STDERR_KEEP = 16_384;
@@ -94,10 +98,30 @@ export class SessionSupervisor {
   private readonly stopping = new AbortController();
   /** The era the server was found to speak, kept for every later start. */
   private known: EraVerdict | undefined;
+  /** OAuth for an HTTP server whose entry has `auth`: kept across restarts and new sessions, as its tokens are. */
+  private readonly oauth: OAuthSession | undefined;
+  private readonly authHook: TransportHooks['auth'];
 
   constructor(host: SupervisorHost, settings: SupervisorSettings) {
     this.host = host;
     this.settings = settings;
+    const config = host.config;
+    const auth = isHttpConfig(config) ? config.auth : undefined;
+    if (auth?.type === 'provider') this.authHook = { authProvider: auth.provider };
+    else if (auth !== undefined && isHttpConfig(config)) {
+      this.oauth = new OAuthSession(host.name, new URL(config.url), auth, settings.tokenStore, { note: (message) => host.note(message) });
+      const session = this.oauth;
+      this.authHook = { authProvider: session.authProvider, wrap: (fetch) => session.wrap(fetch) };
+    }
+  }
+
+  /**
+   * The error of a request refused for want of authorization (401 after renewal,
+   * 403 insufficient_scope after one step-up, a failed OAuth flow), as
+   * `MCP_AUTH_FAILED` naming the server and the fix; undefined for any other error.
+   */
+  authFailure(error: unknown, request: string): AnytoolError | undefined {
+    return authFailureOf(error, this.host.name, request, this.oauth?.failure);
   }
 
   /** The client of the open session, undefined while none is open. */
@@ -228,7 +252,8 @@ export class SessionSupervisor {
     this.stderrText = '';
     // A server already connected to is not probed again: its verdict is handed to the SDK.
     const known = this.known;
-    const budget = startBudget(startTimeout, known === undefined && protocol !== 'legacy');
+    // A user signing in during the first request must not be cut off by the probe's short budget.
+    const budget = startBudget(startTimeout, known === undefined && protocol !== 'legacy', this.oauth?.interactive === true);
     let transport = this.createTransport(false);
     let client = this.createClient(negotiationFor(protocol, budget.probe));
     let assumed = false;
@@ -327,6 +352,7 @@ export class SessionSupervisor {
         this.stderrText = kept.length > STDERR_KEEP ? kept.slice(kept.length - STDERR_KEEP) : kept;
         this.settings.onStderr?.(this.host.name, text);
       },
+      auth: this.authHook,
     });
     if (grouped) this.grouped.add(transport);
     return transport;
@@ -386,6 +412,11 @@ export class SessionSupervisor {
 
   private async startError(error: unknown, step: 'initialize' | 'tools/list', wrap = false): Promise<AnytoolError> {
     if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
+    const denied = this.authFailure(error, step);
+    if (denied !== undefined) {
+      const what = denied.message.startsWith(`MCP server "${this.host.name}"`) ? denied.message.slice(`MCP server "${this.host.name}"`.length).replace(/^:\s*/, '') : denied.message;
+      return redactError(new AnytoolError(ErrorCode.McpAuthFailed, `Could not connect to ${this.describeServer()}: ${what}`, { cause: denied.cause ?? error }), (text) => this.host.redact(text));
+    }
     await tick(); // let the last stderr chunks of a dead process arrive
     let reason: string;
     if (isConnectionClosed(error)) reason = `it exited (or closed its output) before answering ${step}`;

@@ -1,4 +1,4 @@
-import { SSEClientTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type OAuthClientProvider, type Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { limitedFetch } from './http-limits.js';
@@ -23,6 +23,8 @@ export interface TransportHooks {
   onExit(pid: number): void;
   /** A chunk the stdio server wrote to stderr. */
   onStderr(text: string): void;
+  /** OAuth for an HTTP server: the transport's `authProvider`, and what wraps its `fetch` (see `OAuthSession`). */
+  auth?: { authProvider: AuthProvider | OAuthClientProvider; wrap?(fetch: FetchLike): FetchLike } | undefined;
 }
 
 /** The transport, and whether its stdio server leads a process group of its own (`detached`). */
@@ -37,9 +39,12 @@ export function createTransport(config: McpServerConfig, sse: boolean, hooks: Tr
     const { url, headers } = moveCredentials(config.url, config.headers);
     const requestInit: RequestInit = headers === undefined ? {} : { headers };
     // Every response goes through a fetch that holds no message over maxResultBytes.
-    const fetch = limitedFetch(hooks.maxResultBytes, (problem) => hooks.note(problem));
-    if (sse || config.type === 'sse') return { transport: new SSEClientTransport(url, { requestInit, fetch }), grouped: false };
-    return { transport: new StreamableHTTPClientTransport(url, { requestInit, fetch }), grouped: false };
+    const limited = limitedFetch(hooks.maxResultBytes, (problem) => hooks.note(problem));
+    const auth = hooks.auth;
+    const fetch = auth?.wrap === undefined ? limited : auth.wrap(limited);
+    const options = auth === undefined ? { requestInit, fetch } : { requestInit, fetch, authProvider: auth.authProvider };
+    if (sse || config.type === 'sse') return { transport: new SSEClientTransport(url, options), grouped: false };
+    return { transport: new StreamableHTTPClientTransport(url, options), grouped: false };
   }
   const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
   const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
