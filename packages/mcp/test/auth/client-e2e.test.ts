@@ -1,31 +1,12 @@
-import { ExecutionContext, Tool, Toolset, resultText, type ExecutionContext as Context } from '@anytool/core';
-import { McpConnection, McpToolset, mcpAuth, serveMcp, startLoopbackRedirect, type LoopbackRedirect, type McpServerHandle } from '../../src';
+import { ExecutionContext, Toolset, resultText } from '@anytool/core';
+import { McpConnection, McpToolset, serveMcp, startLoopbackRedirect, type LoopbackRedirect, type McpServerHandle } from '../../src';
+import { Notes } from './notes-tools';
 import { startOidcProvider, type OidcProvider } from './oidc';
 
 // End to end: this package's client, authorized by OAuth at a real identity provider, against this package's
 // served endpoint with scopes per tool, in both protocol eras. It sees only the tools its scopes allow, is refused
 // outside them (403 insufficient_scope; one step-up where the provider may grant more, a clear failure where not).
 jest.setTimeout(60_000);
-
-const EMPTY = { type: 'object' as const, properties: {} };
-
-class Notes {
-  @Tool({ description: 'Reads the notes.', parameters: EMPTY, scopes: ['notes:read'] })
-  read(): string {
-    return 'note 1';
-  }
-
-  @Tool({ description: 'Writes a note.', parameters: EMPTY, scopes: ['notes:read', 'notes:write'] })
-  write(): string {
-    return 'written';
-  }
-
-  @Tool({ description: 'Says who calls.', parameters: EMPTY, context: true })
-  whoami(_args: object, context: Context): string {
-    const auth = mcpAuth(context);
-    return `${auth?.subject ?? 'nobody'} [${auth?.scopes.join(' ') ?? ''}]`;
-  }
-}
 
 let idp: OidcProvider;
 let server: McpServerHandle;
@@ -60,7 +41,7 @@ describe.each(ERAS)('client credentials against serveMcp, %s era', (protocol) =>
       expect(mcp.names.sort()).toEqual(['read', 'whoami']);
       const toolset = new Toolset(mcp);
       expect(resultText(await toolset.invoke('read', {}, new ExecutionContext()))).toBe('note 1');
-      expect(resultText(await toolset.invoke('whoami', {}, new ExecutionContext()))).toBe('reader [notes:read]');
+      expect(resultText(await toolset.invoke('whoami', {}, new ExecutionContext()))).toBe(`reader via reader from ${idp.issuer} [notes:read]`);
       // Called anyway (it is not listed): the endpoint answers 403, the provider will not grant the scope.
       const refused = await mcp.connection('notes')!.callTool('write', {}).catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: 'MCP_AUTH_FAILED' });
@@ -105,7 +86,7 @@ it('a user signs in (code + PKCE, loopback redirect) and calls the endpoint as t
   });
   try {
     expect(mcp.names.sort()).toEqual(['read', 'whoami']);
-    expect(resultText(await new Toolset(mcp).invoke('whoami', {}, new ExecutionContext()))).toMatch(/^ada \[notes:read/);
+    expect(resultText(await new Toolset(mcp).invoke('whoami', {}, new ExecutionContext()))).toMatch(/^ada via cli from .* \[notes:read/);
   } finally {
     await mcp.close();
   }

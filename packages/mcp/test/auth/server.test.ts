@@ -1,35 +1,16 @@
 import { networkInterfaces } from 'node:os';
-import { Tool, Toolset, type ExecutionContext } from '@anytool/core';
-import { createMcpServer, mcpAuth, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { Toolset } from '@anytool/core';
+import { createMcpServer, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts } from '../../src/server/host-check';
+import { Notes } from './notes-tools';
 import { startOidcProvider, type OidcProvider } from './oidc';
 
 // An authenticated endpoint with a real identity provider: tokens fetched by client credentials call the
 // endpoint in both protocol eras, see only the tools their scopes allow, are refused outside them with 403
 // and the challenge a client steps up from, and bad tokens (another issuer, another audience, expired) get 401.
 jest.setTimeout(60_000);
-
-const EMPTY = { type: 'object' as const, properties: {} };
-
-class Notes {
-  @Tool({ description: 'Reads the notes.', parameters: EMPTY, scopes: ['notes:read'] })
-  read(): string {
-    return 'note 1';
-  }
-
-  @Tool({ description: 'Writes a note.', parameters: EMPTY, scopes: ['notes:read', 'notes:write'] })
-  write(): string {
-    return 'written';
-  }
-
-  @Tool({ description: 'Says who calls.', parameters: EMPTY, context: true })
-  whoami(_args: object, context: ExecutionContext): string {
-    const auth = mcpAuth(context);
-    return auth === undefined ? 'nobody' : `${auth.subject} via ${String(auth.clientId)} from ${String(auth.issuer)} [${auth.scopes.join(' ')}]`;
-  }
-}
 
 type Era = 'legacy' | 'modern';
 const ERAS: Era[] = ['legacy', 'modern'];
