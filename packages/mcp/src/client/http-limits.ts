@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FetchLike, RequestId } from '@modelcontextprotocol/client';
 import { OversizedMessage, requestIdOf, tooLargeError, tooLargeResponse } from './result-limit.js';
 
@@ -11,7 +12,8 @@ const CR = 0x0d;
  * that never holds more than `limit` bytes of one message from the server:
  * - a JSON body (the answer to a POSTed request) fails the request past `limit`
  *   bytes (the SDK rejects the request with the error the body stream fails with),
- *   and reading stops;
+ *   and reading stops; so does a body of any other type (which the SDK reads only
+ *   to drop it);
  * - an SSE stream is passed on event by event, and an event over `limit` is not: on
  *   the stream that answers a POSTed request, the request is answered with the
  *   too-large error in its place and reading stops; on a long-lived stream the event
@@ -19,51 +21,171 @@ const CR = 0x0d;
  *   dropped, and `problem` says so);
  * - an error body (status 400 and up) is cut to 4 KiB.
  * The SDK reads what it gets as it would the server's own response.
+ *
+ * Each request gets an abort signal of its own, tied to the SDK's until its body is
+ * read: the SDK passes one signal (its transport's) to every request, and the fetch
+ * of Node keeps a listener on that signal per request until the request is garbage
+ * collected, and counts those listeners on every request.
  */
 export function limitedFetch(limit: number, problem: (message: string) => void, base: FetchLike = fetch): FetchLike {
   return async (url, init) => {
-    const response = await base(url, init);
+    const link = init?.signal == null ? undefined : linkSignal(init.signal);
+    let response: Response;
+    try {
+      response = await base(url, link === undefined ? init : { ...init, signal: link.signal });
+    } catch (error) {
+      link?.release();
+      throw error;
+    }
+    const release = link?.release ?? noop;
     const body = response.body;
-    if (body === null) return response;
-    if (response.status >= 400) return withBody(response, body.pipeThrough(cutAt(ERROR_BODY_BYTES)));
+    if (body === null) {
+      release();
+      return response;
+    }
+    if (response.status >= 400) return withBody(response, relay(body, cutAt(ERROR_BODY_BYTES), release));
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type === 'application/json') return withBody(response, body.pipeThrough(jsonLimiter(limit)));
-    if (type !== 'text/event-stream') return response;
+    if (type !== 'text/event-stream') return withBody(response, relay(body, byteLimiter(limit), release));
     const id = init?.method === 'POST' && typeof init.body === 'string' ? requestIdOf(init.body) : undefined;
-    return withBody(response, body.pipeThrough(eventLimiter(limit, id, problem)));
+    return withBody(response, relay(body, eventLimiter(limit, id, problem), release));
   };
+}
+
+const noop = (): void => {};
+
+/** Signals given a listener per request in flight, as many as there are requests: no leak warning for them. */
+const shared = new WeakSet<AbortSignal>();
+
+/** A signal of one request's own that aborts with `signal`, until `release`. */
+function linkSignal(signal: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const own = new AbortController();
+  if (signal.aborted) {
+    own.abort(signal.reason);
+    return { signal: own.signal, release: noop };
+  }
+  if (!shared.has(signal)) {
+    shared.add(signal);
+    setMaxListeners(0, signal);
+  }
+  const forward = (): void => own.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
+  return { signal: own.signal, release: () => signal.removeEventListener('abort', forward) };
 }
 
 /** The response with another body; its length and encoding no longer apply. */
 function withBody(response: Response, body: ReadableStream<Uint8Array>): Response {
-  const headers = new Headers(response.headers);
-  headers.delete('content-length');
-  headers.delete('content-encoding');
-  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+  const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  wrapped.headers.delete('content-length');
+  wrapped.headers.delete('content-encoding');
+  return wrapped;
 }
 
-/** Passes the first `bytes` bytes and ends the stream (the rest is never read). */
-function cutAt(bytes: number): TransformStream<Uint8Array, Uint8Array> {
+/** Where a limiter puts what it passes on: the part of a `TransformStream`'s controller the limiters use. */
+interface Out {
+  enqueue(chunk: Uint8Array): void;
+  /** Fails the body with `error`; reading stops. */
+  error(error: unknown): void;
+  /** Ends the body; reading stops. */
+  terminate(): void;
+}
+
+/** What a limiter does with each chunk of a body, and at its end. */
+interface Limiter {
+  transform(chunk: Uint8Array, out: Out): void;
+  flush?(out: Out): void;
+}
+
+/**
+ * `body` passed through `limiter` as it is read: one stream pulling from the
+ * other (a `TransformStream` and its pipe cost three streams per response).
+ * `release` runs once the body has ended, failed or been cancelled.
+ */
+function relay(body: ReadableStream<Uint8Array>, limiter: Limiter, release: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let stopped = false;
+  let passed = 0;
+  const stop = (): void => {
+    stopped = true;
+    release();
+  };
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const out: Out = {
+    enqueue(chunk) {
+      if (stopped) return;
+      passed++;
+      controller.enqueue(chunk);
+    },
+    error(error) {
+      if (stopped) return;
+      stop();
+      controller.error(error);
+      reader.cancel(error).catch(noop);
+    },
+    terminate() {
+      if (stopped) return;
+      stop();
+      controller.close();
+      reader.cancel().catch(noop);
+    },
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    // Reads until the limiter passes something on (a stream calls pull again only after an enqueue).
+    async pull() {
+      for (const before = passed; passed === before && !stopped; ) {
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          stop();
+          throw error;
+        }
+        try {
+          if (!read.done) {
+            limiter.transform(read.value, out);
+            continue;
+          }
+          limiter.flush?.(out);
+        } catch (error) {
+          out.error(error);
+          return;
+        }
+        if (stopped) return;
+        stop();
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      stop();
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** Passes the first `bytes` bytes and ends the body (the rest is never read). */
+function cutAt(bytes: number): Limiter {
   let left = bytes;
-  return new TransformStream({
-    transform(chunk, controller) {
-      controller.enqueue(chunk.subarray(0, left));
+  return {
+    transform(chunk, out) {
+      out.enqueue(chunk.subarray(0, left));
       left -= Math.min(left, chunk.length);
-      if (left === 0) controller.terminate();
+      if (left === 0) out.terminate();
     },
-  });
+  };
 }
 
-/** Fails a JSON body past `limit` bytes with the error the SDK then rejects its request with. */
-function jsonLimiter(limit: number): TransformStream<Uint8Array, Uint8Array> {
+/** Fails a body past `limit` bytes with the error the SDK then rejects its request with. */
+function byteLimiter(limit: number): Limiter {
   let size = 0;
-  return new TransformStream({
-    transform(chunk, controller) {
+  return {
+    transform(chunk, out) {
       size += chunk.length;
-      if (size > limit) controller.error(tooLargeError({ size, exact: false, limit }));
-      else controller.enqueue(chunk);
+      if (size > limit) out.error(tooLargeError({ size, exact: false, limit }));
+      else out.enqueue(chunk);
     },
-  });
+  };
 }
 
 const encoder = new TextEncoder();
@@ -74,14 +196,14 @@ const sseEvent = (message: object): Uint8Array => encoder.encode(`event: message
  * being read until it ends; an event over `limit` is never held (see `limitedFetch`).
  * `requestId`: the request whose answer this stream carries, if any.
  */
-function eventLimiter(limit: number, requestId: RequestId | undefined, problem: (message: string) => void): TransformStream<Uint8Array, Uint8Array> {
+function eventLimiter(limit: number, requestId: RequestId | undefined, problem: (message: string) => void): Limiter {
   let held: Uint8Array[] = [];
   let size = 0;
   let skipping: OversizedMessage | undefined;
   // Where the stream is: at the start of a line (so a line break ends the event), just after a CR (so an LF is its pair).
   let lineStart = true;
   let afterCr = false;
-  type Controller = TransformStreamDefaultController<Uint8Array>;
+  type Controller = Out;
 
   /** An event over the limit ended: if it is a response, its answer goes on in its place. */
   const endOversized = (event: OversizedMessage, controller: Controller): void => {
@@ -126,7 +248,7 @@ function eventLimiter(limit: number, requestId: RequestId | undefined, problem: 
     controller.terminate();
   };
 
-  return new TransformStream({
+  return {
     transform(chunk, controller) {
       let start = 0;
       let pos = 0;
@@ -161,5 +283,5 @@ function eventLimiter(limit: number, requestId: RequestId | undefined, problem: 
       if (skipping !== undefined) endOversized(skipping, controller);
       else for (const bytes of held) controller.enqueue(bytes);
     },
-  });
+  };
 }
