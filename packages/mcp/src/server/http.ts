@@ -98,7 +98,8 @@ export interface HttpServeOptions extends McpServerOptions {
   /**
    * Makes streams resumable: every message sent on an SSE stream is kept here, so a
    * client that lost its stream reconnects with `Last-Event-ID` and gets the rest
-   * (`new MemoryEventStore()` for one process). Default: none.
+   * (`new MemoryEventStore()` for one process). One store serves every session; a
+   * session resumes only from its own events. Default: none.
    */
   eventStore?: EventStore;
   /** The reconnection delay suggested to clients of resumable streams (SSE `retry`), in milliseconds. */
