@@ -64,7 +64,7 @@ export type { ToolOptions, ToolRecord } from './decorators/records.js';
 
 export { MethodTool, toolsFrom } from './method-tool.js';
 
-export { Toolset, isToolset } from './toolset.js';
+export { Toolset, isToolset, unknownToolText } from './toolset.js';
 export type { DynamicToolSource, ToolSource } from './toolset.js';
 export { loadToolModule, toolsetFromModule } from './module-tools.js';
 export type { ModuleToolsOptions } from './module-tools.js';

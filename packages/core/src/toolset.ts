@@ -330,7 +330,7 @@ export class Toolset implements DynamicToolSource {
     return invokeThrough(chain, route.tool, name, context, rawArgs, options, this.unknownTool);
   }
 
-  private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, `Unknown tool ${quoteShort(call.name)}; ${listNames(this.names, call.name)}. Call one of those.`);
+  private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, unknownToolText(this.names, call.name));
 }
 
 /** The middleware a source brings for its tool `name`: a held toolset's own (and its sources'), or a dynamic source's. */
@@ -350,6 +350,15 @@ const LISTED_NAMES = 20;
 function quoteShort(name: string): string {
   if (name.length <= ECHO_CHARS) return JSON.stringify(name);
   return `${JSON.stringify(name.slice(0, ECHO_CHARS))}… (${name.length} characters)`;
+}
+
+/**
+ * What a call of the unknown tool `name` answers: the names of `valid`, the
+ * tools the caller may see (a server that hides tools from a caller lists
+ * only those it shows).
+ */
+export function unknownToolText(valid: readonly string[], name: string): string {
+  return `Unknown tool ${quoteShort(name)}; ${listNames(valid, name)}. Call one of those.`;
 }
 
 /** The valid names, or the LISTED_NAMES closest to `wanted` when there are more. */

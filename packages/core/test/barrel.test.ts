@@ -9,7 +9,7 @@ describe('the public surface of @anytool/core', () => {
         'errorResult', 'extractTraceContext', 'formatProblems', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions',
         'needsApproval', 'normalizeResult', 'now', 'outputBudget', 'resultText', 'schemaProblems',
         'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',
-        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule', 'tracing',
+        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule', 'tracing', 'unknownToolText',
       ].sort(),
     );
   });

@@ -112,6 +112,15 @@ function checkOne(name: string, value: unknown): McpServerConfig {
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
+/**
+ * A client secret or private key is sent only to the authorization server it
+ * belongs to, named ahead: bound to whatever issuer a server's metadata names
+ * first, it could be sent to a server of anyone's choosing.
+ */
+function needIssuer(where: string, auth: Record<string, unknown>): void {
+  if (!isText(auth['issuer'])) fail(where, '"auth.issuer" is needed with a client secret or private key: the issuer URL of the authorization server the credentials belong to (they are sent nowhere else)');
+}
+
 /** The `auth` of an entry: one of the three kinds, with what it needs. */
 function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unknown): void {
   if (!hasUrl) fail(where, '"auth" (OAuth) applies to a server reached over HTTP ("url"), not to a command');
@@ -131,6 +140,7 @@ function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unkn
     case 'client_credentials':
       if (!isText(auth['clientId'])) fail(where, '"auth.clientId" is needed for "client_credentials"');
       if (!isText(auth['clientSecret']) && auth['privateKey'] === undefined) fail(where, '"client_credentials" needs "auth.clientSecret" or "auth.privateKey"');
+      needIssuer(where, auth);
       return;
     case 'authorization_code':
       if (!isText(auth['redirectUrl'])) fail(where, '"auth.redirectUrl" is needed for "authorization_code" (startLoopbackRedirect() gives one for a command-line program)');
@@ -140,6 +150,7 @@ function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unkn
         if (typeof url !== 'string' || !/^https:\/\/[^/]+\/./.test(url)) fail(where, `"auth.clientMetadataUrl" must be an https URL with a path (got ${JSON.stringify(url)})`);
       }
       for (const key of ['clientId', 'clientSecret', 'clientName'] as const) if (auth[key] !== undefined && !isText(auth[key])) fail(where, `"auth.${key}" must be a non-empty string`);
+      if (auth['clientSecret'] !== undefined || auth['privateKey'] !== undefined) needIssuer(where, auth);
       return;
     case 'provider':
       if (typeof auth['provider'] !== 'object' || auth['provider'] === null) fail(where, '"auth.provider" must be an OAuthClientProvider (or AuthProvider) of the MCP SDK');

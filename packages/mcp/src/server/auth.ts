@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { AnytoolError, ErrorCode, type ExecutionContext, type Toolset } from '@anytool/core';
 import { OAuthError, OAuthErrorCode, bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, verifyBearerToken, type AuthInfo } from '@modelcontextprotocol/server';
 import type { JwtVerifier } from './jwt.js';
+import { isLoopback } from './host-check.js';
 
 /** A bearer token of a static list: the secret, who holds it and what it may do. */
 export interface StaticToken {
@@ -114,6 +115,23 @@ function digest(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
 
+/**
+ * Why `value` cannot be where signing keys come from, or undefined: it must be
+ * an https URL (keys and issuer metadata fetched in clear could be swapped on
+ * the way), except on a loopback host.
+ */
+export function insecureUrl(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not an absolute URL';
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return undefined;
+  return 'must use https (http only on a loopback host)';
+}
+
 function optionsError(problem: string): AnytoolError {
   return new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): auth: ${problem}`);
 }
@@ -171,11 +189,10 @@ export class ResourceServer {
     }
     this.jwt = options.jwt;
     if (this.jwt !== undefined) {
-      try {
-        new URL(this.jwt.issuer);
-      } catch {
-        throw optionsError(`jwt.issuer must be the identity provider's issuer URL, got ${JSON.stringify(this.jwt.issuer)}`);
-      }
+      const issuerProblem = insecureUrl(this.jwt.issuer);
+      if (issuerProblem !== undefined) throw optionsError(`jwt.issuer must be the identity provider's issuer URL: ${JSON.stringify(this.jwt.issuer)} ${issuerProblem}`);
+      const keysProblem = this.jwt.jwksUri === undefined ? undefined : insecureUrl(this.jwt.jwksUri);
+      if (keysProblem !== undefined) throw optionsError(`jwt.jwksUri must be the URL of the issuer's keys: ${JSON.stringify(this.jwt.jwksUri)} ${keysProblem}`);
     }
     const modes = [];
     if (this.staticTokens.size > 0) modes.push(`${this.staticTokens.size} static token${this.staticTokens.size === 1 ? '' : 's'}`);

@@ -6,9 +6,10 @@ import { AnytoolError, ErrorCode } from '@anytool/core';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, type AuthInfo, classifyInboundRequest, createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { ResourceServer, missingScopes, principalOf, type McpAuthOptions } from './auth.js';
-import { defaultAllowedHosts, isLoopback, rebindingProblem, urlHost } from './host-check.js';
+import { defaultAllowedHosts, isLoopback, isWildcard, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
+import { sessionEventStore } from './session-event-store.js';
 import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools, type ToolView } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
@@ -97,7 +98,8 @@ export interface HttpServeOptions extends McpServerOptions {
   /**
    * Makes streams resumable: every message sent on an SSE stream is kept here, so a
    * client that lost its stream reconnects with `Last-Event-ID` and gets the rest
-   * (`new MemoryEventStore()` for one process). Default: none.
+   * (`new MemoryEventStore()` for one process). One store serves every session; a
+   * session resumes only from its own events. Default: none.
    */
   eventStore?: EventStore;
   /** The reconnection delay suggested to clients of resumable streams (SSE `retry`), in milliseconds. */
@@ -269,6 +271,12 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       `serveMcp(): refusing to serve without authentication on ${host}, which is not a loopback address (anyone who reaches it could call every tool); give auth, or allowUnauthenticated: true to serve it open behind a proxy that authenticates`,
     );
   }
+  if (options.auth?.jwt !== undefined && options.auth.resource === undefined && isWildcard(host)) {
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `serveMcp(): JWT auth on ${host} (every interface) needs auth.resource, the URL clients reach the endpoint at: tokens are bound to it as their audience, and no token names http://${urlHost(host)}:…`,
+    );
+  }
   const allowedHosts = (options.allowedHosts ?? defaultAllowedHosts(host)).map((h) => h.toLowerCase());
   if (protect && allowedHosts.length === 0) {
     throw new AnytoolError(
@@ -332,7 +340,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const server = createMcpServer(served, serverOptions, { era: 'legacy', rounds: served.rounds, owner: principal ?? client, authenticated: principal !== undefined });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      ...(options.eventStore === undefined ? {} : { eventStore: options.eventStore }),
+      ...(options.eventStore === undefined ? {} : { eventStore: sessionEventStore(options.eventStore, id) }),
       ...(options.retryIntervalMs === undefined ? {} : { retryInterval: options.retryIntervalMs }),
     });
     const session: Session = { transport, server, client, principal, open: 0, lastSeen: Date.now(), pending: new Map() };

@@ -1,6 +1,6 @@
 import { OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
-import type { JwtAuthOptions } from './auth.js';
+import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import { insecureUrl, type JwtAuthOptions } from './auth.js';
 
 // Loaded only when an endpoint verifies JWTs: jose is an ES module, which the CommonJS build of this package can
 // require on Node 20.19+ (and 22.12+) only.
@@ -31,6 +31,8 @@ async function discoverJwksUri(issuer: string): Promise<string> {
       const metadata = (await response.json()) as Record<string, unknown>;
       if (metadata['issuer'] !== issuer) throw new Error(`the metadata at ${url} is for issuer ${JSON.stringify(metadata['issuer'])}, not ${issuer}`);
       if (typeof metadata['jwks_uri'] !== 'string') throw new Error(`the metadata at ${url} has no jwks_uri`);
+      const problem = insecureUrl(metadata['jwks_uri']);
+      if (problem !== undefined) throw new Error(`the metadata at ${url} names a jwks_uri that ${problem}`);
       return metadata['jwks_uri'];
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('the metadata')) throw error;
@@ -56,12 +58,33 @@ function refusal(error: unknown, options: JwtAuthOptions, audiences: string[]): 
     if (error.claim === 'iss') return new OAuthError(OAuthErrorCode.InvalidToken, `The token is from another issuer; this server accepts ${options.issuer}`);
     return new OAuthError(OAuthErrorCode.InvalidToken, `The token's ${error.claim} claim is not acceptable (${error.reason})`);
   }
-  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWSSignatureVerificationFailed) {
+  if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JWSSignatureVerificationFailed) {
     return new OAuthError(OAuthErrorCode.InvalidToken, `The token is not signed by a key of ${options.issuer}`);
   }
   if (error instanceof errors.JOSEAlgNotAllowed) return new OAuthError(OAuthErrorCode.InvalidToken, 'The token is signed with an algorithm this server does not accept');
   if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid || error instanceof errors.JOSENotSupported) return new OAuthError(OAuthErrorCode.InvalidToken, 'The token is not a valid JWT');
   return undefined;
+}
+
+/**
+ * `jwtVerify` against the issuer's key set. A token without `kid` that several
+ * keys could verify (during a key rotation) is tried against each of them, as
+ * jose documents; none verifying it is a bad signature.
+ */
+async function verifyWithKeySet(token: string, keys: ReturnType<typeof createRemoteJWKSet>, options: JWTVerifyOptions): Promise<JWTPayload> {
+  try {
+    return (await jwtVerify(token, keys, options)).payload;
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    for await (const key of error) {
+      try {
+        return (await jwtVerify(token, key, options)).payload;
+      } catch (inner) {
+        if (!(inner instanceof errors.JWSSignatureVerificationFailed)) throw inner;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
+  }
 }
 
 /** A verifier of JWT access tokens from one issuer, for the given audiences. Keys are fetched once and on rotation. */
@@ -90,19 +113,22 @@ export function createJwtVerifier(options: JwtAuthOptions, audiences: string[]):
     }
     if (iss !== options.issuer) throw new OAuthError(OAuthErrorCode.InvalidToken, `The token is from another issuer; this server accepts ${options.issuer}`);
     let payload: JWTPayload;
+    const keys = await keySet();
     try {
-      ({ payload } = await jwtVerify(token, await keySet(), {
+      payload = await verifyWithKeySet(token, keys, {
         issuer: options.issuer,
         audience: audiences,
         algorithms: options.algorithms ?? ASYMMETRIC,
         requiredClaims: ['exp'],
         ...(options.clockToleranceSeconds === undefined ? {} : { clockTolerance: options.clockToleranceSeconds }),
-      }));
+      });
     } catch (error) {
       throw refusal(error, options, audiences) ?? error;
     }
+    if (payload.sub !== undefined && typeof payload.sub !== 'string') throw new OAuthError(OAuthErrorCode.InvalidToken, "The token's sub claim is not a string");
     const clientId = typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : undefined;
-    const subject = payload.sub ?? clientId;
+    // A token of a client acting for itself is that client's, under a name no user's sub can take.
+    const subject = payload.sub ?? (clientId === undefined ? undefined : `client:${clientId}`);
     if (subject === undefined) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The token names no subject (sub) and no client (client_id)');
     return {
       token,

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, type Toolset } from '@anytool/core';
 import type { McpAuthOptions, StaticToken } from './auth.js';
-import { defaultAllowedHosts, isLoopback } from './host-check.js';
+import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
@@ -131,6 +131,9 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
   const authFlags = options.tokensFile !== undefined || options.jwtIssuer !== undefined;
   if (!options.http && (authFlags || options.resource !== undefined)) throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
   if (options.jwksUri !== undefined && options.jwtIssuer === undefined) throw usageError('--jwks-uri needs --jwt-issuer');
+  if (options.jwtIssuer !== undefined && options.resource === undefined && isWildcard(options.host)) {
+    throw usageError(`--jwt-issuer on ${options.host} (every interface) needs --resource, the URL clients reach the endpoint at: tokens are bound to it as their audience`);
+  }
   if (options.http && !authFlags && !options.allowUnauthenticated && !isLoopback(options.host)) {
     throw usageError(`refusing to serve without authentication on ${options.host}, which is not a loopback address; give --tokens-file or --jwt-issuer, or --allow-unauthenticated to serve it open behind a proxy that authenticates`);
   }
@@ -219,16 +222,39 @@ function toolsLine(toolset: Toolset): string {
   return toolset.tools.map((tool) => (tool.scopes === undefined || tool.scopes.length === 0 ? tool.name : `${tool.name} [${tool.scopes.join(' ')}]`)).join(', ');
 }
 
+/** Where in `text` a JSON parse error is, as " (line L, column C)", or nothing if the parser did not say. */
+function jsonErrorPlace(error: unknown, text: string): string {
+  const match = /position (\d+)/.exec(error instanceof Error ? error.message : '');
+  if (match === null) return '';
+  const before = text.slice(0, Number(match[1])).split('\n');
+  return ` (line ${before.length}, column ${before[before.length - 1]!.length + 1})`;
+}
+
+/** A tokens file others on the machine can read gives its tokens away: said on stderr, as the start goes on. */
+function warnIfShared(file: string): void {
+  if (process.platform === 'win32') return;
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) !== 0) process.stderr.write(`anytool serve: warning: --tokens-file ${file} can be read by other users (mode ${mode.toString(8)}); make it owner-only: chmod 600 ${file}\n`);
+}
+
 /** The `auth` option from the command's flags; the tokens file is read now, so a bad one stops the start. */
 function authFor(options: ServeCommandOptions): McpAuthOptions | undefined {
   if (options.tokensFile === undefined && options.jwtIssuer === undefined) return undefined;
   const auth: McpAuthOptions = {};
   if (options.tokensFile !== undefined) {
-    let tokens: unknown;
+    let text: string;
     try {
-      tokens = JSON.parse(readFileSync(options.tokensFile, 'utf8'));
+      text = readFileSync(options.tokensFile, 'utf8');
     } catch (error) {
       throw usageError(`--tokens-file ${options.tokensFile}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    warnIfShared(options.tokensFile);
+    let tokens: unknown;
+    try {
+      tokens = JSON.parse(text);
+    } catch (error) {
+      // The parser's message quotes the text around the problem: a part of a token, never shown.
+      throw usageError(`--tokens-file ${options.tokensFile} is not valid JSON${jsonErrorPlace(error, text)}; its content is not shown (it holds tokens). It must hold a JSON array of { "token", "subject", "scopes" }`);
     }
     if (!Array.isArray(tokens)) throw usageError(`--tokens-file ${options.tokensFile} must hold a JSON array of { "token", "subject", "scopes" }`);
     auth.tokens = tokens as StaticToken[];

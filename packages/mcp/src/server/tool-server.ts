@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, isToolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, errorResult, isToolset, resultText, unknownToolText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -100,6 +100,7 @@ const MAX_SCOPE_VIEWS = 256;
  */
 export class ToolView {
   private cached: McpToolDefinition[] | undefined;
+  private names: Set<string> | undefined;
   private readonly pages = new Map<string, ListToolsResult>();
   /** Whole `tools/list` responses as bytes up to the request id, by page (see `listResponseHead`). */
   readonly listJson = new Map<string, Buffer>();
@@ -120,6 +121,12 @@ export class ToolView {
     const all = this.served.definitions;
     const scopes = this.scopes;
     return (this.cached = scopes === undefined ? all : all.filter((definition) => this.served.allows(definition.name, scopes)));
+  }
+
+  /** Whether the caller sees the tool `name`. */
+  has(name: string): boolean {
+    if (this.names === undefined) this.names = new Set(this.definitions.map((definition) => definition.name));
+    return this.names.has(name);
   }
 
   /** One `tools/list` page: a stateless server makes a server instance per request, and lists cost no schema work. */
@@ -307,14 +314,9 @@ function encodeCursor(offset: number): string {
  * did not give out (the SDK path then answers the error).
  */
 export function listResponseHead(view: ToolView, options: McpServerOptions, cursor: unknown): Buffer | undefined {
-  let start = 0;
-  if (cursor !== undefined) {
-    if (typeof cursor !== 'string') return undefined;
-    const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-    if (match === null) return undefined;
-    start = Number(match[1]);
-  }
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const start = cursor === undefined ? 0 : cursorStart(cursor, view, pageSize);
+  if (start === undefined) return undefined;
   const key = `${start}:${pageSize}`;
   let head = view.listJson.get(key);
   if (head === undefined) {
@@ -331,10 +333,24 @@ export function listResponseHead(view: ToolView, options: McpServerOptions, curs
   return head;
 }
 
-function decodeCursor(cursor: string): number {
-  const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (match === null) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/list: the cursor ${JSON.stringify(cursor)} is not one this server gave out; call tools/list without a cursor to start over`);
-  return Number(match[1]);
+/**
+ * Where the page of `cursor` starts, if it is a cursor this server can have
+ * given out for this view (a page boundary within the list): pages are cached
+ * by where they start, so any other number would be a new cache entry on a
+ * caller's say-so.
+ */
+function cursorStart(cursor: unknown, view: ToolView, pageSize: number): number | undefined {
+  if (typeof cursor !== 'string') return undefined;
+  const match = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  if (match === null) return undefined;
+  const start = Number(match[1]);
+  return start % pageSize === 0 && start < view.definitions.length ? start : undefined;
+}
+
+function decodeCursor(cursor: string, view: ToolView, pageSize: number): number {
+  const start = cursorStart(cursor, view, pageSize);
+  if (start === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/list: the cursor ${JSON.stringify(cursor.slice(0, 100))} is not one this server gave out; call tools/list without a cursor to start over`);
+  return start;
 }
 
 /**
@@ -388,7 +404,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   server.setRequestHandler('tools/list', (request, ctx) => {
     const cursor = request.params?.cursor;
     // An authenticated caller sees the tools its scopes allow.
-    return served.view(ctx.http?.authInfo?.scopes).page(cursor === undefined ? 0 : decodeCursor(cursor), pageSize);
+    const view = served.view(ctx.http?.authInfo?.scopes);
+    return view.page(cursor === undefined ? 0 : decodeCursor(cursor, view, pageSize), pageSize);
   });
 
   server.setRequestHandler('tools/call', (request, ctx): Promise<CallToolResult | InputRequiredResult> => {
@@ -398,6 +415,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     const authInfo = ctx.http?.authInfo;
     // The HTTP server refuses such a call with 403 before it gets here; a server behind another gate answers it so.
     if (authInfo !== undefined && !served.allows(name, authInfo.scopes)) return Promise.resolve(insufficientScope(name, authInfo.scopes));
+    // Unknown to this caller: it hears only of the tools it may see, never of those hidden from it.
+    if (authInfo !== undefined && !served.view(authInfo.scopes).has(name)) return Promise.resolve(unknownTool(name, authInfo.scopes));
     const era = eraOf();
     if (era === 'legacy') return call(name, args, ctx, era, undefined, ctx.mcpReq.signal);
     return rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal));
@@ -444,6 +463,11 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     } finally {
       unsubscribe();
     }
+  }
+
+  function unknownTool(name: string, held: readonly string[]): CallToolResult {
+    const visible = served.view(held).definitions.map((definition) => definition.name);
+    return toCallToolResult(errorResult(ErrorCode.UnknownTool, unknownToolText(visible, name)));
   }
 
   function insufficientScope(name: string, held: readonly string[]): CallToolResult {

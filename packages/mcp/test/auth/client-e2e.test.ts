@@ -35,7 +35,7 @@ const ERAS = ['legacy', 'modern'] as const;
 
 describe.each(ERAS)('client credentials against serveMcp, %s era', (protocol) => {
   it('sees only the tools its scopes allow, and is refused outside them', async () => {
-    const mcp = await McpToolset.connect({ mcpServers: { notes: { url: server.url!, protocol, auth: { type: 'client_credentials', clientId: 'reader', clientSecret: 'reader-secret', scope: 'notes:read' } } } });
+    const mcp = await McpToolset.connect({ mcpServers: { notes: { url: server.url!, protocol, auth: { type: 'client_credentials', issuer: idp.issuer, clientId: 'reader', clientSecret: 'reader-secret', scope: 'notes:read' } } } });
     try {
       expect(mcp.connection('notes')!.era).toBe(protocol);
       expect(mcp.names.sort()).toEqual(['read', 'whoami']);
@@ -53,7 +53,7 @@ describe.each(ERAS)('client credentials against serveMcp, %s era', (protocol) =>
   });
 
   it('steps up to a scope the provider grants, and then lists the tool it unlocks', async () => {
-    const connection = await McpConnection.open('notes', { url: server.url!, protocol, auth: { type: 'client_credentials', clientId: 'writer', clientSecret: 'writer-secret', scope: 'notes:read' } });
+    const connection = await McpConnection.open('notes', { url: server.url!, protocol, auth: { type: 'client_credentials', issuer: idp.issuer, clientId: 'writer', clientSecret: 'writer-secret', scope: 'notes:read' } });
     try {
       expect(connection.tools.map((t) => t.name).sort()).toEqual(['read', 'whoami']);
       const written = await connection.callTool('write', {});

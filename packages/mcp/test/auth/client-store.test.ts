@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { FileTokenStore, MemoryTokenStore, readMcpServers, startLoopbackRedirect } from '../../src';
 
@@ -93,6 +94,30 @@ describe('startLoopbackRedirect', () => {
     }
   });
 
+  it('answers a malformed request with 400 and keeps waiting for the real redirect', async () => {
+    const loopback = await startLoopbackRedirect({ timeoutMs: 10_000 });
+    const port = Number(new URL(loopback.redirectUrl).port);
+    /** Sends `request` as it is (a fetch would refuse to) and resolves with the status line of the answer. */
+    const raw = (request: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received.split('\r\n')[0]!));
+      });
+    try {
+      const back = await loopback.authorize(async () => {
+        expect(await raw('GET /callback?state=wrong&code=evil HTTP/1.1\r\nHost: a b\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 (400|404)/);
+        expect(await raw('GET // HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 (400|404)/);
+        await (await fetch(`${loopback.redirectUrl}?code=good&state=right`)).text();
+      })(new URL('https://issuer.example/authorize?state=right'));
+      expect(new URL(back).searchParams.get('code')).toBe('good');
+    } finally {
+      await loopback.close();
+    }
+  });
+
   it('rejects on an error redirect, on time out and on close', async () => {
     const loopback = await startLoopbackRedirect({ timeoutMs: 300 });
     try {
@@ -119,18 +144,27 @@ describe('auth settings of an mcpServers entry', () => {
   };
 
   it('takes each kind, and refuses what a kind lacks with the field named', () => {
-    expect(read({ type: 'client_credentials', clientId: 'job', clientSecret: 's' })).toMatchObject({ auth: { type: 'client_credentials' } });
+    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'job', clientSecret: 's' })).toMatchObject({ auth: { type: 'client_credentials' } });
     expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code' })).toMatchObject({ auth: { type: 'authorization_code' } });
     expect(read({ type: 'provider', provider: { token: async () => 't' } })).toMatchObject({ auth: { type: 'provider' } });
     expect(read({ type: 'client_credentials', clientId: 'job' })).toBe('MCP server "api": "client_credentials" needs "auth.clientSecret" or "auth.privateKey"');
     expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback' })).toMatch(/"auth.authorize" must be a function/);
     expect(read({ type: 'authorization_code', redirectUrl: 'x', authorize: () => 'c', clientMetadataUrl: 'http://insecure.example/c.json' })).toMatch(/"auth.clientMetadataUrl" must be an https URL/);
     expect(read({ type: 'password' })).toMatch(/"auth.type" must be/);
-    expect(read({ type: 'client_credentials', clientId: 'job', clientSecret: 's', store: {} })).toMatch(/"auth.store" must be a token store/);
+    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'job', clientSecret: 's', store: {} })).toMatch(/"auth.store" must be a token store/);
+  });
+
+  it('requires the issuer wherever a client secret or private key is configured, so it is sent to no other server', () => {
+    const needed = 'MCP server "api": "auth.issuer" is needed with a client secret or private key: the issuer URL of the authorization server the credentials belong to (they are sent nowhere else)';
+    expect(read({ type: 'client_credentials', clientId: 'job', clientSecret: 's' })).toBe(needed);
+    expect(read({ type: 'client_credentials', clientId: 'job', privateKey: { kty: 'RSA' } })).toBe(needed);
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code', clientId: 'app', clientSecret: 's' })).toBe(needed);
+    // A public client has no secret to lose: its issuer is optional.
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code', clientId: 'app' })).toMatchObject({ auth: { type: 'authorization_code' } });
   });
 
   it('refuses auth on a command, and auth next to an Authorization header', () => {
-    expect(() => readMcpServers({ mcpServers: { local: { command: 'node', auth: { type: 'client_credentials', clientId: 'a', clientSecret: 'b' } } as never } })).toThrow(/applies to a server reached over HTTP/);
-    expect(read({ type: 'client_credentials', clientId: 'a', clientSecret: 'b' }, { headers: { Authorization: 'Bearer x' } })).toMatch(/either "auth" \(OAuth\) or an "Authorization" header/);
+    expect(() => readMcpServers({ mcpServers: { local: { command: 'node', auth: { type: 'client_credentials', issuer: 'https://id.example', clientId: 'a', clientSecret: 'b' } } as never } })).toThrow(/applies to a server reached over HTTP/);
+    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'a', clientSecret: 'b' }, { headers: { Authorization: 'Bearer x' } })).toMatch(/either "auth" \(OAuth\) or an "Authorization" header/);
   });
 });

@@ -81,7 +81,7 @@ async function call(toolset: Toolset, name: string): Promise<{ text: string; cod
 
 describe('client credentials', () => {
   it('gets a token for the server (audience-bound) and calls its tools with it', async () => {
-    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' } });
+    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' } });
     try {
       expect(toolset.names.sort()).toEqual(['whoami', 'write']);
       expect(await call(toolset, 'whoami')).toEqual({ text: 'machine [mcp:read]', code: undefined });
@@ -92,7 +92,7 @@ describe('client credentials', () => {
   });
 
   it('steps up once on 403 insufficient_scope, with the union of the scopes', async () => {
-    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' } });
+    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' } });
     try {
       expect(await call(toolset, 'write')).toEqual({ text: 'written', code: undefined });
       expect(await call(toolset, 'whoami')).toEqual({ text: 'machine [mcp:read mcp:write]', code: undefined });
@@ -104,7 +104,7 @@ describe('client credentials', () => {
   });
 
   it('fails clearly when the scope is never granted, without a loop, and the server stays usable', async () => {
-    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', clientId: 'reader', clientSecret: 'reader-secret' } });
+    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'reader', clientSecret: 'reader-secret' } });
     try {
       const first = await call(toolset, 'write');
       expect(first.code).toBe('MCP_AUTH_FAILED');
@@ -123,7 +123,7 @@ describe('client credentials', () => {
   });
 
   it('names the server and the fix when the client secret is wrong', async () => {
-    const failed = await McpToolset.connect({ mcpServers: { api: { url: api.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'wrong' } } } }).catch((error: unknown) => error);
+    const failed = await McpToolset.connect({ mcpServers: { api: { url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'wrong' } } } }).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: 'MCP_AUTH_FAILED' });
     expect((failed as Error).message).toContain('MCP server "api"');
     expect((failed as Error).message).toContain('invalid_client');
@@ -276,7 +276,7 @@ describe('issuer checks', () => {
     // its issuer is not the URL it was discovered at.
     const proxy = await startResourceServer({ issuer: oidc, requiredScopes: ['mcp:read'], authorizationServer: 'self' });
     try {
-      const failed = await McpToolset.connect({ mcpServers: { api: { url: proxy.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret' } } } }).catch((error: unknown) => error);
+      const failed = await McpToolset.connect({ mcpServers: { api: { url: proxy.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret' } } } }).catch((error: unknown) => error);
       expect(failed).toMatchObject({ code: 'MCP_AUTH_FAILED' });
       expect((failed as Error).message).toContain('MCP server "api"');
       expect((failed as Error).message).toContain('names another issuer');

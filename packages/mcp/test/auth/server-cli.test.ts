@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -36,6 +36,12 @@ it('refuses a non-loopback address without auth, in one line naming --allow-unau
   expect(stderr).toContain('--allow-unauthenticated');
 });
 
+it('refuses --jwt-issuer on a wildcard address without --resource, naming it', async () => {
+  const { code, stderr } = await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--host', '0.0.0.0', '--port', '0', '--jwt-issuer', 'https://id.example.com']);
+  expect(code).toBe(2);
+  expect(stderr).toContain('--jwt-issuer on 0.0.0.0 (every interface) needs --resource');
+});
+
 it('serves with a tokens file: says so at start, and answers only the token holder', async () => {
   const file = join(dir, 'tokens.json');
   writeFileSync(file, JSON.stringify([{ token: TOKEN, subject: 'ci', scopes: [] }]), { mode: 0o600 });
@@ -60,6 +66,17 @@ it('serves with a tokens file: says so at start, and answers only the token hold
   } finally {
     await stopChild(server.child, server.exited);
   }
+});
+
+it('a tokens file that is not JSON stops the start without showing any of it; one others can read is warned of', async () => {
+  const file = join(dir, 'broken-tokens.json');
+  writeFileSync(file, '[{token: "sk-live-SECRET-0123456789", "subject": "a"}]', { mode: 0o644 });
+  chmodSync(file, 0o644);
+  const { code, stderr } = await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--tokens-file', file]);
+  expect(code).toBe(2);
+  expect(stderr).toContain(`--tokens-file ${file} is not valid JSON (line 1, column 3)`);
+  expect(stderr).not.toContain('sk-live');
+  if (process.platform !== 'win32') expect(stderr).toContain(`--tokens-file ${file} can be read by other users (mode 644); make it owner-only: chmod 600`);
 });
 
 it('an unauthenticated loopback server says so at start', async () => {

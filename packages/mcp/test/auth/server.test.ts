@@ -235,6 +235,37 @@ describe('static bearer tokens', () => {
     expect(seen.at(-1)).toMatchObject({ status: 401 });
   });
 
+  it.each(ERAS)('an unknown tool names only the tools the caller sees (%s era)', async (era) => {
+    const bot = await connect(tokenServer.url!, era, TOKENS[0]!.token);
+    const admin = await connect(tokenServer.url!, era, TOKENS[1]!.token);
+    try {
+      // The bot is not told that "write" exists: the answer is the one for any name it does not know.
+      const unknown = await callText(bot.client, 'nope');
+      expect(unknown).toBe('Unknown tool "nope"; the available tools are: read, whoami. Call one of those.');
+      expect(await callText(admin.client, 'nope')).toBe('Unknown tool "nope"; the available tools are: read, write, whoami. Call one of those.');
+    } finally {
+      await Promise.all([bot.client.close(), admin.client.close()]);
+    }
+  });
+
+  it.each(ERAS)('takes only a cursor it can have given out: each page start it caches is one of its own (%s era)', async (era) => {
+    const pages = await serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, pageSize: 2, auth: { tokens: TOKENS } });
+    const admin = await connect(pages.url!, era, TOKENS[1]!.token);
+    const cursor = (start: number): string => Buffer.from(`o:${start}`).toString('base64url');
+    try {
+      const first = await admin.client.request({ method: 'tools/list', params: {} });
+      expect(first.nextCursor).toBe(cursor(2));
+      expect((await admin.client.request({ method: 'tools/list', params: { cursor: cursor(2) } })).tools).toHaveLength(1);
+      // Between page starts, or past the end of the list: not a page this server would point to.
+      for (const start of [1, 4, 1_000_000]) {
+        await expect(admin.client.request({ method: 'tools/list', params: { cursor: cursor(start) } })).rejects.toMatchObject({ code: -32602 });
+      }
+    } finally {
+      await admin.client.close();
+      await pages.close();
+    }
+  });
+
   it('with requiredScopes, a token without them gets 403 for any request', async () => {
     const strict = await serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { tokens: TOKENS, requiredScopes: ['notes:write'] } });
     try {
@@ -288,6 +319,11 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
 
   it('a wildcard bind with auth but no allowed host names is refused too: it would accept any Host', async () => {
     await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toThrow(/allowedHosts/);
+  });
+
+  it.each(['0.0.0.0', '::'])('JWT auth on the wildcard %s needs the resource: the audience would be an address no token names', async (host) => {
+    const jwt = { issuer: idp.issuer };
+    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host, allowedHosts: ['mcp.example.com'], auth: { jwt } })).rejects.toThrow(/needs auth\.resource, the URL clients reach the endpoint at/);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 
@@ -50,8 +50,19 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
   const waiters = new Set<Waiter>();
   let closed = false;
 
+  let origin = '';
   const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? '127.0.0.1'}`);
+    // Anything can connect to the port: a request that makes no sense is refused, and never ends the program.
+    try {
+      answer(req, res);
+    } catch {
+      if (res.headersSent) res.destroy();
+      else res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad request');
+    }
+  });
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
+    // A fixed base: the Host header is the sender's to choose, and a malformed one must not matter.
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== path) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       return;
@@ -64,7 +75,7 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
       return;
     }
     waiters.delete(waiter);
-    const redirected = `http://127.0.0.1:${port()}${req.url ?? '/'}`;
+    const redirected = `${origin}${url.pathname}${url.search}`;
     if (url.searchParams.has('error')) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Sign-in failed. Return to the application.');
       // The error text comes from whoever sent the browser here: it is named, never shown as it is.
@@ -73,7 +84,7 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(options.successHtml ?? DONE_HTML);
     waiter.resolve(redirected);
-  });
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -81,8 +92,8 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
       resolve();
     });
   });
-  const port = (): number => (server.address() as AddressInfo).port;
-  const redirectUrl = `http://127.0.0.1:${port()}${path}`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const redirectUrl = `${origin}${path}`;
 
   return {
     redirectUrl,

@@ -58,6 +58,7 @@ export interface McpOAuthCommon {
   /**
    * The issuer the configured client belongs to. A server that sends the client to
    * another authorization server is refused before any credential is sent there.
+   * Required with a client secret or private key.
    */
   issuer?: string;
 }
@@ -65,6 +66,8 @@ export interface McpOAuthCommon {
 /** A machine with no user: the `client_credentials` grant, with a secret or a private key (`private_key_jwt`). */
 export interface McpClientCredentialsAuth extends McpOAuthCommon {
   type: 'client_credentials';
+  /** The issuer the credentials belong to: required, so they are never sent to another authorization server. */
+  issuer: string;
   clientId: string;
   /** The client secret (sent as the authorization server prefers: HTTP Basic, else in the body). */
   clientSecret?: string;
@@ -428,7 +431,8 @@ export class OAuthSession {
     if (this.pending !== undefined) return this.pending;
     const generation = this.provider.generation;
     const current = (await this.provider.tokens())?.access_token;
-    if (sent !== undefined && current !== undefined && sent !== current) return;
+    // Sent with another token than the current one (or with none, before a renewal finished): sent again as it is.
+    if (current !== undefined && sent !== current) return;
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(ctx.response);
     // A token refused outright: the authorization server may have moved; discover it again.
     if (sent !== undefined) await this.provider.invalidateCredentials('discovery');
