@@ -11,7 +11,7 @@ const moduleNameMapper = {
   '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',
 };
 
-function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>/tsconfig.test.json', extra: Partial<Project> = {}): Project {
+function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>/tsconfig.jest.json', extra: Partial<Project> = {}): Project {
   return {
     displayName,
     testMatch,
@@ -33,7 +33,7 @@ const config: Config = {
       testPathIgnorePatterns: ['\\.legacy\\.test\\.ts$'],
       // arktype (a Standard Schema library under test) ships ES modules only: compiled to CommonJS for jest.
       transform: {
-        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } }],
+        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { warnOnly: false } }],
         '/node_modules/(arktype|arkregex|@ark)/.+\\.js$': '<rootDir>/packages/core/test/helpers/esm-to-cjs.cjs',
       },
       transformIgnorePatterns: ['/node_modules/(?!(arktype|arkregex|@ark)/)'],
@@ -46,7 +46,7 @@ const config: Config = {
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts'], undefined, {
       // jose (JWT verification) ships ES modules only: compiled to CommonJS for jest, as arktype is for core.
       transform: {
-        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false } }],
+        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { warnOnly: false } }],
         '/node_modules/jose/.+\\.js$': '<rootDir>/packages/core/test/helpers/esm-to-cjs.cjs',
       },
       transformIgnorePatterns: ['/node_modules/(?!jose/)'],
