@@ -11,6 +11,8 @@ export type { McpSession } from './server/mcp-session.js';
 export type { McpAskOptions } from './server/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
 export { MemoryEventStore } from './server/memory-event-store.js';
+export { MemoryStore } from './store/memory-store.js';
+export type { McpStore } from './store/store.js';
 export { runServeCommand } from './server/serve-command.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
