@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, createTraceState, isSpanContextValid, propagation, trace, type Context as TraceContext } from '@opentelemetry/api';
-import type { ExecutionContext } from '../execution-context.js';
+import { isExecutionContext, type ExecutionContext } from '../execution-context.js';
 
 /** W3C Trace Context: version 00, trace id, parent span id, flags. */
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
@@ -7,14 +7,14 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const MAX_TRACESTATE = 512;
 
 /**
- * Writes the trace context of the call's current span into `carrier` as W3C
- * `traceparent` (and `tracestate`), plus whatever the globally registered
- * propagators add (baggage). An MCP client passes its request's `params._meta`,
- * so the server continues the caller's trace. Nothing is written when the call
- * is not traced.
+ * Writes the trace context of the call's current span (or of an OpenTelemetry
+ * context) into `carrier` as W3C `traceparent` (and `tracestate`), plus whatever
+ * the globally registered propagators add (baggage). An MCP client passes its
+ * request's `params._meta`, so the server continues the caller's trace. Nothing
+ * is written when the call is not traced.
  */
-export function injectTraceContext(context: ExecutionContext | undefined, carrier: Record<string, unknown>): void {
-  const current = context?.trace;
+export function injectTraceContext(from: ExecutionContext | TraceContext | undefined, carrier: Record<string, unknown>): void {
+  const current = isExecutionContext(from) ? from.trace : from;
   if (current === undefined) return;
   const span = trace.getSpanContext(current);
   if (span === undefined || !isSpanContextValid(span)) return;

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, abortWatch, describeError, isAnytoolError, type ArgsValidator } from '@anytool/core';
+import { AnytoolError, ErrorCode, abortWatch, describeError, injectTraceContext, isAnytoolError, type ArgsValidator } from '@anytool/core';
+import type { Context as TraceContext } from '@opentelemetry/api';
 import {
   Client,
   type CallToolResult,
@@ -25,6 +26,7 @@ import { stdioPid } from './transports.js';
 import { redactError, redactor } from './url-credentials.js';
 import type { McpTokenStore } from './auth/token-store.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
+import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -80,6 +82,12 @@ export interface McpClientOptions {
    * `new FileTokenStore(path)` keeps them across runs in a file only its owner may read.
    */
   tokenStore?: McpTokenStore;
+  /**
+   * Where the spans and metrics of MCP requests go (`tools/call {tool}` spans of
+   * kind CLIENT, `mcp.client.operation.duration`): the globally registered
+   * OpenTelemetry SDK unless given. With neither, nothing is recorded.
+   */
+  telemetry?: McpTelemetryOptions;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -87,6 +95,12 @@ export interface McpCallOptions {
   signal?: AbortSignal | undefined;
   timeoutMs?: number | undefined;
   onprogress?: ((progress: Progress) => void) | undefined;
+  /**
+   * The caller's trace (an `ExecutionContext`'s `trace`): the call's span is its
+   * child, and its trace context goes to the server in `params._meta`, so the
+   * server's spans continue the trace. Defaults to the active OpenTelemetry context.
+   */
+  trace?: TraceContext | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -101,6 +115,8 @@ const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 interface CallParams {
   name: string;
   arguments: Record<string, unknown>;
+  /** The trace context (`traceparent`, `tracestate`) when the call is traced. */
+  _meta?: Record<string, unknown>;
 }
 
 /**
@@ -313,13 +329,23 @@ export class McpConnection {
     const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
     if (options.onprogress !== undefined) request.onprogress = options.onprogress;
     if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
-    const params = { name, arguments: args };
+    const params: CallParams = { name, arguments: args };
     const signal = options.signal;
-    // Each call gets a signal of its own, aborted with a fixed reason: the SDK tells the server the
-    // reason of the signal it is given, and a run's abort reason may hold anything.
-    if (signal === undefined) return this.send(params, request, map);
-    if (signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
-    return this.callWithSignal(params, request, signal, map);
+    if (signal?.aborted === true) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
+    const telemetry = callTelemetry(this.config, this.client, this.transport, name, options.trace, this.options.telemetry);
+    if (telemetry === undefined) return this.dispatch(params, request, signal, map);
+    const meta: Record<string, unknown> = {};
+    injectTraceContext(telemetry.operation.trace, meta);
+    params._meta = meta;
+    return telemetry.settle(() => this.dispatch(params, request, signal, map));
+  }
+
+  /**
+   * Sends a call. Each call gets a signal of its own, aborted with a fixed reason: the SDK tells the
+   * server the reason of the signal it is given, and a run's abort reason may hold anything.
+   */
+  private dispatch<T>(params: CallParams, request: RequestOptions, signal: AbortSignal | undefined, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
+    return signal === undefined ? this.send(params, request, map) : this.callWithSignal(params, request, signal, map);
   }
 
   private send<T>(params: CallParams, request: RequestOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {

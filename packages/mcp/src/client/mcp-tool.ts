@@ -69,12 +69,13 @@ export class McpTool extends BaseTool {
     this.ownDeadline = true;
   }
 
-  /** Calls the tool on the server; progress notifications become `progress` events of the run. */
+  /** Calls the tool on the server; progress notifications become `progress` events of the run; the run's trace goes along. */
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
     const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.origin ??= this.makeOrigin());
-    return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress }, (result) => mapCallResult(result, origin));
+    // The run's trace (the tool call's span when traced): the server continues it.
+    return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, trace: context.trace }, (result) => mapCallResult(result, origin));
   }
 
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Client, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, type StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { OversizedMessage } from './result-limit.js';
@@ -266,4 +266,14 @@ function isResultResponse(value: unknown): value is { jsonrpc: '2.0'; id: string
   let keys = 0;
   for (const key in value) if (Object.hasOwn(value, key)) keys++;
   return keys === 3;
+}
+
+/**
+ * The id the SDK client gives its next request (its `_requestMessageId`
+ * counter), for the `jsonrpc.request.id` of a call's span. Undefined when the
+ * field is missing (a newer SDK moved it): the span then goes without the id.
+ */
+export function nextRequestId(client: Client | undefined): number | undefined {
+  const id = (client as unknown as Record<string, unknown> | undefined)?.['_requestMessageId'];
+  return typeof id === 'number' ? id : undefined;
 }

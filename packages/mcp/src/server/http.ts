@@ -296,7 +296,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   let closing = false;
   /** Who sends the modern request being served, for the server instance the handler makes for it. */
   const caller = new AsyncLocalStorage<string | undefined>();
-  const modernHandler = createMcpHandler(({ era }) => createMcpServer(served, serverOptions, { era, rounds: served.rounds, owner: caller.getStore(), authenticated: resourceServer !== undefined }), {
+  const modernHandler = createMcpHandler(({ era }) => createMcpServer(served, serverOptions, { era, rounds: served.rounds, owner: caller.getStore(), authenticated: resourceServer !== undefined, transport: 'http' }), {
     legacy: 'reject',
     ...(options.onError === undefined ? {} : { onerror: options.onError }),
     maxRequestBodySize: maxBody,
@@ -337,7 +337,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const full = makeRoom(client);
     if (full !== undefined) return sendJsonRpcError(res, 503, -32000, full);
     const id = randomUUID();
-    const server = createMcpServer(served, serverOptions, { era: 'legacy', rounds: served.rounds, owner: principal ?? client, authenticated: principal !== undefined });
+    const server = createMcpServer(served, serverOptions, { era: 'legacy', rounds: served.rounds, owner: principal ?? client, authenticated: principal !== undefined, transport: 'http' });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       ...(options.eventStore === undefined ? {} : { eventStore: sessionEventStore(options.eventStore, id) }),

@@ -68,7 +68,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
     let open = true;
     // The first message decides the era of the connection (initialize: 2025; a request with its envelope:
     // 2026-07-28); the SDK then makes the one server instance that serves it.
-    const connection = serveStdio(({ era }) => createMcpServer(served, options, { era, rounds: served.rounds }), {
+    const connection = serveStdio(({ era }) => createMcpServer(served, options, { era, rounds: served.rounds, transport: 'stdio' }), {
       legacy: 'serve',
       transport,
       ...(options.onError === undefined ? {} : { onerror: options.onError }),

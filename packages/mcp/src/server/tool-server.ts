@@ -18,6 +18,9 @@ import { paramHeaders, type ParamHeader } from './param-headers.js';
 import { CallSession, MCP_SESSION_KEY, type ConnectionState } from './mcp-session.js';
 import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
 import { toCallToolResult } from './result-content.js';
+import { servedCallTelemetry } from './call-telemetry.js';
+import type { McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
+import type { Context as TraceContext } from '@opentelemetry/api';
 
 /** Options of every MCP server anytool makes, whatever the transport. */
 export interface McpServerOptions {
@@ -55,6 +58,13 @@ export interface McpServerOptions {
   inputTtlMs?: number;
   /** The most calls waiting for the client's input at once (2026-07-28 era). Default 1000. */
   maxParkedCalls?: number;
+  /**
+   * Where the spans and metrics of served calls go (`tools/call {tool}` spans of
+   * kind SERVER, children of the caller's span from `params._meta`, and
+   * `mcp.server.operation.duration`): the globally registered OpenTelemetry SDK
+   * unless given. With neither, nothing is recorded.
+   */
+  telemetry?: McpTelemetryOptions;
 }
 
 /** How a server instance is served: its era when the serving entry knows it, the calls waiting for input, the client. */
@@ -65,6 +75,8 @@ export interface Serving {
   owner?: string | undefined;
   /** Callers are authenticated: what they see depends on who they are (the list's cache hint is private). */
   authenticated?: boolean;
+  /** The transport, for the spans' `network.transport`. */
+  transport?: 'stdio' | 'http';
 }
 
 export const DEFAULT_TOOLS_LIST_TTL_MS = 60_000;
@@ -418,13 +430,21 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     // Unknown to this caller: it hears only of the tools it may see, never of those hidden from it.
     if (authInfo !== undefined && !served.view(authInfo.scopes).has(name)) return Promise.resolve(unknownTool(name, authInfo.scopes));
     const era = eraOf();
-    if (era === 'legacy') return call(name, args, ctx, era, undefined, ctx.mcpReq.signal);
-    return rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal));
+    // The call continues the caller's trace (`params._meta`) under a span of its own.
+    const traced = servedCallTelemetry(server, ctx, name, serving?.transport, options.telemetry);
+    const pending = era === 'legacy' ? call(name, args, ctx, era, undefined, ctx.mcpReq.signal, traced.trace) : rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal, traced.trace));
+    return traced.trace === undefined ? pending : pending.then(
+      (result) => (traced.end(result as CallToolResult), result),
+      (error: unknown) => {
+        traced.end(undefined, error);
+        throw error;
+      },
+    );
   });
 
   /** Runs one tool call to its result; on the modern era its session asks through `round`, and `ctx` is the first round's. */
-  async function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal): Promise<CallToolResult> {
-    const context = new ExecutionContext({ signal });
+  async function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal, trace: TraceContext | undefined): Promise<CallToolResult> {
+    const context = new ExecutionContext({ signal, trace });
     const session = new CallSession(server, ctx, connection, name, era, round);
     context.state.set(MCP_SESSION_KEY, session);
     const authInfo = ctx.http?.authInfo;
