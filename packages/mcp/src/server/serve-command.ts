@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, type Toolset } from '@anytool/core';
+import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, tracing, type Toolset } from '@anytool/core';
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
@@ -28,6 +28,10 @@ Options:
   --allow-unauthenticated  serve without tokens on an address other than loopback
   --export <name>        serve only this export (repeatable)
   --name <name>          server name sent in initialize (default: the module's file name)
+  --trace-content        put each call's arguments and result on its span (traces
+                         are recorded when an OpenTelemetry SDK is registered, as by
+                         node --import ./telemetry.mjs; off by default: they may
+                         hold personal or secret data)
   -h, --help             show this help
 `;
 
@@ -46,6 +50,7 @@ export interface ServeCommandOptions {
   jwksUri: string | undefined;
   resource: string | undefined;
   allowUnauthenticated: boolean;
+  traceContent: boolean;
 }
 
 function usageError(problem: string): AnytoolError {
@@ -68,6 +73,7 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
     jwksUri: undefined,
     resource: undefined,
     allowUnauthenticated: false,
+    traceContent: false,
   };
   const modules: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -121,6 +127,9 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
       case '--allow-unauthenticated':
         options.allowUnauthenticated = true;
         break;
+      case '--trace-content':
+        options.traceContent = true;
+        break;
       default:
         if (arg.startsWith('-')) throw usageError(`unknown option ${arg}`);
         modules.push(arg);
@@ -171,6 +180,8 @@ export async function runServeCommand(args: string[]): Promise<void> {
   try {
     const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
     size = toolset.size;
+    // Each call gets an execute_tool span under its tools/call span (when an SDK is registered), unless the module's toolset traces its calls already.
+    if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing'))) toolset.use(tracing({ captureContent: options.traceContent }));
     server = await serveMcp(toolset, serveOptionsFor(options, stdout?.protocol));
   } catch (error) {
     stdout?.restore();
