@@ -2,7 +2,7 @@ import { extractTraceContext } from '@anytool/core';
 import { PROTOCOL_VERSION_META_KEY, type CallToolResult, type Server, type ServerContext } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Context as TraceContext } from '@opentelemetry/api';
-import { TOOL_ERROR, errorTypeOf, startMcpOperation, type McpOperationInfo, type McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
+import { TOOL_ERROR, errorTypeOf, mcpTelemetryActive, startMcpOperation, type McpOperationInfo, type McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
 
 /** The trace a served call runs in, and how its span ends. */
 export interface ServedCallTelemetry {
@@ -24,6 +24,7 @@ const UNTRACED: ServedCallTelemetry = { trace: undefined, end: () => undefined }
 export function servedCallTelemetry(server: Server, ctx: ServerContext, tool: string, transport: 'stdio' | 'http' | undefined, options: McpTelemetryOptions | undefined): ServedCallTelemetry {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
   const parent = meta === undefined || !('traceparent' in meta) ? undefined : extractTraceContext(meta);
+  if (!mcpTelemetryActive(options)) return parent === undefined ? UNTRACED : { trace: parent, end: () => undefined };
   const stdio = transport === undefined ? server.transport instanceof StdioServerTransport : transport === 'stdio';
   const claimed = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
   const info: McpOperationInfo = {

@@ -55,8 +55,8 @@ export interface McpOperation {
   end(errorType?: string, message?: string): void;
 }
 
-/** Whether an OpenTelemetry SDK registered anything (a property read), unless providers were given. */
-function active(options: McpTelemetryOptions | undefined): boolean {
+/** Whether anything would record MCP telemetry: providers were given, or an OpenTelemetry SDK registered globally (a property read). */
+export function mcpTelemetryActive(options: McpTelemetryOptions | undefined): boolean {
   return options?.tracerProvider !== undefined || options?.meterProvider !== undefined || (globalThis as Record<symbol, unknown>)[API_GLOBAL] !== undefined;
 }
 
@@ -67,7 +67,7 @@ function active(options: McpTelemetryOptions | undefined): boolean {
  * the active context. Undefined while no SDK is registered: nothing to record.
  */
 export function startMcpOperation(kind: 'client' | 'server', info: McpOperationInfo, parent: TraceContext | undefined, options?: McpTelemetryOptions): McpOperation | undefined {
-  if (!active(options)) return undefined;
+  if (!mcpTelemetryActive(options)) return undefined;
   const started = now();
   const tracer = (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const metricAttributes: Attributes = { 'mcp.method.name': info.method };
