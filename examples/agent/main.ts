@@ -75,16 +75,17 @@ console.log(banner);
 
 // The reference MCP server from npm, as a child process spoken to over stdio.
 const serverEntry = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true });
+// The run is traced with OpenTelemetry; an in-memory exporter keeps the spans to print their tree at the end.
+// An application registers its own SDK and exporter instead (docs/observability.md).
+const spans = new InMemorySpanExporter();
+const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+// The MCP calls are traced too (a tools/call span under each tool call, its trace context sent to the server).
+const mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true, telemetry: { tracerProvider } });
 // The server has a dozen demo tools; this agent gets two of them next to its local ones.
 // The provider's own web search sits next to them; its provider runs it.
 const toolset = new Toolset(new TravelDesk(), mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'), webSearch === undefined ? [] : [webSearch]);
 console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join(', ')}\n`);
 
-// The run is traced with OpenTelemetry; an in-memory exporter keeps the spans to print their tree at the end.
-// An application registers its own SDK and exporter instead (docs/observability.md).
-const spans = new InMemorySpanExporter();
-const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
 const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve, name: 'travel-desk', tracing: { tracerProvider } });
 const context = new ExecutionContext();
 const stop = printTranscript(context, toolset);

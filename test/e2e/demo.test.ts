@@ -64,9 +64,10 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/stopped: final_answer after 6 model turn\(s\) and 7 tool call\(s\)/);
     // The run's OpenTelemetry span tree: the agent over its model turns and tool calls, in one trace; the
     // built-in call under the model turn that reported it.
-    expect(stdout).toMatch(/trace [0-9a-f]{32}: 14 spans\n {2}invoke_agent travel-desk +[\d.]+ ms\n {4}chat scripted travel agent +[\d.]+ ms\n {6}execute_tool openai_web_search +[\d.]+ ms\n {4}execute_tool get_weather /);
+    expect(stdout).toMatch(/trace [0-9a-f]{32}: 15 spans\n {2}invoke_agent travel-desk +[\d.]+ ms\n {4}chat scripted travel agent +[\d.]+ ms\n {6}execute_tool openai_web_search +[\d.]+ ms\n {4}execute_tool get_weather /);
     expect(stdout).toMatch(/\n {4}execute_tool hotel_price +[\d.]+ ms {2}error\.type=INVALID_ARGUMENTS\n/);
-    expect(stdout).toMatch(/\n {4}execute_tool everything_get-sum +[\d.]+ ms\n/);
+    // The MCP call under it, as its client sent it (its trace context went to the server in params._meta).
+    expect(stdout).toMatch(/\n {4}execute_tool everything_get-sum +[\d.]+ ms\n {6}tools\/call get-sum +[\d.]+ ms\n/);
   });
 
   describe('with a model server in the environment', () => {
