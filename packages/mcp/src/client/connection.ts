@@ -472,7 +472,7 @@ export class McpConnection {
     const handle: McpTaskHandle = { server: this.name, tool, taskId: task.taskId, createdAt: new Date().toISOString() };
     if (task.ttlSeconds !== undefined) handle.ttlSeconds = task.ttlSeconds;
     if (task.requestState !== undefined) handle.requestState = task.requestState;
-    this.keepHandle(handle, 'add');
+    void this.keepHandle(handle, 'add');
     return this.followTask(task, handle, request, onstatus);
   }
 
@@ -505,6 +505,7 @@ export class McpConnection {
       answer: (method, params, signal) => this.answerInput(method, params, signal),
       keep: (handle, ended) => this.keepHandle(handle, ended ? 'remove' : 'update'),
       note: (message) => this.noteOnce(message),
+      closed: () => this.supervisor.closed,
     };
   }
 
@@ -528,15 +529,15 @@ export class McpConnection {
   }
 
   /** Writes a handle to the store (in order, per handle); a failed write is noted, the call goes on. */
-  private keepHandle(handle: McpTaskHandle, how: 'add' | 'update' | 'remove'): void {
+  private keepHandle(handle: McpTaskHandle, how: 'add' | 'update' | 'remove'): Promise<void> {
     const handles = this.taskHandles;
-    if (handles === undefined) return;
+    if (handles === undefined) return Promise.resolve();
     const previous = this.handleWrites.get(handle) ?? Promise.resolve();
-    const write = previous.then(() => (how === 'add' ? handles.add(handle) : how === 'update' ? handles.update(handle) : handles.remove(handle)));
-    this.handleWrites.set(
-      handle,
-      write.catch((error: unknown) => this.note(`could not ${how === 'remove' ? 'forget' : 'keep'} the handle of task "${handle.taskId}" in the taskHandles store: ${describeError(error)}`)),
-    );
+    const written = previous
+      .then(() => (how === 'add' ? handles.add(handle) : how === 'update' ? handles.update(handle) : handles.remove(handle)))
+      .catch((error: unknown) => this.note(`could not ${how === 'remove' ? 'forget' : 'keep'} the handle of task "${handle.taskId}" in the taskHandles store: ${describeError(error)}`));
+    this.handleWrites.set(handle, written);
+    return written;
   }
 
   /** Reads every page of `tools/list` again and tells the listeners. */

@@ -135,9 +135,11 @@ export interface TaskHost {
   request(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, timeout: number, signal: AbortSignal | undefined): Promise<Record<string, unknown>>;
   /** Answers one input request through the client's handlers (elicitation, sampling, roots). */
   answer(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
-  /** A new handle or a changed one (kept for a resume), or the task ended (`undefined`). */
-  keep(handle: McpTaskHandle, ended: boolean): void;
+  /** Writes a changed handle (kept for a resume), or forgets it when its task ended; never rejects. */
+  keep(handle: McpTaskHandle, ended: boolean): Promise<void>;
   note(message: string): void;
+  /** Whether the connection was closed by the client (polling stops; the task goes on on the server). */
+  closed(): boolean;
 }
 
 /** How a task is followed. */
@@ -188,7 +190,7 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
   for (;;) {
     if (task.requestState !== undefined && task.requestState !== handle.requestState) {
       handle.requestState = task.requestState;
-      host.keep(handle, false);
+      void host.keep(handle, false);
     }
     const report = `${task.status}\u0000${task.statusMessage ?? ''}`;
     if (report !== lastReport) {
@@ -199,17 +201,17 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
     }
     switch (task.status) {
       case 'completed':
-        host.keep(handle, true);
+        await host.keep(handle, true);
         if (task.result === undefined) throw new AnytoolError(ErrorCode.McpInvalidResult, `${where} completed task "${task.taskId}" without a result.`);
         return task.result;
       case 'failed': {
-        host.keep(handle, true);
+        await host.keep(handle, true);
         const text = typeof task.error?.['message'] === 'string' ? task.error['message'] : (task.statusMessage ?? 'no reason given');
         const code = typeof task.error?.['code'] === 'number' ? ` (error ${task.error['code']})` : '';
         throw new AnytoolError(ErrorCode.McpProtocolError, `${where} failed${code}: ${clip(text)}`);
       }
       case 'cancelled':
-        host.keep(handle, true);
+        await host.keep(handle, true);
         throw new AnytoolError(ErrorCode.Aborted, `${where} was cancelled by the server${task.statusMessage === undefined ? '' : `: ${clip(task.statusMessage)}`}.`);
       case 'input_required':
         await answerInputs(host, task, handle, answered, policy);
@@ -224,7 +226,7 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
       await sleep(Math.max(0, deadline - Date.now()), policy.signal);
       if (!isAborted(policy)) {
         await cancel(host, handle);
-        host.keep(handle, true);
+        await host.keep(handle, true);
         throw new AnytoolError(ErrorCode.Timeout, `${where} did not finish within taskTimeoutMs (${policy.taskTimeout} ms); task "${task.taskId}" was cancelled. Raise "taskTimeoutMs" for longer tasks.`);
       }
     } else {
@@ -237,8 +239,11 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
       failures = 0;
     } catch (error) {
       if (isAborted(policy)) throw await cancelled(host, handle, where);
+      if (host.closed()) {
+        throw new AnytoolError(ErrorCode.McpConnectionClosed, `${where} was cut off: the connection to the server was closed by the client. Task "${handle.taskId}" goes on on the server; a client with the same taskHandles store can resume it.`, { cause: error });
+      }
       if (isServerError(error)) {
-        host.keep(handle, true);
+        await host.keep(handle, true);
         throw new AnytoolError(ErrorCode.McpProtocolError, `${where}: the server no longer knows task "${handle.taskId}" (tasks/get answered error ${error.code}: ${clip(error.message)}). It may have expired or been lost when the server restarted.`, { cause: error });
       }
       if (++failures >= MAX_POLL_FAILURES) {
@@ -267,7 +272,7 @@ async function answerInputs(host: TaskHost, task: WireTask, handle: McpTaskHandl
         responses[key] = await host.answer(typeof method === 'string' ? method : '', params, signal);
       } catch (error) {
         await cancel(host, handle);
-        host.keep(handle, true);
+        await host.keep(handle, true);
         throw new AnytoolError(ErrorCode.McpProtocolError, `Tool "${host.tool}" on MCP server "${host.server}" needed input (${typeof method === 'string' ? method : 'an unknown request'}) this client could not give: ${describeError(error)}. Task "${handle.taskId}" was cancelled.`, { cause: error });
       }
     }),
@@ -291,7 +296,7 @@ async function cancel(host: TaskHost, handle: McpTaskHandle): Promise<void> {
 
 async function cancelled(host: TaskHost, handle: McpTaskHandle, where: string): Promise<AnytoolError> {
   await cancel(host, handle);
-  host.keep(handle, true);
+  await host.keep(handle, true);
   return new AnytoolError(ErrorCode.Aborted, `${where} was cancelled (task "${handle.taskId}").`);
 }
 
