@@ -18,7 +18,7 @@ export interface TaskRecord {
   taskId: string;
   status: TaskStatus;
   /** The tool's latest progress message while working; why it failed or was cancelled at the end. */
-  statusMessage?: string;
+  statusMessage?: string | undefined;
   /** ISO 8601. */
   createdAt: string;
   /** ISO 8601. */
@@ -48,15 +48,15 @@ export interface TaskRecord {
   /** The call's arguments, kept only for a resumable task (to run it again). */
   arguments?: unknown;
   /** Open questions to the client, by key (status `input_required`); answered keys leave at once. */
-  inputRequests?: Record<string, InputRequest>;
+  inputRequests?: Record<string, InputRequest> | undefined;
   /** Answers taken by `tasks/update` that the running tool has not picked up yet, by key. */
-  inputResponses?: Record<string, unknown>;
+  inputResponses?: Record<string, unknown> | undefined;
   /** A client asked to cancel; the running instance aborts the tool's signal and settles the task as `cancelled`. */
   cancelRequested?: boolean;
   /** The tool's result (status `completed`; a tool error is a completed result with `isError`). */
-  result?: CallToolResult;
+  result?: CallToolResult | undefined;
   /** The JSON-RPC error the call ended with (status `failed`). */
-  error?: TaskError;
+  error?: TaskError | undefined;
 }
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'cancelled' | 'failed';
