@@ -24,7 +24,14 @@ export const DEFAULT_TASK_POLL_INTERVAL_MS = 500;
 export const DEFAULT_TASK_LEASE_MS = 15_000;
 
 /** How the tool of a task runs: through its `InputRound` (questions become the task's `input_required`), with its signal. */
-export type TaskWork = (round: InputRound, signal: AbortSignal) => Promise<CallToolResult>;
+export type TaskWork = (round: InputRound, signal: AbortSignal, progress: (progress: TaskProgress) => void) => Promise<CallToolResult>;
+
+/** A progress event of the tool; its message (else how far it is) becomes the task's status message. */
+export interface TaskProgress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}
 
 /** A task this instance runs. */
 class RunningTask implements InputRound {
@@ -33,6 +40,8 @@ class RunningTask implements InputRound {
   /** The latest progress message not yet written (writes are coalesced: one in flight at a time). */
   private pendingMessage: string | undefined;
   private writingMessage = false;
+  /** A protocol error the call ends with whatever the tool returns (it asked what the client cannot answer). */
+  fatal: unknown;
 
   constructor(
     private readonly manager: TaskManager,
@@ -46,7 +55,13 @@ class RunningTask implements InputRound {
   ask(key: string, request: InputRequest, signal?: AbortSignal): Promise<unknown> {
     if (this.controller.signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, 'the task ended before the client answered'));
     if (this.questions.has(key)) return Promise.reject(new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`));
-    this.canAsk(request);
+    try {
+      this.canAsk(request);
+    } catch (error) {
+      this.fatal = error;
+      this.end(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       this.questions.set(key, { request, resolve, reject });
       signal?.addEventListener('abort', () => {
@@ -183,15 +198,14 @@ export class TaskManager {
     const task = new RunningTask(this, record.taskId, call.ctx, call.canAsk);
     this.running.set(record.taskId, task);
     this.beat();
-    work(task, task.controller.signal).then(
-      (result) => this.settle(task, { status: 'completed', result }),
-      (error: unknown) => this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` }),
-    );
+    const fail = (error: unknown): Promise<void> => this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
+    work(task, task.controller.signal, (progress) => this.progress(record.taskId, progress)).then((result) => (task.fatal === undefined ? this.settle(task, { status: 'completed', result }) : fail(task.fatal)), fail);
     return record;
   }
 
-  /** The running task's progress, as its status message. */
-  progress(taskId: string, message: string): void {
+  /** The running task's progress, as its status message (the tool's message, else how far it is). */
+  progress(taskId: string, progress: TaskProgress): void {
+    const message = progress.message ?? (progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`);
     this.running.get(taskId)?.progress(message);
   }
 
@@ -265,6 +279,7 @@ export class TaskManager {
 
   /** Stops the heartbeats and ends the tasks running here (they are marked failed: the server stopped). */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
