@@ -52,8 +52,10 @@ function taskParams(method: string, update: boolean): StandardSchemaV1<unknown, 
         const taskId = params['taskId'];
         if (typeof taskId !== 'string' || taskId.length === 0) return { issues: [{ message: `${method} needs params.taskId, the id the tools/call that started the task returned` }] };
         if (!update) return { value: { taskId } };
+        // The SDK lifts a well-formed inputResponses out of the params (into ctx.mcpReq.inputResponses).
         const responses = params['inputResponses'];
-        if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) return { issues: [{ message: `${method} needs params.inputResponses, an object of answers by the keys of the task's inputRequests` }] };
+        if (responses === undefined) return { value: { taskId } };
+        if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) return { issues: [{ message: `${method}: params.inputResponses must be an object of answers by the keys of the task's inputRequests` }] };
         return { value: { taskId, inputResponses: responses as Record<string, unknown> } };
       },
     },
@@ -77,7 +79,7 @@ export function serveTaskMethods(server: Server, tasks: TaskManager, owner: stri
   server.setRequestHandler('tasks/update', { params: taskParams('tasks/update', true) }, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/update');
     // Acknowledged whatever the task: answers to unknown or closed questions are ignored.
-    await tasks.answer(params.taskId, owner, params.inputResponses ?? {});
+    await tasks.answer(params.taskId, owner, { ...params.inputResponses, ...ctx.mcpReq.inputResponses });
     return {};
   });
   server.setRequestHandler('tasks/cancel', { params: taskParams('tasks/cancel', false) }, async (params, ctx) => {
