@@ -325,7 +325,9 @@ export class McpConnection {
    * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`,
    * `RESULT_TOO_LARGE` (over `maxResultBytes`), `MCP_INVALID_RESULT` (a result
    * that breaks the MCP schema; a content part of a type this client does not know
-   * is kept as a text part instead, with a diagnostic).
+   * is kept as a text part instead, with a diagnostic). A call a 2026-07-28
+   * server answers with a task is followed to its end (see `followTask`): the
+   * timeout then bounds each poll, `taskTimeoutMs` the task's whole life.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     return this.call(name, args, options, undefined) as Promise<CallToolResult>;
