@@ -1,7 +1,7 @@
 // anytool on both sides of a task: tools marked `task: true`, served by serveMcp over HTTP on 127.0.0.1, called
 // through McpToolset, which polls the tasks, answers their questions and cancels them.
 import { ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
-import { McpToolset, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { mcpSession, serveMcp, type McpServerHandle, type McpToolset } from '@anytool/mcp';
 import { connectForEachTest, until } from './helpers';
 
 jest.setTimeout(30_000);
