@@ -76,10 +76,10 @@ async function modernClient(url: string, options: { tasks?: boolean; user?: stri
   const transport = new StreamableHTTPClientTransport(new URL(url), options.user === undefined ? {} : { requestInit: { headers: { 'x-user': options.user } } });
   await client.connect(transport);
   const deliver = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message) => {
     const result = (message as { result?: Record<string, unknown> }).result;
-    if (result?.['resultType'] !== 'task') return deliver(message, extra);
-    deliver({ ...message, result: { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify({ created: result }) }] } } as typeof message, extra);
+    if (result?.['resultType'] !== 'task') return deliver(message);
+    deliver({ ...message, result: { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify({ created: result }) }] } } as typeof message);
   };
   return {
     client,
@@ -89,8 +89,8 @@ async function modernClient(url: string, options: { tasks?: boolean; user?: stri
       return text.startsWith('{"created":') ? (JSON.parse(text) as { created: Task }).created : result;
     },
     get: (taskId) => client.request({ method: 'tasks/get', params: { taskId } }, anyResult) as Promise<Task>,
-    update: (taskId, inputResponses) => client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult),
-    cancel: (taskId) => client.request({ method: 'tasks/cancel', params: { taskId } }, anyResult),
+    update: (taskId, inputResponses) => client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult) as Promise<Record<string, unknown>>,
+    cancel: (taskId) => client.request({ method: 'tasks/cancel', params: { taskId } }, anyResult) as Promise<Record<string, unknown>>,
   };
 }
 
@@ -273,11 +273,11 @@ describe('task tools over stdio', () => {
     try {
       const deliver = transport.onmessage!;
       let created: Task | undefined;
-      transport.onmessage = (message, extra) => {
+      transport.onmessage = (message) => {
         const result = (message as { result?: Task }).result;
-        if (result?.['resultType'] !== 'task') return deliver(message, extra);
+        if (result?.['resultType'] !== 'task') return deliver(message);
         created = result;
-        deliver({ ...message, result: { resultType: 'complete', content: [] } } as typeof message, extra);
+        deliver({ ...message, result: { resultType: 'complete', content: [] } } as typeof message);
       };
       await client.request({ method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1, label: 'stdio' } } }, anyResult);
       expect(created).toMatchObject({ resultType: 'task', status: 'working' });
