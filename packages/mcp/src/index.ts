@@ -32,5 +32,4 @@ export type { McpStoredAuth, McpTokenStore } from './client/auth/token-store.js'
 export { startLoopbackRedirect } from './client/auth/loopback.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './client/auth/loopback.js';
 export type { McpAuthorizationCodeAuth, McpAuthorizeInfo, McpClientCredentialsAuth, McpOAuthCommon, McpOAuthConfig, McpProviderAuth } from './client/auth/oauth.js';
-export { TASKS_EXTENSION } from './client/tasks.js';
 export type { McpTaskHandle, McpTaskStatus, McpTaskStatusName } from './client/tasks.js';

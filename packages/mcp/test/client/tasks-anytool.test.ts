@@ -73,8 +73,12 @@ describe('McpToolset calling task tools of serveMcp', () => {
   it('cancels the task when the run aborts: the tool\'s own signal fires on the server', async () => {
     const mcp: McpToolset = await connect({ mcpServers: { a: { url: server.url! } } });
     const controller = new AbortController();
-    const call = new Toolset(mcp).invoke('report', { ms: 20_000 }, new ExecutionContext({ signal: controller.signal }));
-    await until(() => seen.started === 1, 10_000, 'the tool to start');
+    const context = new ExecutionContext({ signal: controller.signal });
+    const call = new Toolset(mcp).invoke('report', { ms: 20_000 }, context);
+    // Once the client knows the task (its first status is a progress event): an abort before the server's answer
+    // arrives cuts the tools/call short, and the task's id is never learned.
+    await until(() => context.events.some((e) => e.type === 'progress'), 10_000, 'the client to follow the task');
+    expect(seen.started).toBe(1);
     controller.abort();
     const result = await call;
     expect(result.isError).toBe(true);
