@@ -16,6 +16,7 @@ export type { McpStore } from './store/store.js';
 export { runServeCommand } from './server/serve-command.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
+export type { TaskRecord, TaskStatus } from './server/tasks/record.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';
@@ -31,3 +32,4 @@ export type { McpStoredAuth, McpTokenStore } from './client/auth/token-store.js'
 export { startLoopbackRedirect } from './client/auth/loopback.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './client/auth/loopback.js';
 export type { McpAuthorizationCodeAuth, McpAuthorizeInfo, McpClientCredentialsAuth, McpOAuthCommon, McpOAuthConfig, McpProviderAuth } from './client/auth/oauth.js';
+export type { McpTaskHandle, McpTaskStatus, McpTaskStatusName } from './client/tasks.js';

@@ -12,6 +12,8 @@ export interface McpServerTuning {
   progress?: boolean;
   /** How long the server may take to start and answer `initialize`. */
   startTimeoutMs?: number;
+  /** A cap on the whole life of a call this server turned into a task (default: none; see `taskTimeoutMs` of the client options). */
+  taskTimeoutMs?: number;
   /** The largest message read from this server, in bytes (default 10 MiB): a result over it fails that call with `RESULT_TOO_LARGE`. */
   maxResultBytes?: number;
   /**
@@ -99,7 +101,7 @@ function checkOne(name: string, value: unknown): McpServerConfig {
   for (const key of ['progress', 'disabled', 'inheritEnv'] as const) {
     if (config[key] !== undefined && typeof config[key] !== 'boolean') fail(where, `"${key}" must be true or false (got ${JSON.stringify(config[key])})`);
   }
-  for (const key of ['timeoutMs', 'startTimeoutMs'] as const) {
+  for (const key of ['timeoutMs', 'startTimeoutMs', 'taskTimeoutMs'] as const) {
     const ms = config[key];
     if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0))) fail(where, `"${key}" must be a positive number of milliseconds`);
   }

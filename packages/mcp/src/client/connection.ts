@@ -25,6 +25,9 @@ import { SessionSupervisor, positive, type McpRestartOptions } from './superviso
 import { stdioPid } from './transports.js';
 import { redactError, redactor } from './url-credentials.js';
 import type { McpTokenStore } from './auth/token-store.js';
+import type { McpStore } from '../store/store.js';
+import { TaskHandles } from './task-handles.js';
+import { TASKS_EXTENSION, TaskCreations, followTask, readTask, type McpTaskHandle, type McpTaskStatus, type TaskHost, type WireTask } from './tasks.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
 
@@ -88,6 +91,26 @@ export interface McpClientOptions {
    * OpenTelemetry SDK unless given. With neither, nothing is recorded.
    */
   telemetry?: McpTelemetryOptions;
+  /**
+   * Offer servers of the 2026-07-28 era the tasks extension (`io.modelcontextprotocol/tasks`, default true): a
+   * server may then answer a long call with a task, which the client polls to its end (`tasks/get`). Without it
+   * every call is a plain `tools/call`, bound by its timeout.
+   */
+  tasks?: boolean;
+  /**
+   * A cap on the whole life of a call that became a task, in milliseconds, counted from its creation (default:
+   * none; each poll is still bound by `timeoutMs`). When it runs out the task is cancelled and the call fails
+   * with `TIMEOUT`. A server's own `taskTimeoutMs` wins.
+   */
+  taskTimeoutMs?: number;
+  /** The longest wait between two polls of a task, whatever interval the server asks for (default 30 000). */
+  maxTaskPollIntervalMs?: number;
+  /**
+   * Where the handles of running tasks are kept (default: nowhere). With a store shared by the client's runs
+   * (a `RedisStore`, say), a client started again finds the tasks its predecessor left running with
+   * `pendingTasks()` and polls them to their end with `resumeTask()`.
+   */
+  taskHandles?: McpStore;
 }
 
 /** Per-call options of `McpConnection.callTool`. */
@@ -101,9 +124,12 @@ export interface McpCallOptions {
    * server's spans continue the trace. Defaults to the active OpenTelemetry context.
    */
   trace?: TraceContext | undefined;
+  /** Called when a call that became a task changes status or status message (`working`, `input_required`, …). */
+  onTaskStatus?: ((status: McpTaskStatus) => void) | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_TASK_POLL_MS = 30_000;
 const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** A server whose user signs in (OAuth authorization code) may wait for that during its first request. */
 const SIGN_IN_START_TIMEOUT_MS = 300_000;
@@ -187,6 +213,12 @@ export class McpConnection {
   private readonly toolLimits: ToolLimits;
   /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
   private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
+  /** Answers with a task, taken from the transport before the SDK refuses them. */
+  private readonly taskCreations = new TaskCreations();
+  /** Where task handles are kept for a resume, when the options name a store. */
+  private readonly taskHandles: TaskHandles | undefined;
+  /** Each handle's store writes, in order. */
+  private readonly handleWrites = new WeakMap<McpTaskHandle, Promise<void>>();
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -195,6 +227,7 @@ export class McpConnection {
     this.roots = options.roots ?? [];
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
+    this.taskHandles = options.taskHandles === undefined ? undefined : new TaskHandles(options.taskHandles);
     this.toolLimits = { maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES), maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH) };
     this.supervisor = new SessionSupervisor(
       {
@@ -308,7 +341,9 @@ export class McpConnection {
    * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`,
    * `RESULT_TOO_LARGE` (over `maxResultBytes`), `MCP_INVALID_RESULT` (a result
    * that breaks the MCP schema; a content part of a type this client does not know
-   * is kept as a text part instead, with a diagnostic).
+   * is kept as a text part instead, with a diagnostic). A call a 2026-07-28
+   * server answers with a task is followed to its end (see `followTask`): the
+   * timeout then bounds each poll, `taskTimeoutMs` the task's whole life.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
     return this.call(name, args, options, undefined) as Promise<CallToolResult>;
@@ -332,31 +367,37 @@ export class McpConnection {
     const params: CallParams = { name, arguments: args };
     const signal = options.signal;
     if (signal?.aborted === true) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
+    const onstatus = options.onTaskStatus;
     const telemetry = callTelemetry(this.config, this.client, this.transport, name, options.trace, this.options.telemetry);
-    if (telemetry === undefined) return this.dispatch(params, request, signal, map);
+    if (telemetry === undefined) return this.dispatch(params, request, signal, map, onstatus);
     const meta: Record<string, unknown> = {};
     injectTraceContext(telemetry.operation.trace, meta);
     params._meta = meta;
-    return telemetry.settle(() => this.dispatch(params, request, signal, map));
+    return telemetry.settle(() => this.dispatch(params, request, signal, map, onstatus));
   }
 
   /**
    * Sends a call. Each call gets a signal of its own, aborted with a fixed reason: the SDK tells the
    * server the reason of the signal it is given, and a run's abort reason may hold anything.
    */
-  private dispatch<T>(params: CallParams, request: RequestOptions, signal: AbortSignal | undefined, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
-    return signal === undefined ? this.send(params, request, map) : this.callWithSignal(params, request, signal, map);
+  private dispatch<T>(params: CallParams, request: RequestOptions, signal: AbortSignal | undefined, map: ((result: CallToolResult) => T) | undefined, onstatus: ((status: McpTaskStatus) => void) | undefined): Promise<T | CallToolResult> {
+    return signal === undefined ? this.send(params, request, map, onstatus) : this.callWithSignal(params, request, signal, map, onstatus);
   }
 
-  private send<T>(params: CallParams, request: RequestOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
+  private send<T>(params: CallParams, request: RequestOptions, map: ((result: CallToolResult) => T) | undefined, onstatus?: (status: McpTaskStatus) => void): Promise<T | CallToolResult> {
     const client = this.client;
     const done = (result: Record<string, unknown>): T | CallToolResult => {
       const checked = checkCallResult(result, `Tool "${params.name}" on MCP server "${this.name}"`, (problem) => this.note(problem));
       return map === undefined ? checked : map(checked);
     };
+    // A server of the tasks extension may answer with a task: the call follows it to its end.
+    const failed = (error: unknown, on: Client): Promise<Record<string, unknown>> => {
+      const created = this.taskCreations.take(error);
+      return created === undefined ? this.recover(error, on, params, request) : this.followCreated(created, params.name, request, onstatus);
+    };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, client, params, request).then(done));
-    return this.supervisor.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => this.recover(error, fresh, params, request).then(done)));
+    if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => failed(error, client).then(done));
+    return this.supervisor.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => failed(error, fresh).then(done)));
   }
 
   /**
@@ -364,7 +405,7 @@ export class McpConnection {
    * the server is being started again, and while a forgotten HTTP session is opened again for it.
    * It does not count on the SDK to reject the request on time, only to tell the server.
    */
-  private callWithSignal<T>(params: CallParams, request: RequestOptions, signal: AbortSignal, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
+  private callWithSignal<T>(params: CallParams, request: RequestOptions, signal: AbortSignal, map: ((result: CallToolResult) => T) | undefined, onstatus?: (status: McpTaskStatus) => void): Promise<T | CallToolResult> {
     const own = new AbortController();
     request.signal = own.signal;
     return new Promise<T | CallToolResult>((resolve, reject) => {
@@ -372,7 +413,7 @@ export class McpConnection {
         reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
         this.cancel(own, params.name);
       });
-      this.send<CallToolResult>(params, request, undefined).then(
+      this.send<CallToolResult>(params, request, undefined, onstatus).then(
         (result) => {
           stop();
           if (map === undefined) return resolve(result);
@@ -416,6 +457,117 @@ export class McpConnection {
     }
   }
 
+  /**
+   * The handles of this server's tasks that a client left running (this one, or
+   * one before it that used the same `taskHandles` store); empty without a store.
+   */
+  pendingTasks(): Promise<McpTaskHandle[]> {
+    return this.taskHandles === undefined ? Promise.resolve([]) : this.taskHandles.pending(this.name);
+  }
+
+  /**
+   * Polls a task started earlier (a handle from `pendingTasks()`, kept by a
+   * client that has since stopped) to its end, and returns the tool's result
+   * as `callTool` would have. The signal cancels the task (`tasks/cancel`).
+   */
+  resumeTask(handle: McpTaskHandle, options: McpCallOptions = {}): Promise<CallToolResult> {
+    return this.resumeTaskMapped(handle, options, (result) => result);
+  }
+
+  /**
+   * `resumeTask`, with `map` applied to the result.
+   * @internal
+   */
+  async resumeTaskMapped<T>(handle: McpTaskHandle, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
+    if (handle.server !== this.name) throw new AnytoolError(ErrorCode.InvalidOptions, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", not "${this.name}": resume it on that server's connection.`);
+    const own = new AbortController();
+    const stop = options.signal === undefined ? () => undefined : abortWatch(options.signal, () => own.abort(CANCEL_REASON));
+    try {
+      const request: RequestOptions = { timeout: options.timeoutMs ?? this.defaultTimeout, signal: own.signal };
+      // The first poll at once: the task may have ended while no client watched it.
+      const first: WireTask = { taskId: handle.taskId, status: 'working', pollIntervalMilliseconds: 0 };
+      const result = await this.followTask(first, { ...handle }, request, options.onTaskStatus);
+      return map(checkCallResult(result, `Tool "${handle.tool}" on MCP server "${this.name}"`, (problem) => this.note(problem)));
+    } finally {
+      stop();
+    }
+  }
+
+  /** A `tools/call` answered with a task: its handle is kept (when there is a store) and the task followed to its end. */
+  private followCreated(created: Record<string, unknown>, tool: string, request: RequestOptions, onstatus: ((status: McpTaskStatus) => void) | undefined): Promise<Record<string, unknown>> {
+    const task = readTask(created);
+    if (typeof task === 'string') return Promise.reject(new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" answered with a task that is not valid: ${task}.`));
+    const handle: McpTaskHandle = { server: this.name, tool, taskId: task.taskId, createdAt: new Date().toISOString() };
+    if (task.ttlSeconds !== undefined) handle.ttlSeconds = task.ttlSeconds;
+    if (task.requestState !== undefined) handle.requestState = task.requestState;
+    void this.keepHandle(handle, 'add');
+    return this.followTask(task, handle, request, onstatus);
+  }
+
+  private async followTask(task: WireTask, handle: McpTaskHandle, request: RequestOptions, onstatus: ((status: McpTaskStatus) => void) | undefined): Promise<Record<string, unknown>> {
+    const taskTimeout = this.config.taskTimeoutMs ?? this.options.taskTimeoutMs;
+    try {
+      return await followTask(this.taskHost(handle.tool), task, handle, {
+        requestTimeout: request.timeout ?? this.defaultTimeout,
+        taskTimeout: taskTimeout !== undefined && taskTimeout > 0 ? taskTimeout : undefined,
+        maxPollInterval: positive(this.options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS),
+        signal: request.signal,
+        onstatus,
+      });
+    } catch (error) {
+      throw isAnytoolError(error) ? redactError(error, this.redact) : error;
+    }
+  }
+
+  /** What the poll loop uses of this connection. */
+  private taskHost(tool: string): TaskHost {
+    return {
+      server: this.name,
+      tool,
+      request: async (method, params, timeout, signal) => {
+        const client = await this.supervisor.session();
+        const options: RequestOptions = { timeout };
+        if (signal !== undefined) options.signal = signal;
+        return client.request({ method, params }, ResultSchema, options);
+      },
+      answer: (method, params, signal) => this.answerInput(method, params, signal),
+      keep: (handle, ended) => this.keepHandle(handle, ended ? 'remove' : 'update'),
+      note: (message) => this.noteOnce(message),
+      closed: () => this.supervisor.closed,
+    };
+  }
+
+  /** An input request of a task, answered by the handler that answers the same request outside tasks. */
+  private async answerInput(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const extra = { server: this.name, signal };
+    const { elicitation, sampling } = this.options;
+    if (method === 'elicitation/create') {
+      if (elicitation === undefined) throw new Error('the client has no elicitation handler (the "elicitation" option)');
+      return (await elicitation(params as unknown as ElicitRequestParams, extra)) as unknown as Record<string, unknown>;
+    }
+    if (method === 'sampling/createMessage') {
+      if (sampling === undefined) throw new Error('the client has no sampling handler (the "sampling" option)');
+      return (await sampling(params as unknown as CreateMessageRequestParams, extra)) as unknown as Record<string, unknown>;
+    }
+    if (method === 'roots/list') {
+      if (this.options.roots === undefined) throw new Error('the client offers no roots (the "roots" option)');
+      return { roots: this.roots.map((r) => ({ ...r })) };
+    }
+    throw new Error(`"${method.slice(0, 64)}" is not a request a task may ask the client`);
+  }
+
+  /** Writes a handle to the store (in order, per handle); a failed write is noted, the call goes on. */
+  private keepHandle(handle: McpTaskHandle, how: 'add' | 'update' | 'remove'): Promise<void> {
+    const handles = this.taskHandles;
+    if (handles === undefined) return Promise.resolve();
+    const previous = this.handleWrites.get(handle) ?? Promise.resolve();
+    const written = previous
+      .then(() => (how === 'add' ? handles.add(handle) : how === 'update' ? handles.update(handle) : handles.remove(handle)))
+      .catch((error: unknown) => this.note(`could not ${how === 'remove' ? 'forget' : 'keep'} the handle of task "${handle.taskId}" in the taskHandles store: ${describeError(error)}`));
+    this.handleWrites.set(handle, written);
+    return written;
+  }
+
   /** Reads every page of `tools/list` again and tells the listeners. */
   async refreshTools(): Promise<void> {
     const client = await this.supervisor.session();
@@ -447,6 +599,8 @@ export class McpConnection {
 
   /** A session was opened: its tools are read (listeners told when a restart changed them), and changes listened for. */
   private async opened(client: Client, startTimeout: number, restarted: boolean): Promise<void> {
+    // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
+    if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     const before = this.toolInfos;
     this.toolInfos = await this.listAllTools(client, startTimeout);
     if (restarted && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
@@ -482,6 +636,7 @@ export class McpConnection {
     // Form defaults are filled in by the SDK when the user accepts a form without them (SEP-1034).
     if (options.elicitation !== undefined) capabilities.elicitation = { form: { applyDefaults: true } };
     if (options.roots !== undefined) capabilities.roots = { listChanged: true };
+    if (options.tasks !== false) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities, versionNegotiation });
     const sampling = options.sampling;
     if (sampling !== undefined) client.setRequestHandler('sampling/createMessage', (request, context) => sampling(request.params, { server: this.name, signal: context.mcpReq.signal }));

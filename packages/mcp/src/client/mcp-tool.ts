@@ -2,6 +2,7 @@ import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, 
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { mcpSession } from '../server/mcp-session.js';
 import type { McpConnection } from './connection.js';
+import type { McpTaskHandle, McpTaskStatus } from './tasks.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';
 
 /** MCP's `*Hint` annotations in the neutral form. */
@@ -75,7 +76,28 @@ export class McpTool extends BaseTool {
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.origin ??= this.makeOrigin());
     // The run's trace (the tool call's span when traced): the server continues it.
-    return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, trace: context.trace }, (result) => mapCallResult(result, origin));
+    const onTaskStatus = this.taskRecorder(context);
+    return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace }, (result) => mapCallResult(result, origin));
+  }
+
+  /**
+   * Polls a task of this tool that an earlier client left running (a handle of
+   * `McpToolset.pendingTasks()`) to its end; the result is mapped as a call's.
+   */
+  resume(handle: McpTaskHandle, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
+    const origin = (this.origin ??= this.makeOrigin());
+    return this.connection.resumeTaskMapped(handle, { signal: options.signal, timeoutMs: this.requestTimeoutMs }, (result) => mapCallResult(result, origin));
+  }
+
+  /** A call the server turned into a task reports each new status (and status message) as a `progress` event. */
+  private taskRecorder(context: ExecutionContext): (status: McpTaskStatus) => void {
+    const callId = context.callId;
+    let seen = 0;
+    return (status) => {
+      const event: RunEventInput = { type: 'progress', tool: this.name, progress: ++seen, message: status.statusMessage ?? `task ${status.status}` };
+      if (callId !== undefined) event.callId = callId;
+      context.record(event);
+    };
   }
 
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */

@@ -1,8 +1,9 @@
-import { AnytoolError, ErrorCode, describeError, type DynamicToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, describeError, type DynamicToolSource, type ToolResult } from '@anytool/core';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { readMcpServers, type McpServerConfig, type McpServersConfig } from './config.js';
 import { McpConnection, type McpClientOptions } from './connection.js';
 import { McpTool } from './mcp-tool.js';
+import type { McpTaskHandle } from './tasks.js';
 import { toolLabel } from './tool-check.js';
 import { mcpToolName } from './tool-names.js';
 
@@ -110,6 +111,26 @@ export class McpToolset implements DynamicToolSource {
 
   get connections(): McpConnection[] {
     return [...this.connectionsByName.values()];
+  }
+
+  /**
+   * The tasks a client left running on these servers, from the `taskHandles`
+   * store (empty without one): after a restart, resume each with `resumeTask`.
+   */
+  async pendingTasks(): Promise<McpTaskHandle[]> {
+    return (await Promise.all(this.connections.map((c) => c.pendingTasks()))).flat();
+  }
+
+  /**
+   * Polls a task an earlier client started (a handle of `pendingTasks()`) to its
+   * end, and returns its result as the tool's call would have.
+   */
+  resumeTask(handle: McpTaskHandle, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
+    const tool = this.current.find((t) => t.server === handle.server && t.remoteName === handle.tool);
+    if (tool !== undefined) return tool.resume(handle, options);
+    const connection = this.connectionsByName.get(handle.server);
+    if (connection === undefined) return Promise.reject(new AnytoolError(ErrorCode.InvalidOptions, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", which is not in this toolset.`));
+    return Promise.reject(new AnytoolError(ErrorCode.UnknownTool, `Task "${handle.taskId}" is of tool "${handle.tool}", which MCP server "${handle.server}" no longer lists.`));
   }
 
   subscribe(listener: () => void): () => void {

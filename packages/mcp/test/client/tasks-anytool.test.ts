@@ -1,0 +1,87 @@
+// anytool on both sides of a task: tools marked `task: true`, served by serveMcp over HTTP on 127.0.0.1, called
+// through McpToolset, which polls the tasks, answers their questions and cancels them.
+import { ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
+import { mcpSession, serveMcp, type McpServerHandle, type McpToolset } from '@anytool/mcp';
+import { connectForEachTest, until } from './helpers';
+
+jest.setTimeout(30_000);
+
+const NAME = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
+
+function served(seen: { aborted: number; started: number }): Toolset {
+  const report = tool(
+    async function report({ ms }: { ms: number }, context: ExecutionContext) {
+      seen.started++;
+      context.signal?.addEventListener('abort', () => seen.aborted++, { once: true });
+      const steps = 4;
+      for (let step = 1; step <= steps; step++) {
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, ms / steps);
+          context.signal?.addEventListener('abort', () => (clearTimeout(timer), reject(new Error('aborted'))), { once: true });
+        });
+        context.progress(step, steps, `step ${step} of ${steps}`);
+      }
+      return `report after ${ms} ms`;
+    },
+    { description: 'Writes a report.', parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, context: true, task: true },
+  );
+  const greet = tool(
+    async function greet(_args: object, context: ExecutionContext) {
+      const answer = await mcpSession(context)!.elicitInput({ message: 'Your name?', requestedSchema: NAME }, { inputKey: 'who' });
+      return `hello ${String(answer.content?.['name'])}`;
+    },
+    { description: 'Greets.', parameters: { type: 'object', properties: {} }, context: true, task: true },
+  );
+  const quick = tool(function quick() {
+    return 'quick';
+  }, { description: 'Answers at once.', parameters: { type: 'object', properties: {} } });
+  return new Toolset([report, greet, quick]);
+}
+
+describe('McpToolset calling task tools of serveMcp', () => {
+  const connect = connectForEachTest();
+  let server: McpServerHandle;
+  const seen = { aborted: 0, started: 0 };
+
+  beforeEach(async () => {
+    seen.aborted = 0;
+    seen.started = 0;
+    server = await serveMcp(served(seen), { transport: 'http', port: 0, taskPollIntervalMs: 50 });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('runs a task past the per-call timeout and reports its progress', async () => {
+    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: 500 } } });
+    expect(mcp.connection('a')?.era).toBe('modern');
+    const context = new ExecutionContext();
+    const result = await new Toolset(mcp).invoke('report', { ms: 1_600 }, context);
+    expect(resultText(result)).toBe('report after 1600 ms');
+    expect(seen.started).toBe(1);
+    const messages = context.events.filter((e): e is ProgressEvent => e.type === 'progress').map((e) => e.message);
+    expect(messages.some((m) => /^step [1-4] of 4$/.test(m ?? ''))).toBe(true);
+    // A plain tool of the same server stays a plain call.
+    expect(resultText(await new Toolset(mcp).invoke('quick', {}))).toBe('quick');
+  });
+
+  it('answers the tool\'s question through the elicitation handler', async () => {
+    const mcp = await connect({ mcpServers: { a: { url: server.url! } } }, { elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) });
+    expect(resultText(await new Toolset(mcp).invoke('greet', {}))).toBe('hello Ada');
+  });
+
+  it('cancels the task when the run aborts: the tool\'s own signal fires on the server', async () => {
+    const mcp: McpToolset = await connect({ mcpServers: { a: { url: server.url! } } });
+    const controller = new AbortController();
+    const context = new ExecutionContext({ signal: controller.signal });
+    const call = new Toolset(mcp).invoke('report', { ms: 20_000 }, context);
+    // Once the client knows the task (its first status is a progress event): an abort before the server's answer
+    // arrives cuts the tools/call short, and the task's id is never learned.
+    await until(() => context.events.some((e) => e.type === 'progress'), 10_000, 'the client to follow the task');
+    expect(seen.started).toBe(1);
+    controller.abort();
+    const result = await call;
+    expect(result.isError).toBe(true);
+    await until(() => seen.aborted === 1, 10_000, 'the tool to see the cancellation');
+  });
+});
