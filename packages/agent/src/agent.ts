@@ -317,8 +317,13 @@ export class Agent {
         data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
       });
       recordBuiltinCalls(response, context, this.model.provider ?? this.model.name, approved);
+      for (const diagnostic of response.diagnostics ?? []) context.diagnose({ ...diagnostic, source: this.model.name });
       const approvalRequests = response.approvalRequests ?? [];
-      if (calls.length === 0 && approvalRequests.length === 0) return finish('final_answer', step);
+      if (calls.length === 0 && approvalRequests.length === 0) {
+        // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
+        if (response.paused === true) continue;
+        return finish('final_answer', step);
+      }
       if (approvalRequests.length > 0) assistant.approvals = await this.answerApprovals(approvalRequests, runContext, approved);
 
       const results = await this.runCalls(calls, repeated, runContext);

@@ -4,7 +4,7 @@ import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream } from './stream-map.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -107,6 +107,9 @@ export class AnthropicModel implements Model {
       }
     }
     const params: CreateParams = { ...this.params, model: this.model, max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens, messages };
+    // The code execution container of the last turn that had one: its files stay for the next calls.
+    const container = lastContainer(request.messages);
+    if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
     if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools).tools;
     if (request.settings?.temperature !== undefined && TAKES_TEMPERATURE) Object.assign(params, { temperature: request.settings.temperature });
@@ -346,8 +349,26 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
   };
   if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
+  // https://platform.claude.com/docs/en/api/handling-stop-reasons ("pause_turn"): sent back as it is, the turn goes on.
+  if (message.stop_reason === 'pause_turn') response.paused = true;
   if (builtinCalls.length > 0) response.builtinCalls = builtinCalls;
-  // Sent back verbatim when the neutral message would lose a block: server tool calls and results, thinking.
-  if (message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
+  const container = (message as { container?: { id?: unknown } | null }).container?.id;
+  // Sent back verbatim when the neutral message would lose a block (server tool calls and results, thinking)
+  // or the turn's container (its id goes with the next requests).
+  if (typeof container === 'string' || message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) {
+    response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
+    if (typeof container === 'string') response.providerItems.state = { container };
+  }
   return response;
+}
+
+/** The container id of the latest assistant turn that had one. */
+function lastContainer(messages: readonly ModelMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== 'assistant' || message.providerItems?.format !== FORMAT) continue;
+    const container = message.providerItems.state?.['container'];
+    if (typeof container === 'string') return container;
+  }
+  return undefined;
 }

@@ -4,7 +4,7 @@ import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSea
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream } from './stream-map.js';
-import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelDiagnostic, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -256,6 +256,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const toolCalls: ModelToolCall[] = [];
   const builtinCalls: BuiltinToolCall[] = [];
   const approvalRequests: BuiltinApprovalRequest[] = [];
+  const diagnostics: ModelDiagnostic[] = [];
   let refused = false;
   for (const item of response.output) {
     if (item.type === 'message') {
@@ -270,6 +271,16 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
       toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
     } else if (item.type === 'mcp_approval_request') {
       approvalRequests.push({ id: item.id, name: toolNameOf(item, tools), arguments: { tool: item.name, arguments: item.arguments } });
+    } else if (item.type === 'mcp_list_tools') {
+      // OpenAI could not list a hosted MCP server's tools: the model went on without them.
+      if (item.error !== undefined && item.error !== null) {
+        const tool = toolNameOf(item, tools);
+        diagnostics.push({
+          code: ErrorCode.McpConnectFailed,
+          tool,
+          message: `OpenAI could not list the tools of the MCP server "${item.server_label}" (tool "${tool}"): ${errorText(item.error)}; the model had none of its tools this turn. Check its server_url and authorization.`,
+        });
+      }
     } else {
       const builtinCall = builtinCallOf(item, tools);
       if (builtinCall !== undefined) builtinCalls.push(builtinCall);
@@ -290,5 +301,6 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   };
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   if (approvalRequests.length > 0) result.approvalRequests = approvalRequests;
+  if (diagnostics.length > 0) result.diagnostics = diagnostics;
   return result;
 }
