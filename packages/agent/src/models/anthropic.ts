@@ -3,7 +3,7 @@ import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream } from './stream-map.js';
+import { mapStream, type ChunkMapper } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -138,7 +138,7 @@ export class AnthropicModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedMessage();
+    const turn = new StreamedMessage(this.name, request.tools);
     const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
       try {
         const events = await this.client.messages.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
@@ -148,7 +148,7 @@ export class AnthropicModel implements Model {
         throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
       }
     };
-    return mapStream(open, (event) => turn.add(event), () => ({ type: 'response', response: fromMessage(turn.message(this.name), request.tools) }));
+    return mapStream(open, turn);
   }
 }
 
@@ -158,13 +158,19 @@ export class AnthropicModel implements Model {
  * tool input JSON parsed when its block stops, the stop reason and usage from
  * `message_delta`.
  */
-class StreamedMessage {
+class StreamedMessage implements ChunkMapper<Anthropic.RawMessageStreamEvent> {
   private snapshot: Anthropic.Message | undefined;
   private readonly blocks: Array<Record<string, unknown>> = [];
   /** The input JSON of each tool block as it streamed, by index. */
   private readonly inputs = new Map<number, string>();
   /** The call id of each client tool block, by index: input deltas name the index. */
   private readonly toolIds = new Map<number, string>();
+
+  /** `model`: the adapter's name, for errors; `tools`: the request's, naming the server tools. */
+  constructor(
+    private readonly model: string,
+    private readonly tools: readonly ToolDefinition[],
+  ) {}
 
   /** Takes one event; returns the neutral event it carries, if any. */
   add(event: Anthropic.RawMessageStreamEvent): ModelStreamEvent | undefined {
@@ -223,10 +229,11 @@ class StreamedMessage {
     }
   }
 
-  /** The whole message; the stream must have started one. */
-  message(model: string): Anthropic.Message {
-    if (this.snapshot === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${model}: the stream ended before its message started`);
-    return { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
+  /** The turn as `generate` gives it, once the stream ended; it must have started a message. */
+  end(): ModelStreamEvent {
+    if (this.snapshot === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${this.model}: the stream ended before its message started`);
+    const message = { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
+    return { type: 'response', response: fromMessage(message, this.tools) };
   }
 }
 

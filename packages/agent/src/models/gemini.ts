@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GoogleGenAI, type Candidate, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
 import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream } from './stream-map.js';
+import { mapStream, type ChunkMapper } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
@@ -136,7 +136,7 @@ export class GeminiModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedTurn();
+    const turn = new StreamedTurn(request.tools);
     const open = async (): Promise<AsyncIterator<GenerateContentResponse>> => {
       const params = this.toParams(request);
       if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
@@ -147,7 +147,7 @@ export class GeminiModel implements Model {
         throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
       }
     };
-    return mapStream(open, (chunk) => turn.add(chunk), () => ({ type: 'response', response: turn.response(request.tools) }));
+    return mapStream(open, turn);
   }
 }
 
@@ -156,11 +156,14 @@ export class GeminiModel implements Model {
  * (adjacent text of the same kind joined, a thought signature kept on its part),
  * the last chunk's finish reason, usage and grounding.
  */
-class StreamedTurn {
+class StreamedTurn implements ChunkMapper<GenerateContentResponse> {
   private readonly parts: Part[] = [];
   private readonly callIds: string[] = [];
   private last: GenerateContentResponse | undefined;
   private candidate: Candidate = {};
+
+  /** `tools`: the request's, naming the built-ins. */
+  constructor(private readonly tools: readonly ToolDefinition[]) {}
 
   /** Takes one chunk; returns the events it carries. */
   add(chunk: GenerateContentResponse): ModelStreamEvent[] {
@@ -196,12 +199,12 @@ class StreamedTurn {
     }
   }
 
-  /** The turn as `generate` gives it, with the ids the stream's events used. */
-  response(tools: readonly ToolDefinition[]): ModelResponse {
+  /** The turn as `generate` gives it, with the ids the stream's events used, once the stream ended. */
+  end(): ModelStreamEvent {
     const whole = { ...this.last, candidates: [{ ...this.candidate, content: { role: 'model', parts: this.parts } }] } as GenerateContentResponse;
-    const response = fromResponse(whole, tools);
+    const response = fromResponse(whole, this.tools);
     response.toolCalls.forEach((call, i) => (call.id = this.callIds[i] ?? call.id));
-    return response;
+    return { type: 'response', response };
   }
 }
 

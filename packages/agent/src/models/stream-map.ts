@@ -41,16 +41,28 @@ const ITERATE: StreamReader<IteratorResult<ModelStreamEvent, undefined>> = {
 };
 
 /**
+ * What turns a provider client's stream into events: one object a turn, read
+ * through its methods (no closure a turn on the hot path: code compiled for one
+ * turn stays valid for the next).
+ */
+export interface ChunkMapper<C> {
+  /** One chunk's events. */
+  add(chunk: C): MappedChunk;
+  /** When the client's stream ends: the closing event (the turn put together from the chunks), if they did not carry it. */
+  end(): ModelStreamEvent | undefined;
+}
+
+/**
  * A mapping iterator over a provider client's stream, no generator in between:
  * a streamed token costs about what reading the client's stream directly does.
- * `open` sends the request on the first read; each chunk maps to its events;
- * when the client's stream ends, `end` gives the closing event (the turn put
- * together from the chunks), if the chunks did not already carry it. The
- * stream finishes after a `response` event; `return()` (a consumer that stops
- * early) ends the client's stream, which aborts its HTTP request.
+ * `open` sends the request on the first read; each chunk maps to its events
+ * (`mapper.add`); when the client's stream ends, `mapper.end()` gives the
+ * closing event, if any. The stream finishes after a `response` event;
+ * `return()` (a consumer that stops early) ends the client's stream, which
+ * aborts its HTTP request.
  */
-export function mapStream<C>(open: () => Promise<AsyncIterator<C>>, map: (chunk: C) => MappedChunk, end: () => ModelStreamEvent | undefined): MappedStream {
-  return new MappingIterator(open, map, end);
+export function mapStream<C>(open: () => Promise<AsyncIterator<C>>, mapper: ChunkMapper<C>): MappedStream {
+  return new MappingIterator(open, mapper);
 }
 
 class MappingIterator<C> implements MappedStream {
@@ -58,36 +70,50 @@ class MappingIterator<C> implements MappedStream {
   private finished = false;
   private pending: readonly ModelStreamEvent[] = [];
   private head = 0;
-  /** The reader of the read in flight: one at a time, as an iterator is read. */
-  private reader: StreamReader<unknown> = ITERATE;
-  // Bound once: a read costs the client's next() and one `then`, no closure.
-  private readonly onStep = (step: IteratorResult<C>): unknown => this.step(step);
-  private readonly onError = (error: unknown): unknown => {
-    this.finished = true;
-    return this.reader.error(error);
-  };
-  private readonly onOpen = (source: AsyncIterator<C>): unknown => {
-    this.source = source;
-    return source.next().then(this.onStep, this.onError);
-  };
 
   constructor(
     private readonly open: () => Promise<AsyncIterator<C>>,
-    private readonly map: (chunk: C) => MappedChunk,
-    private readonly end: () => ModelStreamEvent | undefined,
+    private readonly mapper: ChunkMapper<C>,
   ) {}
 
   next(): Promise<IteratorResult<ModelStreamEvent, undefined>> {
     return this[READ_MAPPED](ITERATE);
   }
 
-  [READ_MAPPED]<R>(reader: StreamReader<R>): Promise<R> {
-    this.reader = reader;
-    if (this.head < this.pending.length) return this.settle(() => this.emit(this.pending[this.head++]!));
-    if (this.finished) return this.settle(() => reader.end());
-    const source = this.source;
-    if (source === undefined) return this.open().then(this.onOpen, this.onError) as Promise<R>;
-    return source.next().then(this.onStep, this.onError) as Promise<R>;
+  // One await of the client's next() a chunk, as reading it directly costs; the reader's answer is the read's value.
+  async [READ_MAPPED]<R>(reader: StreamReader<R>): Promise<R> {
+    if (this.head < this.pending.length) return this.emit(this.pending[this.head++]!, reader);
+    if (this.finished) return reader.end();
+    let event: ModelStreamEvent | undefined;
+    try {
+      const source = this.source ?? (this.source = await this.open());
+      for (;;) {
+        const step = await source.next();
+        if (step.done === true) {
+          event = this.mapper.end();
+          break;
+        }
+        const mapped = this.mapper.add(step.value);
+        if (mapped === undefined) continue;
+        if (!isList(mapped)) {
+          event = mapped;
+          break;
+        }
+        if (mapped.length === 0) continue;
+        this.pending = mapped;
+        this.head = 1;
+        event = mapped[0];
+        break;
+      }
+    } catch (error) {
+      this.finished = true;
+      return reader.error(error);
+    }
+    if (event === undefined) {
+      this.finished = true;
+      return reader.end();
+    }
+    return this.emit(event, reader);
   }
 
   async return(): Promise<IteratorResult<ModelStreamEvent, undefined>> {
@@ -96,40 +122,9 @@ class MappingIterator<C> implements MappedStream {
     return DONE;
   }
 
-  /** A read answered without the client's stream (an event left from a chunk, or the end). */
-  private settle<R>(read: () => unknown): Promise<R> {
-    try {
-      return Promise.resolve(read() as R);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  private emit(event: ModelStreamEvent): unknown {
+  private emit<R>(event: ModelStreamEvent, reader: StreamReader<R>): R | PromiseLike<R> {
     if (event.type === 'response') this.finished = true;
-    return this.reader.event(event);
-  }
-
-  private step(step: IteratorResult<C>): unknown {
-    let mapped: MappedChunk;
-    try {
-      if (step.done === true) {
-        const last = this.end();
-        if (last === undefined) {
-          this.finished = true;
-          return this.reader.end();
-        }
-        return this.emit(last);
-      }
-      mapped = this.map(step.value);
-    } catch (error) {
-      return this.onError(error);
-    }
-    if (mapped === undefined) return this.source!.next().then(this.onStep, this.onError);
-    if (!isList(mapped)) return this.emit(mapped);
-    this.pending = mapped;
-    this.head = 0;
-    return this.head < this.pending.length ? this.emit(this.pending[this.head++]!) : this.source!.next().then(this.onStep, this.onError);
+    return reader.event(event);
   }
 }
 
