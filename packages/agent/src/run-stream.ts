@@ -1,8 +1,9 @@
-import { AnytoolError, ErrorCode, now, type ExecutionContext, type TextDeltaEvent, type ToolCallDeltaEvent } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, now, type TextDeltaEvent, type ToolCallDeltaEvent } from '@anytool/core';
 import type { AgentStreamEvent } from './agent.js';
 import { EventQueue } from './event-queue.js';
 import type { ModelResponse, ModelStreamEvent } from './model.js';
-import { READ_MAPPED, isMappedStream, type StreamReader } from './models/stream-map.js';
+import { READ_MAPPED, RESIDENT_STREAM, isMappedStream, type StreamReader } from './models/stream-map.js';
+import { resident } from './resident.js';
 
 type Read = IteratorResult<AgentStreamEvent, undefined>;
 
@@ -198,3 +199,7 @@ function chunkTime(): number {
   }
   return taskTime;
 }
+
+// One of each kept for the life of the process, with a context and a view of one (see `resident`).
+const residentContext = resident(new ExecutionContext());
+resident(new StreamedTurn(resident(new RunStream(new AbortController().signal, () => Promise.resolve())), RESIDENT_STREAM, 1, resident(residentContext.withSignal(new AbortController().signal)), 'resident'));

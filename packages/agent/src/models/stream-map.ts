@@ -1,4 +1,5 @@
 import type { ModelStreamEvent } from '../model.js';
+import { resident } from '../resident.js';
 
 /** What one chunk of a provider's stream becomes: no event, one, or several (a call's start with its first arguments). */
 export type MappedChunk = ModelStreamEvent | readonly ModelStreamEvent[] | undefined;
@@ -131,3 +132,9 @@ class MappingIterator<C> implements MappedStream {
 function isList(mapped: ModelStreamEvent | readonly ModelStreamEvent[]): mapped is readonly ModelStreamEvent[] {
   return Array.isArray(mapped);
 }
+
+/** A client stream with nothing in it: what the resident iterator maps. */
+const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve({ value: undefined, done: true }) };
+
+/** One iterator kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`). */
+export const RESIDENT_STREAM: MappedStream = resident(mapStream(() => Promise.resolve(EMPTY), { add: () => undefined, end: () => undefined }));
