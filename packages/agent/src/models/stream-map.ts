@@ -69,6 +69,8 @@ export function mapStream<C>(open: () => Promise<AsyncIterator<C>>, mapper: Chun
 class MappingIterator<C> implements MappedStream {
   private source: AsyncIterator<C> | undefined;
   private finished = false;
+  /** A `response` event came: the client's stream is at its end. */
+  private answered = false;
   private pending: readonly ModelStreamEvent[] = [];
   private head = 0;
 
@@ -118,13 +120,29 @@ class MappingIterator<C> implements MappedStream {
   }
 
   async return(): Promise<IteratorResult<ModelStreamEvent, undefined>> {
+    const source = this.source;
+    const answered = this.answered;
     this.finished = true;
-    await this.source?.return?.();
+    this.answered = false;
+    if (source === undefined) return DONE;
+    // After its response (OpenAI's response.completed) the client's stream is at its end: read to
+    // it, as the client's own reader does, rather than aborting the request (which costs more).
+    if (answered) {
+      try {
+        if ((await source.next()).done === true) return DONE;
+      } catch {
+        return DONE;
+      }
+    }
+    await source.return?.();
     return DONE;
   }
 
   private emit<R>(event: ModelStreamEvent, reader: StreamReader<R>): R | PromiseLike<R> {
-    if (event.type === 'response') this.finished = true;
+    if (event.type === 'response') {
+      this.finished = true;
+      this.answered = true;
+    }
     return reader.event(event);
   }
 }
