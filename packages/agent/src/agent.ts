@@ -14,6 +14,7 @@ import {
   resultText,
   tracing,
   type ApprovalCallback,
+  type TextDeltaEvent,
   type Middleware,
   type ToolResult,
   type ToolSource,
@@ -22,7 +23,7 @@ import {
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
 import { addUsage, emptyUsage, type AssistantMessage, type BuiltinApproval, type BuiltinApprovalRequest, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
-import { EventQueue } from './event-queue.js';
+import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
 
 // The approval types live with the approval middleware in core; the agent's API keeps its names.
@@ -98,11 +99,15 @@ export interface RunResult {
   context: ExecutionContext;
 }
 
-/** What `agent.stream` yields, in order: each turn's deltas, the tool results, then the run's result. */
+/**
+ * What `agent.stream` yields, in order: each turn's deltas, the tool results, then
+ * the run's result. A delta is the very event recorded in `context.events`
+ * (`time`: when the chunk carrying it was read).
+ */
 export type AgentStreamEvent =
-  | { type: 'text_delta'; step: number; text: string }
+  | { type: 'text_delta'; step: number; text: string; time: number }
   | { type: 'tool_call_start'; step: number; callId: string; name: string }
-  | { type: 'tool_call_delta'; step: number; callId: string; delta: string }
+  | { type: 'tool_call_delta'; step: number; callId: string; delta: string; time: number }
   | { type: 'tool_result'; callId: string; tool: string; result: ToolResult }
   | { type: 'result'; result: RunResult };
 
@@ -186,7 +191,7 @@ export class Agent {
    * example `result.messages` of an earlier run plus a new user message).
    */
   run(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult> {
-    return this.loop(input, options, false);
+    return this.loop(input, options, undefined);
   }
 
   /**
@@ -207,38 +212,30 @@ export class Agent {
     let unsubscribe = (): void => {};
     let running: Promise<void> = Promise.resolve();
     // Leaving early aborts the run, then waits for it to wind down.
-    const queue = new EventQueue<AgentStreamEvent>(async () => {
+    const stream = new RunStream(stop.signal, async () => {
       unsubscribe();
       stop.abort(new AnytoolError(ErrorCode.Aborted, 'the stream was closed by its reader'));
+      stream.endTurn(stop.signal.reason);
       await running;
     });
-    // The run records each delta in context.events; the reader gets them from there, in the same order.
+    // Tool results reach the reader as they are recorded (a streamed turn's deltas are read from the model directly).
     unsubscribe = context.subscribe((event) => {
-      switch (event.type) {
-        case 'text_delta':
-          return queue.push({ type: 'text_delta', step: event.step, text: event.text });
-        case 'tool_call_delta':
-          return queue.push({ type: 'tool_call_delta', step: event.step, callId: event.callId, delta: event.delta });
-        case 'tool_call_start':
-          return queue.push({ type: 'tool_call_start', step: event.step, callId: event.callId, name: event.tool });
-        case 'tool_result':
-          return queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
-      }
+      if (event.type === 'tool_result') stream.queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
     });
-    running = this.loop(input, { ...options, context, signal }, true).then(
+    running = this.loop(input, { ...options, context, signal }, stream).then(
       (result) => {
         unsubscribe();
-        queue.end({ type: 'result', result });
+        stream.queue.end({ type: 'result', result });
       },
       (error: unknown) => {
         unsubscribe();
-        queue.fail(error);
+        stream.queue.fail(error);
       },
     );
-    return queue;
+    return stream;
   }
 
-  private async loop(input: string | readonly ModelMessage[], options: RunOptions, streaming: boolean): Promise<RunResult> {
+  private async loop(input: string | readonly ModelMessage[], options: RunOptions, stream: RunStream | undefined): Promise<RunResult> {
     const maxSteps = options.maxSteps ?? this.maxSteps;
     checkLimit('maxSteps', maxSteps);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -275,6 +272,9 @@ export class Agent {
       return finish(timedOut ? 'timeout' : 'aborted', steps, code);
     };
 
+    // A streamed run only its reader can stop: leaving the loop ends the turn itself, so a turn needs no race
+    // against the signal (an abort listener costs a few µs; the client still aborts its request on the signal).
+    const readerOnly = stream !== undefined && signal === stream.signal && this.model.stream !== undefined;
     for (let step = 1; step <= maxSteps; step++) {
       if (signal?.aborted) return interrupted(step - 1);
       const request: ModelRequest = {
@@ -287,9 +287,11 @@ export class Agent {
       const chat = telemetry?.chat(request);
       let response: ModelResponse;
       try {
+        const turn = stream === undefined ? this.model.generate(request) : this.streamTurn(stream, request, step, context);
         // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
-        response = await untilAborted(streaming ? this.streamTurn(request, step, context) : this.model.generate(request), signal);
+        response = await (readerOnly ? turn : untilAborted(turn, signal));
       } catch (error) {
+        stream?.endTurn();
         if (signal?.aborted) {
           chat?.(undefined, deadline?.aborted === true ? ErrorCode.Timeout : ErrorCode.Aborted);
           return interrupted(step - 1);
@@ -315,8 +317,13 @@ export class Agent {
         data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
       });
       recordBuiltinCalls(response, context, this.model.provider ?? this.model.name, approved);
+      for (const diagnostic of response.diagnostics ?? []) context.diagnose({ ...diagnostic, source: this.model.name });
       const approvalRequests = response.approvalRequests ?? [];
-      if (calls.length === 0 && approvalRequests.length === 0) return finish('final_answer', step);
+      if (calls.length === 0 && approvalRequests.length === 0) {
+        // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
+        if (response.paused === true) continue;
+        return finish('final_answer', step);
+      }
       if (approvalRequests.length > 0) assistant.approvals = await this.answerApprovals(approvalRequests, runContext, approved);
 
       const results = await this.runCalls(calls, repeated, runContext);
@@ -326,22 +333,21 @@ export class Agent {
     return finish('max_steps', maxSteps);
   }
 
-  /** One model turn, streamed: its deltas are recorded in `context` (a model without `stream` gives its text at once). */
-  private async streamTurn(request: ModelRequest, step: number, context: ExecutionContext): Promise<ModelResponse> {
+  /**
+   * One model turn, streamed: the reader reads the model's stream and records its
+   * deltas in `context` (a model without `stream` gives its text at once).
+   */
+  private async streamTurn(stream: RunStream, request: ModelRequest, step: number, context: ExecutionContext): Promise<ModelResponse> {
     if (this.model.stream === undefined) {
       const response = await this.model.generate(request);
-      if (response.text !== '') context.record({ type: 'text_delta', step, text: response.text });
-      for (const call of response.toolCalls) context.record({ type: 'tool_call_start', step, callId: call.id, tool: call.name });
+      if (response.text !== '') stream.queue.push(context.record({ type: 'text_delta', step, text: response.text }) as TextDeltaEvent);
+      for (const call of response.toolCalls) {
+        context.record({ type: 'tool_call_start', step, callId: call.id, tool: call.name });
+        stream.queue.push({ type: 'tool_call_start', step, callId: call.id, name: call.name });
+      }
       return response;
     }
-    // Stamped here: an event with its time is recorded as it is, not copied (once a token).
-    for await (const event of this.model.stream(request)) {
-      if (event.type === 'response') return event.response;
-      if (event.type === 'text_delta') context.record({ type: 'text_delta', step, text: event.text, time: now() });
-      else if (event.type === 'tool_call_start') context.record({ type: 'tool_call_start', step, callId: event.id, tool: event.name, time: now() });
-      else context.record({ type: 'tool_call_delta', step, callId: event.id, delta: event.delta, time: now() });
-    }
-    throw new AnytoolError(ErrorCode.ModelFailed, `${this.model.name}: the stream ended without the turn's response`);
+    return stream.streamTurn(this.model.stream(request)[Symbol.asyncIterator](), step, context, this.model.name);
   }
 
   /**

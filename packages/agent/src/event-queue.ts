@@ -9,7 +9,7 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private head = 0;
   private done = false;
   private failure: { error: unknown } | undefined;
-  private waiting: { resolve: (result: IteratorResult<T, undefined>) => void; reject: (error: unknown) => void } | undefined;
+  private waiting: { resolve: (result: IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>>) => void; reject: (error: unknown) => void } | undefined;
 
   /** Called once when the reader stops early (`break`, `return()`). */
   constructor(private readonly onReturn: () => Promise<void> = () => Promise.resolve()) {}
@@ -23,6 +23,23 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
     } else {
       this.items.push(item);
     }
+  }
+
+  /** Whether items wait to be read. */
+  get pending(): boolean {
+    return this.head < this.items.length;
+  }
+
+  /**
+   * Answers a reader waiting for the next item with what `read` gives instead
+   * (another source's next item); false when no reader waits.
+   */
+  handOver(read: () => Promise<IteratorResult<T, undefined>>): boolean {
+    const waiting = this.waiting;
+    if (waiting === undefined) return false;
+    this.waiting = undefined;
+    waiting.resolve(read());
+    return true;
   }
 
   end(last: T): void {

@@ -13,6 +13,7 @@ export type {
   BuiltinApprovalRequest,
   BuiltinToolCall,
   Model,
+  ModelDiagnostic,
   ModelMessage,
   ModelRequest,
   ModelResponse,

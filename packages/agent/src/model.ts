@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolResult } from '@anytool/core';
+import type { ErrorCode, ToolDefinition, ToolResult } from '@anytool/core';
 
 /** One tool call the model asked for. */
 export interface ModelToolCall {
@@ -38,6 +38,8 @@ export interface ProviderItems {
   /** The adapter's format ('openai-responses', 'anthropic', 'gemini'). */
   format: string;
   items: unknown[];
+  /** What else of the turn the next requests carry (Anthropic: the code execution `container` id). */
+  state?: Record<string, unknown>;
 }
 
 /** A call of a provider's built-in tool that the provider ran during the turn, with its result. */
@@ -128,6 +130,21 @@ export interface ModelResponse {
   approvalRequests?: BuiltinApprovalRequest[];
   /** The provider's own record of the turn, kept on the assistant message for the next request. */
   providerItems?: ProviderItems;
+  /**
+   * The provider paused a long turn (Anthropic's `pause_turn`, server tools still
+   * at work): the agent sends the turn back as it is and the provider goes on with it.
+   */
+  paused?: boolean;
+  /** Non-fatal problems the turn reported (a hosted MCP server whose tools could not be listed); the agent records each as a diagnostic. */
+  diagnostics?: ModelDiagnostic[];
+}
+
+/** A problem a model turn reported, recorded as a run diagnostic (its source: the model). */
+export interface ModelDiagnostic {
+  code: ErrorCode;
+  message: string;
+  /** The toolset's name of the tool concerned. */
+  tool?: string;
 }
 
 /**

@@ -3,8 +3,9 @@ import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream } from './stream-map.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import { mapStream, type ChunkMapper } from './stream-map.js';
+import { resident } from '../resident.js';
+import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -107,6 +108,9 @@ export class AnthropicModel implements Model {
       }
     }
     const params: CreateParams = { ...this.params, model: this.model, max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens, messages };
+    // The code execution container of the last turn that had one: its files stay for the next calls.
+    const container = lastContainer(request.messages);
+    if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
     if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools).tools;
     if (request.settings?.temperature !== undefined && TAKES_TEMPERATURE) Object.assign(params, { temperature: request.settings.temperature });
@@ -135,7 +139,7 @@ export class AnthropicModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedMessage();
+    const turn = new StreamedMessage(this.name, request.tools);
     const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
       try {
         const events = await this.client.messages.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
@@ -145,7 +149,7 @@ export class AnthropicModel implements Model {
         throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
       }
     };
-    return mapStream(open, (event) => turn.add(event), () => ({ type: 'response', response: fromMessage(turn.message(this.name), request.tools) }));
+    return mapStream(open, turn);
   }
 }
 
@@ -155,13 +159,19 @@ export class AnthropicModel implements Model {
  * tool input JSON parsed when its block stops, the stop reason and usage from
  * `message_delta`.
  */
-class StreamedMessage {
+class StreamedMessage implements ChunkMapper<Anthropic.RawMessageStreamEvent> {
   private snapshot: Anthropic.Message | undefined;
   private readonly blocks: Array<Record<string, unknown>> = [];
   /** The input JSON of each tool block as it streamed, by index. */
   private readonly inputs = new Map<number, string>();
   /** The call id of each client tool block, by index: input deltas name the index. */
   private readonly toolIds = new Map<number, string>();
+
+  /** `model`: the adapter's name, for errors; `tools`: the request's, naming the server tools. */
+  constructor(
+    private readonly model: string,
+    private readonly tools: readonly ToolDefinition[],
+  ) {}
 
   /** Takes one event; returns the neutral event it carries, if any. */
   add(event: Anthropic.RawMessageStreamEvent): ModelStreamEvent | undefined {
@@ -220,10 +230,11 @@ class StreamedMessage {
     }
   }
 
-  /** The whole message; the stream must have started one. */
-  message(model: string): Anthropic.Message {
-    if (this.snapshot === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${model}: the stream ended before its message started`);
-    return { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
+  /** The turn as `generate` gives it, once the stream ended; it must have started a message. */
+  end(): ModelStreamEvent {
+    if (this.snapshot === undefined) throw new AnytoolError(ErrorCode.ModelFailed, `${this.model}: the stream ended before its message started`);
+    const message = { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
+    return { type: 'response', response: fromMessage(message, this.tools) };
   }
 }
 
@@ -346,8 +357,29 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
   };
   if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
+  // https://platform.claude.com/docs/en/api/handling-stop-reasons ("pause_turn"): sent back as it is, the turn goes on.
+  if (message.stop_reason === 'pause_turn') response.paused = true;
   if (builtinCalls.length > 0) response.builtinCalls = builtinCalls;
-  // Sent back verbatim when the neutral message would lose a block: server tool calls and results, thinking.
-  if (message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
+  const container = (message as { container?: { id?: unknown } | null }).container?.id;
+  // Sent back verbatim when the neutral message would lose a block (server tool calls and results, thinking)
+  // or the turn's container (its id goes with the next requests).
+  if (typeof container === 'string' || message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) {
+    response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
+    if (typeof container === 'string') response.providerItems.state = { container };
+  }
   return response;
 }
+
+/** The container id of the latest assistant turn that had one. */
+function lastContainer(messages: readonly ModelMessage[]): string | undefined {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role !== 'assistant' || message.providerItems?.format !== FORMAT) continue;
+    const container = message.providerItems.state?.['container'];
+    if (typeof container === 'string') return container;
+  }
+  return undefined;
+}
+
+// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
+resident(new StreamedMessage('resident', []));

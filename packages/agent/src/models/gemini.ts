@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { GoogleGenAI, type Candidate, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
 import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream } from './stream-map.js';
+import { mapStream, type ChunkMapper } from './stream-map.js';
+import { resident } from '../resident.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
@@ -99,7 +100,14 @@ export class GeminiModel implements Model {
     }
     const config: NonNullable<GenerateContentParameters['config']> = { ...this.config };
     if (request.instructions !== undefined) config.systemInstruction = request.instructions;
-    if (request.tools.length > 0) config.tools = toGeminiToolList(lowerDefinitions(FORMAT, request.tools).tools) as Tool[];
+    if (request.tools.length > 0) {
+      config.tools = toGeminiToolList(lowerDefinitions(FORMAT, request.tools).tools) as Tool[];
+      // The built-ins' calls and responses come back as parts (`toolCall`, `toolResponse`), recorded as the calls
+      // they are. A Gemini API field: Vertex AI rejects it.
+      if (!this.client.vertexai && config.toolConfig?.includeServerSideToolInvocations === undefined && request.tools.some((d) => d.builtin?.declarations[FORMAT] !== undefined)) {
+        config.toolConfig = { ...config.toolConfig, includeServerSideToolInvocations: true };
+      }
+    }
     if (request.settings?.temperature !== undefined) config.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) config.maxOutputTokens = request.settings.maxTokens;
     return { model: this.model, contents, config };
@@ -129,7 +137,7 @@ export class GeminiModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedTurn();
+    const turn = new StreamedTurn(request.tools);
     const open = async (): Promise<AsyncIterator<GenerateContentResponse>> => {
       const params = this.toParams(request);
       if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
@@ -140,7 +148,7 @@ export class GeminiModel implements Model {
         throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
       }
     };
-    return mapStream(open, (chunk) => turn.add(chunk), () => ({ type: 'response', response: turn.response(request.tools) }));
+    return mapStream(open, turn);
   }
 }
 
@@ -149,11 +157,14 @@ export class GeminiModel implements Model {
  * (adjacent text of the same kind joined, a thought signature kept on its part),
  * the last chunk's finish reason, usage and grounding.
  */
-class StreamedTurn {
+class StreamedTurn implements ChunkMapper<GenerateContentResponse> {
   private readonly parts: Part[] = [];
   private readonly callIds: string[] = [];
   private last: GenerateContentResponse | undefined;
   private candidate: Candidate = {};
+
+  /** `tools`: the request's, naming the built-ins. */
+  constructor(private readonly tools: readonly ToolDefinition[]) {}
 
   /** Takes one chunk; returns the events it carries. */
   add(chunk: GenerateContentResponse): ModelStreamEvent[] {
@@ -189,12 +200,12 @@ class StreamedTurn {
     }
   }
 
-  /** The turn as `generate` gives it, with the ids the stream's events used. */
-  response(tools: readonly ToolDefinition[]): ModelResponse {
+  /** The turn as `generate` gives it, with the ids the stream's events used, once the stream ended. */
+  end(): ModelStreamEvent {
     const whole = { ...this.last, candidates: [{ ...this.candidate, content: { role: 'model', parts: this.parts } }] } as GenerateContentResponse;
-    const response = fromResponse(whole, tools);
+    const response = fromResponse(whole, this.tools);
     response.toolCalls.forEach((call, i) => (call.id = this.callIds[i] ?? call.id));
-    return response;
+    return { type: 'response', response };
   }
 }
 
@@ -224,6 +235,15 @@ function toolNameOf(key: string, tools: readonly ToolDefinition[]): string {
   return tools.find((d) => d.builtin?.declarations[FORMAT]?.[key] !== undefined)?.name ?? key;
 }
 
+/** The declaration key of the built-in a server-side `toolType` names. */
+const BUILTIN_KEYS: Record<string, string> = {
+  GOOGLE_SEARCH_WEB: 'googleSearch',
+  GOOGLE_SEARCH_IMAGE: 'googleSearch',
+  URL_CONTEXT: 'urlContext',
+  GOOGLE_MAPS: 'googleMaps',
+  FILE_SEARCH: 'fileSearch',
+};
+
 const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
 
 function fromResponse(response: GenerateContentResponse, tools: readonly ToolDefinition[]): ModelResponse {
@@ -233,8 +253,20 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
   const toolCalls: ModelToolCall[] = [];
   const builtinCalls: BuiltinToolCall[] = [];
   let code: { id: string; code: string } | undefined;
+  // Server-side tool calls by id (`includeServerSideToolInvocations`), and the built-ins they recorded.
+  const serverCalls = new Map<string, Record<string, unknown>>();
+  const invoked = new Set<string>();
   parts.forEach((part, i) => {
-    if (part.functionCall !== undefined) {
+    if (part.toolCall !== undefined) {
+      serverCalls.set(part.toolCall.id ?? '', part.toolCall.args ?? {});
+    } else if (part.toolResponse !== undefined) {
+      const id = part.toolResponse.id ?? '';
+      const key = BUILTIN_KEYS[part.toolResponse.toolType ?? ''] ?? String(part.toolResponse.toolType ?? 'tool');
+      invoked.add(key);
+      const answer = part.toolResponse.response ?? {};
+      const result = answer['error'] !== undefined ? errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${JSON.stringify(answer['error'])}.`) : textResult(JSON.stringify(answer));
+      builtinCalls.push({ id: id || `${response.responseId ?? 'response'}_${key}_${i}`, name: toolNameOf(key, tools), arguments: serverCalls.get(id) ?? {}, result });
+    } else if (part.functionCall !== undefined) {
       toolCalls.push({ id: part.functionCall.id ?? '', name: part.functionCall.name ?? '', arguments: part.functionCall.args ?? {} });
     } else if (part.executableCode !== undefined) {
       code = { id: part.executableCode.id ?? `code_${i}`, code: part.executableCode.code ?? '' };
@@ -249,12 +281,13 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
     }
   });
   const grounding = candidate?.groundingMetadata;
-  if (grounding?.webSearchQueries !== undefined && grounding.webSearchQueries.length > 0) {
+  // Searches and pages read already recorded from their invocation parts are not recorded again from the metadata.
+  if (!invoked.has('googleSearch') && grounding?.webSearchQueries !== undefined && grounding.webSearchQueries.length > 0) {
     const sources = (grounding.groundingChunks ?? []).map((chunk) => `${chunk.web?.title ?? ''} ${chunk.web?.uri ?? ''}`.trim()).filter((s) => s !== '');
     builtinCalls.push({ id: `${response.responseId ?? 'response'}_search`, name: toolNameOf('googleSearch', tools), arguments: { queries: grounding.webSearchQueries }, result: textResult(sources.join('\n')) });
   }
   const urls = candidate?.urlContextMetadata?.urlMetadata;
-  if (urls !== undefined && urls.length > 0) {
+  if (!invoked.has('urlContext') && urls !== undefined && urls.length > 0) {
     // Each page's retrieval status; no page read at all is an error result.
     const lines = urls.map((u) => `${u.retrievedUrl ?? ''}: ${u.urlRetrievalStatus ?? ''}`).join('\n');
     const read = urls.some((u) => u.urlRetrievalStatus === 'URL_RETRIEVAL_STATUS_SUCCESS');
@@ -278,3 +311,6 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   return result;
 }
+
+// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
+resident(new StreamedTurn([]));

@@ -3,8 +3,9 @@ import { OpenAI, type ClientOptions } from 'openai';
 import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSearch, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream } from './stream-map.js';
-import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import { mapStream, type ChunkMapper } from './stream-map.js';
+import { resident } from '../resident.js';
+import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelDiagnostic, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -115,8 +116,6 @@ export class OpenAIResponsesModel implements Model {
   }
 
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    // Argument deltas name the output item; the agent knows the call by its call_id.
-    const callIds = new Map<string, string>();
     const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
       try {
         const events = await this.client.responses.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
@@ -126,24 +125,35 @@ export class OpenAIResponsesModel implements Model {
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
       }
     };
-    // The stream's own response.completed carries the turn: nothing to add when it ends.
-    return mapStream(open, (event) => this.streamEvent(event, callIds, request.tools), () => undefined);
+    return mapStream(open, new StreamedResponse(this.name, request.tools));
   }
+}
 
-  /** One event of the client's stream in neutral terms; undefined for the events the agent does not need. */
-  private streamEvent(event: ResponseStreamEvent, callIds: Map<string, string>, tools: readonly ToolDefinition[]): ModelStreamEvent | undefined {
+/** A streamed Responses API turn in neutral terms: its deltas, then the turn `response.completed` carries. */
+class StreamedResponse implements ChunkMapper<ResponseStreamEvent> {
+  /** Argument deltas name the output item; the agent knows the call by its call_id. */
+  private readonly callIds = new Map<string, string>();
+
+  /** `name`: the adapter's, for errors; `tools`: the request's, naming the hosted tools. */
+  constructor(
+    private readonly name: string,
+    private readonly tools: readonly ToolDefinition[],
+  ) {}
+
+  /** One event of the client's stream; undefined for the events the agent does not need. */
+  add(event: ResponseStreamEvent): ModelStreamEvent | undefined {
     switch (event.type) {
       case 'response.output_text.delta':
         return { type: 'text_delta', text: event.delta };
       case 'response.output_item.added':
         if (event.item.type !== 'function_call') return undefined;
-        callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);
+        this.callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);
         return { type: 'tool_call_start', id: event.item.call_id, name: event.item.name };
       case 'response.function_call_arguments.delta':
-        return { type: 'tool_call_delta', id: callIds.get(event.item_id) ?? event.item_id, delta: event.delta };
+        return { type: 'tool_call_delta', id: this.callIds.get(event.item_id) ?? event.item_id, delta: event.delta };
       case 'response.completed':
       case 'response.incomplete':
-        return { type: 'response', response: fromResponse(event.response, tools) };
+        return { type: 'response', response: fromResponse(event.response, this.tools) };
       case 'response.failed':
         throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the response failed: ${event.response.error?.message ?? 'no reason given'}`);
       case 'error':
@@ -151,6 +161,11 @@ export class OpenAIResponsesModel implements Model {
       default:
         return undefined;
     }
+  }
+
+  /** The stream's own response.completed carries the turn: nothing to add when it ends. */
+  end(): undefined {
+    return undefined;
   }
 }
 
@@ -256,6 +271,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const toolCalls: ModelToolCall[] = [];
   const builtinCalls: BuiltinToolCall[] = [];
   const approvalRequests: BuiltinApprovalRequest[] = [];
+  const diagnostics: ModelDiagnostic[] = [];
   let refused = false;
   for (const item of response.output) {
     if (item.type === 'message') {
@@ -270,6 +286,16 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
       toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
     } else if (item.type === 'mcp_approval_request') {
       approvalRequests.push({ id: item.id, name: toolNameOf(item, tools), arguments: { tool: item.name, arguments: item.arguments } });
+    } else if (item.type === 'mcp_list_tools') {
+      // OpenAI could not list a hosted MCP server's tools: the model went on without them.
+      if (item.error !== undefined && item.error !== null) {
+        const tool = toolNameOf(item, tools);
+        diagnostics.push({
+          code: ErrorCode.McpConnectFailed,
+          tool,
+          message: `OpenAI could not list the tools of the MCP server "${item.server_label}" (tool "${tool}"): ${errorText(item.error)}; the model had none of its tools this turn. Check its server_url and authorization.`,
+        });
+      }
     } else {
       const builtinCall = builtinCallOf(item, tools);
       if (builtinCall !== undefined) builtinCalls.push(builtinCall);
@@ -290,5 +316,9 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   };
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   if (approvalRequests.length > 0) result.approvalRequests = approvalRequests;
+  if (diagnostics.length > 0) result.diagnostics = diagnostics;
   return result;
 }
+
+// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
+resident(new StreamedResponse('resident', []));

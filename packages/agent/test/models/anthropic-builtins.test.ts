@@ -277,6 +277,38 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     });
   });
 
+  it('continues a paused turn and keeps the code execution container across turns', async () => {
+    // https://platform.claude.com/docs/en/api/handling-stop-reasons ("pause_turn"): a long server tool turn
+    // pauses; sent back as it is, Claude goes on with it. Code execution (.../code-execution-tool, "Containers"):
+    // the response names its container, and a request that passes its id as `container` reuses its files.
+    const container = { id: 'container_011CZ', expires_at: '2026-12-01T17:00:00Z', skills: null } satisfies Anthropic.Container;
+    const paused = { ...message([writeFile, written], 'pause_turn'), container };
+    server = await startProviderServer([
+      { body: paused },
+      { body: { ...message([runFile, ran, text('It lasts 3 days.')], 'end_turn'), container } },
+      { body: message([text('Still 3.')], 'end_turn') },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const agent = new Agent({ model, tools: [builtin.anthropic.codeExecution()] });
+    const result = await agent.run('How many days is the festival?');
+    expect(result).toMatchObject({ text: 'It lasts 3 days.', stopReason: 'final_answer', steps: 2 });
+    expect(server.requests[0]!.body['container']).toBeUndefined();
+    // The paused turn went back verbatim as the last message, with its container.
+    const continued = server.requests[1]!.body;
+    expect((continued['messages'] as Anthropic.MessageParam[]).at(-1)).toEqual({ role: 'assistant', content: [writeFile, written] });
+    expect(continued['container']).toBe(container.id);
+    const recorded = result.context.events.filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && [e.callId, e.tool]);
+    expect(recorded).toEqual([
+      ['srvtoolu_write', 'anthropic_code_execution'],
+      ['srvtoolu_bash', 'anthropic_code_execution'],
+    ]);
+
+    // The next question of the conversation runs in the same container.
+    await agent.run([...result.messages, { role: 'user', content: 'Check again?' }]);
+    expect(server.requests[2]!.body['container']).toBe(container.id);
+    expect(new AnthropicModel({ model: 'claude-test', apiKey: 'k', params: { container: 'mine' } }).toParams({ messages: result.messages, tools: [] }).container).toBe('mine');
+  });
+
   it('sends the newer tool versions the client knows when asked for by `type`', () => {
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
     const params = model.toParams({

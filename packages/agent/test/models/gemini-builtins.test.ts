@@ -4,7 +4,7 @@
 // (`satisfies`) and follows the page cited beside it.
 import { ErrorCode, builtin, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
-import { FinishReason, Language, Outcome, UrlRetrievalStatus, type Candidate, type Content, type GenerateContentResponse, type GroundingMetadata, type Part, type Tool, type UrlContextMetadata } from '@google/genai';
+import { FinishReason, Language, Outcome, ToolType, UrlRetrievalStatus, type Candidate, type Content, type GenerateContentResponse, type GroundingMetadata, type Part, type Tool, type UrlContextMetadata } from '@google/genai';
 import { GeminiModel } from '../../src/models/gemini.js';
 import { startProviderServer, type ProviderServer } from './provider-server.js';
 
@@ -114,6 +114,33 @@ describe('Gemini built-in tools through GeminiModel', () => {
       },
     ]);
     for (const event of events.slice(0, 6)) if (event.type === 'tool_result') expect(event).not.toHaveProperty('durationMs');
+  });
+
+  it('asks for the built-ins\' server-side invocations and records each once, from its toolCall and toolResponse parts', async () => {
+    // GenerateContentConfig.toolConfig.includeServerSideToolInvocations (Gemini API): the response then
+    // carries each built-in's call (toolCall) and its response (toolResponse) as parts, echoed back as they came.
+    const searchCall = { toolCall: { id: 'tc_search', toolType: ToolType.GOOGLE_SEARCH_WEB, args: { queries: ['Bergen harbour festival 2026 dates'] } } } satisfies Part;
+    const searchAnswer = { toolResponse: { id: 'tc_search', toolType: ToolType.GOOGLE_SEARCH_WEB, response: { results: [{ uri: 'https://example.org/bergen/festival', title: 'example.org' }] } } } satisfies Part;
+    const pageCall = { toolCall: { id: 'tc_page', toolType: ToolType.URL_CONTEXT, args: { urls: ['https://example.org/bergen/gone'] } } } satisfies Part;
+    const pageAnswer = { toolResponse: { id: 'tc_page', toolType: ToolType.URL_CONTEXT, response: { error: 'URL_RETRIEVAL_STATUS_ERROR' } } } satisfies Part;
+    server = await startProviderServer([{ body: response([searchCall, searchAnswer, pageCall, pageAnswer, { text: '12-14 June.' }], { groundingMetadata: grounding, urlContextMetadata: urlContext }) }]);
+    const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [builtin.gemini.googleSearch(), builtin.gemini.urlContext()] }).run('When is the festival?');
+
+    expect(server.requests[0]!.body['toolConfig']).toEqual({ includeServerSideToolInvocations: true });
+    const events = result.context.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
+    // Once each: the grounding and URL metadata of the same turn are not recorded again.
+    expect(events).toMatchObject([
+      { type: 'tool_call', callId: 'tc_search', tool: 'gemini_google_search', args: { queries: ['Bergen harbour festival 2026 dates'] } },
+      { type: 'tool_result', callId: 'tc_search', ranBy: 'gcp.gemini', result: { isError: false, content: [{ text: expect.stringContaining('https://example.org/bergen/festival') }] } },
+      { type: 'tool_call', callId: 'tc_page', tool: 'gemini_url_context', args: { urls: ['https://example.org/bergen/gone'] } },
+      { type: 'tool_result', callId: 'tc_page', result: { isError: true, content: [{ text: expect.stringContaining('URL_RETRIEVAL_STATUS_ERROR') }] } },
+    ]);
+    expect(events).toHaveLength(4);
+    // Only with a built-in in the toolset, and not over the caller's own setting.
+    expect(model.toParams({ messages: [{ role: 'user', content: 'x' }], tools: [weather.definition] }).config?.toolConfig).toBeUndefined();
+    const mine = new GeminiModel({ model: 'gemini-test', apiKey: 'k', config: { toolConfig: { includeServerSideToolInvocations: false } } });
+    expect(mine.toParams({ messages: [{ role: 'user', content: 'x' }], tools: [builtin.gemini.googleSearch().definition] }).config?.toolConfig).toEqual({ includeServerSideToolInvocations: false });
   });
 
   it('reports failed code and unreadable pages as error results', async () => {

@@ -205,6 +205,25 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
     expect(events[3]).toMatchObject({ tool: 'openai_mcp_festival_docs', ranBy: 'openai', result: { isError: false, content: [{ text: 'Tickets cost 200 NOK.' }] } });
   });
 
+  it('reports a hosted MCP server whose tools OpenAI could not list as a diagnostic', async () => {
+    // https://platform.openai.com/docs/api-reference/responses/object: an mcp_list_tools item carries
+    // `error` when the server could not list its tools; the model answers without them.
+    const failedList = { type: 'mcp_list_tools', id: 'mcpl_2', server_label: 'festival_docs', tools: [], error: 'Error retrieving tool list from MCP server: 401 Unauthorized' } satisfies ResponseOutputItem;
+    server = await startProviderServer([{ body: response([failedList, message('I cannot reach the festival docs.')]) }]);
+    const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const result = await new Agent({ model, tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp' })] }).run('Opening hours?');
+    expect(result.text).toBe('I cannot reach the festival docs.');
+    const diagnostics = result.context.events.filter((e) => e.type === 'diagnostic');
+    expect(diagnostics).toMatchObject([
+      { code: ErrorCode.McpConnectFailed, source: 'openai-responses gpt-test', tool: 'openai_mcp_festival_docs', message: expect.stringMatching(/could not list the tools of the MCP server "festival_docs".*401 Unauthorized/) },
+    ]);
+    // A list that worked reports nothing.
+    await server.close();
+    server = await startProviderServer([{ body: response([listTools, message('Listed.')]) }]);
+    const ok = await new Agent({ model: new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 }), tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp' })] }).run('Hi');
+    expect(ok.context.events.filter((e) => e.type === 'diagnostic')).toEqual([]);
+  });
+
   it('refuses a held MCP call when the agent has no approve callback, as it refuses local tools', async () => {
     const ask = { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'festival_docs', name: 'search_docs', arguments: '{}' } satisfies ResponseOutputItem;
     server = await startProviderServer([{ body: response([ask]) }, { body: response([message('I could not look it up.')]) }]);

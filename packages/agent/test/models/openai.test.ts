@@ -209,11 +209,11 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     for await (const event of new Agent({ model, tools: [weather] }).stream('Oslo and Rome?')) seen.push(event);
     expect(seen.slice(0, 4)).toEqual([
       { type: 'tool_call_start', step: 1, callId: 'call_a', name: 'get_weather' },
-      { type: 'tool_call_delta', step: 1, callId: 'call_a', delta: '{"city":"Oslo"}' },
+      { type: 'tool_call_delta', step: 1, callId: 'call_a', delta: '{"city":"Oslo"}', time: expect.any(Number) },
       { type: 'tool_call_start', step: 1, callId: 'call_b', name: 'get_weather' },
-      { type: 'tool_call_delta', step: 1, callId: 'call_b', delta: '{"city":' },
+      { type: 'tool_call_delta', step: 1, callId: 'call_b', delta: '{"city":', time: expect.any(Number) },
     ]);
-    expect(seen[4]).toEqual({ type: 'tool_call_delta', step: 1, callId: 'call_b', delta: '"Rome"}' });
+    expect(seen[4]).toEqual({ type: 'tool_call_delta', step: 1, callId: 'call_b', delta: '"Rome"}', time: expect.any(Number) });
     const results = seen.filter((e) => e.type === 'tool_result').map((e) => e.type === 'tool_result' && [e.callId, e.result.content[0]]);
     expect(results).toEqual([
       ['call_a', { type: 'text', text: 'Oslo: 21 celsius' }],
