@@ -88,9 +88,14 @@ const cases = [
   },
 ];
 
-/** CPU microseconds of this process per 1,000 tokens over RUNS streams. */
+/**
+ * CPU microseconds of this process per 1,000 tokens over RUNS streams. No forced garbage
+ * collection in between: a full collection makes V8 drop the shapes and the compiled code
+ * of objects no longer alive, so each measurement would mostly time both paths compiling
+ * again, which an application streaming answers one after the other does not see. The
+ * garbage each path leaves falls on the measurements of both, alternating round by round.
+ */
 async function measure(read) {
-  globalThis.gc?.();
   const start = process.cpuUsage();
   for (let i = 0; i < RUNS; i++) if ((await read()) !== text.length) throw new Error('a stream came back short');
   const used = process.cpuUsage(start);

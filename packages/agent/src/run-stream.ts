@@ -1,9 +1,8 @@
-import { AnytoolError, ErrorCode, ExecutionContext, now, type TextDeltaEvent, type ToolCallDeltaEvent } from '@anytool/core';
+import { AnytoolError, ErrorCode, type ExecutionContext, now, type TextDeltaEvent, type ToolCallDeltaEvent } from '@anytool/core';
 import type { AgentStreamEvent } from './agent.js';
 import { EventQueue } from './event-queue.js';
 import type { ModelResponse, ModelStreamEvent } from './model.js';
-import { READ_MAPPED, RESIDENT_STREAM, isMappedStream, type StreamReader } from './models/stream-map.js';
-import { resident } from './resident.js';
+import { READ_MAPPED, isMappedStream, type StreamReader } from './models/stream-map.js';
 
 type Read = IteratorResult<AgentStreamEvent, undefined>;
 
@@ -200,6 +199,3 @@ function chunkTime(): number {
   return taskTime;
 }
 
-// One of each kept for the life of the process, with a context and a view of one (see `resident`).
-const residentContext = resident(new ExecutionContext());
-resident(new StreamedTurn(resident(new RunStream(new AbortController().signal, () => Promise.resolve())), RESIDENT_STREAM, 1, resident(residentContext.withSignal(new AbortController().signal)), 'resident'));

@@ -4,7 +4,6 @@ import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
-import { resident } from '../resident.js';
 import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -381,5 +380,3 @@ function lastContainer(messages: readonly ModelMessage[]): string | undefined {
   return undefined;
 }
 
-// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
-resident(new StreamedMessage('resident', []));

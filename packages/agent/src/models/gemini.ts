@@ -4,7 +4,6 @@ import { GoogleGenAI, type Candidate, type Content, type GenerateContentParamete
 import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
-import { resident } from '../resident.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
@@ -312,5 +311,3 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
   return result;
 }
 
-// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
-resident(new StreamedTurn([]));

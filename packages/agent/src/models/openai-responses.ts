@@ -4,7 +4,6 @@ import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSea
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
-import { resident } from '../resident.js';
 import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelDiagnostic, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
@@ -320,5 +319,3 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   return result;
 }
 
-// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
-resident(new StreamedResponse('resident', []));

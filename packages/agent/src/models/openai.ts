@@ -4,7 +4,6 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionContentPart, Ch
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
-import { resident } from '../resident.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
 export interface OpenAIModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
@@ -228,5 +227,3 @@ function toResponse(text: string, toolCalls: ModelToolCall[], usage: ChatComplet
   return response;
 }
 
-// One kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`).
-resident(new StreamedTurn('resident'));

@@ -1,5 +1,4 @@
 import type { ModelStreamEvent } from '../model.js';
-import { resident } from '../resident.js';
 
 /** What one chunk of a provider's stream becomes: no event, one, or several (a call's start with its first arguments). */
 export type MappedChunk = ModelStreamEvent | readonly ModelStreamEvent[] | undefined;
@@ -151,8 +150,4 @@ function isList(mapped: ModelStreamEvent | readonly ModelStreamEvent[]): mapped 
   return Array.isArray(mapped);
 }
 
-/** A client stream with nothing in it: what the resident iterator maps. */
-const EMPTY: AsyncIterator<never> = { next: () => Promise.resolve({ value: undefined, done: true }) };
 
-/** One iterator kept for the life of the process: its shape, and the code compiled for it, outlive a full GC between runs (see `resident`). */
-export const RESIDENT_STREAM: MappedStream = resident(mapStream(() => Promise.resolve(EMPTY), { add: () => undefined, end: () => undefined }));
