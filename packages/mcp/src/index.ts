@@ -18,6 +18,8 @@ export type { RedisStoreOptions } from './store/redis-store.js';
 export { runServeCommand } from './server/serve-command.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
+export { StoreEventStore } from './server/store-event-store.js';
+export type { StoreEventStoreOptions } from './server/store-event-store.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';
