@@ -3,6 +3,7 @@
 //   node examples/dist/mcp-server/main.js --http --port 3000
 import { Toolset } from '@anytool/core';
 import { MemoryEventStore, serveMcp } from '@anytool/mcp';
+import { TaskConformanceTools } from './task-tools.js';
 import { conformanceTools, demoTools } from './tools.js';
 
 const args = process.argv.slice(2);
@@ -11,7 +12,7 @@ const option = (name: string): string | undefined => {
   return index >= 0 ? args[index + 1] : undefined;
 };
 
-const toolset = new Toolset(conformanceTools, demoTools);
+const toolset = new Toolset(conformanceTools, demoTools, new TaskConformanceTools());
 const server = args.includes('--http')
   ? await serveMcp(toolset, {
       transport: 'http',

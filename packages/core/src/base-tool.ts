@@ -37,6 +37,24 @@ export interface BaseToolOptions {
    * without authentication, or called directly, the tool ignores them.
    */
   scopes?: readonly string[];
+  /**
+   * Served over MCP, a call of this tool may outlive its request: to a client
+   * that supports the Tasks extension (`io.modelcontextprotocol/tasks`) the call
+   * answers at once with a task the client polls, while the tool runs on (its
+   * progress, questions to the client and result go through the task). `true`:
+   * other clients get the plain call; `'required'`: other clients are refused
+   * (error -32021, the extension is required). Called directly, or by an agent,
+   * the tool ignores it.
+   */
+  task?: boolean | 'required';
+  /**
+   * With `task`: the tool may be run again from the start when the server
+   * process running it stops (it is idempotent, or picks up where it left off),
+   * so another process serving the same endpoint over a shared store runs it
+   * again instead of failing the task. Its arguments are kept in the store
+   * while the task runs.
+   */
+  resumable?: boolean;
 }
 
 /** Per-call options of `invoke`. */
@@ -194,6 +212,13 @@ function scopesProblem(scopes: unknown): string | undefined {
   return `scopes must be OAuth scope names (printable characters, no spaces, quotes or backslashes), got ${JSON.stringify(bad)}`;
 }
 
+function taskProblem(task: unknown, resumable: unknown): string | undefined {
+  if (task !== undefined && typeof task !== 'boolean' && task !== 'required') return `task must be true, false or "required", got ${JSON.stringify(task)}`;
+  if (resumable !== undefined && typeof resumable !== 'boolean') return `resumable must be true or false, got ${JSON.stringify(resumable)}`;
+  if (resumable === true && (task === undefined || task === false)) return 'resumable applies to task tools: set task: true (or "required") as well';
+  return undefined;
+}
+
 function timeoutProblem(timeoutMs: unknown): string | undefined {
   if (timeoutMs === undefined) return undefined;
   if (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS) return undefined;
@@ -233,6 +258,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   requiresApproval: boolean;
   /** OAuth scopes a caller needs to see and call this tool over an authenticated MCP endpoint (see `BaseToolOptions.scopes`). */
   scopes: readonly string[] | undefined;
+  /** Whether an MCP call of this tool may become a task (see `BaseToolOptions.task`). */
+  task: boolean | 'required';
+  /** Whether a task of this tool may be run again elsewhere when its process stops (see `BaseToolOptions.resumable`). */
+  resumable: boolean;
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
   /**
@@ -287,9 +316,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
     const schema = this.standardSchema;
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
-    const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes);
+    const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes) ?? taskProblem(options.task, options.resumable);
     if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: ${problem}`);
     this.scopes = options.scopes === undefined ? undefined : Object.freeze([...new Set(options.scopes)]);
+    this.task = options.task ?? false;
+    this.resumable = options.resumable ?? false;
     if (options.middleware !== undefined) this.use(...options.middleware);
   }
 

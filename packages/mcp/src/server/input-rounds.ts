@@ -44,7 +44,7 @@ interface Question {
 }
 
 /** What an answer to each kind of question must look like (anything else is asked again). */
-function validAnswer(request: InputRequest, value: unknown): boolean {
+export function validAnswer(request: InputRequest, value: unknown): boolean {
   switch (request.method) {
     case 'elicitation/create':
       return isSpecType.ElicitResult(value);
@@ -58,7 +58,7 @@ function validAnswer(request: InputRequest, value: unknown): boolean {
 }
 
 /** The client capability each kind of question needs. */
-const NEEDS: Record<string, keyof ClientCapabilities> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+export const NEEDS: Record<string, keyof ClientCapabilities> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

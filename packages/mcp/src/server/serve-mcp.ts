@@ -123,6 +123,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
         }
         try {
           await stop();
+          await served.closeTasks();
         } finally {
           served.dispose();
           resolveClosed();

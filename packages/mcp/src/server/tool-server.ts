@@ -18,6 +18,11 @@ import { paramHeaders, type ParamHeader } from './param-headers.js';
 import { CallSession, MCP_SESSION_KEY, type ConnectionState } from './mcp-session.js';
 import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
 import { toCallToolResult } from './result-content.js';
+import type { McpStore } from '../store/store.js';
+import { MemoryStore } from '../store/memory-store.js';
+import { TASKS_EXTENSION, createTaskResult } from './tasks/record.js';
+import { TaskManager, type TaskProgress } from './tasks/task-manager.js';
+import { checkAskable, declaresTasks, serveTaskMethods, tasksRequired } from './tasks/serve-tasks.js';
 
 /** Options of every MCP server anytool makes, whatever the transport. */
 export interface McpServerOptions {
@@ -55,6 +60,22 @@ export interface McpServerOptions {
   inputTtlMs?: number;
   /** The most calls waiting for the client's input at once (2026-07-28 era). Default 1000. */
   maxParkedCalls?: number;
+  /**
+   * What the processes serving this endpoint share: the tasks of task tools
+   * (`@Tool({ task: true })`), so any process answers for any task. Default: a
+   * `MemoryStore` of this process.
+   */
+  store?: McpStore;
+  /** How long a task (and its result) is kept after its last change, in milliseconds. Default 1 hour. */
+  taskTtlMs?: number;
+  /** How often clients are asked to poll a task, in milliseconds. Default 500. */
+  taskPollIntervalMs?: number;
+  /**
+   * How long a task's process vouches for it without a heartbeat, in
+   * milliseconds: a task whose process stopped is marked failed once this has
+   * passed. Default 15 s.
+   */
+  taskLeaseMs?: number;
 }
 
 /** How a server instance is served: its era when the serving entry knows it, the calls waiting for input, the client. */
@@ -65,6 +86,8 @@ export interface Serving {
   owner?: string | undefined;
   /** Callers are authenticated: what they see depends on who they are (the list's cache hint is private). */
   authenticated?: boolean;
+  /** The tasks of the server (default: those of the served tools). */
+  tasks?: TaskManager;
 }
 
 export const DEFAULT_TOOLS_LIST_TTL_MS = 60_000;
@@ -80,6 +103,19 @@ function sharedRounds(toolset: Toolset, options: McpServerOptions): InputRounds 
   let rounds = roundsByToolset.get(toolset);
   if (rounds === undefined) roundsByToolset.set(toolset, (rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls })));
   return rounds;
+}
+
+const tasksByToolset = new WeakMap<Toolset, TaskManager>();
+
+/** The tasks of a toolset served through `createMcpServer` alone (a server per request must find them, as the rounds). */
+function sharedTasks(toolset: Toolset, options: McpServerOptions): TaskManager {
+  let tasks = tasksByToolset.get(toolset);
+  if (tasks === undefined) tasksByToolset.set(toolset, (tasks = taskManager(options)));
+  return tasks;
+}
+
+function taskManager(options: McpServerOptions): TaskManager {
+  return new TaskManager(options.store ?? new MemoryStore(), { ttlMs: options.taskTtlMs, pollIntervalMs: options.taskPollIntervalMs, leaseMs: options.taskLeaseMs }, options.onError);
 }
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -162,12 +198,17 @@ export class ServedTools {
   private readonly listeners = new Set<() => void>();
   /** The calls waiting for the client's input, shared by every server instance of these tools (2026-07-28 era). */
   readonly rounds: InputRounds;
+  /** The tasks of task tools, kept in the store (`McpServerOptions.store`). */
+  readonly tasks: TaskManager;
+  private readonly ownStore: boolean;
 
   constructor(
     readonly toolset: Toolset,
     options: McpServerOptions = {},
   ) {
     this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
+    this.tasks = taskManager(options);
+    this.ownStore = options.store === undefined;
     this.all = new ToolView(this, undefined);
     this.unsubscribe = toolset.subscribe(() => {
       this.cached = undefined;
@@ -247,6 +288,13 @@ export class ServedTools {
     this.unsubscribe();
     this.listeners.clear();
     this.rounds.close();
+    void this.closeTasks();
+  }
+
+  /** Ends the tasks running here (marked failed: the server stopped) and the store this made for itself. */
+  async closeTasks(): Promise<void> {
+    await this.tasks.close();
+    if (this.ownStore) await this.tasks.store.close();
   }
 }
 
@@ -264,6 +312,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 class ToolServer extends Server {
   /** The arguments as the client sent them, for requests whose arguments are not an object. */
   static readonly rawArguments = new WeakMap<object, unknown>();
+  /** Starts a call as a task, when it becomes one: its result (a `CreateTaskResult`) is the answer as it is. */
+  startTask: ((name: string, args: unknown, ctx: ServerContext) => Promise<Result | undefined>) | undefined;
 
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
@@ -275,12 +325,27 @@ class ToolServer extends Server {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/call needs params.name, the name of the tool to call (a string), got ${name === undefined ? 'none' : typeof name}; tools/list gives the names`);
       }
       const args = params['arguments'];
-      if (args === undefined || isRecord(args)) return wrapped(request, ctx);
-      const checked = { ...request, params: { ...params, arguments: {} } };
-      ToolServer.rawArguments.set(checked, args);
-      return wrapped(checked, ctx);
+      const plain = (): Promise<Result> => {
+        if (args === undefined || isRecord(args)) return wrapped(request, ctx);
+        const checked = { ...request, params: { ...params, arguments: {} } };
+        ToolServer.rawArguments.set(checked, args);
+        return wrapped(checked, ctx);
+      };
+      if (this.startTask === undefined) return plain();
+      // A task's answer is not a tool result: it goes out as it is, past the SDK's check of tools/call results.
+      return this.startTask(name, args, ctx).then((task) => task ?? plain());
     };
   }
+}
+
+/**
+ * A task's view of the request that started it: that request is answered
+ * (with the task) while the tool runs on, so nothing more can go out on it.
+ * The client learns of progress by polling.
+ */
+function quietContext(ctx: ServerContext): ServerContext {
+  const { progressToken: _token, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
+  return { ...ctx, mcpReq: { ...ctx.mcpReq, _meta: meta, notify: () => Promise.resolve() } } as ServerContext;
 }
 
 /**
@@ -382,6 +447,10 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   const logging = options.logging ?? true;
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (logging) capabilities.logging = {};
+  // The Tasks extension lives on the 2026-07-28 era (a legacy connection gets plain calls).
+  const taskEra = serving?.era !== 'legacy';
+  if (taskEra) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  const tasks = serving?.tasks ?? (ownsServed ? sharedTasks(served.toolset, options) : served.tasks);
   const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
   // A list that depends on who asks (callers are authenticated, or tools ask for scopes: a gate of the user's own
   // may hand in auth info) must not be shared between callers.
@@ -399,6 +468,11 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
       connection.logLevel = request.params.level;
       return {};
     });
+  }
+
+  if (taskEra) {
+    serveTaskMethods(server, tasks, serving?.owner);
+    server.startTask = startTask;
   }
 
   server.setRequestHandler('tools/list', (request, ctx) => {
@@ -422,8 +496,33 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     return rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal));
   });
 
+  /**
+   * A modern call of a task tool from a client that declares the Tasks
+   * extension becomes a task: answered at once with the task, the tool runs on
+   * (its progress is the task's status message, its questions the task's
+   * `input_required`). Undefined: a plain call.
+   */
+  async function startTask(name: string, args: unknown, ctx: ServerContext): Promise<Result | undefined> {
+    const tool = served.toolset.get(name);
+    if (tool === undefined || tool.task === false || eraOf() !== 'modern') return undefined;
+    const authInfo = ctx.http?.authInfo;
+    // Outside the caller's scopes, or a round of a call already under way: the plain path answers it.
+    if (authInfo !== undefined && !served.allows(name, authInfo.scopes)) return undefined;
+    if (ctx.mcpReq.requestState() !== undefined) return undefined;
+    if (!declaresTasks(ctx)) {
+      if (tool.task === 'required') throw tasksRequired(`tool "${name}"`);
+      return undefined;
+    }
+    const quiet = quietContext(ctx);
+    const record = await tasks.start(
+      { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable: tool.resumable, arguments: args },
+      (round, signal, progress) => call(name, args, quiet, 'modern', round, signal, progress),
+    );
+    return createTaskResult(record) as Result;
+  }
+
   /** Runs one tool call to its result; on the modern era its session asks through `round`, and `ctx` is the first round's. */
-  async function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal): Promise<CallToolResult> {
+  async function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal, taskProgress?: (progress: TaskProgress) => void): Promise<CallToolResult> {
     const context = new ExecutionContext({ signal });
     const session = new CallSession(server, ctx, connection, name, era, round);
     context.state.set(MCP_SESSION_KEY, session);
@@ -434,7 +533,9 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     // Notifications are sent asynchronously; the result waits until they are written, so none is sent after it.
     const sending: Promise<unknown>[] = [];
     const unsubscribe = context.subscribe((event: RunEvent) => {
-      if (event.type === 'progress' && progressToken !== undefined) {
+      if (event.type === 'progress' && taskProgress !== undefined) {
+        taskProgress(event);
+      } else if (event.type === 'progress' && progressToken !== undefined) {
         const progress: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: event.progress };
         if (event.total !== undefined) progress.total = event.total;
         if (event.message !== undefined) progress.message = event.message;

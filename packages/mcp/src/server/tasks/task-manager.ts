@@ -1,0 +1,362 @@
+import { randomBytes } from 'node:crypto';
+import { AnytoolError, ErrorCode } from '@anytool/core';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequest, type ServerContext } from '@modelcontextprotocol/server';
+import type { McpStore } from '../../store/store.js';
+import { validAnswer, type InputRound } from '../input-rounds.js';
+import { instanceChannel, isTerminal, taskKey, type TaskError, type TaskPoke, type TaskRecord } from './record.js';
+
+/** Options of the tasks a server keeps (see `McpServerOptions`). */
+export interface TaskOptions {
+  /** How long a task is kept after its last change, in milliseconds (its result is kept this long). Default 1 hour. */
+  ttlMs?: number | undefined;
+  /** How often clients are asked to poll `tasks/get`, in milliseconds. Default 500. */
+  pollIntervalMs?: number | undefined;
+  /**
+   * How long a task's record vouches for its instance without a heartbeat, in
+   * milliseconds (heartbeats come three times per lease). A task whose instance
+   * stopped is marked failed once its lease ran out. Default 15 s.
+   */
+  leaseMs?: number | undefined;
+}
+
+export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 500;
+export const DEFAULT_TASK_LEASE_MS = 15_000;
+
+/** How the tool of a task runs: through its `InputRound` (questions become the task's `input_required`), with its signal. */
+export type TaskWork = (round: InputRound, signal: AbortSignal, progress: (progress: TaskProgress) => void) => Promise<CallToolResult>;
+
+/** A progress event of the tool; its message (else how far it is) becomes the task's status message. */
+export interface TaskProgress {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}
+
+/** A task this instance runs. */
+class RunningTask implements InputRound {
+  readonly controller = new AbortController();
+  private readonly questions = new Map<string, { request: InputRequest; resolve(value: unknown): void; reject(error: Error): void }>();
+  /** The latest progress message not yet written (writes are coalesced: one in flight at a time). */
+  private pendingMessage: string | undefined;
+  private writingMessage = false;
+  /** A protocol error the call ends with whatever the tool returns (it asked what the client cannot answer). */
+  fatal: unknown;
+
+  constructor(
+    private readonly manager: TaskManager,
+    readonly taskId: string,
+    /** The request that created the task; notifications of the task go nowhere (the client polls). */
+    readonly ctx: ServerContext,
+    /** Throws when the client cannot answer the question (it did not declare the capability). */
+    private readonly canAsk: (request: InputRequest) => void,
+  ) {}
+
+  ask(key: string, request: InputRequest, signal?: AbortSignal): Promise<unknown> {
+    if (this.controller.signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, 'the task ended before the client answered'));
+    if (this.questions.has(key)) return Promise.reject(new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`));
+    try {
+      this.canAsk(request);
+    } catch (error) {
+      this.fatal = error;
+      this.end(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.questions.set(key, { request, resolve, reject });
+      signal?.addEventListener('abort', () => {
+        if (!this.questions.delete(key)) return;
+        reject(signal.reason instanceof Error ? signal.reason : new AnytoolError(ErrorCode.Aborted, 'the question was withdrawn'));
+        void this.manager.write(this.taskId, (record) => withoutQuestion(record, key));
+      }, { once: true });
+      void this.manager.write(this.taskId, (record) => {
+        const inputRequests = { ...record.inputRequests, [key]: request };
+        return { ...record, status: 'input_required', inputRequests };
+      });
+    });
+  }
+
+  /** The tool's progress, as the task's status message. */
+  progress(message: string): void {
+    this.pendingMessage = message;
+    if (this.writingMessage) return;
+    this.writingMessage = true;
+    void (async () => {
+      while (this.pendingMessage !== undefined) {
+        const statusMessage = this.pendingMessage;
+        this.pendingMessage = undefined;
+        await this.manager.write(this.taskId, (record) => ({ ...record, statusMessage }));
+      }
+      this.writingMessage = false;
+    })();
+  }
+
+  /** Takes what the record holds for this instance: a cancel, answers to open questions. */
+  take(record: TaskRecord | undefined): void {
+    if (record === undefined || record.cancelRequested === true || isTerminal(record.status)) {
+      this.end(new AnytoolError(ErrorCode.Aborted, record === undefined ? 'the task expired' : 'the client cancelled the task'));
+      return;
+    }
+    const answers = record.inputResponses;
+    if (answers === undefined) return;
+    const taken: string[] = [];
+    for (const [key, value] of Object.entries(answers)) {
+      const question = this.questions.get(key);
+      if (question === undefined || !validAnswer(question.request, value)) continue;
+      this.questions.delete(key);
+      taken.push(key);
+      question.resolve(value);
+    }
+    if (taken.length > 0) {
+      void this.manager.write(this.taskId, (current) => {
+        const left = { ...current.inputResponses };
+        for (const key of taken) delete left[key];
+        return { ...current, inputResponses: Object.keys(left).length > 0 ? left : undefined };
+      });
+    }
+  }
+
+  /** Ends the tool: its signal aborts and its open questions fail. */
+  end(reason: Error): void {
+    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    for (const question of this.questions.values()) question.reject(reason);
+    this.questions.clear();
+  }
+}
+
+function withoutQuestion(record: TaskRecord, key: string): TaskRecord {
+  const inputRequests = { ...record.inputRequests };
+  delete inputRequests[key];
+  const open = Object.keys(inputRequests).length > 0;
+  return { ...record, inputRequests: open ? inputRequests : undefined, status: open ? 'input_required' : 'working' };
+}
+
+/** The error a failed task carries: a protocol error as it is, anything else as an internal error (-32603). */
+function taskError(error: unknown): TaskError {
+  if (error instanceof ProtocolError) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: ProtocolErrorCode.InternalError, message };
+}
+
+/**
+ * The tasks of one server (every instance of it in this process), kept in an
+ * `McpStore` so every process sharing the store answers for them. The tools
+ * of the tasks this process started run here; the others only read and poke.
+ */
+export class TaskManager {
+  /** This process's name in the records of the tasks it runs. */
+  readonly instanceId = randomBytes(12).toString('base64url');
+  readonly ttlMs: number;
+  readonly pollIntervalMs: number;
+  readonly leaseMs: number;
+  private readonly running = new Map<string, RunningTask>();
+  private subscription: Promise<() => Promise<void>> | undefined;
+  private heartbeat: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+
+  constructor(
+    readonly store: McpStore,
+    options: TaskOptions = {},
+    /** Called with errors of the store (a failed write of a running task). */
+    private readonly onError?: (error: Error) => void,
+  ) {
+    this.ttlMs = checked(options.ttlMs ?? DEFAULT_TASK_TTL_MS, 'taskTtlMs');
+    this.pollIntervalMs = checked(options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, 'taskPollIntervalMs');
+    this.leaseMs = checked(options.leaseMs ?? DEFAULT_TASK_LEASE_MS, 'taskLeaseMs');
+  }
+
+  /** Tasks this process runs now. */
+  get size(): number {
+    return this.running.size;
+  }
+
+  /**
+   * Starts a task: its record is in the store before this resolves (a
+   * `tasks/get` for it then finds it, on any instance), and the tool runs on.
+   */
+  async start(call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean; arguments?: unknown }, work: TaskWork): Promise<TaskRecord> {
+    if (this.closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down; call the tool again');
+    await this.listen();
+    const now = new Date().toISOString();
+    const record: TaskRecord = {
+      taskId: randomBytes(24).toString('base64url'),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      tool: call.tool,
+      instance: this.instanceId,
+      leaseUntil: Date.now() + this.leaseMs,
+    };
+    if (call.owner !== undefined) record.owner = call.owner;
+    if (call.resumable === true) {
+      record.resumable = true;
+      record.arguments = call.arguments;
+    }
+    await this.store.set(taskKey(record.taskId), JSON.stringify(record), this.ttlMs);
+    const task = new RunningTask(this, record.taskId, call.ctx, call.canAsk);
+    this.running.set(record.taskId, task);
+    this.beat();
+    const fail = (error: unknown): Promise<void> => this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
+    work(task, task.controller.signal, (progress) => this.progress(record.taskId, progress)).then((result) => (task.fatal === undefined ? this.settle(task, { status: 'completed', result }) : fail(task.fatal)), fail);
+    return record;
+  }
+
+  /** The running task's progress, as its status message (the tool's message, else how far it is). */
+  progress(taskId: string, progress: TaskProgress): void {
+    const message = progress.message ?? (progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`);
+    this.running.get(taskId)?.progress(message);
+  }
+
+  /**
+   * A task as its owner sees it; undefined when there is none, it expired, or
+   * it belongs to someone else. A task whose instance stopped is marked failed here.
+   */
+  async get(taskId: string, owner: string | undefined): Promise<TaskRecord | undefined> {
+    const record = await this.read(taskId);
+    if (record === undefined || record.owner !== owner) return undefined;
+    if (isTerminal(record.status) || record.leaseUntil >= Date.now()) return record;
+    return this.write(taskId, (current) => {
+      if (isTerminal(current.status) || current.leaseUntil >= Date.now()) return current;
+      const since = new Date(current.leaseUntil - this.leaseMs).toISOString();
+      const message = `The server process running this task stopped before it finished (no heartbeat since ${since}); call the tool again`;
+      return { ...current, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined };
+    });
+  }
+
+  /** Gives a task answers to its open questions (keys not open are ignored); the instance running it picks them up. */
+  async answer(taskId: string, owner: string | undefined, responses: Record<string, unknown>): Promise<void> {
+    const record = await this.read(taskId);
+    if (record === undefined || record.owner !== owner || isTerminal(record.status)) return;
+    const updated = await this.write(taskId, (current) => {
+      const open = current.inputRequests ?? {};
+      const keys = Object.keys(responses).filter((key) => key in open && validAnswer(open[key]!, responses[key]));
+      if (keys.length === 0) return undefined;
+      let next: TaskRecord = { ...current, inputResponses: { ...current.inputResponses } };
+      for (const key of keys) {
+        next.inputResponses![key] = responses[key];
+        next = withoutQuestion(next, key);
+      }
+      return next;
+    });
+    if (updated !== undefined) await this.poke(updated, 'input');
+  }
+
+  /** Cancels a task: it is `cancelled` at once, and the instance running it aborts the tool's signal. */
+  async cancel(taskId: string, owner: string | undefined): Promise<void> {
+    const record = await this.read(taskId);
+    if (record === undefined || record.owner !== owner || isTerminal(record.status)) return;
+    const updated = await this.write(taskId, (current) => ({ ...current, status: 'cancelled', statusMessage: 'Cancelled by the client', cancelRequested: true, inputRequests: undefined }));
+    if (updated !== undefined) await this.poke(updated, 'cancel');
+  }
+
+  /**
+   * Changes a task's record (renewing its expiry); `change` sees the current
+   * record and returns the next, or undefined to leave it. A terminal record
+   * stays as it is. Resolves with the record now stored.
+   */
+  async write(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+    let stored: string | undefined;
+    try {
+      stored = await this.store.update(
+        taskKey(taskId),
+        (value) => {
+          if (value === undefined) return undefined;
+          const current = JSON.parse(value) as TaskRecord;
+          if (isTerminal(current.status)) return undefined;
+          const next = change(current);
+          return next === undefined || next === current ? undefined : JSON.stringify({ ...next, lastUpdatedAt: new Date().toISOString() });
+        },
+        this.ttlMs,
+      );
+    } catch (error) {
+      this.onError?.(error instanceof Error ? error : new Error(String(error)));
+      return undefined;
+    }
+    return stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord);
+  }
+
+  /** Stops the heartbeats and ends the tasks running here (they are marked failed: the server stopped). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    const tasks = [...this.running.values()];
+    for (const task of tasks) task.end(new AnytoolError(ErrorCode.Aborted, 'the server stopped'));
+    await Promise.all(
+      tasks.map((task) => {
+        const message = 'The server stopped before the task finished; call the tool again';
+        return this.write(task.taskId, (record) => ({ ...record, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined }));
+      }),
+    );
+    this.running.clear();
+    const unsubscribe = this.subscription;
+    this.subscription = undefined;
+    if (unsubscribe !== undefined) await (await unsubscribe)().catch(() => undefined);
+  }
+
+  private async read(taskId: string): Promise<TaskRecord | undefined> {
+    if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 200) return undefined;
+    const value = await this.store.get(taskKey(taskId));
+    return value === undefined ? undefined : (JSON.parse(value) as TaskRecord);
+  }
+
+  private async poke(record: TaskRecord, reason: TaskPoke['reason']): Promise<void> {
+    const local = record.instance === this.instanceId ? this.running.get(record.taskId) : undefined;
+    if (local !== undefined) return local.take(record);
+    const poke: TaskPoke = { taskId: record.taskId, reason };
+    await this.store.publish(instanceChannel(record.instance), JSON.stringify(poke));
+  }
+
+  /** Subscribes to this instance's channel once, before its first task exists. */
+  private listen(): Promise<unknown> {
+    this.subscription ??= this.store.subscribe(instanceChannel(this.instanceId), (message) => {
+      let poke: TaskPoke;
+      try {
+        poke = JSON.parse(message) as TaskPoke;
+      } catch {
+        return;
+      }
+      const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
+      if (task !== undefined) void this.read(task.taskId).then((record) => task.take(record), (error: unknown) => this.onError?.(error instanceof Error ? error : new Error(String(error))));
+    });
+    return this.subscription;
+  }
+
+  /** Renews the lease of every task running here, and picks up what a dropped poke would have brought. */
+  private beat(): void {
+    if (this.heartbeat !== undefined) return;
+    this.heartbeat = setInterval(() => {
+      if (this.running.size === 0) {
+        clearInterval(this.heartbeat);
+        this.heartbeat = undefined;
+        return;
+      }
+      for (const task of this.running.values()) {
+        void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined)).then(async (record) => task.take(record ?? (await this.read(task.taskId))));
+      }
+    }, Math.max(Math.floor(this.leaseMs / 3), 10));
+    this.heartbeat.unref();
+  }
+
+  private async settle(task: RunningTask, outcome: { status: 'completed'; result: CallToolResult } | { status: 'failed'; error: TaskError; statusMessage: string }): Promise<void> {
+    this.running.delete(task.taskId);
+    task.end(new AnytoolError(ErrorCode.Aborted, 'the task ended'));
+    await this.write(task.taskId, (record) => {
+      const next: TaskRecord = { ...record, status: outcome.status, inputRequests: undefined, inputResponses: undefined, arguments: undefined };
+      if (outcome.status === 'completed') next.result = outcome.result;
+      else {
+        next.error = outcome.error;
+        next.statusMessage = outcome.statusMessage;
+      }
+      return next;
+    });
+  }
+}
+
+function checked(value: number, option: string): number {
+  if (Number.isInteger(value) && value > 0) return value;
+  throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive whole number of milliseconds, got ${String(value)}`);
+}
