@@ -109,10 +109,12 @@ export interface HttpServeOptions extends McpServerOptions {
   retryIntervalMs?: number;
   /**
    * What the instances serving this endpoint share (a `RedisStore` when several
-   * processes sit behind a load balancer; see the deployment guide). With it, a
-   * change of this instance's tools reaches the clients of every instance as
-   * `tools/list_changed`, and, without an `eventStore`, 2025-era streams are
-   * resumable from events kept in it. The caller closes it after the server.
+   * processes sit behind a load balancer; see the deployment guide): the tasks
+   * of task tools, so any instance answers for any task; a change of this
+   * instance's tools, which reaches the clients of every instance as
+   * `tools/list_changed`; and, without an `eventStore`, the events of 2025-era
+   * streams, to resume them. Default: a `MemoryStore` of this process. The
+   * caller closes a store it gives, after the server.
    */
   store?: McpStore;
 }
