@@ -150,11 +150,11 @@ export class RedisStore implements McpStore {
     const name = this.prefix + key;
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
       const outcome = await pool.execute(async (client) => {
-        await client.watch(name);
+        // WATCH and GET go out together (one round trip): the client pipelines commands sent in the same tick.
+        const [, read] = await Promise.all([client.watch(name), client.get(name)]);
+        const current = read ?? undefined;
         let next: string | undefined;
-        let current: string | undefined;
         try {
-          current = (await client.get(name)) ?? undefined;
           next = change(current);
         } catch (error) {
           await client.unwatch();
