@@ -18,6 +18,7 @@ export type { RedisStoreOptions } from './store/redis-store.js';
 export { runServeCommand } from './server/serve-command.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
+export type { TaskRecord, TaskStatus } from './server/tasks/record.js';
 export { StoreEventStore } from './server/store-event-store.js';
 export type { StoreEventStoreOptions } from './server/store-event-store.js';
 
