@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { servicesAvailable, startNginx, startRedis, type Nginx, type RedisServer } from '../fixtures/services';
-import { taskClient, type Task, type TaskClient } from '../fixtures/task-client';
+import { taskClient, type Task } from '../fixtures/task-client';
 import { ROOT, requireBuilt, startHttpChild, stopChild, MCP_DIST } from './helpers';
 
 jest.setTimeout(120_000);
