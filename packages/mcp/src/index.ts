@@ -13,10 +13,14 @@ export { toCallToolResult } from './server/result-content.js';
 export { MemoryEventStore } from './server/memory-event-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export type { McpStore } from './store/store.js';
+export { RedisStore } from './store/redis-store.js';
+export type { RedisStoreOptions } from './store/redis-store.js';
 export { runServeCommand } from './server/serve-command.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
 export type { TaskRecord, TaskStatus } from './server/tasks/record.js';
+export { StoreEventStore } from './server/store-event-store.js';
+export type { StoreEventStoreOptions } from './server/store-event-store.js';
 
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';

@@ -6,7 +6,7 @@ describe('the public surface of @anytool/mcp', () => {
       [
         'MCP_AUTH_KEY', 'MCP_SESSION_KEY', 'McpConnection', 'McpTool', 'McpToolset', 'MemoryEventStore', 'createMcpServer', 'mcpAuth', 'mcpSession', 'mcpToolName',
         'readMcpServers', 'runServeCommand', 'serveMcp', 'toCallToolResult',
-        'FileTokenStore', 'MemoryTokenStore', 'startLoopbackRedirect', 'MemoryStore',
+        'FileTokenStore', 'MemoryTokenStore', 'startLoopbackRedirect', 'MemoryStore', 'RedisStore', 'StoreEventStore',
       ].sort(),
     );
   });

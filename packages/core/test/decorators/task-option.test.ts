@@ -50,7 +50,7 @@ describe('task and resumable', () => {
   });
 
   it('stay out of the definitions models see, and a direct call ignores them', async () => {
-    const [render] = toolsFrom(new Jobs());
+    const render = toolsFrom(new Jobs()).find((one) => one.name === 'render');
     expect(JSON.stringify(render!.definition)).not.toMatch(/task|resumable/);
     expect((await render!.invoke(new ExecutionContext(), {})).content).toEqual([{ type: 'text', text: 'rendered' }]);
   });

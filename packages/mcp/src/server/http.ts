@@ -10,6 +10,9 @@ import { defaultAllowedHosts, isLoopback, isWildcard, rebindingProblem, urlHost 
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
 import { sessionEventStore } from './session-event-store.js';
+import { StoreEventStore } from './store-event-store.js';
+import { fanOutToolChanges } from './tool-changes.js';
+import type { McpStore } from '../store/store.js';
 import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools, type ToolView } from './tool-server.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
@@ -104,6 +107,16 @@ export interface HttpServeOptions extends McpServerOptions {
   eventStore?: EventStore;
   /** The reconnection delay suggested to clients of resumable streams (SSE `retry`), in milliseconds. */
   retryIntervalMs?: number;
+  /**
+   * What the instances serving this endpoint share (a `RedisStore` when several
+   * processes sit behind a load balancer; see the deployment guide): the tasks
+   * of task tools, so any instance answers for any task; a change of this
+   * instance's tools, which reaches the clients of every instance as
+   * `tools/list_changed`; and, without an `eventStore`, the events of 2025-era
+   * streams, to resume them. Default: a `MemoryStore` of this process. The
+   * caller closes a store it gives, after the server.
+   */
+  store?: McpStore;
 }
 
 interface Session {
@@ -303,6 +316,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   });
   const modern = toNodeHandler(modernHandler);
   const stopNotifying = served.onChange(() => void modernHandler.notify.toolsChanged());
+  const eventStore = options.eventStore ?? (options.store === undefined ? undefined : new StoreEventStore(options.store));
 
   /** Counts a request or stream as open in its session until its response closes. */
   function track(session: Session, res: ServerResponse): void {
@@ -340,7 +354,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const server = createMcpServer(served, serverOptions, { era: 'legacy', rounds: served.rounds, owner: principal ?? client, authenticated: principal !== undefined, transport: 'http' });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      ...(options.eventStore === undefined ? {} : { eventStore: sessionEventStore(options.eventStore, id) }),
+      ...(eventStore === undefined ? {} : { eventStore: sessionEventStore(eventStore, id) }),
       ...(options.retryIntervalMs === undefined ? {} : { retryInterval: options.retryIntervalMs }),
     });
     const session: Session = { transport, server, client, principal, open: 0, lastSeen: Date.now(), pending: new Map() };
@@ -534,6 +548,27 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       throw error;
     }
   }
+  let stopFanOut: (() => Promise<void>) | undefined;
+  if (options.store !== undefined) {
+    try {
+      stopFanOut = await fanOutToolChanges(options.store, (listener) => served.onChange(listener), toolsChangedElsewhere, options.onError);
+    } catch (error) {
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      stopNotifying();
+      await modernHandler.close();
+      throw error;
+    }
+  }
+
+  /** Another instance's tools changed: the clients of this one hear it too (2026-07-28 subscriptions, initialized 2025 sessions). */
+  function toolsChangedElsewhere(): void {
+    void modernHandler.notify.toolsChanged();
+    for (const { server } of sessions.values()) {
+      if (server.getClientCapabilities() === undefined) continue;
+      server.sendToolListChanged().catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+    }
+  }
+
   let closed: Promise<void> | undefined;
   let sweeper: ReturnType<typeof setInterval> | undefined;
   if (Number.isFinite(idle)) {
@@ -558,6 +593,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       return (closed ??= (async () => {
         closing = true;
         stopNotifying();
+        await stopFanOut?.();
         if (sweeper !== undefined) clearInterval(sweeper);
         const open = [...sessions.values()];
         sessions.clear();

@@ -4,6 +4,7 @@ import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, tracing, ty
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
+import { RedisStore } from '../store/redis-store.js';
 
 export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
 
@@ -26,6 +27,9 @@ Options:
   --resource <url>       this endpoint's URL as clients reach it, the JWT audience
                          (default: the listening URL)
   --allow-unauthenticated  serve without tokens on an address other than loopback
+  --store <redis-url>    share state with the other instances of this endpoint in
+                         Redis (redis://host:port): tool list changes, resumable
+                         streams; for several processes behind a load balancer
   --export <name>        serve only this export (repeatable)
   --name <name>          server name sent in initialize (default: the module's file name)
   --trace-content        put each call's arguments and result on its span (traces
@@ -51,6 +55,8 @@ export interface ServeCommandOptions {
   resource: string | undefined;
   allowUnauthenticated: boolean;
   traceContent: boolean;
+  /** `--store`: the Redis URL of the store shared with the other instances. */
+  store: string | undefined;
 }
 
 function usageError(problem: string): AnytoolError {
@@ -74,6 +80,7 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
     resource: undefined,
     allowUnauthenticated: false,
     traceContent: false,
+    store: undefined,
   };
   const modules: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -130,6 +137,10 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
       case '--trace-content':
         options.traceContent = true;
         break;
+      case '--store':
+        options.store = value();
+        if (!/^rediss?:\/\//.test(options.store)) throw usageError(`--store takes a Redis URL (redis://host:port), got "${options.store.replace(/\/\/[^@/]*@/, '//')}"`);
+        break;
       default:
         if (arg.startsWith('-')) throw usageError(`unknown option ${arg}`);
         modules.push(arg);
@@ -139,6 +150,7 @@ export function parseServeArgs(args: readonly string[]): ServeCommandOptions | u
   options.module = modules[0]!;
   const authFlags = options.tokensFile !== undefined || options.jwtIssuer !== undefined;
   if (!options.http && (authFlags || options.resource !== undefined)) throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
+  if (options.store !== undefined && !options.http) throw usageError('--store applies to --http (a stdio server has one client and nothing to share)');
   if (options.jwksUri !== undefined && options.jwtIssuer === undefined) throw usageError('--jwks-uri needs --jwt-issuer');
   if (options.jwtIssuer !== undefined && options.resource === undefined && isWildcard(options.host)) {
     throw usageError(`--jwt-issuer on ${options.host} (every interface) needs --resource, the URL clients reach the endpoint at: tokens are bound to it as their audience`);
@@ -177,20 +189,33 @@ export async function runServeCommand(args: string[]): Promise<void> {
   const stdout = options.http ? undefined : takeStdout();
   let server: McpServerHandle;
   let size: number;
+  let store: RedisStore | undefined;
   try {
     const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
     size = toolset.size;
     // Each call gets an execute_tool span under its tools/call span (when an SDK is registered), unless the module's toolset traces its calls already.
     if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing'))) toolset.use(tracing({ captureContent: options.traceContent }));
-    server = await serveMcp(toolset, serveOptionsFor(options, stdout?.protocol));
+    const serveOptions = serveOptionsFor(options, stdout?.protocol);
+    if (options.store !== undefined && serveOptions.transport === 'http') {
+      store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`anytool serve: store: ${error.message}\n`) });
+      // Now, so an unreachable Redis stops the start with a clear line instead of failing the first request.
+      await store.connect().catch((error: unknown) => {
+        throw usageError(`--store: ${error instanceof Error ? error.message : String(error)}`);
+      });
+      serveOptions.store = store;
+    }
+    server = await serveMcp(toolset, serveOptions);
   } catch (error) {
     stdout?.restore();
+    await store?.close();
     throw error;
   }
   process.stderr.write(`anytool serve: ${size} tools from ${options.module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
   if (server.url !== undefined) process.stderr.write(`anytool serve: auth: ${server.authMode}\n`);
   process.stderr.write(`anytool serve: tools: ${toolsLine(server.toolset)}\n`);
+  if (store !== undefined) process.stderr.write(`anytool serve: store: ${shownStoreUrl(options.store!)}\n`);
   await server.closed;
+  await store?.close();
   process.stderr.write('anytool serve: stopped\n');
   // A command ends when serving ends, even if the module left handles open (MCP clients, timers); a caller that
   // still has work to do in this tick finishes it first.
@@ -226,6 +251,11 @@ function takeStdout(): { protocol: Writable; restore(): void } {
       else delete (stdout as { write?: unknown }).write;
     },
   };
+}
+
+/** A store URL without its password, for the status line. */
+function shownStoreUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//');
 }
 
 /** The tools served, each with the scopes it needs: what a caller may reach. */

@@ -98,8 +98,6 @@ export interface Serving {
   authenticated?: boolean;
   /** The transport, for the spans' `network.transport`. */
   transport?: 'stdio' | 'http';
-  /** The tasks of the server (default: those of the served tools). */
-  tasks?: TaskManager;
 }
 
 export const DEFAULT_TOOLS_LIST_TTL_MS = 60_000;
@@ -210,17 +208,13 @@ export class ServedTools {
   private readonly listeners = new Set<() => void>();
   /** The calls waiting for the client's input, shared by every server instance of these tools (2026-07-28 era). */
   readonly rounds: InputRounds;
-  /** The tasks of task tools, kept in the store (`McpServerOptions.store`). */
-  readonly tasks: TaskManager;
-  private readonly ownStore: boolean;
+  private taskManager: TaskManager | undefined;
 
   constructor(
     readonly toolset: Toolset,
-    options: McpServerOptions = {},
+    private readonly options: McpServerOptions = {},
   ) {
     this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
-    this.tasks = taskManager(options);
-    this.ownStore = options.store === undefined;
     this.all = new ToolView(this, undefined);
     this.unsubscribe = toolset.subscribe(() => {
       this.cached = undefined;
@@ -303,10 +297,17 @@ export class ServedTools {
     void this.closeTasks();
   }
 
+  /** The tasks of task tools, kept in the store (`McpServerOptions.store`); made on first use. */
+  get tasks(): TaskManager {
+    return (this.taskManager ??= taskManager(this.options));
+  }
+
   /** Ends the tasks running here (marked failed: the server stopped) and the store this made for itself. */
   async closeTasks(): Promise<void> {
-    await this.tasks.close();
-    if (this.ownStore) await this.tasks.store.close();
+    const tasks = this.taskManager;
+    if (tasks === undefined) return;
+    await tasks.close();
+    if (this.options.store === undefined) await tasks.store.close();
   }
 }
 
@@ -462,7 +463,7 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   // The Tasks extension lives on the 2026-07-28 era (a legacy connection gets plain calls).
   const taskEra = serving?.era !== 'legacy';
   if (taskEra) capabilities.extensions = { [TASKS_EXTENSION]: {} };
-  const tasks = serving?.tasks ?? (ownsServed ? sharedTasks(served.toolset, options) : served.tasks);
+  const tasks = (): TaskManager => (ownsServed ? sharedTasks(served.toolset, options) : served.tasks);
   const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
   // A list that depends on who asks (callers are authenticated, or tools ask for scopes: a gate of the user's own
   // may hand in auth info) must not be shared between callers.
@@ -534,7 +535,7 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
       return undefined;
     }
     const quiet = quietContext(ctx);
-    const record = await tasks.start(
+    const record = await tasks().start(
       { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable: tool.resumable, arguments: args },
       (round, signal, progress) => call(name, args, quiet, 'modern', round, signal, undefined, progress),
     );

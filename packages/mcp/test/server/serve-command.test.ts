@@ -97,6 +97,13 @@ describe('anytool serve <module>', () => {
     expectUsageError(await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs'), '--export', 'nothing']), 'no-tools.cjs has no export "nothing"; it exports helper (a function');
     expectUsageError(await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs')]), 'no-tools.cjs exports no tools; it exports helper (a function: wrap it with tool() to make it a tool), LIMIT (a number); tools are');
 
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--store', 'redis://127.0.0.1:6379']), '--store applies to --http');
+    expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--store', 'http://user:pw@127.0.0.1:6379']), '--store takes a Redis URL (redis://host:port), got "http://127.0.0.1:6379"');
+    // Nothing listens on port 1: the start stops, naming where, without the password.
+    const unreachable = await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--store', 'redis://u:secret@127.0.0.1:1']);
+    expectUsageError(unreachable, '--store: RedisStore: cannot reach Redis at redis://127.0.0.1:1');
+    expect(unreachable.stderr).not.toContain('secret');
+
     const help = await runToEnd([ANYTOOL, 'serve', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--http');

@@ -1,5 +1,9 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Toolset, tool, type ExecutionContext } from '@anytool/core';
-import { MemoryStore, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { MemoryStore, createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -259,6 +263,30 @@ describe('two servers on one store', () => {
       await one.close();
       await two.close();
       await store.close();
+    }
+  });
+});
+
+describe("createMcpServer as the factory of the SDK's stateless handler", () => {
+  it('finds a task again from the next request, though each request gets a new server instance', async () => {
+    const gate = new Gate();
+    // One toolset for every request: its tasks live with it.
+    const toolset = tools(gate, { aborted: 0 });
+    const shared = createMcpHandler(() => createMcpServer(toolset));
+    const serve = toNodeHandler(shared);
+    const http = createServer((req, res) => void serve(req as typeof req & { method: string; url: string }, res));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { client, call, get } = await modernClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    try {
+      const created = (await call('slow', { label: 'stateless' })) as Task;
+      expect((await get(created.taskId)).status).toBe('working');
+      gate.open();
+      expect(await until(() => get(created.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ text: 'finished stateless' }] } });
+    } finally {
+      await client.close();
+      await shared.close();
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
     }
   });
 });

@@ -65,26 +65,26 @@ function taskParams(method: string, update: boolean): StandardSchemaV1<unknown, 
 /**
  * Serves the Tasks extension's methods on a 2026-07-28 server instance
  * (`tasks/get`, `tasks/update`, `tasks/cancel`), for the tasks of `owner`
- * (who sends the request). A task of anyone else, like an unknown one, is not
+ * (who sends the request), from `tasks` (made on first use). A task of anyone else, like an unknown one, is not
  * found. The SDK leaves these methods out of that era's registry; handlers
  * with their own params schema bring them back.
  */
-export function serveTaskMethods(server: Server, tasks: TaskManager, owner: string | undefined): void {
+export function serveTaskMethods(server: Server, tasks: () => TaskManager, owner: string | undefined): void {
   server.setRequestHandler('tasks/get', { params: taskParams('tasks/get', false) }, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/get');
-    const record = await tasks.get(params.taskId, owner);
+    const record = await tasks().get(params.taskId, owner);
     if (record === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found (it expired, or was never started by this client)');
     return detailedTask(record);
   });
   server.setRequestHandler('tasks/update', { params: taskParams('tasks/update', true) }, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/update');
     // Acknowledged whatever the task: answers to unknown or closed questions are ignored.
-    await tasks.answer(params.taskId, owner, { ...params.inputResponses, ...ctx.mcpReq.inputResponses });
+    await tasks().answer(params.taskId, owner, { ...params.inputResponses, ...ctx.mcpReq.inputResponses });
     return {};
   });
   server.setRequestHandler('tasks/cancel', { params: taskParams('tasks/cancel', false) }, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/cancel');
-    await tasks.cancel(params.taskId, owner);
+    await tasks().cancel(params.taskId, owner);
     return {};
   });
 }

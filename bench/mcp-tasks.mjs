@@ -1,0 +1,296 @@
+// MCP Tasks (io.modelcontextprotocol/tasks) served by serveMcp over streamable HTTP, 2026-07-28 era.
+// Run after a build:  npm run build && node bench/mcp-tasks.mjs [--rounds 5] [--trips 200] [--tasks 1000]
+//
+// The server is a process of its own on 127.0.0.1 (this process is the client, a plain keep-alive HTTP client
+// sending what the v2 SDK Client sends pinned to 2026-07-28):
+//   round trip   `echo` returns at once; called `--trips` times one after another:
+//                  plain call   tools/call of the tool without `task`, answered with its result
+//                  task         tools/call of the same tool with `task: true` from a client declaring the extension
+//                               (answered with a task), then tasks/get at once and again until it is completed (the
+//                               client does not wait the poll interval: what is measured is the server's cost)
+//                done against a server whose store is in memory (MemoryStore) and one on Redis (RedisStore, a
+//                redis-server started here); the target is the per-round ratio task / plain, median (min-max).
+//   1,000 tasks  `--tasks` tasks of a tool that works 1 s (5 steps of 200 ms) started at once (50 requests in
+//                flight) on one instance with RedisStore, then polled until all completed; reported: the time to
+//                start them and to finish them, and the server's memory (after a full GC) before, while they run,
+//                and after they ended (their records stay in Redis until they expire), and Redis's own memory.
+// Rounds interleave plain and task (in alternating order); reported: median (min-max) over the rounds.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as netServer } from 'node:net';
+import { request as httpRequest, Agent } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const ROUNDS = Number(arg('--rounds', 5));
+const TRIPS = Number(arg('--trips', 200));
+const TASKS = Number(arg('--tasks', 1000));
+const CONCURRENCY = 50;
+const MODERN = '2026-07-28';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+// ---- the server process ----------------------------------------------------------------------------------------
+
+async function serve(storeUrl) {
+  const { Toolset, tool } = await import('@anytool/core');
+  const { RedisStore, serveMcp } = await import('@anytool/mcp');
+  const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
+  const echo = ({ text: value }) => value;
+  const work = async (_args, context) => {
+    for (let step = 0; step < 5; step++) {
+      context.progress(step, 5, `step ${step + 1}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return 'worked';
+  };
+  const memory = () => {
+    globalThis.gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    return JSON.stringify({ rss, heapUsed });
+  };
+  const tools = new Toolset([
+    tool(echo, { name: 'echo', description: 'Echoes.', parameters: text }),
+    tool(echo, { name: 'echo_task', description: 'Echoes, as a task.', parameters: text, task: true }),
+    tool(work, { name: 'work', description: 'Works 1 s.', parameters: { type: 'object', properties: {} }, context: true, task: true }),
+    tool(memory, { name: 'memory', description: 'This process memory after a full GC.', parameters: { type: 'object', properties: {} } }),
+  ]);
+  const store = storeUrl === 'memory' ? undefined : new RedisStore({ url: storeUrl });
+  await store?.connect();
+  const server = await serveMcp(tools, { transport: 'http', port: 0, handleSignals: true, maxBodyBytesInFlight: 64 * 1024 * 1024, ...(store === undefined ? {} : { store }) });
+  process.stdout.write(`listening ${server.url}\n`);
+}
+
+// ---- redis-server ----------------------------------------------------------------------------------------------
+
+function have(program) {
+  return spawnSync('sh', ['-c', `command -v ${program} || test -x /usr/sbin/${program}`], { stdio: 'ignore' }).status === 0;
+}
+
+async function freePort() {
+  const server = netServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForPort(port) {
+  const { connect } = await import('node:net');
+  for (let i = 0; i < 200; i++) {
+    const open = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+const children = new Set();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
+async function startRedis() {
+  const dir = mkdtempSync(join(tmpdir(), 'anytool-bench-redis-'));
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  children.add(child);
+  await waitForPort(port);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    usedMemory: () => Number(/used_memory:(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'memory'], { encoding: 'utf8' }).stdout)?.[1] ?? NaN),
+    stop() {
+      child.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function startServer(store) {
+  const child = spawn(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--serve', store], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(child);
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (chunk) => {
+      text += chunk;
+      const match = /listening (http:\S+)/.exec(text);
+      if (match) resolve({ url: match[1], stop: () => (child.kill('SIGTERM'), exited) });
+    });
+    child.once('exit', (code) => reject(new Error(`server (${store}) exited with ${code}: ${text}`)));
+  });
+}
+
+// ---- the client ------------------------------------------------------------------------------------------------
+
+const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function post(url, headers, body, retried = false) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
+    });
+    req.once('error', (error) => (req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, headers, body, true).then(resolve, reject) : reject(error))).end(body);
+  });
+}
+
+let ids = 0;
+/** One 2026-07-28 request as the SDK client sends it (declaring the Tasks extension); resolves to its result. */
+async function request(url, method, params, name) {
+  const capabilities = { extensions: { [TASKS_EXTENSION]: {} } };
+  const body = JSON.stringify({ jsonrpc: '2.0', id: ++ids, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': capabilities } } });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) };
+  const text = await post(url, headers, body);
+  const json = JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)[1]);
+  if (json.error !== undefined) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
+  return json.result;
+}
+
+const call = (url, name, args = {}) => request(url, 'tools/call', { name, arguments: args }, name);
+const getTask = (url, taskId) => request(url, 'tasks/get', { taskId }, taskId);
+
+/** `--trips` plain calls one after another; resolves to the mean milliseconds per call. */
+async function plainTrips(url) {
+  const started = performance.now();
+  for (let i = 0; i < TRIPS; i++) {
+    const result = await call(url, 'echo', { text: `t${i}` });
+    if (result.content?.[0]?.text !== `t${i}`) throw new Error(`echo answered ${JSON.stringify(result)}`);
+  }
+  return (performance.now() - started) / TRIPS;
+}
+
+/** `--trips` task round trips one after another (create, then tasks/get until completed); mean ms and polls per trip. */
+async function taskTrips(url, polls) {
+  const started = performance.now();
+  for (let i = 0; i < TRIPS; i++) {
+    const created = await call(url, 'echo_task', { text: `t${i}` });
+    if (created.resultType !== 'task') throw new Error(`echo_task answered without a task: ${JSON.stringify(created)}`);
+    let task;
+    do {
+      task = await getTask(url, created.taskId);
+      polls.count++;
+    } while (task.status === 'working');
+    if (task.status !== 'completed' || task.result?.content?.[0]?.text !== `t${i}`) throw new Error(`task ended ${JSON.stringify(task)}`);
+  }
+  return (performance.now() - started) / TRIPS;
+}
+
+async function roundTrips(servers) {
+  const variants = [];
+  for (const [store, server] of Object.entries(servers)) {
+    const polls = { count: 0 };
+    variants.push({ name: `plain call, ${store}`, run: () => plainTrips(server.url), values: [] });
+    variants.push({ name: `task round trip, ${store}`, run: () => taskTrips(server.url, polls), values: [], polls });
+  }
+  for (const variant of variants) await variant.run();
+  for (const variant of variants) if (variant.polls) variant.polls.count = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let pair = 0; pair < variants.length; pair += 2) {
+      const order = round % 2 === 0 ? [pair, pair + 1] : [pair + 1, pair];
+      for (const v of order) variants[v].values.push(await variants[v].run());
+    }
+  }
+  const sorted = (values) => [...values].sort((a, b) => a - b);
+  const median = (values) => sorted(values)[Math.floor(values.length / 2)];
+  console.log(`Round trips: ${ROUNDS} rounds of ${TRIPS} sequential trips; ms per trip\n`);
+  console.log('| variant | median | min | max |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const { name, values } of variants) console.log(`| ${name} | ${median(values).toFixed(3)} | ${Math.min(...values).toFixed(3)} | ${Math.max(...values).toFixed(3)} |`);
+  console.log('');
+  for (let pair = 0; pair < variants.length; pair += 2) {
+    const ratios = sorted(variants[pair + 1].values.map((task, round) => task / variants[pair].values[round]));
+    const pollsPerTrip = variants[pair + 1].polls.count / (ROUNDS * TRIPS);
+    const ratio = median(ratios);
+    console.log(`${variants[pair + 1].name} / ${variants[pair].name}: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}), ${pollsPerTrip.toFixed(2)} tasks/get per trip; target <= 3x: ${ratio <= 3 ? 'met' : 'not met'}`);
+  }
+}
+
+async function memoryOf(url) {
+  const result = await call(url, 'memory');
+  return JSON.parse(result.content[0].text);
+}
+
+async function thousandTasks(url, redis) {
+  const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+  const before = await memoryOf(url);
+  const redisBefore = redis.usedMemory();
+  const started = performance.now();
+  const taskIds = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < TASKS) {
+      next++;
+      const created = await call(url, 'work');
+      if (created.resultType !== 'task') throw new Error(`work answered without a task: ${JSON.stringify(created)}`);
+      taskIds.push(created.taskId);
+    }
+  }));
+  const allStarted = performance.now();
+  const during = await memoryOf(url);
+  const redisDuring = redis.usedMemory();
+  // Poll every task until it ended, 50 requests in flight, each task at most every 200 ms.
+  const open = new Set(taskIds);
+  const statuses = {};
+  while (open.size > 0) {
+    const batch = [...open];
+    let i = 0;
+    const pass = performance.now();
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (i < batch.length) {
+        const taskId = batch[i++];
+        const task = await getTask(url, taskId);
+        if (task.status !== 'working') {
+          open.delete(taskId);
+          statuses[task.status] = (statuses[task.status] ?? 0) + 1;
+        }
+      }
+    }));
+    const wait = 200 - (performance.now() - pass);
+    if (open.size > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+  const finished = performance.now();
+  const after = await memoryOf(url);
+  console.log(`\n${TASKS} concurrent tasks (1 s of work each) on one instance with RedisStore:\n`);
+  console.log(`- started in ${((allStarted - started) / 1000).toFixed(2)} s, all ended ${((finished - started) / 1000).toFixed(2)} s after the first start: ${JSON.stringify(statuses)}`);
+  console.log(`- server heap after GC: ${mib(before.heapUsed)} before, ${mib(during.heapUsed)} with ${TASKS} running (+${mib(during.heapUsed - before.heapUsed)}, ${((during.heapUsed - before.heapUsed) / TASKS / 1024).toFixed(1)} KiB a task), ${mib(after.heapUsed)} after they ended`);
+  console.log(`- server RSS: ${mib(before.rss)} before, ${mib(during.rss)} while running, ${mib(after.rss)} after`);
+  console.log(`- Redis used_memory: ${mib(redisBefore)} before, ${mib(redisDuring)} while running, ${mib(redis.usedMemory())} after (the records stay until their TTL, 1 h by default)`);
+}
+
+async function bench() {
+  if (!have('redis-server')) {
+    console.log('SKIPPED: redis-server is not installed (.ci/run installs it: apt-get install -y redis-server); the Redis rows did not run');
+    process.exitCode = 1;
+    return;
+  }
+  const redis = await startRedis();
+  const servers = { MemoryStore: await startServer('memory'), RedisStore: await startServer(redis.url) };
+  try {
+    await roundTrips(servers);
+    const fresh = await startServer(redis.url);
+    try {
+      await thousandTasks(fresh.url, redis);
+    } finally {
+      await fresh.stop();
+    }
+  } finally {
+    // The servers before Redis, so none sees its store vanish.
+    for (const server of Object.values(servers)) await server.stop();
+    agent.destroy();
+    redis.stop();
+  }
+}
+
+const kind = arg('--serve', undefined);
+if (kind !== undefined) await serve(kind);
+else await bench();

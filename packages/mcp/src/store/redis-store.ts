@@ -1,0 +1,281 @@
+import { AnytoolError, ErrorCode } from '@anytool/core';
+import type { McpStore } from './store.js';
+
+/** Options of `RedisStore`. */
+export interface RedisStoreOptions {
+  /** Where Redis is: `redis://[user:password@]host:port[/db]` (or `rediss://` for TLS). */
+  url: string;
+  /**
+   * Put before every key and channel, so several endpoints (or other programs) can share
+   * one Redis without meeting. Default `anytool:`.
+   */
+  prefix?: string;
+  /** The most connections used for commands at once (transactions hold one each). Default 8. */
+  poolSize?: number;
+  /**
+   * Told of a lost connection (the client reconnects on its own, and commands wait for it) and of
+   * a failing subscriber. Default: one process warning, the first time.
+   */
+  onError?: (error: Error) => void;
+}
+
+/** How often `update` retries a transaction another writer got in before. */
+const MAX_UPDATE_ATTEMPTS = 50;
+/** How many times a first connection is tried before `RedisStore` gives up (a running one reconnects forever). */
+const FIRST_CONNECT_ATTEMPTS = 3;
+
+/**
+ * Appends to a list: the sequence counter and the entries (a sorted set scored by
+ * sequence number) are changed as one step, trimmed to the newest entries, and both
+ * get the new expiry. KEYS: list, counter. ARGV: value, ttl ms, max length.
+ */
+const APPEND_SCRIPT = `
+local seq = redis.call('INCR', KEYS[2])
+redis.call('ZADD', KEYS[1], seq, seq .. ':' .. ARGV[1])
+local excess = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+if excess > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, excess - 1) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return seq
+`;
+
+/** The commands of a node-redis client used here (the `redis` package is loaded only when a store connects). */
+interface Commands {
+  get(key: string): Promise<string | null>;
+  sendCommand(args: string[]): Promise<unknown>;
+}
+interface IsolatedClient extends Commands {
+  watch(key: string): Promise<unknown>;
+  unwatch(): Promise<unknown>;
+  multi(): { addCommand(args: string[]): { exec(): Promise<unknown> } };
+}
+interface Pool extends Commands {
+  execute<T>(task: (client: IsolatedClient) => Promise<T>): Promise<T>;
+  connect(): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+interface Subscriber {
+  connect(): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  close(): Promise<void>;
+  destroy(): void;
+  on(event: 'error' | 'ready', listener: (error: Error) => void): unknown;
+}
+interface RedisModule {
+  createClient(options: object): Subscriber;
+  createClientPool(options: object, poolOptions: object): Pool;
+  WatchError: new (...args: never[]) => Error;
+}
+
+/** The `redis` package, loaded the first time a store connects: a program that never uses Redis never loads it. */
+async function loadRedis(): Promise<RedisModule> {
+  const loaded = (await import('redis')) as unknown as RedisModule & { default?: RedisModule };
+  return typeof loaded.createClientPool === 'function' ? loaded : loaded.default!;
+}
+
+/** The URL without its credentials, for messages. */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(an invalid URL)';
+  }
+}
+
+/**
+ * An `McpStore` in Redis, on the official `redis` client: what several processes
+ * serving one endpoint share. Values are Redis strings with a `PX` expiry; `update`
+ * is an optimistic transaction (`WATCH`/`MULTI`/`EXEC`) retried when another writer
+ * got in first; lists are a sorted set scored by sequence number beside a counter,
+ * appended by a script; messages go through Redis publish/subscribe, received on a
+ * connection of their own.
+ *
+ * It connects on first use (and `connect()` does so at once, to fail early); a lost
+ * connection is re-established on its own. `close()` ends it.
+ *
+ * @example
+ * const store = new RedisStore({ url: 'redis://127.0.0.1:6379' });
+ * await serveMcp(tools, { transport: 'http', port: 3000, store });
+ */
+export class RedisStore implements McpStore {
+  private readonly url: string;
+  private readonly prefix: string;
+  private readonly poolSize: number;
+  private readonly onError: (error: Error) => void;
+  private redis: Promise<RedisModule> | undefined;
+  private pool: Promise<Pool> | undefined;
+  private subscriber: Promise<Subscriber> | undefined;
+  private closed = false;
+
+  constructor(options: RedisStoreOptions) {
+    if (typeof options?.url !== 'string' || !/^rediss?:\/\//.test(options.url)) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: url must be a redis:// or rediss:// URL, got ${typeof options?.url === 'string' ? JSON.stringify(shownUrl(options.url)) : String(options?.url)}`);
+    }
+    this.url = options.url;
+    this.prefix = options.prefix ?? 'anytool:';
+    this.poolSize = options.poolSize ?? 8;
+    if (!Number.isInteger(this.poolSize) || this.poolSize < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: poolSize must be a positive integer, got ${String(options.poolSize)}`);
+    let warned = false;
+    this.onError =
+      options.onError ??
+      ((error) => {
+        if (warned) return;
+        warned = true;
+        process.emitWarning(`RedisStore (${shownUrl(this.url)}): ${error.message}; reconnecting`);
+      });
+  }
+
+  /** Connects now (it would on first use): rejects, saying where and why, when Redis cannot be reached. */
+  async connect(): Promise<void> {
+    await this.commands();
+  }
+
+  async get(key: string): Promise<string | undefined> {
+    return (await (await this.commands()).get(this.prefix + key)) ?? undefined;
+  }
+
+  async set(key: string, value: string, ttlMs: number): Promise<void> {
+    await (await this.commands()).sendCommand(['SET', this.prefix + key, value, 'PX', ttl(ttlMs)]);
+  }
+
+  async update(key: string, change: (value: string | undefined) => string | undefined, ttlMs: number): Promise<string | undefined> {
+    const pool = await this.commands();
+    const { WatchError } = await this.module();
+    const name = this.prefix + key;
+    for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
+      const outcome = await pool.execute(async (client) => {
+        // WATCH and GET go out together (one round trip): the client pipelines commands sent in the same tick.
+        const [, read] = await Promise.all([client.watch(name), client.get(name)]);
+        const current = read ?? undefined;
+        let next: string | undefined;
+        try {
+          next = change(current);
+        } catch (error) {
+          await client.unwatch();
+          throw error;
+        }
+        if (next === undefined) {
+          await client.unwatch();
+          return { done: true, value: current };
+        }
+        try {
+          await client.multi().addCommand(['SET', name, next, 'PX', ttl(ttlMs)]).exec();
+          return { done: true, value: next };
+        } catch (error) {
+          if (error instanceof WatchError) return { done: false, value: undefined };
+          throw error;
+        }
+      });
+      if (outcome.done) return outcome.value;
+      // Another writer changed the key between our read and our write: read it again, after a short random pause.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+    }
+    throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
+  }
+
+  async delete(key: string): Promise<void> {
+    const name = this.prefix + key;
+    await (await this.commands()).sendCommand(['DEL', name, `${name}#list`, `${name}#seq`]);
+  }
+
+  async append(key: string, value: string, ttlMs: number, maxLength: number): Promise<number> {
+    const name = this.prefix + key;
+    const keep = Math.max(1, Math.floor(maxLength));
+    const seq = await (await this.commands()).sendCommand(['EVAL', APPEND_SCRIPT, '2', `${name}#list`, `${name}#seq`, value, ttl(ttlMs), String(keep)]);
+    return Number(seq);
+  }
+
+  async entriesAfter(key: string, after: number): Promise<Array<{ seq: number; value: string }>> {
+    const members = (await (await this.commands()).sendCommand(['ZRANGE', `${this.prefix + key}#list`, `(${after}`, '+inf', 'BYSCORE'])) as string[];
+    return members.map((member) => {
+      const colon = member.indexOf(':');
+      return { seq: Number(member.slice(0, colon)), value: member.slice(colon + 1) };
+    });
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    await (await this.commands()).sendCommand(['PUBLISH', this.prefix + channel, message]);
+  }
+
+  async subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>> {
+    const subscriber = await (this.subscriber ??= this.open(
+      (redis, options) => redis.createClient(options),
+      () => (this.subscriber = undefined),
+    ));
+    // Each subscription gets its own function, so unsubscribing one leaves the others on the channel.
+    const own = (message: string): void => listener(message);
+    await subscriber.subscribe(this.prefix + channel, own);
+    let active = true;
+    return async () => {
+      if (!active || this.closed) return;
+      active = false;
+      await subscriber.unsubscribe(this.prefix + channel, own);
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const ends = [this.pool, this.subscriber].map(async (client) => {
+      if (client === undefined) return;
+      const opened = await client.catch(() => undefined);
+      await opened?.close().catch(() => opened.destroy());
+    });
+    await Promise.all(ends);
+  }
+
+  private module(): Promise<RedisModule> {
+    return (this.redis ??= loadRedis());
+  }
+
+  private commands(): Promise<Pool> {
+    return (this.pool ??= this.open(
+      (redis, options) => redis.createClientPool(options, { minimum: 1, maximum: this.poolSize }),
+      () => (this.pool = undefined),
+    ));
+  }
+
+  /**
+   * Opens a connection (or a pool). Until it first connects it is tried a few times and then
+   * given up with an error saying where and why (and forgotten, so the next use tries again);
+   * once connected, it reconnects on its own for as long as the store is open.
+   */
+  private async open<T extends Pool | Subscriber>(make: (redis: RedisModule, options: object) => T, forget: () => void): Promise<T> {
+    if (this.closed) throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore (${shownUrl(this.url)}) is closed`);
+    const redis = await this.module();
+    let ready = false;
+    const options = {
+      url: this.url,
+      socket: {
+        // A new Error (not the socket's own, which may come from another realm, e.g. under a test runner): the
+        // client stops retrying only when handed an instance of its own realm's Error.
+        reconnectStrategy: (retries: number, cause: Error) => (!ready && retries >= FIRST_CONNECT_ATTEMPTS ? new Error(cause.message) : Math.min(50 * 2 ** retries, 2000)),
+      },
+    };
+    const client = make(redis, options);
+    client.on('error', (error: Error) => {
+      if (ready && !this.closed) this.onError(error);
+    });
+    try {
+      await client.connect();
+      ready = true;
+      return client;
+    } catch (error) {
+      forget();
+      client.destroy();
+      const why = error instanceof Error ? error.message : String(error);
+      throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`);
+    }
+  }
+}
+
+/** A TTL as Redis takes it: whole milliseconds, at least 1. */
+function ttl(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms)));
+}

@@ -1,0 +1,148 @@
+// One suite for every McpStore: the in-process MemoryStore, and RedisStore against a real
+// redis-server started here. "Two processes" are two stores on one Redis (for MemoryStore,
+// one store seen twice, as one process shares it).
+import { MemoryStore, RedisStore, type McpStore } from '@anytool/mcp';
+import { freePort, servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(10);
+  }
+}
+
+interface Kind {
+  name: string;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  /** A store; every store made by one kind shares its data (another process of the same endpoint). */
+  make(): McpStore;
+}
+
+function memory(): Kind {
+  let shared: MemoryStore | undefined;
+  return {
+    name: 'MemoryStore',
+    setup: async () => undefined,
+    teardown: async () => shared?.close(),
+    make: () => (shared ??= new MemoryStore()),
+  };
+}
+
+function inRedis(): Kind {
+  let redis: RedisServer | undefined;
+  const made: RedisStore[] = [];
+  return {
+    name: 'RedisStore',
+    async setup() {
+      redis = await startRedis();
+    },
+    async teardown() {
+      await Promise.all(made.map((store) => store.close()));
+      await redis?.stop();
+    },
+    make() {
+      const store = new RedisStore({ url: redis!.url, prefix: 'suite:' });
+      made.push(store);
+      return store;
+    },
+  };
+}
+
+const withRedis = servicesAvailable('redis-server');
+const kinds = [memory(), ...(withRedis ? [inRedis()] : [])];
+
+describe.each(kinds.map((kind) => [kind.name, kind] as const))('%s', (_name, kind) => {
+  let store: McpStore;
+  let other: McpStore;
+  beforeAll(async () => {
+    await kind.setup();
+    store = kind.make();
+    other = kind.make();
+  });
+  afterAll(() => kind.teardown());
+
+  it('keeps a value until it expires, and deletes it', async () => {
+    await store.set('a', '1', 60_000);
+    await store.set('b', '2', 1);
+    await sleep(20);
+    expect(await other.get('a')).toBe('1');
+    expect(await other.get('b')).toBeUndefined();
+    await other.delete('a');
+    expect(await store.get('a')).toBeUndefined();
+    await store.delete('never-there');
+  });
+
+  it('update reads, changes and writes in one step, across processes too', async () => {
+    const bump = (value: string | undefined): string => String(Number(value ?? '0') + 1);
+    await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? store : other).update('n', bump, 60_000)));
+    expect(await store.get('n')).toBe('60');
+    expect(await other.update('n', () => undefined, 60_000)).toBe('60');
+    expect(await store.update('missing', (value) => (value === undefined ? undefined : 'x'), 60_000)).toBeUndefined();
+    expect(await store.get('missing')).toBeUndefined();
+  });
+
+  it('update passes on an error of the change and leaves the key as it was', async () => {
+    await store.set('u', 'kept', 60_000);
+    const failing = (): string => {
+      throw new Error('no change today');
+    };
+    await expect(store.update('u', failing, 60_000)).rejects.toThrow('no change today');
+    expect(await other.get('u')).toBe('kept');
+    // The store still works after the failed change (in Redis, the connection's WATCH was released).
+    expect(await store.update('u', (value) => `${value}!`, 60_000)).toBe('kept!');
+  });
+
+  it('appends with sequence numbers, keeps the newest maxLength and reads after a number', async () => {
+    for (let i = 1; i <= 5; i++) expect(await (i % 2 === 0 ? other : store).append('list', `e${i}:with:colons`, 60_000, 3)).toBe(i);
+    expect(await other.entriesAfter('list', 0)).toEqual([
+      { seq: 3, value: 'e3:with:colons' },
+      { seq: 4, value: 'e4:with:colons' },
+      { seq: 5, value: 'e5:with:colons' },
+    ]);
+    expect((await store.entriesAfter('list', 4)).map((entry) => entry.value)).toEqual(['e5:with:colons']);
+    expect(await store.entriesAfter('list', 5)).toEqual([]);
+    expect(await store.entriesAfter('none', 0)).toEqual([]);
+  });
+
+  it('lists expire, and start again from 1; delete removes a list', async () => {
+    await store.append('short', 'x', 1, 10);
+    await sleep(20);
+    expect(await other.entriesAfter('short', 0)).toEqual([]);
+    expect(await store.append('short', 'y', 60_000, 10)).toBe(1);
+    await other.delete('short');
+    expect(await store.entriesAfter('short', 0)).toEqual([]);
+  });
+
+  it('delivers published messages to every subscriber, in other processes too, until it unsubscribes', async () => {
+    const got: string[] = [];
+    const stop = await store.subscribe('ch', (message) => got.push(`1:${message}`));
+    await other.subscribe('ch', (message) => got.push(`2:${message}`));
+    await other.publish('ch', 'hello');
+    await store.publish('other-channel', 'nobody');
+    await waitFor(() => got.length === 2);
+    await stop();
+    await store.publish('ch', 'again');
+    await waitFor(() => got.length === 3);
+    await sleep(50);
+    expect(got.sort()).toEqual(['1:hello', '2:again', '2:hello']);
+  });
+});
+
+describe('RedisStore', () => {
+  it('refuses a URL that is not redis://', () => {
+    expect(() => new RedisStore({ url: 'http://127.0.0.1:6379' })).toThrow(/redis:\/\/ or rediss:\/\//);
+  });
+
+  it('says where it could not connect, without the password', async () => {
+    const port = await freePort();
+    const store = new RedisStore({ url: `redis://user:secret@127.0.0.1:${port}` });
+    const failure = store.get('x');
+    await expect(failure).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port}`);
+    await expect(failure).rejects.not.toThrow('secret');
+    await store.close();
+  }, 20_000);
+});
