@@ -13,7 +13,10 @@ const slow = [
   '/packages/core/test/(brands|build-info)\\.test\\.ts$',
   '/packages/schema/test/(build-command|class-validator|package|ways-in|cli|kept-decorators|typescript-versions)\\.test\\.ts$',
   '/packages/mcp/test/client/',
-  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-server|eras|inspector)\\.test\\.ts$',
+  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-server|eras|inspector|tasks|shared-store|scale-out)\\.test\\.ts$',
+  // redis-server, and the served module in child processes.
+  '/packages/mcp/test/store/store\\.test\\.ts$',
+  '/packages/mcp/test/telemetry/trace-across\\.test\\.ts$',
   '/packages/mcp/test/interop/',
   '/packages/mcp/test/auth/',
 ];
