@@ -23,7 +23,8 @@ const UNTRACED: ServedCallTelemetry = { trace: undefined, end: () => undefined }
  */
 export function servedCallTelemetry(server: Server, ctx: ServerContext, tool: string, transport: 'stdio' | 'http' | undefined, options: McpTelemetryOptions | undefined): ServedCallTelemetry {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
-  const parent = meta === undefined || !('traceparent' in meta) ? undefined : extractTraceContext(meta);
+  // Only the trace's own fields: baggage from a client is not trusted, nor handed on to the servers the tool calls.
+  const parent = meta === undefined || !('traceparent' in meta) ? undefined : extractTraceContext({ traceparent: meta['traceparent'], tracestate: meta['tracestate'] });
   if (!mcpTelemetryActive(options)) return parent === undefined ? UNTRACED : { trace: parent, end: () => undefined };
   const stdio = transport === undefined ? server.transport instanceof StdioServerTransport : transport === 'stdio';
   const claimed = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
