@@ -9,7 +9,7 @@ import type { McpTaskHandle } from './tasks.js';
  * names the task ids, so they can be found without listing keys.
  */
 
-const PREFIX = 'anytool:mcp-client:';
+const PREFIX = 'mcp-client:';
 /** How long a handle is kept when the server sets no limit on its task. */
 const DEFAULT_TTL_MS = 7 * 24 * 3_600_000;
 /** The most task ids a server's list remembers. */

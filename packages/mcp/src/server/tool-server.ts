@@ -39,7 +39,11 @@ export interface McpServerOptions {
   pageSize?: number;
   /** Declare the logging capability, so tools can log to the client through `mcpSession(context).log()`. Default true. */
   logging?: boolean;
-  /** Called with errors of the transport or protocol (never with tool failures, which are results). */
+  /**
+   * Called with errors of the transport or protocol, and with a task's write the
+   * store refused (those default to a process warning). Never with tool
+   * failures, which are results.
+   */
   onError?: (error: Error) => void;
   /**
    * How long a client may reuse a `tools/list` result before listing again, in
@@ -82,8 +86,9 @@ export interface McpServerOptions {
   taskPollIntervalMs?: number;
   /**
    * How long a task's process vouches for it without a heartbeat, in
-   * milliseconds: a task whose process stopped is marked failed once this has
-   * passed. Default 15 s.
+   * milliseconds: a task whose process stopped is marked failed once its lease
+   * ran out and as long again passed (a margin for clock skew between processes
+   * and a blocked event loop). Default 15 s (a dead process's task fails after 30 s).
    */
   taskLeaseMs?: number;
 }
@@ -122,6 +127,13 @@ function sharedTasks(toolset: Toolset, options: McpServerOptions): TaskManager {
   let tasks = tasksByToolset.get(toolset);
   if (tasks === undefined) tasksByToolset.set(toolset, (tasks = taskManager(options)));
   return tasks;
+}
+
+/** An error no caller awaits (closing the tasks on dispose): to `onError`, else a process warning, never an unhandled rejection. */
+function reportUnawaited(options: McpServerOptions, error: unknown): void {
+  const reported = error instanceof Error ? error : new Error(String(error));
+  if (options.onError !== undefined) options.onError(reported);
+  else process.emitWarning(reported);
 }
 
 function taskManager(options: McpServerOptions): TaskManager {
@@ -294,7 +306,7 @@ export class ServedTools {
     this.unsubscribe();
     this.listeners.clear();
     this.rounds.close();
-    void this.closeTasks();
+    void this.closeTasks().catch((error: unknown) => reportUnawaited(this.options, error));
   }
 
   /** The tasks of task tools, kept in the store (`McpServerOptions.store`); made on first use. */
@@ -536,7 +548,7 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     }
     const quiet = quietContext(ctx);
     const record = await tasks().start(
-      { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable: tool.resumable, arguments: args },
+      { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable: tool.resumable },
       (round, signal, progress) => call(name, args, quiet, 'modern', round, signal, undefined, progress),
     );
     return createTaskResult(record) as Result;

@@ -31,27 +31,41 @@ const ctx = {} as ServerContext;
 const call = { tool: 'work', owner: 'ada', ctx, canAsk: () => undefined };
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Reads until `done` holds (up to 10 s), then returns what was read last. */
+async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const until = Date.now() + 10_000;
+  let value = await read();
+  while (!done(value) && Date.now() < until) {
+    await sleep(100);
+    value = await read();
+  }
+  return value;
+}
+
 /** Work that runs until its signal aborts. */
 function forever(_round: InputRound, signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new AnytoolError(ErrorCode.Aborted, 'aborted')), { once: true }));
 }
 
+jest.setTimeout(30_000);
+
 describe('task leases across instances', () => {
   const shared = new MemoryStore();
+  const stored = async (taskId: string): Promise<TaskRecord> => JSON.parse((await shared.get(taskKey(taskId)))!) as TaskRecord;
   afterAll(() => shared.close());
 
   it('marks failed, with the reason, a task whose instance stopped', async () => {
     const first = processView(shared);
-    const running = new TaskManager(first, { leaseMs: 150 });
-    const other = new TaskManager(processView(shared), { leaseMs: 150 });
+    const running = new TaskManager(first, { leaseMs: 2_000 });
+    const other = new TaskManager(processView(shared), { leaseMs: 2_000 });
     try {
       const record = await running.start(call, forever);
-      // Alive: heartbeats renew the lease well past its first term.
-      await sleep(400);
+      // Alive: a heartbeat renews the lease.
+      const renewed = await poll(async () => stored(record.taskId), (current) => current.leaseUntil > record.leaseUntil);
+      expect(renewed.status).toBe('working');
       expect((await other.get(record.taskId, 'ada'))?.status).toBe('working');
       first.cut();
-      await sleep(400);
-      const failed = await other.get(record.taskId, 'ada');
+      const failed = await poll(async () => (await other.get(record.taskId, 'ada'))!, (current) => current.status !== 'working');
       expect(failed).toMatchObject({ status: 'failed', error: { code: -32603, message: expect.stringContaining('stopped before it finished') } });
       expect(failed!.statusMessage).toBe(failed!.error!.message);
       // The verdict is in the store: every instance sees the same.
@@ -88,6 +102,67 @@ describe('task leases across instances', () => {
       await sleep(50);
       expect(await other.get(asking.taskId, 'ada')).toMatchObject({ status: 'completed', result: { content: [{ text: 'hi Ada' }] } });
       expect(await other.get(asking.taskId, 'bob')).toBeUndefined();
+    } finally {
+      await running.close();
+      await other.close();
+    }
+  });
+
+  it('gives a lease that ran out as long again before failing the task (clock skew, a blocked event loop)', async () => {
+    const reader = new TaskManager(processView(shared), { leaseMs: 2_000 });
+    const now = new Date().toISOString();
+    const record = (taskId: string, leaseUntil: number): TaskRecord => ({ taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 500, tool: 'work', owner: 'ada', instance: 'elsewhere', leaseUntil });
+    try {
+      await shared.set(taskKey('late'), JSON.stringify(record('late', Date.now() - 1_000)), 60_000);
+      await shared.set(taskKey('gone'), JSON.stringify(record('gone', Date.now() - 2_100)), 60_000);
+      expect((await reader.get('late', 'ada'))?.status).toBe('working');
+      expect((await reader.get('gone', 'ada'))?.status).toBe('failed');
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('does not keep a failed subscribe: the next task subscribes again, and close still works', async () => {
+    let refuse = true;
+    const view = processView(shared);
+    const store: McpStore = { ...view, subscribe: (channel, listener) => (refuse ? Promise.reject(new Error('store unreachable')) : view.subscribe(channel, listener)) };
+    const running = new TaskManager(store, { leaseMs: 5_000 });
+    try {
+      await expect(running.start(call, forever)).rejects.toThrow('store unreachable');
+      refuse = false;
+      const record = await running.start(call, forever);
+      expect((await running.get(record.taskId, 'ada'))?.status).toBe('working');
+    } finally {
+      await running.close();
+    }
+    const closing = new TaskManager({ ...view, subscribe: () => Promise.reject(new Error('store unreachable')) });
+    await expect(closing.start(call, forever)).rejects.toThrow('store unreachable');
+    await expect(closing.close()).resolves.toBeUndefined();
+  });
+
+  it('tries the final write again while the task keeps running, so its result is not lost to a store hiccup', async () => {
+    let down = false;
+    let refused = 0;
+    const view = processView(shared);
+    const update: McpStore['update'] = (key, change, ttlMs) => (down ? Promise.reject(new Error(`connection lost (${++refused})`)) : view.update(key, change, ttlMs));
+    const running = new TaskManager({ ...view, update }, { leaseMs: 2_000 }, () => undefined);
+    const other = new TaskManager(processView(shared), { leaseMs: 2_000 });
+    try {
+      let finish!: () => void;
+      const record = await running.start(call, async () => {
+        await new Promise<void>((resolve) => (finish = resolve));
+        return { content: [{ type: 'text', text: 'done once' }] };
+      });
+      down = true;
+      finish();
+      // The first tries of the final write fail; the task stays this instance's, not settled and forgotten.
+      await poll(async () => refused, (count) => count >= 3);
+      expect(running.size).toBe(1);
+      expect((await other.get(record.taskId, 'ada'))?.status).toBe('working');
+      down = false;
+      const completed = await poll(async () => (await other.get(record.taskId, 'ada'))!, (current) => current.status !== 'working');
+      expect(completed).toMatchObject({ status: 'completed', result: { content: [{ text: 'done once' }] } });
+      expect(running.size).toBe(0);
     } finally {
       await running.close();
       await other.close();

@@ -3,6 +3,8 @@
 // one store seen twice, as one process shares it).
 import { MemoryStore, RedisStore, type McpStore } from '@anytool/mcp';
 import { freePort, servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
+import type { ServerContext } from '@modelcontextprotocol/server';
+import { TaskManager } from '../../src/server/tasks/task-manager';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -144,5 +146,23 @@ describe('RedisStore', () => {
     await expect(failure).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port}`);
     await expect(failure).rejects.not.toThrow('secret');
     await store.close();
+  }, 20_000);
+});
+
+(withRedis ? describe : describe.skip)('RedisStore keys of the tasks', () => {
+  it('puts one prefix before a task\'s key: the store\'s, not the tasks\' own as well', async () => {
+    const redis = await startRedis();
+    const store = new RedisStore({ url: redis.url });
+    const raw = new RedisStore({ url: redis.url, prefix: '' });
+    const tasks = new TaskManager(store);
+    try {
+      const record = await tasks.start({ tool: 'work', owner: undefined, ctx: {} as ServerContext, canAsk: () => undefined }, async () => ({ content: [] }));
+      expect(JSON.parse((await raw.get(`anytool:task:${record.taskId}`))!)).toMatchObject({ taskId: record.taskId, tool: 'work' });
+      expect(await raw.get(`anytool:anytool:task:${record.taskId}`)).toBeUndefined();
+    } finally {
+      await tasks.close();
+      await Promise.all([store.close(), raw.close()]);
+      await redis.stop();
+    }
   }, 20_000);
 });

@@ -38,15 +38,18 @@ export interface TaskRecord {
   /** The instance running the tool (`TaskManager.instanceId`, random per process). */
   instance: string;
   /**
-   * Until when the running instance vouches for the task (epoch ms), renewed
-   * every heartbeat. A task still running past it lost its instance: whoever
-   * reads it next marks it failed (or, for a resumable tool, runs it again).
+   * Until when the running instance vouches for the task (epoch ms, its
+   * clock), renewed every heartbeat. A task still running a lease past it (a
+   * margin for clock skew and a blocked event loop) lost its instance: whoever
+   * reads it next marks it failed.
    */
   leaseUntil: number;
-  /** The tool may be run again from the start on another instance when its instance dies (`resumable`). */
+  /**
+   * Reserved: the tool may be run again from the start on another instance
+   * when its instance dies (`resumable`). Nothing does so yet: such a task
+   * fails like any other, and its arguments are not kept.
+   */
   resumable?: boolean;
-  /** The call's arguments, kept only for a resumable task (to run it again). */
-  arguments?: unknown;
   /** Open questions to the client, by key (status `input_required`); answered keys leave at once. */
   inputRequests?: Record<string, InputRequest> | undefined;
   /** Answers taken by `tasks/update` that the running tool has not picked up yet, by key. */
@@ -73,12 +76,12 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** Where a task's record is kept. */
 export function taskKey(taskId: string): string {
-  return `anytool:task:${taskId}`;
+  return `task:${taskId}`;
 }
 
 /** The channel an instance listens on for pokes about the tasks it runs. */
 export function instanceChannel(instanceId: string): string {
-  return `anytool:tasks:instance:${instanceId}`;
+  return `tasks:instance:${instanceId}`;
 }
 
 /** What is published on an instance's channel: look at this task again (an answer came, or a cancel). */

@@ -14,7 +14,9 @@ export interface TaskOptions {
   /**
    * How long a task's record vouches for its instance without a heartbeat, in
    * milliseconds (heartbeats come three times per lease). A task whose instance
-   * stopped is marked failed once its lease ran out. Default 15 s.
+   * stopped is marked failed once its lease ran out and as long again passed:
+   * the margin absorbs clock skew between instances and an event loop blocked
+   * for a while, so a live task is not failed. Default 15 s (failed after 30 s).
    */
   leaseMs?: number | undefined;
 }
@@ -22,6 +24,11 @@ export interface TaskOptions {
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 500;
 export const DEFAULT_TASK_LEASE_MS = 15_000;
+/** Waits between the tries of a task's final write (its result), while the task keeps its lease. */
+const FINAL_WRITE_BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000];
+
+/** What a task ended with, as its final write stores it. */
+type TaskOutcome = { status: 'completed'; result: CallToolResult } | { status: 'failed'; error: TaskError; statusMessage: string };
 
 /** How the tool of a task runs: through its `InputRound` (questions become the task's `input_required`), with its signal. */
 export type TaskWork = (round: InputRound, signal: AbortSignal, progress: (progress: TaskProgress) => void) => Promise<CallToolResult>;
@@ -42,10 +49,13 @@ class RunningTask implements InputRound {
   private writingMessage = false;
   /** A protocol error the call ends with whatever the tool returns (it asked what the client cannot answer). */
   fatal: unknown;
+  /** What the tool ended with while its final write is tried (the task stays running, its lease renewed, until stored). */
+  outcome: TaskOutcome | undefined;
 
   constructor(
     private readonly manager: TaskManager,
     readonly taskId: string,
+    readonly tool: string,
     /** The request that created the task; notifications of the task go nowhere (the client polls). */
     readonly ctx: ServerContext,
     /** Throws when the client cannot answer the question (it did not declare the capability). */
@@ -157,8 +167,8 @@ export class TaskManager {
   constructor(
     readonly store: McpStore,
     options: TaskOptions = {},
-    /** Called with errors of the store (a failed write of a running task). */
-    private readonly onError?: (error: Error) => void,
+    /** Called with errors of the store (a failed write of a running task); default a process warning. */
+    private readonly onError: (error: Error) => void = (error) => process.emitWarning(error),
   ) {
     this.ttlMs = checked(options.ttlMs ?? DEFAULT_TASK_TTL_MS, 'taskTtlMs');
     this.pollIntervalMs = checked(options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, 'taskPollIntervalMs');
@@ -174,7 +184,7 @@ export class TaskManager {
    * Starts a task: its record is in the store before this resolves (a
    * `tasks/get` for it then finds it, on any instance), and the tool runs on.
    */
-  async start(call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean; arguments?: unknown }, work: TaskWork): Promise<TaskRecord> {
+  async start(call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean }, work: TaskWork): Promise<TaskRecord> {
     if (this.closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down; call the tool again');
     await this.listen();
     const now = new Date().toISOString();
@@ -190,12 +200,10 @@ export class TaskManager {
       leaseUntil: Date.now() + this.leaseMs,
     };
     if (call.owner !== undefined) record.owner = call.owner;
-    if (call.resumable === true) {
-      record.resumable = true;
-      record.arguments = call.arguments;
-    }
+    // Reserved: nothing runs a task again yet, so its arguments (which may hold secrets) are not kept.
+    if (call.resumable === true) record.resumable = true;
     await this.store.set(taskKey(record.taskId), JSON.stringify(record), this.ttlMs);
-    const task = new RunningTask(this, record.taskId, call.ctx, call.canAsk);
+    const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk);
     this.running.set(record.taskId, task);
     this.beat();
     const fail = (error: unknown): Promise<void> => this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
@@ -216,9 +224,9 @@ export class TaskManager {
   async get(taskId: string, owner: string | undefined): Promise<TaskRecord | undefined> {
     const record = await this.read(taskId);
     if (record === undefined || record.owner !== owner) return undefined;
-    if (isTerminal(record.status) || record.leaseUntil >= Date.now()) return record;
+    if (isTerminal(record.status) || this.vouched(record)) return record;
     return this.write(taskId, (current) => {
-      if (isTerminal(current.status) || current.leaseUntil >= Date.now()) return current;
+      if (isTerminal(current.status) || this.vouched(current)) return current;
       const since = new Date(current.leaseUntil - this.leaseMs).toISOString();
       const message = `The server process running this task stopped before it finished (no heartbeat since ${since}); call the tool again`;
       return { ...current, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined };
@@ -257,24 +265,48 @@ export class TaskManager {
    * stays as it is. Resolves with the record now stored.
    */
   async write(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
-    let stored: string | undefined;
     try {
-      stored = await this.store.update(
-        taskKey(taskId),
-        (value) => {
-          if (value === undefined) return undefined;
-          const current = JSON.parse(value) as TaskRecord;
-          if (isTerminal(current.status)) return undefined;
-          const next = change(current);
-          return next === undefined || next === current ? undefined : JSON.stringify({ ...next, lastUpdatedAt: new Date().toISOString() });
-        },
-        this.ttlMs,
-      );
+      return await this.tryWrite(taskId, change);
     } catch (error) {
-      this.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.report(this.storeError(taskId, 'a change of its record', error));
       return undefined;
     }
+  }
+
+  /** `write`, but a failure of the store rejects. */
+  private async tryWrite(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+    const stored = await this.store.update(
+      taskKey(taskId),
+      (value) => {
+        if (value === undefined) return undefined;
+        const current = JSON.parse(value) as TaskRecord;
+        if (isTerminal(current.status)) return undefined;
+        const next = change(current);
+        return next === undefined || next === current ? undefined : JSON.stringify({ ...next, lastUpdatedAt: new Date().toISOString() });
+      },
+      this.ttlMs,
+    );
     return stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord);
+  }
+
+  /**
+   * Whether the record's instance still vouches for it. A lease counts for as
+   * long again after it ran out: the instance's clock may lag ours, or its
+   * event loop may have been blocked past a heartbeat.
+   */
+  private vouched(record: TaskRecord): boolean {
+    return record.leaseUntil + this.leaseMs >= Date.now();
+  }
+
+  private report(error: unknown): void {
+    this.onError(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  /** A failure of the store, naming the task and (when it runs here) its tool. */
+  private storeError(taskId: string, what: string, error: unknown, then = 'Check the store\'s connection.'): Error {
+    const tool = this.running.get(taskId)?.tool;
+    const reason = error instanceof Error ? error.message : String(error);
+    return new Error(`MCP task ${taskId}${tool === undefined ? '' : ` (tool "${tool}")`}: ${what} failed in the store (${reason}). ${then}`, { cause: error });
   }
 
   /** Stops the heartbeats and ends the tasks running here (they are marked failed: the server stopped). */
@@ -287,6 +319,8 @@ export class TaskManager {
     for (const task of tasks) task.end(new AnytoolError(ErrorCode.Aborted, 'the server stopped'));
     await Promise.all(
       tasks.map((task) => {
+        // A task whose final write is still being tried gets one last try with its outcome.
+        if (task.outcome !== undefined) return this.write(task.taskId, (record) => ended(record, task.outcome!));
         const message = 'The server stopped before the task finished; call the tool again';
         return this.write(task.taskId, (record) => ({ ...record, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined }));
       }),
@@ -294,7 +328,7 @@ export class TaskManager {
     this.running.clear();
     const unsubscribe = this.subscription;
     this.subscription = undefined;
-    if (unsubscribe !== undefined) await (await unsubscribe)().catch(() => undefined);
+    if (unsubscribe !== undefined) await unsubscribe.then((stop) => stop(), () => undefined).catch(() => undefined);
   }
 
   private async read(taskId: string): Promise<TaskRecord | undefined> {
@@ -312,7 +346,8 @@ export class TaskManager {
 
   /** Subscribes to this instance's channel once, before its first task exists. */
   private listen(): Promise<unknown> {
-    this.subscription ??= this.store.subscribe(instanceChannel(this.instanceId), (message) => {
+    if (this.subscription !== undefined) return this.subscription;
+    const subscription: Promise<() => Promise<void>> = this.store.subscribe(instanceChannel(this.instanceId), (message) => {
       let poke: TaskPoke;
       try {
         poke = JSON.parse(message) as TaskPoke;
@@ -320,9 +355,14 @@ export class TaskManager {
         return;
       }
       const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
-      if (task !== undefined) void this.read(task.taskId).then((record) => task.take(record), (error: unknown) => this.onError?.(error instanceof Error ? error : new Error(String(error))));
+      if (task !== undefined) void this.read(task.taskId).then((record) => task.take(record), (error: unknown) => this.report(this.storeError(task.taskId, 'reading its record after a poke', error)));
+    }).catch((error: unknown) => {
+      // Not kept: the next task subscribes again, rather than every later start failing on this one hiccup.
+      if (this.subscription === subscription) this.subscription = undefined;
+      throw error;
     });
-    return this.subscription;
+    this.subscription = subscription;
+    return subscription;
   }
 
   /** Renews the lease of every task running here, and picks up what a dropped poke would have brought. */
@@ -335,25 +375,53 @@ export class TaskManager {
         return;
       }
       for (const task of this.running.values()) {
-        void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined)).then(async (record) => task.take(record ?? (await this.read(task.taskId))));
+        void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined))
+          .then(async (record) => task.take(record ?? (await this.read(task.taskId))))
+          .catch((error: unknown) => this.report(this.storeError(task.taskId, 'a heartbeat', error)));
       }
     }, Math.max(Math.floor(this.leaseMs / 3), 10));
     this.heartbeat.unref();
   }
 
-  private async settle(task: RunningTask, outcome: { status: 'completed'; result: CallToolResult } | { status: 'failed'; error: TaskError; statusMessage: string }): Promise<void> {
-    this.running.delete(task.taskId);
+  /**
+   * Stores what the task ended with. The task stays running here (its lease
+   * renewed) while the write is tried again with a growing wait: a result lost
+   * to a store hiccup would let the lease run out and the client call the tool
+   * again, doing its work twice.
+   */
+  private async settle(task: RunningTask, outcome: TaskOutcome): Promise<void> {
+    task.outcome = outcome;
     task.end(new AnytoolError(ErrorCode.Aborted, 'the task ended'));
-    await this.write(task.taskId, (record) => {
-      const next: TaskRecord = { ...record, status: outcome.status, inputRequests: undefined, inputResponses: undefined, arguments: undefined };
-      if (outcome.status === 'completed') next.result = outcome.result;
-      else {
-        next.error = outcome.error;
-        next.statusMessage = outcome.statusMessage;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.tryWrite(task.taskId, (record) => ended(record, outcome));
+          return;
+        } catch (error) {
+          const wait = FINAL_WRITE_BACKOFF_MS[attempt];
+          if (wait === undefined || this.closed) {
+            const then = this.closed ? 'The closing server tries once more.' : `Gave up after ${attempt + 1} tries: clients will see the task fail once its lease runs out; check the store's connection.`;
+            this.report(this.storeError(task.taskId, `storing its ${outcome.status} outcome`, error, then));
+            return;
+          }
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
       }
-      return next;
-    });
+    } finally {
+      if (!this.closed) this.running.delete(task.taskId);
+    }
   }
+}
+
+/** The record of a task that ended with `outcome`. */
+function ended(record: TaskRecord, outcome: TaskOutcome): TaskRecord {
+  const next: TaskRecord = { ...record, status: outcome.status, inputRequests: undefined, inputResponses: undefined };
+  if (outcome.status === 'completed') next.result = outcome.result;
+  else {
+    next.error = outcome.error;
+    next.statusMessage = outcome.statusMessage;
+  }
+  return next;
 }
 
 function checked(value: number, option: string): number {
