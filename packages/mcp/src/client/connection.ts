@@ -485,7 +485,7 @@ export class McpConnection {
     try {
       const request: RequestOptions = { timeout: options.timeoutMs ?? this.defaultTimeout, signal: own.signal };
       // The first poll at once: the task may have ended while no client watched it.
-      const first: WireTask = { taskId: handle.taskId, status: 'working', pollIntervalMilliseconds: 0 };
+      const first: WireTask = { taskId: handle.taskId, status: 'working', pollIntervalMs: 0 };
       const result = await this.followTask(first, { ...handle }, request, options.onTaskStatus);
       return map(checkCallResult(result, `Tool "${handle.tool}" on MCP server "${this.name}"`, (problem) => this.note(problem)));
     } finally {
@@ -498,7 +498,7 @@ export class McpConnection {
     const task = readTask(created);
     if (typeof task === 'string') return Promise.reject(new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" answered with a task that is not valid: ${task}.`));
     const handle: McpTaskHandle = { server: this.name, tool, taskId: task.taskId, createdAt: new Date().toISOString() };
-    if (task.ttlSeconds !== undefined) handle.ttlSeconds = task.ttlSeconds;
+    if (task.ttlMs !== undefined) handle.ttlMs = task.ttlMs;
     if (task.requestState !== undefined) handle.requestState = task.requestState;
     void this.keepHandle(handle, 'add');
     return this.followTask(task, handle, request, onstatus);

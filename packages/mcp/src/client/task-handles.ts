@@ -19,8 +19,8 @@ const handleKey = (server: string, taskId: string): string => `${PREFIX}task:${e
 const listKey = (server: string): string => `${PREFIX}tasks:${encodeURIComponent(server)}`;
 
 function ttlOf(handle: McpTaskHandle): number {
-  const ttl = handle.ttlSeconds;
-  return typeof ttl === 'number' && ttl > 0 ? ttl * 1_000 : DEFAULT_TTL_MS;
+  const ttl = handle.ttlMs;
+  return typeof ttl === 'number' && ttl > 0 ? ttl : DEFAULT_TTL_MS;
 }
 
 export class TaskHandles {

@@ -31,8 +31,8 @@ export interface McpTaskHandle {
   requestState?: string;
   /** When the client learned of the task (ISO 8601). */
   createdAt: string;
-  /** How long the server keeps the task, in seconds (null: no limit). */
-  ttlSeconds?: number | null;
+  /** How long the server keeps the task, in milliseconds (null: no limit). */
+  ttlMs?: number | null;
 }
 
 /** A task's state as the server last reported it (`tasks/get`), for progress. */
@@ -49,15 +49,47 @@ export interface WireTask {
   taskId: string;
   status: McpTaskStatusName;
   statusMessage?: string;
-  pollIntervalMilliseconds?: number;
+  /** ISO 8601; the server changes it with every change of the task. */
+  lastUpdatedAt?: string;
+  /** The server's wait between polls, in milliseconds. */
+  pollIntervalMs?: number;
   requestState?: string;
-  ttlSeconds?: number | null;
+  /** How long the server keeps the task, in milliseconds (null: no limit). */
+  ttlMs?: number | null;
   inputRequests?: Record<string, unknown>;
   result?: Record<string, unknown>;
   error?: Record<string, unknown>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const isDuration = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+
+/*
+ * The duration fields were renamed while SEP-2663 was drafted: `pollInterval`
+ * (ms) and `ttl` (s), then `pollIntervalMilliseconds` and `ttlSeconds`, now
+ * `pollIntervalMs` and `ttlMs` (both ms). The current names win; a server on an
+ * earlier draft is still understood.
+ */
+
+/** The server's poll interval in milliseconds, or undefined when it gives none. */
+function pollIntervalOf(value: Record<string, unknown>): number | undefined {
+  return [value['pollIntervalMs'], value['pollIntervalMilliseconds'], value['pollInterval']].find(isDuration);
+}
+
+/** How long the server keeps the task in milliseconds (null: no limit), or undefined when it does not say. */
+function ttlOf(value: Record<string, unknown>): number | null | undefined {
+  if ('ttlMs' in value) {
+    const ttl = value['ttlMs'];
+    return ttl === null || isDuration(ttl) ? ttl : undefined;
+  }
+  for (const key of ['ttlSeconds', 'ttl']) {
+    const ttl = value[key];
+    if (ttl === null) return null;
+    if (isDuration(ttl)) return ttl * 1_000;
+  }
+  return undefined;
+}
 
 /** The task in a server's answer, or a short description of what is wrong with it. */
 export function readTask(value: unknown): WireTask | string {
@@ -67,11 +99,12 @@ export function readTask(value: unknown): WireTask | string {
   if (typeof status !== 'string' || !STATUSES.has(status)) return `its "status" ${JSON.stringify(status)?.slice(0, 40)} is not one of ${[...STATUSES].join(', ')}`;
   const task: WireTask = { taskId, status: status as McpTaskStatusName };
   if (typeof value['statusMessage'] === 'string') task.statusMessage = value['statusMessage'];
-  const interval = value['pollIntervalMilliseconds'];
-  if (typeof interval === 'number' && Number.isFinite(interval) && interval >= 0) task.pollIntervalMilliseconds = interval;
+  if (typeof value['lastUpdatedAt'] === 'string') task.lastUpdatedAt = value['lastUpdatedAt'];
+  const interval = pollIntervalOf(value);
+  if (interval !== undefined) task.pollIntervalMs = interval;
   if (typeof value['requestState'] === 'string') task.requestState = value['requestState'];
-  const ttl = value['ttlSeconds'];
-  if (ttl === null || (typeof ttl === 'number' && Number.isFinite(ttl) && ttl >= 0)) task.ttlSeconds = ttl;
+  const ttl = ttlOf(value);
+  if (ttl !== undefined) task.ttlMs = ttl;
   if (isObject(value['inputRequests'])) task.inputRequests = value['inputRequests'];
   if (isObject(value['result'])) task.result = value['result'];
   if (isObject(value['error'])) task.error = value['error'];
@@ -182,7 +215,7 @@ const sleep = (ms: number, signal: AbortSignal | undefined): Promise<void> =>
 export async function followTask(host: TaskHost, first: WireTask, handle: McpTaskHandle, policy: TaskPolicy): Promise<Record<string, unknown>> {
   const where = `Tool "${host.tool}" on MCP server "${host.server}"`;
   const deadline = policy.taskTimeout === undefined ? undefined : Date.parse(handle.createdAt) + policy.taskTimeout;
-  const answered = new Set<string>();
+  const answered: Answered = new Map();
   let task = first;
   let wait = DEFAULT_POLL_MS;
   let failures = 0;
@@ -217,10 +250,11 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
         await answerInputs(host, task, handle, answered, policy);
         break;
       case 'working':
+        answered.clear();
         break;
     }
     if (isAborted(policy)) throw await cancelled(host, handle, where);
-    const interval = task.pollIntervalMilliseconds ?? (wait = Math.min(Math.round(wait * 1.5), policy.maxPollInterval));
+    const interval = task.pollIntervalMs ?? (wait = Math.min(Math.round(wait * 1.5), policy.maxPollInterval));
     const pause = Math.min(Math.max(interval, 1) * 2 ** Math.min(failures, 6), policy.maxPollInterval);
     if (deadline !== undefined && Date.now() + pause > deadline) {
       await sleep(Math.max(0, deadline - Date.now()), policy.signal);
@@ -258,9 +292,23 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
   }
 }
 
+/**
+ * The input keys answered, each with the `lastUpdatedAt` of the task as it was
+ * when the client answered. A `tasks/update` is taken before the task shows it
+ * (the SEP lets a server be eventually consistent), so a later poll may list a
+ * key just answered: it is not answered twice while the task is unchanged. A
+ * tool may ask again under the same key once it has its answer (`inputKey`);
+ * the task has changed by then (the answer changed it), so the key is answered
+ * again.
+ */
+type Answered = Map<string, string | undefined>;
+
 /** Answers the input requests not answered before, all in one `tasks/update`. */
-async function answerInputs(host: TaskHost, task: WireTask, handle: McpTaskHandle, answered: Set<string>, policy: TaskPolicy): Promise<void> {
-  const fresh = Object.entries(task.inputRequests ?? {}).filter(([key]) => !answered.has(key));
+async function answerInputs(host: TaskHost, task: WireTask, handle: McpTaskHandle, answered: Answered, policy: TaskPolicy): Promise<void> {
+  const listed = task.inputRequests ?? {};
+  for (const key of [...answered.keys()]) if (!(key in listed)) answered.delete(key);
+  const isNew = (key: string): boolean => !answered.has(key) || (task.lastUpdatedAt !== undefined && answered.get(key) !== task.lastUpdatedAt);
+  const fresh = Object.entries(listed).filter(([key]) => isNew(key));
   if (fresh.length === 0) return;
   const signal = policy.signal ?? new AbortController().signal;
   const responses: Record<string, unknown> = {};
@@ -277,7 +325,7 @@ async function answerInputs(host: TaskHost, task: WireTask, handle: McpTaskHandl
       }
     }),
   );
-  for (const [key] of fresh) answered.add(key);
+  for (const [key] of fresh) answered.set(key, task.lastUpdatedAt);
   await host.request('tasks/update', withState({ taskId: handle.taskId, inputResponses: responses }, handle), policy.requestTimeout, policy.signal);
 }
 

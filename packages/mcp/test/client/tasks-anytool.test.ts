@@ -32,10 +32,19 @@ function served(seen: { aborted: number; started: number }): Toolset {
     },
     { description: 'Greets.', parameters: { type: 'object', properties: {} }, context: true, task: true },
   );
+  const greetTwice = tool(
+    async function greetTwice(_args: object, context: ExecutionContext) {
+      const session = mcpSession(context)!;
+      const first = await session.elicitInput({ message: 'Your name?', requestedSchema: NAME }, { inputKey: 'who' });
+      const second = await session.elicitInput({ message: 'And your friend\'s?', requestedSchema: NAME }, { inputKey: 'who' });
+      return `hello ${String(first.content?.['name'])} and ${String(second.content?.['name'])}`;
+    },
+    { description: 'Greets two, asking under one key.', parameters: { type: 'object', properties: {} }, context: true, task: true },
+  );
   const quick = tool(function quick() {
     return 'quick';
   }, { description: 'Answers at once.', parameters: { type: 'object', properties: {} } });
-  return new Toolset([report, greet, quick]);
+  return new Toolset([report, greet, greetTwice, quick]);
 }
 
 describe('McpToolset calling task tools of serveMcp', () => {
@@ -53,11 +62,12 @@ describe('McpToolset calling task tools of serveMcp', () => {
   });
 
   it('runs a task past the per-call timeout and reports its progress', async () => {
-    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: 500 } } });
+    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out.
+    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: 3_000 } } });
     expect(mcp.connection('a')?.era).toBe('modern');
     const context = new ExecutionContext();
-    const result = await new Toolset(mcp).invoke('report', { ms: 1_600 }, context);
-    expect(resultText(result)).toBe('report after 1600 ms');
+    const result = await new Toolset(mcp).invoke('report', { ms: 5_000 }, context);
+    expect(resultText(result)).toBe('report after 5000 ms');
     expect(seen.started).toBe(1);
     const messages = context.events.filter((e): e is ProgressEvent => e.type === 'progress').map((e) => e.message);
     expect(messages.some((m) => /^step [1-4] of 4$/.test(m ?? ''))).toBe(true);
@@ -68,6 +78,19 @@ describe('McpToolset calling task tools of serveMcp', () => {
   it('answers the tool\'s question through the elicitation handler', async () => {
     const mcp = await connect({ mcpServers: { a: { url: server.url! } } }, { elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) });
     expect(resultText(await new Toolset(mcp).invoke('greet', {}))).toBe('hello Ada');
+  });
+
+  it('answers a question asked again under the same key', async () => {
+    const names = ['Ada', 'Bob'];
+    const asked: string[] = [];
+    const mcp = await connect({ mcpServers: { a: { url: server.url! } } }, {
+      elicitation: (request) => {
+        asked.push(String(request.message));
+        return { action: 'accept', content: { name: names[asked.length - 1]! } };
+      },
+    });
+    expect(resultText(await new Toolset(mcp).invoke('greetTwice', {}))).toBe('hello Ada and Bob');
+    expect(asked).toEqual(['Your name?', "And your friend's?"]);
   });
 
   it('cancels the task when the run aborts: the tool\'s own signal fires on the server', async () => {

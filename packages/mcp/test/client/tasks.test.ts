@@ -86,11 +86,11 @@ describe('a call the server turns into a task', () => {
   it('is polled to its end over HTTP, outliving the per-call timeout, its status messages becoming progress', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const server = await http(file);
-    // Each request may take 1 s; the task takes 2 s: a plain call would time out.
-    const mcp = await connect({ mcpServers: { t: { url: server.url, timeoutMs: 1_000 } } });
+    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out.
+    const mcp = await connect({ mcpServers: { t: { url: server.url, timeoutMs: 3_000 } } });
     expect(mcp.connection('t')?.era).toBe('modern');
     const context = new ExecutionContext();
-    const result = await new Toolset(mcp).invoke('slow', { ms: 2_000, text: 'report' }, context);
+    const result = await new Toolset(mcp).invoke('slow', { ms: 5_000, text: 'report' }, context);
     expect(resultText(result)).toBe('done: report');
     expect(result.isError).not.toBe(true);
 
@@ -108,6 +108,18 @@ describe('a call the server turns into a task', () => {
     expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, progress: 1 });
     expect(progress.map((p) => p.message)).toContain('0% done');
     expect(progress.some((p) => /^[1-9]0% done$/.test(p.message ?? ''))).toBe(true);
+  });
+
+  it('polls as often as the server asks (pollIntervalMs), not on its own slower backoff', async () => {
+    const file = join(tempDir('tasks'), 'tasks.json');
+    const server = await http(file);
+    const mcp = await connect({ mcpServers: { t: { url: server.url } } });
+    const result = await new Toolset(mcp).invoke('slow', { ms: 3_000, text: 'interval' }, new ExecutionContext());
+    expect(resultText(result)).toBe('done: interval');
+    // The server asks for a poll every 40 ms. The client's own backoff (500 ms, then half as long again each time)
+    // fits at most 4 polls into 3 s; following the server's interval gives dozens, even on a loaded machine.
+    const polls = logOf(file).filter((l) => l.method === 'tasks/get');
+    expect(polls.length).toBeGreaterThan(10);
   });
 
   it('answers input_required through the elicitation handler and tasks/update (stdio)', async () => {
@@ -166,7 +178,9 @@ describe('a call the server turns into a task', () => {
 
   it('is cancelled with tasks/cancel when the call\'s signal aborts', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
-    const server = await http(file);
+    // Slow polls, so the abort lands between two: a poll cut off in flight leaves the client the requestState
+    // before it (the server's newer one never arrived), which this server refuses.
+    const server = await http(file, 0, { TASKS_POLL_MS: '1000' });
     const connection = await McpConnection.open('t', { url: server.url });
     try {
       const controller = new AbortController();
