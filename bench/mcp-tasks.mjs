@@ -63,6 +63,8 @@ async function serve(storeUrl) {
   const store = storeUrl === 'memory' ? undefined : new RedisStore({ url: storeUrl });
   await store?.connect();
   const server = await serveMcp(tools, { transport: 'http', port: 0, handleSignals: true, maxBodyBytesInFlight: 64 * 1024 * 1024, ...(store === undefined ? {} : { store }) });
+  // The store is this program's: serveMcp closes the server on SIGTERM, the store is closed here.
+  void server.closed.then(() => store?.close());
   process.stdout.write(`listening ${server.url}\n`);
 }
 
