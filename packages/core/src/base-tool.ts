@@ -48,11 +48,10 @@ export interface BaseToolOptions {
    */
   task?: boolean | 'required';
   /**
-   * With `task`: the tool may be run again from the start when the server
-   * process running it stops (it is idempotent, or picks up where it left off),
-   * so another process serving the same endpoint over a shared store runs it
-   * again instead of failing the task. Its arguments are kept in the store
-   * while the task runs.
+   * With `task`: declares the tool safe to run again from the start when the
+   * server process running it stops (it is idempotent, or picks up where it left
+   * off). Reserved: for now such a task is marked failed like any other, and its
+   * arguments are not kept in the store.
    */
   resumable?: boolean;
 }

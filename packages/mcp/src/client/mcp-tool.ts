@@ -75,8 +75,8 @@ export class McpTool extends BaseTool {
     const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.origin ??= this.makeOrigin());
-    // The run's trace (the tool call's span when traced): the server continues it.
     const onTaskStatus = this.taskRecorder(context);
+    // The run's trace (the tool call's span when traced): the server continues it.
     return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace }, (result) => mapCallResult(result, origin));
   }
 

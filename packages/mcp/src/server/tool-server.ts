@@ -338,7 +338,7 @@ class ToolServer extends Server {
   /** The arguments as the client sent them, for requests whose arguments are not an object. */
   static readonly rawArguments = new WeakMap<object, unknown>();
   /** Starts a call as a task, when it becomes one: its result (a `CreateTaskResult`) is the answer as it is. */
-  startTask: ((name: string, args: unknown, ctx: ServerContext) => Promise<Result | undefined>) | undefined;
+  startTask: ((name: string, args: unknown, ctx: ServerContext) => Promise<Result | undefined> | undefined) | undefined;
 
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
@@ -356,9 +356,9 @@ class ToolServer extends Server {
         ToolServer.rawArguments.set(checked, args);
         return wrapped(checked, ctx);
       };
-      if (this.startTask === undefined) return plain();
       // A task's answer is not a tool result: it goes out as it is, past the SDK's check of tools/call results.
-      return this.startTask(name, args, ctx).then((task) => task ?? plain());
+      const task = this.startTask?.(name, args, ctx);
+      return task === undefined ? plain() : task.then((created) => created ?? plain());
     };
   }
 }
@@ -533,22 +533,24 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
    * A modern call of a task tool from a client that declares the Tasks
    * extension becomes a task: answered at once with the task, the tool runs on
    * (its progress is the task's status message, its questions the task's
-   * `input_required`). Undefined: a plain call.
+   * `input_required`). Undefined (decided at once, no promise on a plain call's
+   * path): a plain call.
    */
-  async function startTask(name: string, args: unknown, ctx: ServerContext): Promise<Result | undefined> {
+  function startTask(name: string, args: unknown, ctx: ServerContext): Promise<Result | undefined> | undefined {
     const tool = served.toolset.get(name);
     if (tool === undefined || tool.task === false || eraOf() !== 'modern') return undefined;
     const authInfo = ctx.http?.authInfo;
     // Outside the caller's scopes, or a round of a call already under way: the plain path answers it.
     if (authInfo !== undefined && !served.allows(name, authInfo.scopes)) return undefined;
     if (ctx.mcpReq.requestState() !== undefined) return undefined;
-    if (!declaresTasks(ctx)) {
-      if (tool.task === 'required') throw tasksRequired(`tool "${name}"`);
-      return undefined;
-    }
+    if (!declaresTasks(ctx)) return tool.task === 'required' ? Promise.reject(tasksRequired(`tool "${name}"`)) : undefined;
+    return createTask(name, args, ctx, tool.resumable);
+  }
+
+  async function createTask(name: string, args: unknown, ctx: ServerContext, resumable: boolean): Promise<Result> {
     const quiet = quietContext(ctx);
     const record = await tasks().start(
-      { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable: tool.resumable },
+      { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable },
       (round, signal, progress) => call(name, args, quiet, 'modern', round, signal, undefined, progress),
     );
     return createTaskResult(record) as Result;
