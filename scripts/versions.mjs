@@ -36,7 +36,7 @@ export function writeVersionFiles(names = packages) {
   }
 }
 
-// jest's globalSetup reads the default export.
+// eslint-disable-next-line no-restricted-syntax -- jest's globalSetup reads the default export.
 export default function globalSetup() {
   writeVersionFiles();
 }
