@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Toolset, resultText, tool, type ExecutionContext } from '@anytool/core';
+import { Toolset, tool, type ExecutionContext } from '@anytool/core';
 import { McpConnection, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { httpClient } from './server/helpers';
 
@@ -30,7 +30,7 @@ describe('the version in the MCP handshake', () => {
   });
 
   it('the server reports it as serverInfo.version to an official SDK client', async () => {
-    const { client } = await httpClient(server.url);
+    const { client } = await httpClient(server.url!);
     try {
       expect(client.getServerVersion()).toEqual({ name: 'anytool', version: published });
     } finally {
@@ -40,7 +40,7 @@ describe('the version in the MCP handshake', () => {
 
   it('a version given to serveMcp is reported instead', async () => {
     const own = await serveMcp(new Toolset([whoCalls]), { transport: 'http', port: 0, name: 'weather', version: '3.1.4' });
-    const { client } = await httpClient(own.url);
+    const { client } = await httpClient(own.url!);
     try {
       expect(client.getServerVersion()).toEqual({ name: 'weather', version: '3.1.4' });
     } finally {
@@ -50,11 +50,11 @@ describe('the version in the MCP handshake', () => {
   });
 
   it('the client reports it as clientInfo.version, and reads the server version back', async () => {
-    const connection = await McpConnection.open('self', { url: server.url });
+    const connection = await McpConnection.open('self', { url: server.url! });
     try {
       expect(connection.serverInfo).toEqual({ name: 'anytool', version: published });
-      const seen = JSON.parse(resultText(await connection.callTool('who_calls', {}))) as unknown;
-      expect(seen).toEqual({ name: 'anytool', version: published });
+      const [seen] = (await connection.callTool('who_calls', {})).content;
+      expect(seen).toEqual({ type: 'text', text: JSON.stringify({ name: 'anytool', version: published }) });
     } finally {
       await connection.close();
     }
