@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Toolset, tool, type ExecutionContext } from '@anytool/core';
-import { MemoryStore, createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { MemoryStore, RedisStore, createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { servicesAvailable, startRedis } from '../fixtures/services';
 import { ROOT, requireBuilt, EXAMPLE_MAIN } from './helpers';
 
 // Long-running tools as MCP tasks (the io.modelcontextprotocol/tasks extension), served by serveMcp and
@@ -347,6 +348,33 @@ describe('two servers on one store', () => {
       await one.close();
       await two.close();
       await store.close();
+    }
+  });
+});
+
+(servicesAvailable('redis-server') ? describe : describe.skip)('a deferTask tool on two servers sharing Redis', () => {
+  it('asks through the server its rounds reach, then its task is polled, answered and finished through the other', async () => {
+    const redis = await startRedis();
+    const stores = [new RedisStore({ url: redis.url }), new RedisStore({ url: redis.url })];
+    const gate = new Gate();
+    gate.open();
+    const seen = { started: 0, aborted: 0, becameTask: [] as boolean[] };
+    const [one, two] = await Promise.all(stores.map((store) => serveMcp(deferredTools(gate, seen), { transport: 'http', port: 0, store, taskPollIntervalMs: 50 })));
+    const a = await modernClient(one!.url!, { name: 'Lin' });
+    const b = await modernClient(two!.url!);
+    try {
+      const created = (await a.call('signup')) as Task;
+      expect(seen.becameTask).toEqual([true, true]);
+      await until(() => b.get(created.taskId), (task) => task.status === 'input_required');
+      await b.update(created.taskId, { confirm: { action: 'accept', content: { name: 'lin@example.org' } } });
+      expect(await until(() => b.get(created.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ text: 'signed up Lin as lin@example.org' }] } });
+    } finally {
+      await a.client.close();
+      await b.client.close();
+      await one!.close();
+      await two!.close();
+      await Promise.all(stores.map((store) => store.close()));
+      await redis.stop();
     }
   });
 });
