@@ -581,17 +581,18 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal, trace: TraceContext | undefined, taskProgress?: (progress: TaskProgress) => void): Promise<CallToolResult> {
     const tool = served.toolset.get(name);
     const handOver = round?.handOver?.bind(round);
-    if (taskProgress !== undefined || handOver === undefined || tool === undefined || tool.task === false || !tool.deferTask) return runCall(name, args, ctx, era, round, signal, trace, { progress: taskProgress }, taskProgress !== undefined);
+    if (taskProgress !== undefined || handOver === undefined || tool === undefined || tool.task === false || !tool.deferTask) {
+      const session = new CallSession(server, ctx, connection, name, era, round, taskProgress !== undefined);
+      return runCall(name, args, ctx, signal, trace, session, { progress: taskProgress });
+    }
     // The tool's signal: the rounds' until the call becomes a task, then also the task's.
     const controller = new AbortController();
     const abort = (): void => controller.abort(signal.reason);
     if (signal.aborted) abort();
     else signal.addEventListener('abort', abort, { once: true });
     const toTask: { progress?: ((progress: TaskProgress) => void) | undefined } = {};
-    let outcome: Promise<CallToolResult> | undefined;
-    let session: CallSession | undefined;
     const start = async (): Promise<boolean> => {
-      const current = session!.ctx;
+      const current = round!.ctx;
       if (!declaresTasks(current)) {
         if (tool.task === 'required') throw tasksRequired(`tool "${name}"`);
         return false;
@@ -601,35 +602,24 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
         const record = await tasks().start({ tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(current, request), resumable: tool.resumable }, (task, taskSignal, progress) => {
           signal.removeEventListener('abort', abort);
           taskSignal.addEventListener('abort', () => controller.abort(taskSignal.reason), { once: true });
-          session!.becomeTask(task);
+          session.becomeTask(task);
           toTask.progress = progress;
-          return outcome!;
+          // The rest of the call is the task's work.
+          return outcome;
         });
         return createTaskResult(record) as Result;
       });
       return true;
     };
     let started: Promise<boolean> | undefined;
-    const starter = (): Promise<boolean> => (started ??= start());
-    outcome = runCall(name, args, ctx, era, round, controller.signal, trace, toTask, starter, (made) => (session = made));
+    const session = new CallSession(server, ctx, connection, name, era, round, () => (started ??= start()));
+    const outcome = runCall(name, args, ctx, controller.signal, trace, session, toTask);
     return outcome;
   }
 
-  async function runCall(
-    name: string,
-    args: unknown,
-    ctx: ServerContext,
-    era: 'legacy' | 'modern',
-    round: InputRound | undefined,
-    signal: AbortSignal,
-    trace: TraceContext | undefined,
-    toTask: { progress?: ((progress: TaskProgress) => void) | undefined },
-    starter: (() => Promise<boolean>) | boolean,
-    made?: (session: CallSession) => void,
-  ): Promise<CallToolResult> {
+  /** Runs the tool of a call with its session; its progress goes to `toTask.progress` once it runs as a task. */
+  async function runCall(name: string, args: unknown, ctx: ServerContext, signal: AbortSignal, trace: TraceContext | undefined, session: CallSession, toTask: { progress?: ((progress: TaskProgress) => void) | undefined }): Promise<CallToolResult> {
     const context = new ExecutionContext({ signal, trace });
-    const session = new CallSession(server, ctx, connection, name, era, round, starter);
-    made?.(session);
     context.state.set(MCP_SESSION_KEY, session);
     const authInfo = ctx.http?.authInfo;
     if (authInfo !== undefined) context.state.set(MCP_AUTH_KEY, authOf(authInfo));
