@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { anytoolTransformer, buildCommand } from '@anytool/schema';
-import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from './helpers';
+import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from '../helpers';
 
 afterAll(removeScratchDirs);
 
