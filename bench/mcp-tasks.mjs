@@ -10,6 +10,8 @@
 //                               client does not wait the poll interval: what is measured is the server's cost)
 //                done against a server whose store is in memory (MemoryStore) and one on Redis (RedisStore, a
 //                redis-server started here); the target is the per-round ratio task / plain, median (min-max).
+//                Also counted: the commands Redis processed per task round trip (machine noise does not move it;
+//                the commands a script runs count as well).
 //   1,000 tasks  `--tasks` tasks of a tool that works 1 s (5 steps of 200 ms) started at once (50 requests in
 //                flight) on one instance with RedisStore, then polled until all completed; reported: the time to
 //                start them and to finish them, and the server's memory (after a full GC) before, while they run,
@@ -110,6 +112,8 @@ async function startRedis() {
   return {
     url: `redis://127.0.0.1:${port}`,
     usedMemory: () => Number(/used_memory:(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'memory'], { encoding: 'utf8' }).stdout)?.[1] ?? NaN),
+    /** Commands Redis processed so far (a script's own commands included; this INFO is one of them). */
+    commands: () => Number(/total_commands_processed:(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'stats'], { encoding: 'utf8' }).stdout)?.[1] ?? NaN),
     stop() {
       child.kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
@@ -187,15 +191,27 @@ async function taskTrips(url, polls) {
   return (performance.now() - started) / TRIPS;
 }
 
-async function roundTrips(servers) {
+async function roundTrips(servers, redis) {
   const variants = [];
+  // Redis commands during the task trips on RedisStore (the plain calls send none): round trips to Redis per task.
+  const commands = { count: 0 };
   for (const [store, server] of Object.entries(servers)) {
     const polls = { count: 0 };
     variants.push({ name: `plain call, ${store}`, run: () => plainTrips(server.url), values: [] });
-    variants.push({ name: `task round trip, ${store}`, run: () => taskTrips(server.url, polls), values: [], polls });
+    const run =
+      store === 'RedisStore'
+        ? async () => {
+            const before = redis.commands();
+            const ms = await taskTrips(server.url, polls);
+            commands.count += redis.commands() - before - 1;
+            return ms;
+          }
+        : () => taskTrips(server.url, polls);
+    variants.push({ name: `task round trip, ${store}`, run, values: [], polls });
   }
   for (const variant of variants) await variant.run();
   for (const variant of variants) if (variant.polls) variant.polls.count = 0;
+  commands.count = 0;
   for (let round = 0; round < ROUNDS; round++) {
     for (let pair = 0; pair < variants.length; pair += 2) {
       const order = round % 2 === 0 ? [pair, pair + 1] : [pair + 1, pair];
@@ -215,6 +231,7 @@ async function roundTrips(servers) {
     const ratio = median(ratios);
     console.log(`${variants[pair + 1].name} / ${variants[pair].name}: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}), ${pollsPerTrip.toFixed(2)} tasks/get per trip; target <= 3x: ${ratio <= 3 ? 'met' : 'not met'}`);
   }
+  console.log(`Redis commands per task round trip (RedisStore): ${(commands.count / (ROUNDS * TRIPS)).toFixed(2)}`);
 }
 
 async function memoryOf(url) {
@@ -278,7 +295,7 @@ async function bench() {
   const redis = await startRedis();
   const servers = { MemoryStore: await startServer('memory'), RedisStore: await startServer(redis.url) };
   try {
-    await roundTrips(servers);
+    await roundTrips(servers, redis);
     const fresh = await startServer(redis.url);
     try {
       await thousandTasks(fresh.url, redis);

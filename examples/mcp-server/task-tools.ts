@@ -1,6 +1,7 @@
 // The test tools of the MCP conformance suite's Tasks scenarios (the `io.modelcontextprotocol/tasks`
 // extension). A tool marked `task` answers a client that supports tasks with a task at once and runs on;
-// the client polls tasks/get. Clients without the extension get plain calls.
+// the client polls tasks/get. Clients without the extension get plain calls. A tool marked `deferTask` asks
+// in the request first (input_required rounds) and becomes a task when it calls startTask().
 import { AnytoolError, ErrorCode, type ExecutionContext, Tool } from '@anytool/core';
 import { mcpSession, type McpSession } from '@anytool/mcp';
 
@@ -89,5 +90,16 @@ export class TaskConformanceTools {
       session.elicitInput({ message: 'Confirm?', requestedSchema: CONFIRM }, { inputKey: 'confirm' }),
     ]);
     return `name=${String(first.content?.['name'] ?? '')} confirm=${String(second.content?.['confirm'] ?? '')}`;
+  }
+
+  /** Asks for the user's name in the request, then greets them from a task. A task tool only: other clients are refused. */
+  @Tool({ name: 'test_tool_with_task', task: 'required', deferTask: true })
+  async testToolWithTask(context: ExecutionContext): Promise<string> {
+    const session = sessionOf(context, 'test_tool_with_task');
+    const answer = await session.elicitInput({ message: 'What is your name?', requestedSchema: NAME }, { inputKey: 'user_name' });
+    const name = answer.action === 'accept' ? String(answer.content?.['name'] ?? 'stranger') : 'stranger';
+    await session.startTask();
+    await sleep(100, context.signal);
+    return `Hello, ${name}! (from a task)`;
   }
 }

@@ -54,6 +54,14 @@ export interface BaseToolOptions {
    * arguments are not kept in the store.
    */
   resumable?: boolean;
+  /**
+   * With `task`: the call becomes a task only when the tool asks for it, with
+   * `await mcpSession(context)?.startTask()`. Until then it runs in its request
+   * (its questions to the client are rounds of the call, as in a plain call);
+   * from there on it runs as the task. For a tool that gathers input first and
+   * then works for long.
+   */
+  deferTask?: boolean;
 }
 
 /** Per-call options of `invoke`. */
@@ -211,10 +219,12 @@ function scopesProblem(scopes: unknown): string | undefined {
   return `scopes must be OAuth scope names (printable characters, no spaces, quotes or backslashes), got ${JSON.stringify(bad)}`;
 }
 
-function taskProblem(task: unknown, resumable: unknown): string | undefined {
+function taskProblem(task: unknown, resumable: unknown, deferTask: unknown): string | undefined {
   if (task !== undefined && typeof task !== 'boolean' && task !== 'required') return `task must be true, false or "required", got ${JSON.stringify(task)}`;
   if (resumable !== undefined && typeof resumable !== 'boolean') return `resumable must be true or false, got ${JSON.stringify(resumable)}`;
   if (resumable === true && (task === undefined || task === false)) return 'resumable applies to task tools: set task: true (or "required") as well';
+  if (deferTask !== undefined && typeof deferTask !== 'boolean') return `deferTask must be true or false, got ${JSON.stringify(deferTask)}`;
+  if (deferTask === true && (task === undefined || task === false)) return 'deferTask applies to task tools: set task: true (or "required") as well';
   return undefined;
 }
 
@@ -261,6 +271,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   task: boolean | 'required';
   /** Whether a task of this tool may be run again elsewhere when its process stops (see `BaseToolOptions.resumable`). */
   resumable: boolean;
+  /** Whether an MCP call of this tool becomes a task only when the tool calls `startTask()` (see `BaseToolOptions.deferTask`). */
+  deferTask: boolean;
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
   /**
@@ -315,11 +327,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
     const schema = this.standardSchema;
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
-    const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes) ?? taskProblem(options.task, options.resumable);
+    const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes) ?? taskProblem(options.task, options.resumable, options.deferTask);
     if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: ${problem}`);
     this.scopes = options.scopes === undefined ? undefined : Object.freeze([...new Set(options.scopes)]);
     this.task = options.task ?? false;
     this.resumable = options.resumable ?? false;
+    this.deferTask = options.deferTask ?? false;
     if (options.middleware !== undefined) this.use(...options.middleware);
   }
 

@@ -11,7 +11,7 @@ class Jobs {
     return 'rendered';
   }
 
-  @Tool({ description: 'Imports.', parameters: EMPTY, task: 'required', resumable: true })
+  @Tool({ description: 'Imports.', parameters: EMPTY, task: 'required', resumable: true, deferTask: true })
   import(): string {
     return 'imported';
   }
@@ -39,19 +39,19 @@ class Backup extends BaseTool {
 describe('task and resumable', () => {
   it('flow from @Tool, defineTool, tool() and BaseTool to the tool', () => {
     const toolset = new Toolset(new Jobs(), new Backup(), tool(() => 'hi', { name: 'hi', description: 'Says hi.', parameters: EMPTY, task: 'required' }));
-    expect(['render', 'import', 'read', 'later', 'backup', 'hi'].map((name) => [name, toolset.get(name)!.task, toolset.get(name)!.resumable])).toEqual([
-      ['render', true, false],
-      ['import', 'required', true],
-      ['read', false, false],
-      ['later', true, false],
-      ['backup', true, true],
-      ['hi', 'required', false],
+    expect(['render', 'import', 'read', 'later', 'backup', 'hi'].map((name) => [name, toolset.get(name)!.task, toolset.get(name)!.resumable, toolset.get(name)!.deferTask])).toEqual([
+      ['render', true, false, false],
+      ['import', 'required', true, true],
+      ['read', false, false, false],
+      ['later', true, false, false],
+      ['backup', true, true, false],
+      ['hi', 'required', false, false],
     ]);
   });
 
   it('stay out of the definitions models see, and a direct call ignores them', async () => {
     const render = toolsFrom(new Jobs()).find((one) => one.name === 'render');
-    expect(JSON.stringify(render!.definition)).not.toMatch(/task|resumable/);
+    expect(JSON.stringify(render!.definition)).not.toMatch(/task|resumable|defer/i);
     expect((await render!.invoke(new ExecutionContext(), {})).content).toEqual([{ type: 'text', text: 'rendered' }]);
   });
 
@@ -60,6 +60,8 @@ describe('task and resumable', () => {
       [{ task: 'yes' }, /task must be true, false or "required", got "yes"/],
       [{ task: true, resumable: 'yes' }, /resumable must be true or false/],
       [{ resumable: true }, /resumable applies to task tools: set task: true/],
+      [{ task: true, deferTask: 1 }, /deferTask must be true or false, got 1/],
+      [{ deferTask: true }, /deferTask applies to task tools: set task: true/],
     ];
     for (const [options, message] of cases) {
       let error: unknown;

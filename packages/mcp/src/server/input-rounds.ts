@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, inputRequired, isSpecType, type CallToolResult, type ClientCapabilities, type InputRequest, type InputRequiredResult, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, inputRequired, isSpecType, type CallToolResult, type ClientCapabilities, type InputRequest, type InputRequiredResult, type Result, type ServerContext } from '@modelcontextprotocol/server';
 
 /**
  * Questions to the client on the 2026-07-28 era, for tools that ask in the
@@ -32,6 +32,22 @@ export interface InputRound {
   readonly ctx: ServerContext;
   /** Asks the client; resolves with its answer in a later round. */
   ask(key: string, request: InputRequest, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * Ends the rounds of a call that becomes a task (`deferTask`): `start`
+   * starts the task, the round in progress is answered with what it gives
+   * (the `CreateTaskResult`), and the tool runs on as the task. Refused while
+   * a question is open. Absent on a task's own round (it is one already).
+   */
+  handOver?(start: () => Promise<Result>): Promise<void>;
+}
+
+/**
+ * Thrown out of a `tools/call` handler to answer the round with the task the
+ * call became: a task's answer is not a tool result, so it goes out as it is,
+ * past the SDK's check of tool results.
+ */
+export class TaskAnswer {
+  constructor(readonly answer: Result) {}
 }
 
 export const DEFAULT_INPUT_TTL_MS = 10 * 60_000;
@@ -67,7 +83,7 @@ class ParkedCall implements InputRound {
   state: string | undefined;
   ctx!: ServerContext;
   private readonly questions = new Map<string, Question>();
-  private outcome: { result: CallToolResult } | { error: unknown } | undefined;
+  private outcome: { result: CallToolResult } | { error: unknown } | { task: Result } | undefined;
   private changed: (() => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** Aborts the tool: its round was cancelled, or it waited too long. */
@@ -108,6 +124,12 @@ class ParkedCall implements InputRound {
     });
   }
 
+  async handOver(start: () => Promise<Result>): Promise<void> {
+    if (this.questions.size > 0) throw new AnytoolError(ErrorCode.McpProtocolError, `startTask() was called while a question to the client is open (${[...this.questions.keys()].join(', ')}); await the answers first`);
+    if (this.controller.signal.aborted) throw new AnytoolError(ErrorCode.Aborted, 'the call ended before it became a task');
+    this.settle({ task: await start() });
+  }
+
   /** Gives the questions their answers from this round; questions left unanswered are asked again. */
   answer(responses: Record<string, unknown> | undefined): void {
     this.early = undefined;
@@ -133,6 +155,7 @@ class ParkedCall implements InputRound {
         if (this.outcome !== undefined) {
           this.rounds.forget(this);
           if ('error' in this.outcome) throw this.outcome.error;
+          if ('task' in this.outcome) throw new TaskAnswer(this.outcome.task);
           return this.outcome.result;
         }
         if (this.questions.size > 0) {
@@ -189,8 +212,10 @@ class ParkedCall implements InputRound {
     this.timer = undefined;
   }
 
-  private settle(outcome: { result: CallToolResult } | { error: unknown }): void {
+  private settle(outcome: { result: CallToolResult } | { error: unknown } | { task: Result }): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    // A call that became a task ends through the task.
+    if (this.outcome !== undefined && 'task' in this.outcome) return;
     this.outcome = outcome;
     this.poke();
   }

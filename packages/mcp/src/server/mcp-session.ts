@@ -87,6 +87,18 @@ export interface McpSession {
    * included. Only over HTTP with an `eventStore`; returns whether it closed.
    */
   closeStream(): boolean;
+  /**
+   * Makes the rest of the call a task, for a tool marked `task` and
+   * `deferTask`: the request in progress is answered with the task, and the
+   * tool runs on as it (its signal aborts on `tasks/cancel`, its progress is
+   * the task's status message, its questions the task's `input_required`, its
+   * result the task's). Resolves `true` once the call is a task (at once when
+   * it is one already), `false` when it cannot become one (the client did not
+   * declare the Tasks extension, a 2025-era call, a tool not marked `task`):
+   * the tool then just goes on in the request. Call it while no question to
+   * the client is open.
+   */
+  startTask(): Promise<boolean>;
 }
 
 /**
@@ -139,12 +151,24 @@ export class CallSession implements McpSession {
 
   constructor(
     private readonly server: Server,
-    private readonly first: ServerContext,
+    private first: ServerContext,
     private readonly connection: ConnectionState,
     private readonly toolName: string,
     readonly era: 'legacy' | 'modern',
-    private readonly input: InputRound | undefined,
+    private input: InputRound | undefined,
+    /** Makes the call a task (`startTask()`); `true`: it is one already; `false`: it cannot become one. */
+    private readonly starter: (() => Promise<boolean>) | boolean = false,
   ) {}
+
+  startTask(): Promise<boolean> {
+    return typeof this.starter === 'boolean' ? Promise.resolve(this.starter) : this.starter();
+  }
+
+  /** From here on the call is a task: it asks through the task's round, and its request is the task's quiet one. */
+  becomeTask(round: InputRound): void {
+    this.input = round;
+    this.first = round.ctx;
+  }
 
   /** The request being served; on the modern era, the round in progress (it changes each round). */
   get ctx(): ServerContext {

@@ -13,7 +13,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { InputRounds, type InputRound } from './input-rounds.js';
+import { InputRounds, TaskAnswer, type InputRound } from './input-rounds.js';
 import { paramHeaders, type ParamHeader } from './param-headers.js';
 import { CallSession, MCP_SESSION_KEY, type ConnectionState } from './mcp-session.js';
 import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
@@ -340,6 +340,8 @@ class ToolServer extends Server {
   static readonly rawArguments = new WeakMap<object, unknown>();
   /** Starts a call as a task, when it becomes one: its result (a `CreateTaskResult`) is the answer as it is. */
   startTask: ((name: string, args: unknown, ctx: ServerContext) => Promise<Result | undefined> | undefined) | undefined;
+  /** Whether a call of the tool may become a task on one of its rounds (`deferTask`): its handler may throw a `TaskAnswer`. */
+  defersTask: ((name: string) => boolean) | undefined;
 
   protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
@@ -359,9 +361,16 @@ class ToolServer extends Server {
       };
       // A task's answer is not a tool result: it goes out as it is, past the SDK's check of tools/call results.
       const task = this.startTask?.(name, args, ctx);
-      return task === undefined ? plain() : task.then((created) => created ?? plain());
+      if (task !== undefined) return task.then((created) => created ?? plain());
+      return this.defersTask?.(name) === true ? plain().catch(taskAnswer) : plain();
     };
   }
+}
+
+/** The answer of a round on which the call became a task; any other error stays one. */
+function taskAnswer(error: unknown): Result {
+  if (error instanceof TaskAnswer) return error.answer;
+  throw error;
 }
 
 /**
@@ -499,6 +508,10 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   if (taskEra) {
     serveTaskMethods(server, tasks, serving?.owner);
     server.startTask = startTask;
+    server.defersTask = (name) => {
+      const tool = served.toolset.get(name);
+      return tool !== undefined && tool.task !== false && tool.deferTask;
+    };
   }
 
   server.setRequestHandler('tools/list', (request, ctx) => {
@@ -524,7 +537,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     return traced.trace === undefined ? pending : pending.then(
       (result) => (traced.end(result as CallToolResult), result),
       (error: unknown) => {
-        traced.end(undefined, error);
+        // A call that became a task: its span ends here, where its request was answered.
+        traced.end(error instanceof TaskAnswer ? { content: [] } : undefined, error);
         throw error;
       },
     );
@@ -545,6 +559,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     if (authInfo !== undefined && !served.allows(name, authInfo.scopes)) return undefined;
     if (ctx.mcpReq.requestState() !== undefined) return undefined;
     if (!declaresTasks(ctx)) return tool.task === 'required' ? Promise.reject(tasksRequired(`tool "${name}"`)) : undefined;
+    // The tool starts the task itself (`startTask()`), after the rounds it needs in the request.
+    if (tool.deferTask) return undefined;
     return createTask(name, args, ctx, tool.resumable);
   }
 
@@ -557,10 +573,54 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     return createTaskResult(record) as Result;
   }
 
-  /** Runs one tool call to its result; on the modern era its session asks through `round`, and `ctx` is the first round's. */
-  async function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal, trace: TraceContext | undefined, taskProgress?: (progress: TaskProgress) => void): Promise<CallToolResult> {
+  /**
+   * Runs one tool call to its result; on the modern era its session asks
+   * through `round`, and `ctx` is the first round's. `taskProgress` is given
+   * for a call that runs as a task; a call of a `deferTask` tool may become one
+   * on the way (`startTask()`).
+   */
+  function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal, trace: TraceContext | undefined, taskProgress?: (progress: TaskProgress) => void): Promise<CallToolResult> {
+    const tool = served.toolset.get(name);
+    const handOver = round?.handOver?.bind(round);
+    if (taskProgress !== undefined || handOver === undefined || tool === undefined || tool.task === false || !tool.deferTask) {
+      const session = new CallSession(server, ctx, connection, name, era, round, taskProgress !== undefined);
+      return runCall(name, args, ctx, signal, trace, session, { progress: taskProgress });
+    }
+    // The tool's signal: the rounds' until the call becomes a task, then also the task's.
+    const controller = new AbortController();
+    const abort = (): void => controller.abort(signal.reason);
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+    const toTask: { progress?: ((progress: TaskProgress) => void) | undefined } = {};
+    const start = async (): Promise<boolean> => {
+      const current = round!.ctx;
+      if (!declaresTasks(current)) {
+        if (tool.task === 'required') throw tasksRequired(`tool "${name}"`);
+        return false;
+      }
+      await handOver(async () => {
+        const quiet = quietContext(current);
+        const record = await tasks().start({ tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(current, request), resumable: tool.resumable }, (task, taskSignal, progress) => {
+          signal.removeEventListener('abort', abort);
+          taskSignal.addEventListener('abort', () => controller.abort(taskSignal.reason), { once: true });
+          session.becomeTask(task);
+          toTask.progress = progress;
+          // The rest of the call is the task's work.
+          return outcome;
+        });
+        return createTaskResult(record) as Result;
+      });
+      return true;
+    };
+    let started: Promise<boolean> | undefined;
+    const session = new CallSession(server, ctx, connection, name, era, round, () => (started ??= start()));
+    const outcome = runCall(name, args, ctx, controller.signal, trace, session, toTask);
+    return outcome;
+  }
+
+  /** Runs the tool of a call with its session; its progress goes to `toTask.progress` once it runs as a task. */
+  async function runCall(name: string, args: unknown, ctx: ServerContext, signal: AbortSignal, trace: TraceContext | undefined, session: CallSession, toTask: { progress?: ((progress: TaskProgress) => void) | undefined }): Promise<CallToolResult> {
     const context = new ExecutionContext({ signal, trace });
-    const session = new CallSession(server, ctx, connection, name, era, round);
     context.state.set(MCP_SESSION_KEY, session);
     const authInfo = ctx.http?.authInfo;
     if (authInfo !== undefined) context.state.set(MCP_AUTH_KEY, authOf(authInfo));
@@ -569,8 +629,8 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     // Notifications are sent asynchronously; the result waits until they are written, so none is sent after it.
     const sending: Promise<unknown>[] = [];
     const unsubscribe = context.subscribe((event: RunEvent) => {
-      if (event.type === 'progress' && taskProgress !== undefined) {
-        taskProgress(event);
+      if (event.type === 'progress' && toTask.progress !== undefined) {
+        toTask.progress(event);
       } else if (event.type === 'progress' && progressToken !== undefined) {
         const progress: { progressToken: string | number; progress: number; total?: number; message?: string } = { progressToken, progress: event.progress };
         if (event.total !== undefined) progress.total = event.total;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import type { McpStore } from './store.js';
 
@@ -29,6 +30,21 @@ const FIRST_CONNECT_ATTEMPTS = 3;
  * sequence number) are changed as one step, trimmed to the newest entries, and both
  * get the new expiry. KEYS: list, counter. ARGV: value, ttl ms, max length.
  */
+/**
+ * Compare-and-set: writes ARGV[2] (expiring after ARGV[3] ms) when the key's
+ * value has the SHA-1 ARGV[1] (empty: no value); else answers the value it has
+ * (nil: none), so the caller computes again without another read.
+ */
+const SWAP_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+local seen = current and redis.sha1hex(current) or ''
+if seen == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return current
+`;
+
 const APPEND_SCRIPT = `
 local seq = redis.call('INCR', KEYS[2])
 redis.call('ZADD', KEYS[1], seq, seq .. ':' .. ARGV[1])
@@ -44,13 +60,7 @@ interface Commands {
   get(key: string): Promise<string | null>;
   sendCommand(args: string[]): Promise<unknown>;
 }
-interface IsolatedClient extends Commands {
-  watch(key: string): Promise<unknown>;
-  unwatch(): Promise<unknown>;
-  multi(): { addCommand(args: string[]): { exec(): Promise<unknown> } };
-}
 interface Pool extends Commands {
-  execute<T>(task: (client: IsolatedClient) => Promise<T>): Promise<T>;
   connect(): Promise<unknown>;
   close(): Promise<void>;
   destroy(): void;
@@ -67,7 +77,6 @@ interface Subscriber {
 interface RedisModule {
   createClient(options: object): Subscriber;
   createClientPool(options: object, poolOptions: object): Pool;
-  WatchError: new (...args: never[]) => Error;
 }
 
 /** The `redis` package, loaded the first time a store connects: a program that never uses Redis never loads it. */
@@ -91,8 +100,8 @@ function shownUrl(url: string): string {
 /**
  * An `McpStore` in Redis, on the official `redis` client: what several processes
  * serving one endpoint share. Values are Redis strings with a `PX` expiry; `update`
- * is an optimistic transaction (`WATCH`/`MULTI`/`EXEC`) retried when another writer
- * got in first; lists are a sorted set scored by sequence number beside a counter,
+ * writes through a compare-and-set script, computed again when another writer got
+ * in first; lists are a sorted set scored by sequence number beside a counter,
  * appended by a script; messages go through Redis publish/subscribe, received on a
  * connection of their own.
  *
@@ -144,37 +153,34 @@ export class RedisStore implements McpStore {
     await (await this.commands()).sendCommand(['SET', this.prefix + key, value, 'PX', ttl(ttlMs)]);
   }
 
-  async update(key: string, change: (value: string | undefined) => string | undefined, ttlMs: number): Promise<string | undefined> {
-    const pool = await this.commands();
-    const { WatchError } = await this.module();
+  /**
+   * Reads the value (or starts from `known`), computes the next, and writes it
+   * with a compare-and-set script: one round trip when `known` is right, two
+   * otherwise. When another writer got in first, the script answers the value
+   * it found, and the change is computed again from that.
+   */
+  async update(key: string, change: (value: string | undefined) => string | undefined, ttlMs: number, known?: string): Promise<string | undefined> {
+    const commands = await this.commands();
     const name = this.prefix + key;
+    let fresh = known === undefined;
+    let current = known;
+    if (fresh) current = (await commands.get(name)) ?? undefined;
     for (let attempt = 1; attempt <= MAX_UPDATE_ATTEMPTS; attempt++) {
-      const outcome = await pool.execute(async (client) => {
-        // WATCH and GET go out together (one round trip): the client pipelines commands sent in the same tick.
-        const [, read] = await Promise.all([client.watch(name), client.get(name)]);
-        const current = read ?? undefined;
-        let next: string | undefined;
-        try {
-          next = change(current);
-        } catch (error) {
-          await client.unwatch();
-          throw error;
-        }
-        if (next === undefined) {
-          await client.unwatch();
-          return { done: true, value: current };
-        }
-        try {
-          await client.multi().addCommand(['SET', name, next, 'PX', ttl(ttlMs)]).exec();
-          return { done: true, value: next };
-        } catch (error) {
-          if (error instanceof WatchError) return { done: false, value: undefined };
-          throw error;
-        }
-      });
-      if (outcome.done) return outcome.value;
-      // Another writer changed the key between our read and our write: read it again, after a short random pause.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+      const next = change(current);
+      if (next === undefined) {
+        // Leaving the key as it is is decided on what it holds, not on what the caller thought it held.
+        if (fresh) return current;
+        current = (await commands.get(name)) ?? undefined;
+        fresh = true;
+        continue;
+      }
+      const seen = current === undefined ? '' : createHash('sha1').update(current).digest('hex');
+      const reply = await commands.sendCommand(['EVAL', SWAP_SCRIPT, '1', name, seen, next, ttl(ttlMs)]);
+      if (reply === 1) return next;
+      current = typeof reply === 'string' ? reply : undefined;
+      // A stale `known` is no contest; losing to another writer is: pause a little (random) before the next try.
+      if (fresh) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
+      fresh = true;
     }
     throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
   }

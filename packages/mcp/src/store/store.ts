@@ -19,8 +19,10 @@ export interface McpStore {
    * lands in between (in Redis, an optimistic transaction retried on conflict). `change`
    * returns the new value, or undefined to leave the key as it is; it may run more than
    * once, so it must not have side effects. Resolves with the value now stored.
+   * `known` is the value the caller last read or wrote: a store may try its write
+   * against it first, saving a read (a stale `known` only costs a retry).
    */
-  update(key: string, change: (value: string | undefined) => string | undefined, ttlMs: number): Promise<string | undefined>;
+  update(key: string, change: (value: string | undefined) => string | undefined, ttlMs: number, known?: string): Promise<string | undefined>;
   /** Removes a key (nothing happens when there is none). */
   delete(key: string): Promise<void>;
   /**

@@ -41,10 +41,22 @@ function served(seen: { aborted: number; started: number }): Toolset {
     },
     { description: 'Greets two, asking under one key.', parameters: { type: 'object', properties: {} }, context: true, task: true },
   );
+  // Asks in the request, then becomes a task (deferTask): says what it became, so the test sees which way it ran.
+  const welcome = tool(
+    async function welcome(_args: object, context: ExecutionContext) {
+      const session = mcpSession(context)!;
+      const answer = await session.elicitInput({ message: 'Your name?', requestedSchema: NAME }, { inputKey: 'who' });
+      const task = await session.startTask();
+      context.progress(1, 2, 'preparing the welcome');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return `welcome ${String(answer.content?.['name'])} (${task ? 'task' : 'plain'} ${session.era})`;
+    },
+    { description: 'Welcomes.', parameters: { type: 'object', properties: {} }, context: true, task: true, deferTask: true },
+  );
   const quick = tool(function quick() {
     return 'quick';
   }, { description: 'Answers at once.', parameters: { type: 'object', properties: {} } });
-  return new Toolset([report, greet, greetTwice, quick]);
+  return new Toolset([report, greet, greetTwice, welcome, quick]);
 }
 
 describe('McpToolset calling task tools of serveMcp', () => {
@@ -91,6 +103,31 @@ describe('McpToolset calling task tools of serveMcp', () => {
     });
     expect(resultText(await new Toolset(mcp).invoke('greetTwice', {}))).toBe('hello Ada and Bob');
     expect(asked).toEqual(['Your name?', "And your friend's?"]);
+  });
+
+  it('asks in input_required rounds, then follows the task the call becomes: one call to the agent', async () => {
+    const asked: string[] = [];
+    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: 3_000 } } }, {
+      elicitation: (request) => {
+        asked.push(String(request.message));
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    const context = new ExecutionContext();
+    expect(resultText(await new Toolset(mcp).invoke('welcome', {}, context))).toBe('welcome Ada (task modern)');
+    expect(asked).toEqual(['Your name?']);
+    // The task's status reached the caller as progress (the request that created it carries none).
+    const messages = context.events.filter((e): e is ProgressEvent => e.type === 'progress').map((e) => e.message);
+    expect(messages.length).toBeGreaterThan(0);
+  });
+
+  it('runs such a tool as a plain call for a client without tasks, and on the 2025 era', async () => {
+    const elicitation = (): { action: 'accept'; content: { name: string } } => ({ action: 'accept', content: { name: 'Bo' } });
+    const untasked = await connect({ mcpServers: { a: { url: server.url! } } }, { elicitation, tasks: false });
+    expect(resultText(await new Toolset(untasked).invoke('welcome', {}))).toBe('welcome Bo (plain modern)');
+    const legacy = await connect({ mcpServers: { a: { url: server.url!, protocol: 'legacy' } } }, { elicitation });
+    expect(legacy.connection('a')?.era).toBe('legacy');
+    expect(resultText(await new Toolset(legacy).invoke('welcome', {}))).toBe('welcome Bo (plain legacy)');
   });
 
   it('cancels the task when the run aborts: the tool\'s own signal fires on the server', async () => {

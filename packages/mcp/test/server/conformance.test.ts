@@ -115,7 +115,7 @@ const TASKS: Record<string, true | string> = {
   'tasks-dispatch-and-envelope': true,
   'tasks-required-task-error': true,
   'tasks-status-notifications': 'the suite skips it (its checks wait for a rewrite onto subscriptions/listen)',
-  'tasks-mrtr-composition': 'not implemented: a call that asks in input_required rounds first and becomes a task on its last round',
+  'tasks-mrtr-composition': true,
 };
 
 /** What each run expects: the two eras, and the Tasks extension. */

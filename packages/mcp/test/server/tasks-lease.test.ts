@@ -16,7 +16,7 @@ function processView(shared: McpStore): McpStore & { cut(): void } {
   return {
     get: (key) => shared.get(key),
     set: async (key, value, ttlMs) => (alive ? shared.set(key, value, ttlMs) : undefined),
-    update: async (key, change, ttlMs) => (alive ? shared.update(key, change, ttlMs) : shared.get(key)),
+    update: async (key, change, ttlMs, known) => (alive ? shared.update(key, change, ttlMs, known) : shared.get(key)),
     delete: (key) => shared.delete(key),
     append: (key, value, ttlMs, max) => shared.append(key, value, ttlMs, max),
     entriesAfter: (key, after) => shared.entriesAfter(key, after),
@@ -144,7 +144,7 @@ describe('task leases across instances', () => {
     let down = false;
     let refused = 0;
     const view = processView(shared);
-    const update: McpStore['update'] = (key, change, ttlMs) => (down ? Promise.reject(new Error(`connection lost (${++refused})`)) : view.update(key, change, ttlMs));
+    const update: McpStore['update'] = (key, change, ttlMs, known) => (down ? Promise.reject(new Error(`connection lost (${++refused})`)) : view.update(key, change, ttlMs, known));
     const running = new TaskManager({ ...view, update }, { leaseMs: 2_000 }, () => undefined);
     const other = new TaskManager(processView(shared), { leaseMs: 2_000 });
     try {

@@ -1,13 +1,14 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Toolset, tool, type ExecutionContext } from '@anytool/core';
-import { MemoryStore, createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { MemoryStore, RedisStore, createMcpServer, mcpSession, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { servicesAvailable, startRedis } from '../fixtures/services';
 import { ROOT, requireBuilt, EXAMPLE_MAIN } from './helpers';
 
 // Long-running tools as MCP tasks (the io.modelcontextprotocol/tasks extension), served by serveMcp and
@@ -74,9 +75,11 @@ function tools(gate: Gate, seen: { aborted: number }) {
  * `resultType`), so a `CreateTaskResult` reaches the test as the JSON text of a plain result: the test reads
  * what the server sent, unchanged.
  */
-async function modernClient(url: string, options: { tasks?: boolean; user?: string } = {}): Promise<{ client: Client; call(name: string, args?: object): Promise<Task | { content: Array<{ text?: string }> }>; get(taskId: string): Promise<Task>; update(taskId: string, answers: object): Promise<Record<string, unknown>>; cancel(taskId: string): Promise<Record<string, unknown>> }> {
+async function modernClient(url: string, options: { tasks?: boolean; user?: string; name?: string } = {}): Promise<{ client: Client; call(name: string, args?: object): Promise<Task | { content: Array<{ text?: string }> }>; get(taskId: string): Promise<Task>; update(taskId: string, answers: object): Promise<Record<string, unknown>>; cancel(taskId: string): Promise<Record<string, unknown>> }> {
   const capabilities = { elicitation: {}, ...(options.tasks === false ? {} : { extensions: { [TASKS]: {} } }) };
   const client = new Client({ name: 'tasks-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities });
+  // The SDK answers input_required rounds itself, through this handler.
+  if (options.name !== undefined) client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: options.name! } }));
   const transport = new StreamableHTTPClientTransport(new URL(url), options.user === undefined ? {} : { requestInit: { headers: { 'x-user': options.user } } });
   await client.connect(transport);
   const deliver = transport.onmessage!;
@@ -234,6 +237,88 @@ describe('task tools over HTTP (one server)', () => {
   });
 });
 
+/** Tools that ask in the request first, then become a task (`deferTask`). */
+function deferredTools(gate: Gate, seen: { started: number; aborted: number; becameTask: boolean[] }): Toolset {
+  const signup = tool(
+    async function signup(_args: object, context: ExecutionContext) {
+      seen.started++;
+      const session = mcpSession(context)!;
+      const answer = await session.elicitInput({ message: 'Your name?', requestedSchema: NAME }, { inputKey: 'who' });
+      const name = String(answer.content?.['name']);
+      seen.becameTask.push(await session.startTask());
+      // Asking again is a no-op: the call is a task already.
+      seen.becameTask.push(await session.startTask());
+      context.signal?.addEventListener('abort', () => seen.aborted++, { once: true });
+      context.progress(1, 2, `setting up ${name}`);
+      await Promise.race([gate.opened, new Promise((_, reject) => context.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]);
+      const confirm = await session.elicitInput({ message: `Sign up ${name}?`, requestedSchema: NAME }, { inputKey: 'confirm' });
+      return `signed up ${name} as ${String(confirm.content?.['name'])}`;
+    },
+    { description: 'Signs up.', parameters: { type: 'object', properties: {} }, context: true, task: 'required', deferTask: true },
+  );
+  return new Toolset([signup]);
+}
+
+describe('a task tool that asks in the request first (deferTask)', () => {
+  let gate: Gate;
+  const seen = { started: 0, aborted: 0, becameTask: [] as boolean[] };
+  let server: McpServerHandle;
+
+  beforeEach(async () => {
+    gate = new Gate();
+    Object.assign(seen, { started: 0, aborted: 0, becameTask: [] });
+    server = await serveMcp(deferredTools(gate, seen), { transport: 'http', port: 0, taskPollIntervalMs: 50 });
+  });
+  afterEach(async () => {
+    gate.open();
+    await server.close();
+  });
+
+  it('answers the round after its question with the task, and runs the rest as the task', async () => {
+    const { client, call, get, update } = await modernClient(server.url!, { name: 'Ada' });
+    try {
+      const created = (await call('signup')) as Task;
+      expect(created).toMatchObject({ resultType: 'task', status: 'working', taskId: expect.any(String) });
+      expect(created).not.toHaveProperty('requestState');
+      expect(created).not.toHaveProperty('inputRequests');
+      expect(seen.becameTask).toEqual([true, true]);
+      // Its progress is the task's status message; its next question the task's input_required.
+      expect(await until(() => get(created.taskId), (task) => task.statusMessage !== undefined)).toMatchObject({ status: 'working', statusMessage: 'setting up Ada' });
+      gate.open();
+      const asking = await until(() => get(created.taskId), (task) => task.status === 'input_required');
+      expect(Object.keys(asking.inputRequests as object)).toEqual(['confirm']);
+      await update(created.taskId, { confirm: { action: 'accept', content: { name: 'ada@example.org' } } });
+      expect(await until(() => get(created.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'signed up Ada as ada@example.org' }] } });
+      expect(seen.started).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("cancels: tasks/cancel aborts the tool's signal", async () => {
+    const { client, call, get, cancel } = await modernClient(server.url!, { name: 'Bo' });
+    try {
+      const created = (await call('signup')) as Task;
+      await cancel(created.taskId);
+      expect(await until(() => get(created.taskId), terminal)).toMatchObject({ status: 'cancelled' });
+      await until(async () => ({ taskId: '', status: seen.aborted === 1 ? 'done' : 'waiting' }), (task) => task.status === 'done', 5000);
+      expect(seen.aborted).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a client without the extension before the tool runs, when the tool requires tasks (-32021)', async () => {
+    const { client, call } = await modernClient(server.url!, { name: 'Cy', tasks: false });
+    try {
+      await expect(call('signup')).rejects.toMatchObject({ code: -32021 });
+      expect(seen.started).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('two servers on one store', () => {
   it('answers tasks/get, tasks/update and tasks/cancel through either, whichever runs the tool', async () => {
     const store = new MemoryStore();
@@ -263,6 +348,33 @@ describe('two servers on one store', () => {
       await one.close();
       await two.close();
       await store.close();
+    }
+  });
+});
+
+(servicesAvailable('redis-server') ? describe : describe.skip)('a deferTask tool on two servers sharing Redis', () => {
+  it('asks through the server its rounds reach, then its task is polled, answered and finished through the other', async () => {
+    const redis = await startRedis();
+    const stores = [new RedisStore({ url: redis.url }), new RedisStore({ url: redis.url })];
+    const gate = new Gate();
+    gate.open();
+    const seen = { started: 0, aborted: 0, becameTask: [] as boolean[] };
+    const [one, two] = await Promise.all(stores.map((store) => serveMcp(deferredTools(gate, seen), { transport: 'http', port: 0, store, taskPollIntervalMs: 50 })));
+    const a = await modernClient(one!.url!, { name: 'Lin' });
+    const b = await modernClient(two!.url!);
+    try {
+      const created = (await a.call('signup')) as Task;
+      expect(seen.becameTask).toEqual([true, true]);
+      await until(() => b.get(created.taskId), (task) => task.status === 'input_required');
+      await b.update(created.taskId, { confirm: { action: 'accept', content: { name: 'lin@example.org' } } });
+      expect(await until(() => b.get(created.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ text: 'signed up Lin as lin@example.org' }] } });
+    } finally {
+      await a.client.close();
+      await b.client.close();
+      await one!.close();
+      await two!.close();
+      await Promise.all(stores.map((store) => store.close()));
+      await redis.stop();
     }
   });
 });

@@ -87,6 +87,18 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('%s', (_name, kin
     expect(await store.get('missing')).toBeUndefined();
   });
 
+  it('update with a known value: a stale one costs a retry, never a lost write', async () => {
+    const bump = (value: string | undefined): string => String(Number(value ?? '0') + 1);
+    await store.set('k', '5', 60_000);
+    expect(await store.update('k', bump, 60_000, '5')).toBe('6');
+    // Stale: another writer got in first (or the caller guessed wrong): the change runs on what the key holds.
+    expect(await other.update('k', bump, 60_000, '5')).toBe('7');
+    expect(await store.update('k', (value) => (value === '7' ? undefined : 'wrong'), 60_000, '6')).toBe('7');
+    expect(await store.update('gone', (value) => (value === undefined ? 'new' : `${value}!`), 60_000, 'old')).toBe('new');
+    await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? store : other).update('k', bump, 60_000, '7')));
+    expect(await store.get('k')).toBe('47');
+  });
+
   it('update passes on an error of the change and leaves the key as it was', async () => {
     await store.set('u', 'kept', 60_000);
     const failing = (): string => {
@@ -94,7 +106,7 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('%s', (_name, kin
     };
     await expect(store.update('u', failing, 60_000)).rejects.toThrow('no change today');
     expect(await other.get('u')).toBe('kept');
-    // The store still works after the failed change (in Redis, the connection's WATCH was released).
+    // The store still works after the failed change.
     expect(await store.update('u', (value) => `${value}!`, 60_000)).toBe('kept!');
   });
 

@@ -51,6 +51,8 @@ class RunningTask implements InputRound {
   fatal: unknown;
   /** What the tool ended with while its final write is tried (the task stays running, its lease renewed, until stored). */
   outcome: TaskOutcome | undefined;
+  /** The record as this instance last wrote or read it: the store tries its next write against it (no read first). */
+  stored: string | undefined;
 
   constructor(
     private readonly manager: TaskManager,
@@ -202,8 +204,10 @@ export class TaskManager {
     if (call.owner !== undefined) record.owner = call.owner;
     // Reserved: nothing runs a task again yet, so its arguments (which may hold secrets) are not kept.
     if (call.resumable === true) record.resumable = true;
-    await this.store.set(taskKey(record.taskId), JSON.stringify(record), this.ttlMs);
+    const stored = JSON.stringify(record);
+    await this.store.set(taskKey(record.taskId), stored, this.ttlMs);
     const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk);
+    task.stored = stored;
     this.running.set(record.taskId, task);
     this.beat();
     const fail = (error: unknown): Promise<void> => this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
@@ -222,51 +226,60 @@ export class TaskManager {
    * it belongs to someone else. A task whose instance stopped is marked failed here.
    */
   async get(taskId: string, owner: string | undefined): Promise<TaskRecord | undefined> {
-    const record = await this.read(taskId);
+    const { record, stored } = await this.read(taskId);
     if (record === undefined || record.owner !== owner) return undefined;
     if (isTerminal(record.status) || this.vouched(record)) return record;
-    return this.write(taskId, (current) => {
-      if (isTerminal(current.status) || this.vouched(current)) return current;
-      const since = new Date(current.leaseUntil - this.leaseMs).toISOString();
-      const message = `The server process running this task stopped before it finished (no heartbeat since ${since}); call the tool again`;
-      return { ...current, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined };
-    });
+    return this.write(
+      taskId,
+      (current) => {
+        if (isTerminal(current.status) || this.vouched(current)) return current;
+        const since = new Date(current.leaseUntil - this.leaseMs).toISOString();
+        const message = `The server process running this task stopped before it finished (no heartbeat since ${since}); call the tool again`;
+        return { ...current, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined };
+      },
+      stored,
+    );
   }
 
   /** Gives a task answers to its open questions (keys not open are ignored); the instance running it picks them up. */
   async answer(taskId: string, owner: string | undefined, responses: Record<string, unknown>): Promise<void> {
-    const record = await this.read(taskId);
+    const { record, stored } = await this.read(taskId);
     if (record === undefined || record.owner !== owner || isTerminal(record.status)) return;
-    const updated = await this.write(taskId, (current) => {
-      const open = current.inputRequests ?? {};
-      const keys = Object.keys(responses).filter((key) => key in open && validAnswer(open[key]!, responses[key]));
-      if (keys.length === 0) return undefined;
-      let next: TaskRecord = { ...current, inputResponses: { ...current.inputResponses } };
-      for (const key of keys) {
-        next.inputResponses![key] = responses[key];
-        next = withoutQuestion(next, key);
-      }
-      return next;
-    });
+    const updated = await this.write(
+      taskId,
+      (current) => {
+        const open = current.inputRequests ?? {};
+        const keys = Object.keys(responses).filter((key) => key in open && validAnswer(open[key]!, responses[key]));
+        if (keys.length === 0) return undefined;
+        let next: TaskRecord = { ...current, inputResponses: { ...current.inputResponses } };
+        for (const key of keys) {
+          next.inputResponses![key] = responses[key];
+          next = withoutQuestion(next, key);
+        }
+        return next;
+      },
+      stored,
+    );
     if (updated !== undefined) await this.poke(updated, 'input');
   }
 
   /** Cancels a task: it is `cancelled` at once, and the instance running it aborts the tool's signal. */
   async cancel(taskId: string, owner: string | undefined): Promise<void> {
-    const record = await this.read(taskId);
+    const { record, stored } = await this.read(taskId);
     if (record === undefined || record.owner !== owner || isTerminal(record.status)) return;
-    const updated = await this.write(taskId, (current) => ({ ...current, status: 'cancelled', statusMessage: 'Cancelled by the client', cancelRequested: true, inputRequests: undefined }));
+    const updated = await this.write(taskId, (current) => ({ ...current, status: 'cancelled', statusMessage: 'Cancelled by the client', cancelRequested: true, inputRequests: undefined }), stored);
     if (updated !== undefined) await this.poke(updated, 'cancel');
   }
 
   /**
    * Changes a task's record (renewing its expiry); `change` sees the current
    * record and returns the next, or undefined to leave it. A terminal record
-   * stays as it is. Resolves with the record now stored.
+   * stays as it is. Resolves with the record now stored. `known` is the record
+   * as last read (default: as this instance last wrote it, for a task running here).
    */
-  async write(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+  async write(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined, known?: string): Promise<TaskRecord | undefined> {
     try {
-      return await this.tryWrite(taskId, change);
+      return await this.tryWrite(taskId, change, known);
     } catch (error) {
       this.report(this.storeError(taskId, 'a change of its record', error));
       return undefined;
@@ -274,7 +287,8 @@ export class TaskManager {
   }
 
   /** `write`, but a failure of the store rejects. */
-  private async tryWrite(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+  private async tryWrite(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined, known?: string): Promise<TaskRecord | undefined> {
+    const running = this.running.get(taskId);
     const stored = await this.store.update(
       taskKey(taskId),
       (value) => {
@@ -285,7 +299,9 @@ export class TaskManager {
         return next === undefined || next === current ? undefined : JSON.stringify({ ...next, lastUpdatedAt: new Date().toISOString() });
       },
       this.ttlMs,
+      known ?? running?.stored,
     );
+    if (running !== undefined) running.stored = stored;
     return stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord);
   }
 
@@ -331,10 +347,11 @@ export class TaskManager {
     if (unsubscribe !== undefined) await unsubscribe.then((stop) => stop(), () => undefined).catch(() => undefined);
   }
 
-  private async read(taskId: string): Promise<TaskRecord | undefined> {
-    if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 200) return undefined;
-    const value = await this.store.get(taskKey(taskId));
-    return value === undefined ? undefined : (JSON.parse(value) as TaskRecord);
+  /** A task's record, and its stored text (to write against). */
+  private async read(taskId: string): Promise<{ record: TaskRecord | undefined; stored: string | undefined }> {
+    if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 200) return { record: undefined, stored: undefined };
+    const stored = await this.store.get(taskKey(taskId));
+    return { record: stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord), stored };
   }
 
   private async poke(record: TaskRecord, reason: TaskPoke['reason']): Promise<void> {
@@ -355,7 +372,7 @@ export class TaskManager {
         return;
       }
       const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
-      if (task !== undefined) void this.read(task.taskId).then((record) => task.take(record), (error: unknown) => this.report(this.storeError(task.taskId, 'reading its record after a poke', error)));
+      if (task !== undefined) void this.read(task.taskId).then(({ record }) => task.take(record), (error: unknown) => this.report(this.storeError(task.taskId, 'reading its record after a poke', error)));
     }).catch((error: unknown) => {
       // Not kept: the next task subscribes again, rather than every later start failing on this one hiccup.
       if (this.subscription === subscription) this.subscription = undefined;
@@ -376,7 +393,7 @@ export class TaskManager {
       }
       for (const task of this.running.values()) {
         void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined))
-          .then(async (record) => task.take(record ?? (await this.read(task.taskId))))
+          .then(async (record) => task.take(record ?? (await this.read(task.taskId)).record))
           .catch((error: unknown) => this.report(this.storeError(task.taskId, 'a heartbeat', error)));
       }
     }, Math.max(Math.floor(this.leaseMs / 3), 10));
