@@ -16,6 +16,25 @@ module.exports = {
   },
   overrides: [
     {
+      // The JavaScript files: bench/, scripts/, test fixtures, bins. Node ES modules (CommonJS for .cjs), checked by
+      // the recommended rules; the TypeScript-only rules do not apply to them.
+      files: ['**/*.mjs', '**/*.cjs', '**/*.js'],
+      parser: 'espree',
+      parserOptions: { ecmaVersion: 2023, sourceType: 'module' },
+      extends: ['eslint:recommended'],
+      rules: {
+        '@typescript-eslint/consistent-type-imports': 'off',
+        '@typescript-eslint/no-require-imports': 'off',
+        '@typescript-eslint/no-var-requires': 'off',
+        'no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', caughtErrors: 'none' }],
+        '@typescript-eslint/no-unused-vars': 'off',
+      },
+    },
+    {
+      files: ['**/*.cjs'],
+      parserOptions: { sourceType: 'script' },
+    },
+    {
       files: ['jest.config.ts', 'jest.unit.config.ts'],
       rules: { 'no-restricted-syntax': 'off' },
     },

@@ -25,6 +25,8 @@ function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>
 // One project per package. The decorator tests run twice: under TC39 standard
 // decorators and under legacy experimentalDecorators + emitDecoratorMetadata.
 const config: Config = {
+  // Writes each package's src/version.ts (generated from its package.json, as the build does).
+  globalSetup: '<rootDir>/scripts/versions.mjs',
   // Tests run in a worker that is replaced once it holds more than this after a test file (also on
   // two cores, where jest would otherwise run every file in its own process, one heap for all).
   workerIdleMemoryLimit: '1GB',

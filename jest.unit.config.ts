@@ -21,6 +21,8 @@ const slow = [
   '/packages/mcp/test/store/store\\.test\\.ts$',
   '/packages/mcp/test/telemetry/trace-across\\.test\\.ts$',
   '/packages/mcp/test/interop/',
+  // The version in the handshake, over a served HTTP endpoint.
+  '/packages/mcp/test/version\\.test\\.ts$',
 ];
 
 type Project = NonNullable<Config['projects']>[number] & object & { displayName?: unknown; testPathIgnorePatterns?: string[] };

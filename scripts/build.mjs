@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeVersionFiles } from './versions.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -77,6 +78,9 @@ for (const name of packages) {
     if (clean || missing) rmSync(join(dir, buildInfo), { force: true });
   }
 }
+
+// Each package's src/version.ts holds the version of its package.json.
+writeVersionFiles(packages);
 
 if (packages.length > 0) {
   run(['--build', ...packages.flatMap((name) => flavours.map(({ config }) => join('packages', name, config)))]);

@@ -30,6 +30,7 @@ import { TaskHandles } from './task-handles.js';
 import { TASKS_EXTENSION, TaskCreations, followTask, readTask, type McpTaskHandle, type McpTaskStatus, type TaskHost, type WireTask } from './tasks.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
+import { VERSION } from '../version.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
 export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
@@ -135,7 +136,7 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
 const SIGN_IN_START_TIMEOUT_MS = 300_000;
 const MAX_DIAGNOSTICS = 100;
 const MAX_PAGES = 1_000;
-const CLIENT_INFO: Implementation = { name: 'anytool', version: '0.1.0' };
+const CLIENT_INFO: Implementation = { name: 'anytool', version: VERSION };
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 interface CallParams {

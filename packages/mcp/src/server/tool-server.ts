@@ -26,12 +26,13 @@ import { MemoryStore } from '../store/memory-store.js';
 import { TASKS_EXTENSION, createTaskResult } from './tasks/record.js';
 import { TaskManager, type TaskProgress } from './tasks/task-manager.js';
 import { checkAskable, declaresTasks, serveTaskMethods, tasksRequired } from './tasks/serve-tasks.js';
+import { VERSION } from '../version.js';
 
 /** Options of every MCP server anytool makes, whatever the transport. */
 export interface McpServerOptions {
   /** The server name sent in `initialize`. Default `"anytool"`. */
   name?: string;
-  /** The server version sent in `initialize`. Default `"0.1.0"`. */
+  /** The server version sent in `initialize`. Default: the version of @anytool/mcp. */
   version?: string;
   /** Instructions sent in `initialize`, which clients may show to their model. */
   instructions?: string;
@@ -424,7 +425,7 @@ export function listResponseHead(view: ToolView, options: McpServerOptions, curs
       resultType: 'complete',
       ttlMs: options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS,
       cacheScope: options.toolsListCacheScope ?? (view.scoped ? 'private' : 'public'),
-      _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' } },
+      _meta: { [SERVER_INFO_META_KEY]: { name: options.name ?? 'anytool', version: options.version ?? VERSION } },
     };
     head = Buffer.from(`{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":`);
     view.listJson.set(key, head);
@@ -485,7 +486,7 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   const taskEra = serving?.era !== 'legacy';
   if (taskEra) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const tasks = (): TaskManager => (ownsServed ? sharedTasks(served.toolset, options) : served.tasks);
-  const info = { name: options.name ?? 'anytool', version: options.version ?? '0.1.0' };
+  const info = { name: options.name ?? 'anytool', version: options.version ?? VERSION };
   // A list that depends on who asks (callers are authenticated, or tools ask for scopes: a gate of the user's own
   // may hand in auth info) must not be shared between callers.
   const perCaller = serving?.authenticated === true || served.scoped;

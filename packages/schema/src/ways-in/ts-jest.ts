@@ -4,6 +4,7 @@ import type * as TS from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { anytoolTransformer } from '../transformer/anytool-transformer.js';
 import { supportedTypeScript } from '../typescript.js';
+import { VERSION } from '../version.js';
 
 /** The part of ts-jest's compiler instance the transformer needs. */
 export interface TsJestCompiler {
@@ -17,7 +18,7 @@ export interface TsJestCompiler {
 export const name = 'anytool-schema';
 
 /** Read by ts-jest as part of its cache key: changes when the transformer is rebuilt. */
-export const version = `0.1.0-${typeof __filename === 'string' ? Math.round(statSync(__filename).mtimeMs) : 0}`;
+export const version = `${VERSION}-${typeof __filename === 'string' ? Math.round(statSync(__filename).mtimeMs) : 0}`;
 
 /**
  * Called by ts-jest for each compilation. ts-jest needs a full Program for this

@@ -54,7 +54,7 @@ describe('tools compiled with the build step, at run time', () => {
 
 describe('generated schemas and the provider formats', () => {
   it('every corpus tool lowers to every provider format', async () => {
-    const corpus = await Promise.all(['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map((name) => import(`./fixtures/corpus/${name}`)));
+    const corpus = await Promise.all(['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map((name) => import(`../fixtures/corpus/${name}`)));
     const instances = corpus.flatMap((module: Record<string, unknown>) => Object.values(module).filter((v): v is new () => object => typeof v === 'function' && /^class /.test(String(v))).map((C) => new C()));
     const toolset = new Toolset(...instances.filter((i) => toolsFrom(i).length > 0));
     expect(toolset.size).toBe(13);
