@@ -61,7 +61,7 @@ describe('two copies of @anytool/core', () => {
   it('a toolset of either copy cannot come to hold itself through the other', () => {
     const mine = new Toolset();
     const theirs = new other.Toolset(mine);
-    expect(() => mine.add(theirs)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }) as Error);
+    expect(() => mine.add(theirs)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition }) as Error);
   });
 
   it('brands: the predicates and instanceof of the base classes accept objects of the other copy', () => {

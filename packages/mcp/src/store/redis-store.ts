@@ -176,7 +176,7 @@ export class RedisStore implements McpStore {
       // Another writer changed the key between our read and our write: read it again, after a short random pause.
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
     }
-    throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
+    throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
   }
 
   async delete(key: string): Promise<void> {
@@ -247,7 +247,7 @@ export class RedisStore implements McpStore {
    * once connected, it reconnects on its own for as long as the store is open.
    */
   private async open<T extends Pool | Subscriber>(make: (redis: RedisModule, options: object) => T, forget: () => void): Promise<T> {
-    if (this.closed) throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore (${shownUrl(this.url)}) is closed`);
+    if (this.closed) throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore (${shownUrl(this.url)}) is closed`);
     const redis = await this.module();
     let ready = false;
     const options = {
@@ -270,7 +270,7 @@ export class RedisStore implements McpStore {
       forget();
       client.destroy();
       const why = error instanceof Error ? error.message : String(error);
-      throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`);
+      throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { networkInterfaces } from 'node:os';
-import { Toolset } from '@anytool/core';
+import { ErrorCode, Toolset } from '@anytool/core';
 import { createMcpServer, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
@@ -297,9 +297,9 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   // 0.0.0.0 is every interface: what people bind to be reached from the network. The refusal comes before any
   // socket is opened, so the test binds nothing.
   it('refuses 0.0.0.0 without auth, naming the option that allows it', async () => {
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0' })).rejects.toThrow(
-      /refusing to serve without authentication on 0\.0\.0\.0, which is not a loopback address.*allowUnauthenticated: true/,
-    );
+    const refused = serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0' });
+    await expect(refused).rejects.toThrow(/refusing to serve without authentication on 0\.0\.0\.0, which is not a loopback address.*allowUnauthenticated: true/);
+    await expect(refused).rejects.toMatchObject({ code: ErrorCode.InsecureServer });
   });
 
   const external = Object.values(networkInterfaces())
@@ -318,7 +318,10 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   });
 
   it('a wildcard bind with auth but no allowed host names is refused too: it would accept any Host', async () => {
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toThrow(/allowedHosts/);
+    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toMatchObject({
+      code: ErrorCode.InsecureServer,
+      message: expect.stringContaining('allowedHosts'),
+    });
   });
 
   it.each(['0.0.0.0', '::'])('JWT auth on the wildcard %s needs the resource: the audience would be an address no token names', async (host) => {

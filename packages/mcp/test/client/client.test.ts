@@ -224,7 +224,7 @@ describe('readMcpServers', () => {
     [{ mcpServers: { a: { command: 'x', progress: 'yes' } } }, '"progress" must be true or false (got "yes")'],
     [{ mcpServers: [] }, '"mcpServers" must be an object'],
     ['{not json', 'not valid JSON'],
-  ])('rejects %j with INVALID_OPTIONS', (input, message) => {
+  ])('rejects %j with INVALID_MCP_CONFIG', (input, message) => {
     let error: unknown;
     try {
       readMcpServers(input as never);
@@ -232,7 +232,7 @@ describe('readMcpServers', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(AnytoolError);
-    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
+    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidMcpConfig);
     expect((error as AnytoolError).message).toContain(message);
   });
 });

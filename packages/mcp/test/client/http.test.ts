@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
-import { McpConnection, McpToolset } from '@anytool/mcp';
+import { McpConnection, McpToolset, serveMcp } from '@anytool/mcp';
 import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
 import { EVERYTHING, alive, until } from './helpers';
 
@@ -115,6 +115,22 @@ describe('HTTP sessions and old servers', () => {
       expect(connection.starts).toBe(2);
     } finally {
       await connection.close();
+      await server.close();
+    }
+  });
+
+  it('arguments over the server\'s body limit end the call with PAYLOAD_TOO_LARGE, and smaller ones still go through', async () => {
+    const size = tool(({ text }: { text: string }) => text.length, { name: 'size', description: 'Counts characters.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    const server = await serveMcp(new Toolset(size), { transport: 'http', port: 0, maxBodyBytes: 4_000 });
+    const mcp = await McpToolset.connect({ mcpServers: { small: { url: server.url! } } });
+    try {
+      const toolset = new Toolset(mcp);
+      const refused = await toolset.invoke('size', { text: 'x'.repeat(10_000) });
+      expect(refused.error?.code).toBe(ErrorCode.PayloadTooLarge);
+      expect(resultText(refused)).toMatch(/HTTP 413.*smaller arguments.*maxBodyBytes/s);
+      expect(resultText(await toolset.invoke('size', { text: 'x'.repeat(100) }))).toBe('100');
+    } finally {
+      await mcp.close();
       await server.close();
     }
   });

@@ -293,6 +293,7 @@ describe('a task outlives restarts', () => {
       try {
         const pending = await after.pendingTasks();
         expect(pending.map((h) => h.taskId)).toEqual([handle!.taskId]);
+        await expect(after.resumeTask({ ...pending[0]!, server: 'elsewhere' })).rejects.toMatchObject({ code: ErrorCode.UnknownServer, message: expect.stringContaining('"elsewhere", which is not in this toolset') });
         const result = await after.resumeTask(pending[0]!);
         expect(resultText(result)).toBe('done: resumed');
         expect(await after.pendingTasks()).toEqual([]);

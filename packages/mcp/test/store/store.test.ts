@@ -1,6 +1,7 @@
 // One suite for every McpStore: the in-process MemoryStore, and RedisStore against a real
 // redis-server started here. "Two processes" are two stores on one Redis (for MemoryStore,
 // one store seen twice, as one process shares it).
+import { ErrorCode } from '@anytool/core';
 import { MemoryStore, RedisStore, type McpStore } from '@anytool/mcp';
 import { freePort, servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import type { ServerContext } from '@modelcontextprotocol/server';
@@ -144,6 +145,7 @@ describe('RedisStore', () => {
     const store = new RedisStore({ url: `redis://user:secret@127.0.0.1:${port}` });
     const failure = store.get('x');
     await expect(failure).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port}`);
+    await expect(failure).rejects.toMatchObject({ code: ErrorCode.StoreFailed });
     await expect(failure).rejects.not.toThrow('secret');
     await store.close();
   }, 20_000);
