@@ -6,11 +6,12 @@ import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts } from '../../src/server/host-check';
 import { Notes } from './notes-tools';
 import { startOidcProvider, type OidcProvider } from './oidc';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // An authenticated endpoint with a real identity provider: tokens fetched by client credentials call the
 // endpoint in both protocol eras, see only the tools their scopes allow, are refused outside them with 403
 // and the challenge a client steps up from, and bad tokens (another issuer, another audience, expired) get 401.
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 type Era = 'legacy' | 'modern';
 const ERAS: Era[] = ['legacy', 'modern'];
@@ -69,7 +70,7 @@ beforeAll(async () => {
   ]);
   // The keys are found from the issuer's metadata (no jwksUri given), as most setups would.
   server = await serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { jwt: { issuer: idp.issuer } } });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.close();

@@ -4,8 +4,9 @@ import { getEventListeners } from 'node:events';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { watchStdioStart } from '../../src/client/sdk-internals';
 import { FIXTURE, alive, connectForEachTest, fixture, until, untilAsync } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 describe('McpToolset with the fixture server', () => {
   const connect = connectForEachTest();

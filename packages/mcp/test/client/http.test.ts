@@ -5,8 +5,9 @@ import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, tool, t
 import { McpConnection, McpToolset, serveMcp } from '@anytool/mcp';
 import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
 import { EVERYTHING, alive, until } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -143,7 +144,7 @@ describe('HTTP sessions and old servers', () => {
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/wrong-path`;
     try {
-      const error = await McpConnection.open('s', { url, startTimeoutMs: 5_000 }).then(
+      const error = await McpConnection.open('s', { url, startTimeoutMs: scaled(5_000) }).then(
         async (c) => {
           await c.close();
           throw new Error('expected the connection to fail');

@@ -6,9 +6,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ErrorCode, loadToolModule } from '@anytool/core';
 import { parseServeArgs } from '../../src/server/serve-command';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 // `anytool serve` as the docs tell users to run it (docs/mcp-server.md), after `npm run build`:
 //   npx anytool serve examples/dist/mcp-server/tools.js [--http --port N]

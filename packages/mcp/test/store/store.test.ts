@@ -6,11 +6,12 @@ import { MemoryStore, RedisStore, type McpStore } from '@anytool/mcp';
 import { freePort, servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { TaskManager } from '../../src/server/tasks/task-manager';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await sleep(10);
@@ -148,7 +149,7 @@ describe('RedisStore', () => {
     await expect(failure).rejects.toMatchObject({ code: ErrorCode.StoreFailed });
     await expect(failure).rejects.not.toThrow('secret');
     await store.close();
-  }, 20_000);
+  }, scaled(20_000));
 });
 
 (withRedis ? describe : describe.skip)('RedisStore keys of the tasks', () => {
@@ -166,5 +167,5 @@ describe('RedisStore', () => {
       await Promise.all([store.close(), raw.close()]);
       await redis.stop();
     }
-  }, 20_000);
+  }, scaled(20_000));
 });
