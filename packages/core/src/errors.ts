@@ -37,9 +37,9 @@ export const ErrorCode = {
   InvalidArguments: 'INVALID_ARGUMENTS',
   /** The tool threw or rejected; its error is the `cause`. */
   ToolFailed: 'TOOL_FAILED',
-  /** The tool did not settle within its timeout; raise the timeout, or make the tool report progress. */
+  /** The tool did not settle within its timeout; raise the timeout (an MCP call's also restarts on progress). */
   Timeout: 'TIMEOUT',
-  /** The run was aborted before or while the tool ran; nothing to retry unless the run is started again. */
+  /** The run was aborted before or while the tool ran; the tool's work may be unfinished. */
   Aborted: 'ABORTED',
   /** The tool returned a value that cannot be turned into a tool result; return a string, plain data or a ToolResult. */
   InvalidResult: 'INVALID_RESULT',
