@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import ts from 'typescript';
 import { anytoolTransformer, readProject } from '@anytool/schema';
 
-export const repoRoot = resolve(__dirname, '../../..');
-export const schemaRoot = resolve(__dirname, '..');
-export const fixtures = join(__dirname, 'fixtures');
+export const repoRoot = resolve(__dirname, '../../../..');
+export const schemaRoot = resolve(__dirname, '../..');
+export const fixtures = join(__dirname, '..', 'fixtures');
 export const testTsconfig = join(repoRoot, 'tsconfig.test.json');
 export const anytoolBin = join(schemaRoot, 'bin', 'anytool.mjs');
 

@@ -3,8 +3,8 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { anytoolTransformer, buildCommand } from '@anytool/schema';
-import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from './helpers';
-import { scaled } from '../../core/test/helpers/time-scale';
+import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from '../helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 afterAll(removeScratchDirs);
 

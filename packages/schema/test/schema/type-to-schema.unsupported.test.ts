@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { DiagnosticCode, analyzeSourceFile, anytoolTransformer } from '@anytool/schema';
-import { fixtures, programFor } from './helpers';
+import { fixtures, programFor } from '../helpers';
 
 const file = join(fixtures, 'unsupported', 'tools.ts');
 const text = readFileSync(file, 'utf8');

@@ -2,8 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileValidator, schemaProblems, type JsonSchema } from '@anytool/core';
 import { analyzeSourceFile, type BuildInfoData } from '@anytool/schema';
-import { fixtures, messages, programFor } from './helpers';
-import { breaking, samples } from './fixtures/samples';
+import { fixtures, messages, programFor } from '../helpers';
+import { breaking, samples } from '../fixtures/samples';
 
 // The corpus: one file per family of type kinds; expected definitions are checked in under expected/.
 // Run with UPDATE_EXPECTED=1 to rewrite them after a deliberate change (and review the diff).
