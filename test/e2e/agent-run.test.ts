@@ -5,8 +5,9 @@
 import { ErrorCode, Tool, Toolset, resultText, type ExecutionContext, type RunEvent, type ToolCallEvent, type ToolResultEvent } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults, type ApprovalRequest } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 class Notebook {
   readonly notes = new Map<string, string>([['a', 'buy milk']]);

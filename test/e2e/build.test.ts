@@ -4,8 +4,9 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(300_000);
+jest.setTimeout(scaled(300_000));
 
 const root = join(__dirname, '..', '..');
 

@@ -7,8 +7,9 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const root = join(__dirname, '..', '..');
 const fixtures = join(__dirname, 'fixtures');

@@ -6,8 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startProviderServer, type ProviderServer } from '../../packages/agent/test/helpers/provider-server';
 import { QUESTION } from '../../examples/agent/script';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const root = join(__dirname, '..', '..');
 

@@ -29,8 +29,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import * as ts from 'typescript';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const root = join(__dirname, '..', '..');
 const docsDir = join(root, 'docs');
@@ -463,7 +464,7 @@ describe('TypeScript blocks in docs/, run', () => {
         compiled.set(block, build.status === 0 && existsSync(file) ? { file } : { error: `anytool build failed (exit ${build.status}):\n${own.length > 0 ? own.join('\n') : output}` });
       }
     }
-  }, 300_000);
+  }, scaled(300_000));
 
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 

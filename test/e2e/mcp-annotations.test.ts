@@ -5,8 +5,9 @@ import { resultText, type RunEvent, type ToolCallEvent, type ToolResultEvent } f
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
 import * as path from 'node:path';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 let mcp: McpToolset;
 beforeAll(async () => {

@@ -5,8 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix, relative, sep } from 'node:path';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 const root = join(__dirname, '..', '..');
 const packageNames = readdirSync(join(root, 'packages')).filter((name) => existsSync(join(root, 'packages', name, 'package.json'))).sort();

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { ErrorCode, Toolset, resultText } from '@anytool/core';
 import { convertFahrenheitToCelsius, weather } from '../../examples/from-ai-sdk/tools';
 import { convertCurrency, getWeather } from '../../examples/from-openai-agents/tools';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const root = join(__dirname, '..', '..');
 

@@ -9,8 +9,9 @@ import type * as core from '@anytool/core';
 import { BaseTool, ErrorCode, Toolset, resultText } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
+import { scaled } from '../../packages/core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const root = join(__dirname, '..', '..');
 const anytool = join(root, 'packages', 'schema', 'bin', 'anytool.mjs');
@@ -48,7 +49,7 @@ export const toolset = new Toolset(add, greeter);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the copy is loaded by path, as its own module graph
   other = require(join(copy, 'dist', 'cjs', 'index.js')) as typeof core;
   expect(other.BaseTool).not.toBe(BaseTool);
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 

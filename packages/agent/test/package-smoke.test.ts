@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scaled } from '../../core/test/helpers/time-scale';
 
 const root = join(__dirname, '..', '..', '..');
 const pkg = join(root, 'packages', 'agent');
@@ -10,7 +11,7 @@ beforeAll(() => {
   if (!existsSync(join(pkg, 'dist', 'esm', 'index.js')) || !existsSync(join(pkg, 'dist', 'cjs', 'index.js'))) {
     execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'agent'], { cwd: root, stdio: 'pipe' });
   }
-}, 120_000);
+}, scaled(120_000));
 
 const program = (load: (specifier: string) => string): string => `
   const { Agent, ScriptedModel } = ${load('@anytool/agent')};

@@ -328,7 +328,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const schema = this.standardSchema;
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
     const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes) ?? taskProblem(options.task, options.resumable, options.deferTask);
-    if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${this.label}: ${problem}`);
+    if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${this.label}: ${problem}`);
     this.scopes = options.scopes === undefined ? undefined : Object.freeze([...new Set(options.scopes)]);
     this.task = options.task ?? false;
     this.resumable = options.resumable ?? false;

@@ -125,7 +125,7 @@ export function resolveConvention(
   if (names === undefined && options.parameters === undefined) throw missingBuildInfo(owner);
   if (names !== undefined) {
     if (options.context === true) {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}: { context: true } is only for tools given explicit parameters and no build step; the build step already knows where the context parameter is`);
+      throw new AnytoolError(ErrorCode.ConflictingOptions, `${owner}: { context: true } is only for tools given explicit parameters and no build step; the build step already knows where the context parameter is`);
     }
     const contextIndex = build?.contextIndex ?? declaredContextIndex;
     if (options.parameters === undefined) return { paramNames: names, contextIndex };
@@ -135,7 +135,7 @@ export function resolveConvention(
     if (named.length > 0 && missing.length === 0) return { paramNames: names, contextIndex };
     if (named.length <= 1) return { paramNames: undefined, contextIndex };
     throw new AnytoolError(
-      ErrorCode.InvalidOptions,
+      ErrorCode.InvalidToolDefinition,
       `${owner}: its explicit parameters schema has no ${missing.map((n) => JSON.stringify(n)).join(', ')}, but the function takes those parameters by name; add them to the schema's properties, or drop { parameters } and let the build step generate it`,
     );
   }
@@ -143,7 +143,7 @@ export function resolveConvention(
   // `fn.length` counts the parameters before the first default: more than one means at least two.
   if (contextIndex === undefined && fn.length > 1) {
     throw new AnytoolError(
-      ErrorCode.InvalidOptions,
+      ErrorCode.InvalidToolDefinition,
       `${owner}: it takes more than one parameter, but a tool given explicit { parameters } and no build information receives one arguments object; ` +
         'if its second parameter is the ExecutionContext, pass { context: true } (or mark it with @Context() under legacy decorators), otherwise take the arguments object as its one parameter, or drop { parameters } and compile it with the build step',
     );

@@ -79,7 +79,7 @@ export class ClientTool<Args extends object = Record<string, unknown>> extends B
 
   constructor(format: BuiltinFormat, declaration: Record<string, unknown>, handler: ClientToolHandler<Args>, options: { name: string; description: string; parameters: JsonSchema; annotations?: ToolAnnotations }) {
     if (typeof handler !== 'function') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `the ${PROVIDER_NAMES[format]} client tool "${options.name}" needs your implementation: pass a function (args, context) => result`);
+      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `the ${PROVIDER_NAMES[format]} client tool "${options.name}" needs your implementation: pass a function (args, context) => result`);
     }
     super({ name: options.name, description: options.description, parameters: options.parameters, ...(options.annotations === undefined ? {} : { annotations: options.annotations }) });
     this.format = format;
@@ -132,7 +132,7 @@ const openai = {
   /** File search over your vector stores (`vector_store_ids` is required). */
   fileSearch(options: WithSettings<{ vector_store_ids: string[] }>): BuiltinTool {
     const { settings, own } = split(options);
-    if (!Array.isArray(settings['vector_store_ids'])) throw new AnytoolError(ErrorCode.InvalidOptions, 'builtin.openai.fileSearch(): pass { vector_store_ids: [...] }, the vector stores to search');
+    if (!Array.isArray(settings['vector_store_ids'])) throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'builtin.openai.fileSearch(): pass { vector_store_ids: [...] }, the vector stores to search');
     return builtinTool('openai-responses', { type: 'file_search', ...settings }, { name: 'openai_file_search', description: 'Search the uploaded files (run by OpenAI).' }, own, { readOnly: true });
   },
   /** The code interpreter; runs in an automatic container unless `container` says otherwise. */
@@ -154,7 +154,7 @@ const openai = {
    */
   mcp(options: WithSettings<{ server_label: string }>): BuiltinTool {
     const { settings, own } = split(options);
-    if (typeof settings['server_label'] !== 'string') throw new AnytoolError(ErrorCode.InvalidOptions, 'builtin.openai.mcp(): pass { server_label, server_url } (or connector_id) of the remote MCP server');
+    if (typeof settings['server_label'] !== 'string') throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'builtin.openai.mcp(): pass { server_label, server_url } (or connector_id) of the remote MCP server');
     const label = settings['server_label'] as string;
     return builtinTool('openai-responses', { type: 'mcp', require_approval: 'never', ...settings }, { name: `openai_mcp_${label.replace(/[^A-Za-z0-9_-]/g, '_')}`, description: `Tools of the remote MCP server "${label}" (called by OpenAI).` }, own);
   },

@@ -5,51 +5,77 @@ import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
  * Callers branch on `code`, never on message text.
  */
 export const ErrorCode = {
-  /** A tool name was registered twice in one toolset. */
+  /** A tool name was registered twice in one toolset; rename one, or leave one out. */
   DuplicateTool: 'DUPLICATE_TOOL',
-  /** A tool name breaks a provider's naming rule. */
+  /** A tool name breaks a provider's naming rule; pass a name the message suggests. */
   InvalidToolName: 'INVALID_TOOL_NAME',
-  /** A tool has no parameter schema and the build step did not provide one. */
+  /** A tool has no parameter schema and the build step did not provide one; give `parameters` or compile with the build step. */
   MissingSchema: 'MISSING_SCHEMA',
-  /** A tool has no description and the build step did not provide one. */
+  /** A tool has no description and the build step did not provide one; give `description` or a doc comment. */
   MissingDescription: 'MISSING_DESCRIPTION',
-  /** A tool's JSON Schema is not a valid schema. */
+  /** A tool's schema is not valid JSON Schema, or cannot be exported as one; fix the schema or the type it comes from. */
   InvalidSchema: 'INVALID_SCHEMA',
-  /** Options given to a tool, decorator or toolset are malformed. */
+  /** A tool is defined wrongly (a decorator out of place, options that do not fit its function, a value given as tools that holds none); fix the definition as the message says. */
+  InvalidToolDefinition: 'INVALID_TOOL_DEFINITION',
+  /** An option or argument of a function or constructor (Agent, a model, serveMcp, RedisStore, a call) has a value it does not accept; fix that value. */
   InvalidOptions: 'INVALID_OPTIONS',
-  /** The model asked for a tool that the toolset does not hold. */
+  /** Two options were given that cannot go together; drop one of them. */
+  ConflictingOptions: 'CONFLICTING_OPTIONS',
+  /** A command line of the `anytool` command is wrong (an unknown flag, a missing argument, a path that does not exist); run it with --help. */
+  InvalidUsage: 'INVALID_USAGE',
+  /** A module named as a source of tools could not be loaded or exports no tools; fix the path or its exports. */
+  InvalidToolModule: 'INVALID_TOOL_MODULE',
+  /** The TypeScript project the build step reads is unusable (its tsconfig cannot be read or has errors, or no type information); fix the project. */
+  InvalidProject: 'INVALID_PROJECT',
+  /** An optional library a feature needs is not installed or too old; install the one the message names. */
+  MissingDependency: 'MISSING_DEPENDENCY',
+  /** A model client has no API key; pass `apiKey` or set the provider's environment variable. */
+  MissingCredentials: 'MISSING_CREDENTIALS',
+  /** The model asked for a tool that the toolset does not hold; the model is told the names it may use. */
   UnknownTool: 'UNKNOWN_TOOL',
-  /** The model's arguments did not match the tool's schema. */
+  /** The model's arguments did not match the tool's schema; the model is told what to fix. */
   InvalidArguments: 'INVALID_ARGUMENTS',
-  /** The tool threw or rejected. */
+  /** The tool threw or rejected; its error is the `cause`. */
   ToolFailed: 'TOOL_FAILED',
-  /** The tool did not settle within its timeout. */
+  /** The tool did not settle within its timeout; raise the timeout (an MCP call's also restarts on progress). */
   Timeout: 'TIMEOUT',
-  /** The run was aborted before or while the tool ran. */
+  /** The run was aborted before or while the tool ran; the tool's work may be unfinished. */
   Aborted: 'ABORTED',
-  /** The tool returned a value that cannot be turned into a tool result. */
+  /** The tool returned a value that cannot be turned into a tool result; return a string, plain data or a ToolResult. */
   InvalidResult: 'INVALID_RESULT',
-  /** A type has no faithful JSON Schema (build step). */
+  /** A type has no faithful JSON Schema (build step); give the tool an explicit schema. */
   UnsupportedType: 'UNSUPPORTED_TYPE',
-  /** The TypeScript a build host compiles with is one the build step cannot work with. */
+  /** The TypeScript a build host compiles with is one the build step cannot work with; install a supported version. */
   UnsupportedTypeScript: 'UNSUPPORTED_TYPESCRIPT',
-  /** An MCP server could not be started or connected to. */
+  /** An MCP server could not be started or connected to; check its command or URL (the message has its stderr). */
   McpConnectFailed: 'MCP_CONNECT_FAILED',
-  /** The connection to an MCP server closed while a call was in flight. */
+  /** The connection to an MCP server closed while a call was in flight; the next call connects again. */
   McpConnectionClosed: 'MCP_CONNECTION_CLOSED',
-  /** An MCP server answered with a protocol error. */
+  /** An MCP server answered with a protocol error; the message quotes it. */
   McpProtocolError: 'MCP_PROTOCOL_ERROR',
-  /** Authorizing with an MCP server (OAuth) failed: no token could be obtained or the server refused it. */
+  /** Authorizing with an MCP server (OAuth) failed: no token could be obtained or the server refused it; sign in again or fix the credentials. */
   McpAuthFailed: 'MCP_AUTH_FAILED',
-  /** An MCP server's tool result did not match its output schema. */
+  /** An MCP server's tool result did not match its output schema (or MCP's); the server needs fixing. */
   McpInvalidResult: 'MCP_INVALID_RESULT',
-  /** A tool's result was larger than the limit set for it (an MCP server's answer, for one). */
+  /** An MCP server's entry in a client config is malformed; fix the field the message names. */
+  InvalidMcpConfig: 'INVALID_MCP_CONFIG',
+  /** A task handle names an MCP server this toolset or connection does not hold; resume the task where it started. */
+  UnknownServer: 'UNKNOWN_SERVER',
+  /** An MCP server refused a request as too large (HTTP 413); send less, or raise the server's `maxBodyBytes`. */
+  PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  /** serveMcp() refused options that would expose every tool (no auth off loopback, no host check); add auth or allowedHosts, or opt out explicitly. */
+  InsecureServer: 'INSECURE_SERVER',
+  /** The OAuth token file cannot be used (others may read it, or it is not a JSON object of tokens); make it private or delete it. */
+  InvalidTokenFile: 'INVALID_TOKEN_FILE',
+  /** A store (RedisStore) could not do what was asked: Redis is unreachable, the store is closed, or an update kept losing to other writers; retry or check Redis. */
+  StoreFailed: 'STORE_FAILED',
+  /** A tool's result was larger than the limit set for it (an MCP server's answer, for one); ask for less, or raise the limit. */
   ResultTooLarge: 'RESULT_TOO_LARGE',
-  /** A model call failed after the client's own retries. */
+  /** A model call failed after the client's own retries; the `cause` is the client's error. */
   ModelFailed: 'MODEL_FAILED',
   /** A provider's built-in tool was called locally; only its provider runs it, during a model turn. */
   ProviderTool: 'PROVIDER_TOOL',
-  /** A tool call was refused by the approval callback. */
+  /** A tool call was refused by the approval callback; the model is told it was not run. */
   ApprovalDenied: 'APPROVAL_DENIED',
   /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */
   DuplicateCallId: 'DUPLICATE_CALL_ID',

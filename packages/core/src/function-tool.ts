@@ -42,7 +42,7 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
 
   constructor(fn: Fn, options: FunctionToolOptions = {}, build?: ToolBuildInfo) {
     if (typeof fn !== 'function') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
+      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `tool(): expected a function, got ${fn === null ? 'null' : typeof fn}`);
     }
     // An anonymous function's name comes from the variable it is assigned to, through the build step.
     const name = options.name ?? (build?.name || fn.name || undefined);
@@ -108,12 +108,12 @@ type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & { exe
 function fromObject(definition: ToolObjectAny): FunctionTool {
   const { execute, parameters, inputSchema, ...options } = definition;
   const shown = options.name === undefined ? 'tool({ ... })' : `tool({ name: ${JSON.stringify(options.name)}, ... })`;
-  if (typeof execute !== 'function') throw new AnytoolError(ErrorCode.InvalidOptions, `${shown}: expected an execute function, got ${execute === null ? 'null' : typeof execute}`);
+  if (typeof execute !== 'function') throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${shown}: expected an execute function, got ${execute === null ? 'null' : typeof execute}`);
   if (options.name === undefined) {
     throw new AnytoolError(ErrorCode.InvalidToolName, `${shown}: a tool in object form needs a name; add name: '...' (the AI SDK names a tool by its key in \`tools\`, anytool by its name)`);
   }
-  if (parameters !== undefined && inputSchema !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${shown}: give parameters or inputSchema, not both`);
+  if (parameters !== undefined && inputSchema !== undefined) throw new AnytoolError(ErrorCode.ConflictingOptions, `${shown}: give parameters or inputSchema, not both`);
   const schema = parameters ?? inputSchema;
-  if (schema === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${shown}: give the arguments' schema as parameters (or inputSchema): a Standard Schema such as a zod object, or a JSON Schema`);
+  if (schema === undefined) throw new AnytoolError(ErrorCode.MissingSchema, `${shown}: give the arguments' schema as parameters (or inputSchema): a Standard Schema such as a zod object, or a JSON Schema`);
   return new FunctionTool(execute as AnyFunction, { ...options, parameters: schema as NonNullable<FunctionToolOptions['parameters']>, context: true });
 }

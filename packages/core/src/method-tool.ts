@@ -25,7 +25,7 @@ export class MethodTool extends BaseTool {
     this.source = `${className}.${methodName}`;
     const fn = (instance as Record<string | symbol, unknown>)[record.method];
     if (typeof fn !== 'function') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `${this.source} is marked @Tool() but is not a method of this instance`);
+      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${this.source} is marked @Tool() but is not a method of this instance`);
     }
     this.fn = fn as (...args: never[]) => unknown;
     const convention = resolveConvention(this.label, this.fn, options, build, record.contextIndex);
@@ -46,7 +46,7 @@ export class MethodTool extends BaseTool {
  */
 export function toolsFrom(instance: object): MethodTool[] {
   if (typeof instance !== 'object' || instance === null) {
-    throw new AnytoolError(ErrorCode.InvalidOptions, `toolsFrom(): expected an instance of a class with @Tool() methods, got ${instance === null ? 'null' : typeof instance}`);
+    throw new AnytoolError(ErrorCode.InvalidToolDefinition, `toolsFrom(): expected an instance of a class with @Tool() methods, got ${instance === null ? 'null' : typeof instance}`);
   }
   const tools = readToolRecords(instance.constructor, true).map((record) => new MethodTool(instance, record));
   for (const tool of tools) void tool.definition;

@@ -100,7 +100,7 @@ function listExports(exports: ReadonlyMap<string, unknown>): string {
  * the Toolsets when there is one, since a Toolset usually holds the module's
  * other exports), or only the exports named in `only`. ES and CommonJS
  * modules alike (see `moduleExports`). A module with no tools, or a named
- * export that is missing or holds none, throws `INVALID_OPTIONS` naming what
+ * export that is missing or holds none, throws `INVALID_TOOL_MODULE` naming what
  * the module does export.
  *
  * @example
@@ -114,11 +114,11 @@ export function toolsetFromModule(namespace: object, options: ModuleToolsOptions
   if (only.length > 0) {
     for (const name of only) {
       if (!exports.has(name)) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, `${label} has no export "${name}"; ${listExports(exports)}`);
+        throw new AnytoolError(ErrorCode.InvalidToolModule, `${label} has no export "${name}"; ${listExports(exports)}`);
       }
       const value = exports.get(name);
       const tools = toolsOf(value);
-      if (tools === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `export "${name}" of ${label} holds no tools: it is ${describeExport(value)}; ${WHAT_COUNTS}`);
+      if (tools === undefined) throw new AnytoolError(ErrorCode.InvalidToolModule, `export "${name}" of ${label} holds no tools: it is ${describeExport(value)}; ${WHAT_COUNTS}`);
       found.set(name, tools);
     }
   } else {
@@ -132,7 +132,7 @@ export function toolsetFromModule(namespace: object, options: ModuleToolsOptions
       for (const [name, tools] of toolsets) found.set(name, tools);
     }
   }
-  if (found.size === 0) throw new AnytoolError(ErrorCode.InvalidOptions, `${label} exports no tools; ${listExports(exports)}; ${WHAT_COUNTS}`);
+  if (found.size === 0) throw new AnytoolError(ErrorCode.InvalidToolModule, `${label} exports no tools; ${listExports(exports)}; ${WHAT_COUNTS}`);
   const sources = [...found.values()];
   return sources.length === 1 && sources[0] instanceof Toolset ? sources[0] : new Toolset(...sources);
 }
@@ -160,15 +160,15 @@ function loadFailure(error: unknown, file: string, fileUrl: string): string {
 /**
  * Loads a JavaScript module (ES or CommonJS) by path, relative to the working
  * directory, the way `anytool list`, `call` and `serve` do. Every failure is
- * an `INVALID_OPTIONS` error with a one-line message that names the file and
+ * an `INVALID_TOOL_MODULE` error with a one-line message that names the file and
  * the fix: a missing file, TypeScript that was not built, a module that throws
  * or does not parse, a package it imports that is not installed.
  */
 export async function loadToolModule(path: string): Promise<object> {
   const [{ existsSync, statSync }, { isAbsolute, resolve }, { pathToFileURL }] = await Promise.all([import('node:fs'), import('node:path'), import('node:url')]);
   const file = isAbsolute(path) ? path : resolve(process.cwd(), path);
-  if (!existsSync(file)) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot load ${path}: there is no such file (${file}); check the path, which is relative to the current directory`);
-  if (statSync(file).isDirectory()) throw new AnytoolError(ErrorCode.InvalidOptions, `cannot load ${path}: it is a directory; name the JavaScript file that exports the tools`);
+  if (!existsSync(file)) throw new AnytoolError(ErrorCode.InvalidToolModule, `cannot load ${path}: there is no such file (${file}); check the path, which is relative to the current directory`);
+  if (statSync(file).isDirectory()) throw new AnytoolError(ErrorCode.InvalidToolModule, `cannot load ${path}: it is a directory; name the JavaScript file that exports the tools`);
   try {
     return await importModule(pathToFileURL(file).href);
   } catch (error) {
@@ -179,6 +179,6 @@ export async function loadToolModule(path: string): Promise<object> {
     else if (error instanceof SyntaxError && !(error.stack ?? '').includes(file)) hint = `fix the module; node --check ${path} shows where the error is`;
     else if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') hint = 'install the package it imports, or fix the import';
     else if (code === 'ERR_UNKNOWN_FILE_EXTENSION') hint = 'pass a .js, .mjs or .cjs file';
-    throw new AnytoolError(ErrorCode.InvalidOptions, `cannot load ${path}: ${loadFailure(error, file, url)}; ${hint}`, { cause: error });
+    throw new AnytoolError(ErrorCode.InvalidToolModule, `cannot load ${path}: ${loadFailure(error, file, url)}; ${hint}`, { cause: error });
   }
 }

@@ -127,10 +127,10 @@ function loadValidate(): Promise<Validate> {
   return (validateFn ??= import('class-validator').then((mod: unknown) => {
     const m = mod as { validate?: Validate; default?: { validate?: Validate } };
     const validate = m.validate ?? m.default?.validate;
-    if (validate === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, 'class-validator is installed but exports no validate(); install class-validator >= 0.14');
+    if (validate === undefined) throw new AnytoolError(ErrorCode.MissingDependency, 'class-validator is installed but exports no validate(); install class-validator >= 0.14');
     return validate;
   }, (error: unknown) => {
-    throw new AnytoolError(ErrorCode.InvalidOptions, `cannot load class-validator (${describeError(error).split('\n')[0]!}); a tool takes a class with class-validator decorators, so install it next to @anytool/core: npm i class-validator`, { cause: error });
+    throw new AnytoolError(ErrorCode.MissingDependency, `cannot load class-validator (${describeError(error).split('\n')[0]!}); a tool takes a class with class-validator decorators, so install it next to @anytool/core: npm i class-validator`, { cause: error });
   }));
 }
 

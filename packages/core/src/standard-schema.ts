@@ -82,7 +82,7 @@ export function standardToJsonSchema(schema: StandardSchemaV1, owner: string): J
   if (attempts.length === 0) {
     const fix = VENDOR_FIXES[vendor] ?? 'use a version of the library that implements Standard JSON Schema (as zod 4.2+ and arktype 2.2 do), or one with toJSONSchema';
     throw new AnytoolError(
-      ErrorCode.InvalidOptions,
+      ErrorCode.InvalidSchema,
       `${owner}: its parameters are a Standard Schema from "${vendor}", which does not export JSON Schema (no ~standard.jsonSchema, no toJSONSchema), and the model needs one; ` +
         `${fix}, or pass a JSON Schema as { parameters }`,
     );

@@ -145,7 +145,7 @@ export class Toolset implements DynamicToolSource {
       for (const item of source as readonly ToolSource[]) this.collect(item, into);
     } else if (isDynamicSource(source)) {
       if (source === this || (isToolset(source) && source.holds(this))) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, 'a toolset cannot hold itself, directly or through another toolset');
+        throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'a toolset cannot hold itself, directly or through another toolset');
       }
       into.push({ tools: () => source.tools, source });
     } else if (hasToolRecords(source)) {
@@ -155,7 +155,7 @@ export class Toolset implements DynamicToolSource {
     } else {
       const value = source as unknown;
       const what = typeof value === 'object' && value !== null ? `an instance of ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'a null-prototype object'} with no @Tool() methods` : String(value);
-      throw new AnytoolError(ErrorCode.InvalidOptions, `Toolset.add(): cannot take ${what}; pass tools, arrays of tools, instances of classes with @Tool() methods, toolsets or MCP toolsets`);
+      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `Toolset.add(): cannot take ${what}; pass tools, arrays of tools, instances of classes with @Tool() methods, toolsets or MCP toolsets`);
     }
   }
 

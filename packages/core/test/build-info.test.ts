@@ -5,12 +5,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '@anytool/core';
 import { missingBuildInfoMessage } from './helpers/missing-build-info';
+import { scaled } from './helpers/time-scale';
 
 const root = join(__dirname, '..', '..', '..');
 
 beforeAll(() => {
   if (!existsSync(join(root, 'packages', 'core', 'dist', 'esm', 'index.js'))) execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'core'], { cwd: root, stdio: 'pipe' });
-}, 120_000);
+}, scaled(120_000));
 
 describe('plain JavaScript without the build step', () => {
   it('defineTool, tool(fn) and a BaseTool subclass fail with MISSING_SCHEMA, naming the tool and the fix', () => {

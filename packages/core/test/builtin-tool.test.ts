@@ -95,7 +95,7 @@ describe('provider built-in tools in a toolset', () => {
       { type: 'memory_20250818', name: 'memory' } satisfies Anthropic.MemoryTool20250818,
     ]);
     expect(toolset.definitions('openai')[1]).toMatchObject({ function: { name: 'memory', parameters: { properties: { command: { enum: expect.arrayContaining(['rename', 'delete']) } } } } });
-    expect(() => builtin.anthropic.bash(undefined as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringMatching(/bash.*implementation/) }));
+    expect(() => builtin.anthropic.bash(undefined as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition, message: expect.stringMatching(/bash.*implementation/) }));
   });
 
   it('takes the provider\'s own settings and a name of your choosing', () => {
@@ -119,7 +119,7 @@ describe('provider built-in tools in a toolset', () => {
       { type: 'code_execution_20250825', name: 'code_execution' } satisfies Anthropic.CodeExecutionTool20250825,
     ]);
     expect(new Toolset(builtin.gemini.codeExecution(), builtin.gemini.urlContext()).definitions('gemini')).toEqual([{ codeExecution: {} } satisfies GeminiTool, { urlContext: {} } satisfies GeminiTool]);
-    expect(() => builtin.openai.fileSearch({} as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringMatching(/vector_store_ids/) }));
+    expect(() => builtin.openai.fileSearch({} as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition, message: expect.stringMatching(/vector_store_ids/) }));
     expect(() => builtin.openai.mcp({} as never)).toThrow(/server_label/);
   });
 

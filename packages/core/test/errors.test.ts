@@ -216,8 +216,8 @@ describe('programming errors throw at registration with a coded error', () => {
   });
 
   it('a timeout out of range', () => {
-    expect(codeOf(() => tool(() => 1, { name: 'huge', description: 'x', parameters: objectSchema({}), timeoutMs: 3e9 }))).toBe(ErrorCode.InvalidOptions);
-    expect(codeOf(() => tool(() => 1, { name: 'zero', description: 'x', parameters: objectSchema({}), timeoutMs: 0 }))).toBe(ErrorCode.InvalidOptions);
+    expect(codeOf(() => tool(() => 1, { name: 'huge', description: 'x', parameters: objectSchema({}), timeoutMs: 3e9 }))).toBe(ErrorCode.InvalidToolDefinition);
+    expect(codeOf(() => tool(() => 1, { name: 'zero', description: 'x', parameters: objectSchema({}), timeoutMs: 0 }))).toBe(ErrorCode.InvalidToolDefinition);
   });
 
   it('an anonymous function without a name', () => {
@@ -236,8 +236,8 @@ describe('programming errors throw at registration with a coded error', () => {
   });
 
   it('things that are not tools', () => {
-    expect(codeOf(() => new Toolset(Object.create(null) as object))).toBe(ErrorCode.InvalidOptions);
-    expect(codeOf(() => new Toolset({} as object))).toBe(ErrorCode.InvalidOptions);
-    expect(codeOf(() => tool('nope' as never))).toBe(ErrorCode.InvalidOptions);
+    expect(codeOf(() => new Toolset(Object.create(null) as object))).toBe(ErrorCode.InvalidToolDefinition);
+    expect(codeOf(() => new Toolset({} as object))).toBe(ErrorCode.InvalidToolDefinition);
+    expect(codeOf(() => tool('nope' as never))).toBe(ErrorCode.InvalidToolDefinition);
   });
 });

@@ -72,7 +72,7 @@ describe('toolsetFromModule: what a module exports becomes a toolset', () => {
   it('refuses a module with no tools, naming each export and what it is, and what counts as tools', () => {
     class Plain {}
     const call = (): Toolset => toolsetFromModule({ Clock, Plain, helper: () => 1, VERSION: '1.0', config: { a: 1 }, list: [1], thing: new Plain() }, { label: 'tools.js' });
-    expect(call).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
+    expect(call).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolModule }));
     expect(call).toThrow(
       'tools.js exports no tools; it exports Clock (a class with @Tool methods: export an instance, new Clock(), not the class), Plain (a class with no @Tool methods), ' +
         'helper (a function: wrap it with tool() to make it a tool), VERSION (a string), config (a plain object), list (an array that is not all tools), thing (an instance of Plain with no @Tool methods); ' +
@@ -100,7 +100,7 @@ describe('toolsetFromModule: what a module exports becomes a toolset', () => {
 
 describe('loadToolModule', () => {
   it('names a missing file or a directory, before importing anything', async () => {
-    await expect(loadToolModule('no/such/tools.js')).rejects.toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringMatching(/^cannot load no\/such\/tools\.js: there is no such file \(.*no\/such\/tools\.js\); check the path/) }));
+    await expect(loadToolModule('no/such/tools.js')).rejects.toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolModule, message: expect.stringMatching(/^cannot load no\/such\/tools\.js: there is no such file \(.*no\/such\/tools\.js\); check the path/) }));
     await expect(loadToolModule(__dirname)).rejects.toThrow('it is a directory; name the JavaScript file that exports the tools');
   });
 });

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { scaled } from './helpers/time-scale';
 
 const root = join(__dirname, '..', '..', '..');
 const pkg = join(root, 'packages', 'core');
@@ -10,7 +11,7 @@ beforeAll(() => {
   if (!existsSync(join(pkg, 'dist', 'esm', 'index.js')) || !existsSync(join(pkg, 'dist', 'cjs', 'index.js'))) {
     execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'core'], { cwd: root, stdio: 'pipe' });
   }
-}, 120_000);
+}, scaled(120_000));
 
 /** `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
 const packageName = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');

@@ -34,7 +34,7 @@ describe('valibot', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(AnytoolError);
-    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
+    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidSchema);
     expect((error as AnytoolError).message).toMatch(/tool "place_order"/);
     expect((error as AnytoolError).message).toMatch(/"valibot", which does not export JSON Schema/);
     expect((error as AnytoolError).message).toMatch(/wrap the schema with toStandardJsonSchema\(\) from '@valibot\/to-json-schema'/);

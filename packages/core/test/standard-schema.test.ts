@@ -116,7 +116,7 @@ describe('Standard Schema parameters', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(AnytoolError);
-    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
+    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidSchema);
     expect((error as AnytoolError).message).toMatch(/tool "opaque"/);
     expect((error as AnytoolError).message).toMatch(/"opaquelib"/);
     expect((error as AnytoolError).message).toMatch(/Standard JSON Schema .*or pass a JSON Schema/);
@@ -201,5 +201,8 @@ describe('tool() in object form (as the AI SDK and the OpenAI Agents SDK write i
     expect(() => tool(definition as never)).toThrow(/a tool in object form needs a name; add name: '...'/);
     expect(() => tool({ name: 'x', description: 'No execute.', parameters: z.object({}) } as never)).toThrow(/tool\(\{ name: "x", \.\.\. \}\): expected an execute function/);
     expect(() => tool({ name: 'x', description: 'No schema.', execute: () => 1 } as never)).toThrow(/give the arguments' schema as parameters \(or inputSchema\)/);
+    expect(() => tool({ name: 'x', description: 'No schema.', execute: () => 1 } as never)).toThrow(expect.objectContaining({ code: ErrorCode.MissingSchema }));
+    const both = { name: 'x', description: 'Two schemas.', parameters: z.object({}), inputSchema: z.object({}), execute: () => 1 };
+    expect(() => tool(both as never)).toThrow(expect.objectContaining({ code: ErrorCode.ConflictingOptions, message: expect.stringContaining('give parameters or inputSchema, not both') }));
   });
 });

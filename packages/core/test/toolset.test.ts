@@ -46,7 +46,7 @@ describe('Toolset', () => {
     const a = new Toolset(make('a'));
     const b = new Toolset(a);
     expect(() => a.add(a)).toThrow(/cannot hold itself/);
-    expect(() => a.add(b)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
+    expect(() => a.add(b)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition }));
     expect(a.names).toEqual(['a']);
   });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { anytoolBin, fixtures, repoRoot } from './helpers';
+import { scaled } from '../../core/test/helpers/time-scale';
 
 // Projects outside the repository with one TypeScript release each installed (5.4 and 7.0
 // are not supported by the build step; 5.5, 5.8 and 6.0 are), each with the tsconfig its own
@@ -51,7 +52,7 @@ async function setUp(version: Version): Promise<void> {
 
 beforeAll(async () => {
   await Promise.all(versions.map(setUp));
-}, 600_000);
+}, scaled(600_000));
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

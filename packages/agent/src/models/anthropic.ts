@@ -63,7 +63,7 @@ export class AnthropicModel implements Model {
       // The client would only fail at the first request, with its own text.
       if (!present(options.apiKey) && !present(process.env['ANTHROPIC_API_KEY']) && !present(process.env['ANTHROPIC_AUTH_TOKEN'])) {
         throw new AnytoolError(
-          ErrorCode.InvalidOptions,
+          ErrorCode.MissingCredentials,
           `new AnthropicModel(): no API key: pass { apiKey } or set ANTHROPIC_API_KEY (for a profile or workload identity, pass a \`client\` configured with it)`,
         );
       }

@@ -55,7 +55,7 @@ export class GeminiModel implements Model {
     } else {
       const apiKey = options.apiKey ?? process.env['GEMINI_API_KEY'] ?? process.env['GOOGLE_API_KEY'];
       if (apiKey === undefined || apiKey.trim() === '') {
-        throw new AnytoolError(ErrorCode.InvalidOptions, 'new GeminiModel(): no API key: pass { apiKey } or set GEMINI_API_KEY (for Vertex AI, pass a `client` configured for it)');
+        throw new AnytoolError(ErrorCode.MissingCredentials, 'new GeminiModel(): no API key: pass { apiKey } or set GEMINI_API_KEY (for Vertex AI, pass a `client` configured for it)');
       }
       const httpOptions: NonNullable<GoogleGenAIOptions['httpOptions']> = { retryOptions: { attempts: this.maxRetries + 1 } };
       if (options.baseURL !== undefined) httpOptions.baseUrl = options.baseURL;

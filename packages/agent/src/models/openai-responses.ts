@@ -58,7 +58,7 @@ export class OpenAIResponsesModel implements Model {
       try {
         this.client = new OpenAI(clientOptions);
       } catch (error) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, `new OpenAIResponsesModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
+        throw new AnytoolError(ErrorCode.MissingCredentials, `new OpenAIResponsesModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
       }
     }
   }

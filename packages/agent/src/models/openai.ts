@@ -57,7 +57,7 @@ export class OpenAIModel implements Model {
       try {
         this.client = new OpenAI(clientOptions);
       } catch (error) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, `new OpenAIModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
+        throw new AnytoolError(ErrorCode.MissingCredentials, `new OpenAIModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
       }
     }
   }

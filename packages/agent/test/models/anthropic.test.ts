@@ -208,7 +208,7 @@ describe('AnthropicModel (Messages through the official client)', () => {
     delete process.env['ANTHROPIC_API_KEY'];
     delete process.env['ANTHROPIC_AUTH_TOKEN'];
     try {
-      const missing = expect.objectContaining({ name: 'AnytoolError', code: ErrorCode.InvalidOptions, message: expect.stringMatching(/^new AnthropicModel\(\): no API key: pass \{ apiKey \} or set ANTHROPIC_API_KEY/) });
+      const missing = expect.objectContaining({ name: 'AnytoolError', code: ErrorCode.MissingCredentials, message: expect.stringMatching(/^new AnthropicModel\(\): no API key: pass \{ apiKey \} or set ANTHROPIC_API_KEY/) });
       expect(() => new AnthropicModel({ model: 'claude-test' })).toThrow(missing);
       expect(() => new AnthropicModel({ model: 'claude-test', apiKey: '' })).toThrow(missing);
       process.env['ANTHROPIC_API_KEY'] = '  ';

@@ -182,7 +182,7 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
     delete process.env['GEMINI_API_KEY'];
     delete process.env['GOOGLE_API_KEY'];
     try {
-      expect(() => new GeminiModel({ model: 'gemini-test' })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('GEMINI_API_KEY') }));
+      expect(() => new GeminiModel({ model: 'gemini-test' })).toThrow(expect.objectContaining({ code: ErrorCode.MissingCredentials, message: expect.stringContaining('GEMINI_API_KEY') }));
     } finally {
       if (saved[0] !== undefined) process.env['GEMINI_API_KEY'] = saved[0];
       if (saved[1] !== undefined) process.env['GOOGLE_API_KEY'] = saved[1];

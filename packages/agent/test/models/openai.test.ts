@@ -270,7 +270,7 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     const saved = process.env['OPENAI_API_KEY'];
     delete process.env['OPENAI_API_KEY'];
     try {
-      expect(() => new OpenAIModel({ model: 'gpt-test' })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('OPENAI_API_KEY') }));
+      expect(() => new OpenAIModel({ model: 'gpt-test' })).toThrow(expect.objectContaining({ code: ErrorCode.MissingCredentials, message: expect.stringContaining('OPENAI_API_KEY') }));
       expect(() => new OpenAIModel({ model: '' })).toThrow(/model id/);
     } finally {
       if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;

@@ -38,10 +38,10 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
     if (isStandardContext(context)) {
       if (context.kind !== 'method' || context.static || context.private) {
         const what = context.kind !== 'method' ? `a ${context.kind}` : context.static ? 'a static method' : 'a private method';
-        throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on ${what} (${String(context.name)}): put @Tool() on a public instance method`);
+        throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on ${what} (${String(context.name)}): put @Tool() on a public instance method`);
       }
       if (context.metadata === undefined || context.metadata === null) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on ${String(context.name)}: this class was defined before @anytool/core was loaded, so Symbol.metadata did not exist yet; import @anytool/core before defining classes with @Tool()`);
+        throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on ${String(context.name)}: this class was defined before @anytool/core was loaded, so Symbol.metadata did not exist yet; import @anytool/core before defining classes with @Tool()`);
       }
       addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
       return;
@@ -49,7 +49,7 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
     const target = value as object;
     const key = context as string | symbol;
     if (typeof target === 'function') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `@Tool() on static method ${target.name}.${String(key)}: put @Tool() on a public instance method`);
+      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on static method ${target.name}.${String(key)}: put @Tool() on a public instance method`);
     }
     addToReflectMetadata(target.constructor, record(key, options, build));
   }) as ToolDecorator;
@@ -63,7 +63,7 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
  */
 export function defineTool<T extends object>(target: abstract new (...args: never[]) => T, method: keyof T & (string | symbol), options?: ToolOptions, build?: ToolBuildInfo): void {
   if (typeof (target.prototype as Record<PropertyKey, unknown>)[method] !== 'function') {
-    throw new AnytoolError(ErrorCode.InvalidOptions, `defineTool(${target.name}, ${String(method)}): ${target.name}.prototype.${String(method)} is not a method`);
+    throw new AnytoolError(ErrorCode.InvalidToolDefinition, `defineTool(${target.name}, ${String(method)}): ${target.name}.prototype.${String(method)} is not a method`);
   }
   addToMetadata(ownMetadata(target), record(method, options, build));
 }

@@ -55,7 +55,7 @@ describe('scopes', () => {
         error = caught;
       }
       expect(error).toBeInstanceOf(AnytoolError);
-      expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
+      expect((error as AnytoolError).code).toBe(ErrorCode.InvalidToolDefinition);
       expect((error as AnytoolError).message).toMatch(/^tool "bad" .*: scopes must be (OAuth scope names|an array of scope names)/);
     }
   });

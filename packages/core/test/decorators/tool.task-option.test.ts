@@ -71,7 +71,7 @@ describe('task and resumable', () => {
         error = caught;
       }
       expect(error).toBeInstanceOf(AnytoolError);
-      expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
+      expect((error as AnytoolError).code).toBe(ErrorCode.InvalidToolDefinition);
       expect((error as AnytoolError).message).toMatch(message);
     }
   });

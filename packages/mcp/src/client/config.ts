@@ -67,7 +67,7 @@ export function isHttpConfig(config: McpServerConfig): config is McpHttpServerCo
 const STRING_MAP_KEYS = ['env', 'headers', 'toolTimeouts'] as const;
 
 function fail(where: string, problem: string): never {
-  throw new AnytoolError(ErrorCode.InvalidOptions, `${where}: ${problem}`);
+  throw new AnytoolError(ErrorCode.InvalidMcpConfig, `${where}: ${problem}`);
 }
 
 function checkOne(name: string, value: unknown): McpServerConfig {
@@ -165,7 +165,7 @@ function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unkn
 /**
  * Reads the desktop `mcpServers` shape (as an object or its JSON text), or a bare
  * map of server name to configuration, and checks every entry. Bad input throws
- * `INVALID_OPTIONS` naming the server and the field.
+ * `INVALID_MCP_CONFIG` naming the server and the field.
  */
 export function readMcpServers(input: McpServersConfig | Record<string, McpServerConfig> | string): Map<string, McpServerConfig> {
   let value: unknown = input;

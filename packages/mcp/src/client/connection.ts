@@ -340,7 +340,8 @@ export class McpConnection {
    * gets `notifications/cancelled`); the timeout restarts on every progress
    * notification. Failures throw `AnytoolError`s: `TIMEOUT`,
    * `MCP_CONNECTION_CLOSED`, `MCP_CONNECT_FAILED`, `MCP_PROTOCOL_ERROR`, `ABORTED`,
-   * `RESULT_TOO_LARGE` (over `maxResultBytes`), `MCP_INVALID_RESULT` (a result
+   * `RESULT_TOO_LARGE` (over `maxResultBytes`), `PAYLOAD_TOO_LARGE` (arguments
+   * over the server's request limit, HTTP 413), `MCP_INVALID_RESULT` (a result
    * that breaks the MCP schema; a content part of a type this client does not know
    * is kept as a text part instead, with a diagnostic). A call a 2026-07-28
    * server answers with a task is followed to its end (see `followTask`): the
@@ -480,7 +481,7 @@ export class McpConnection {
    * @internal
    */
   async resumeTaskMapped<T>(handle: McpTaskHandle, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
-    if (handle.server !== this.name) throw new AnytoolError(ErrorCode.InvalidOptions, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", not "${this.name}": resume it on that server's connection.`);
+    if (handle.server !== this.name) throw new AnytoolError(ErrorCode.UnknownServer, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", not "${this.name}": resume it on that server's connection.`);
     const own = new AbortController();
     const stop = options.signal === undefined ? () => undefined : abortWatch(options.signal, () => own.abort(CANCEL_REASON));
     try {
@@ -795,6 +796,13 @@ export class McpConnection {
       return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`, { cause: error });
     }
     const status = httpStatus(error);
+    if (status === 413) {
+      return new AnytoolError(
+        ErrorCode.PayloadTooLarge,
+        `Tool "${tool}" on MCP server "${this.name}" was not run: the request is larger than the server accepts (HTTP 413: ${this.quote(describeError(error))}). Call it with smaller arguments, or raise the server's maxBodyBytes.`,
+        { cause: error },
+      );
+    }
     if (status !== undefined) {
       return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${status}: ${this.quote(describeError(error))}`, { cause: error });
     }

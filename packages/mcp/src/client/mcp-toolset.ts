@@ -129,7 +129,7 @@ export class McpToolset implements DynamicToolSource {
     const tool = this.current.find((t) => t.server === handle.server && t.remoteName === handle.tool);
     if (tool !== undefined) return tool.resume(handle, options);
     const connection = this.connectionsByName.get(handle.server);
-    if (connection === undefined) return Promise.reject(new AnytoolError(ErrorCode.InvalidOptions, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", which is not in this toolset.`));
+    if (connection === undefined) return Promise.reject(new AnytoolError(ErrorCode.UnknownServer, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", which is not in this toolset.`));
     return Promise.reject(new AnytoolError(ErrorCode.UnknownTool, `Task "${handle.taskId}" is of tool "${handle.tool}", which MCP server "${handle.server}" no longer lists.`));
   }
 

@@ -280,7 +280,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   const protect = options.dnsRebindingProtection ?? true;
   if (options.auth === undefined && !isLoopback(host) && options.allowUnauthenticated !== true) {
     throw new AnytoolError(
-      ErrorCode.InvalidOptions,
+      ErrorCode.InsecureServer,
       `serveMcp(): refusing to serve without authentication on ${host}, which is not a loopback address (anyone who reaches it could call every tool); give auth, or allowUnauthenticated: true to serve it open behind a proxy that authenticates`,
     );
   }
@@ -293,12 +293,12 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   const allowedHosts = (options.allowedHosts ?? defaultAllowedHosts(host)).map((h) => h.toLowerCase());
   if (protect && allowedHosts.length === 0) {
     throw new AnytoolError(
-      ErrorCode.InvalidOptions,
+      ErrorCode.InsecureServer,
       `serveMcp(): host ${host} accepts requests addressed to any name; list the host names clients use in allowedHosts (DNS-rebinding protection), or set dnsRebindingProtection: false behind a proxy that checks hosts`,
     );
   }
   if (options.auth !== undefined && options.toolsListCacheScope === 'public') {
-    throw new AnytoolError(ErrorCode.InvalidOptions, 'serveMcp(): toolsListCacheScope "public" does not fit auth: each caller sees the tools its scopes allow; leave it out (with auth it is "private")');
+    throw new AnytoolError(ErrorCode.ConflictingOptions, 'serveMcp(): toolsListCacheScope "public" does not fit auth: each caller sees the tools its scopes allow; leave it out (with auth it is "private")');
   }
   // With auth, what a caller lists depends on who it is: no shared cache may keep it.
   const serverOptions: McpServerOptions = options.auth === undefined ? options : { ...options, toolsListCacheScope: 'private' };

@@ -60,7 +60,7 @@ export interface ServeCommandOptions {
 }
 
 function usageError(problem: string): AnytoolError {
-  return new AnytoolError(ErrorCode.InvalidOptions, `${problem}; run anytool serve --help for the usage`);
+  return new AnytoolError(ErrorCode.InvalidUsage, `${problem}; run anytool serve --help for the usage`);
 }
 
 /** Parses the arguments after `anytool serve`; `undefined` means help was asked for. */
@@ -171,9 +171,10 @@ const importModule = new Function('specifier', 'return import(specifier)') as (s
  * down gracefully and ends the process. Status goes to stderr. Over stdio,
  * stdout carries the protocol: whatever else writes to it (`console.log` or
  * `process.stdout.write` in the served module, at import or in a tool call)
- * goes to stderr instead. A problem before serving (bad arguments, a module
- * that cannot load or holds no tools) rejects with an `INVALID_OPTIONS` error
- * whose message is one line; the `anytool` command prints it and exits with 2.
+ * goes to stderr instead. A problem before serving rejects with an error
+ * whose message is one line (bad arguments: `INVALID_USAGE`; a module that
+ * cannot load or holds no tools: `INVALID_TOOL_MODULE`); the `anytool`
+ * command prints it and exits with 2.
  */
 export async function runServeCommand(args: string[]): Promise<void> {
   // Served by the ES build, like the ES modules most served modules are (the command itself is loaded as CommonJS).

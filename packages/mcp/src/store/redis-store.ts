@@ -182,7 +182,7 @@ export class RedisStore implements McpStore {
       if (fresh) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
       fresh = true;
     }
-    throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
+    throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
   }
 
   async delete(key: string): Promise<void> {
@@ -253,7 +253,7 @@ export class RedisStore implements McpStore {
    * once connected, it reconnects on its own for as long as the store is open.
    */
   private async open<T extends Pool | Subscriber>(make: (redis: RedisModule, options: object) => T, forget: () => void): Promise<T> {
-    if (this.closed) throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore (${shownUrl(this.url)}) is closed`);
+    if (this.closed) throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore (${shownUrl(this.url)}) is closed`);
     const redis = await this.module();
     let ready = false;
     const options = {
@@ -276,7 +276,7 @@ export class RedisStore implements McpStore {
       forget();
       client.destroy();
       const why = error instanceof Error ? error.message : String(error);
-      throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`);
+      throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`);
     }
   }
 }

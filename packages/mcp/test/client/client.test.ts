@@ -4,8 +4,9 @@ import { getEventListeners } from 'node:events';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { watchStdioStart } from '../../src/client/sdk-internals';
 import { FIXTURE, alive, connectForEachTest, fixture, until, untilAsync } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 describe('McpToolset with the fixture server', () => {
   const connect = connectForEachTest();
@@ -224,7 +225,7 @@ describe('readMcpServers', () => {
     [{ mcpServers: { a: { command: 'x', progress: 'yes' } } }, '"progress" must be true or false (got "yes")'],
     [{ mcpServers: [] }, '"mcpServers" must be an object'],
     ['{not json', 'not valid JSON'],
-  ])('rejects %j with INVALID_OPTIONS', (input, message) => {
+  ])('rejects %j with INVALID_MCP_CONFIG', (input, message) => {
     let error: unknown;
     try {
       readMcpServers(input as never);
@@ -232,7 +233,7 @@ describe('readMcpServers', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(AnytoolError);
-    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidOptions);
+    expect((error as AnytoolError).code).toBe(ErrorCode.InvalidMcpConfig);
     expect((error as AnytoolError).message).toContain(message);
   });
 });

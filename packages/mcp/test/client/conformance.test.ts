@@ -3,6 +3,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './helpers';
 import { verdict, type Check } from '../fixtures/conformance-checks';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // The MCP conformance suite's client scenarios against a client built with @anytool/mcp (fixtures/conformance-client.mjs,
 // which does what each scenario asks of a client, as an application would), once per protocol era: the suite's
@@ -175,10 +176,10 @@ describe('MCP conformance suite, client scenarios', () => {
     // Every client scenario the suite lists is run here (this test or the auth one) or left out for a reason.
     const run = (name: string): boolean => [EXPECTED, EXPECTED_AUTH].some((table) => Object.values(table).some((lane) => name in lane));
     expect(names.filter((name) => !run(name) && !NOT_RUN.some(([pattern]) => pattern.test(name)))).toEqual([]);
-  }, 300_000);
+  }, scaled(300_000));
 
   // 47 scenario runs, each a Node 22 start of the suite and a start of the client: about 3 minutes on a busy machine.
   it('passes the auth scenarios as an OAuth client, every revision, and the extensions as listed', async () => {
     await runLanes(EXPECTED_AUTH, 560_000);
-  }, 600_000);
+  }, scaled(600_000));
 });

@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHttpChild, stopChild } from '../server/helpers';
 import { alive, connectForEachTest, tempDir, until } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 /** A v2 SDK server of both eras that logs its starts and the requests it reads (see the file). */
 const ERAS = join(__dirname, '..', 'fixtures', 'eras-server.mjs');

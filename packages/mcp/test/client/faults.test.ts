@@ -3,8 +3,13 @@ import { join } from 'node:path';
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { McpConnection, McpToolset } from '@anytool/mcp';
 import { FIXTURE, alive, connectForEachTest, fixture, tempDir, until, untilAsync } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
+// Not scaled: settling well within this timeout is what some tests here check (a call that does not wait for its server).
 jest.setTimeout(30_000);
+
+/** A start timeout long enough for a hung fixture to start and say so on stderr, on a slow machine too. */
+const HUNG_START_MS = scaled(3_000);
 
 const pidsIn = (text: string): number[] => [...text.matchAll(/fixture\[(\d+)\]/g)].map((m) => Number(m[1]));
 
@@ -75,9 +80,9 @@ describe('faulty servers', () => {
   });
 
   it('hangs at start: connect fails with MCP_CONNECT_FAILED after startTimeoutMs, with the stderr tail, and the process is gone', async () => {
-    const error = await connectError(McpToolset.connect({ mcpServers: { f: { ...fixture('hang-on-start'), startTimeoutMs: 3_000 } } }));
+    const error = await connectError(McpToolset.connect({ mcpServers: { f: { ...fixture('hang-on-start'), startTimeoutMs: HUNG_START_MS } } }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
-    expect(error.message).toContain('did not answer initialize within 3000 ms');
+    expect(error.message).toContain(`did not answer initialize within ${HUNG_START_MS} ms`);
     expect(error.message).toContain('waiting forever');
     const [pid] = pidsIn(error.message);
     await until(() => !alive(pid!), 5_000, 'the hung server to be killed');
@@ -163,7 +168,7 @@ describe('faulty servers', () => {
 
   it('a server behind a wrapper (sh -c) that hangs at start: the wrapper and the real server are both killed', async () => {
     const stderr: string[] = [];
-    const wrapped = { command: 'sh', args: ['-c', `"${process.execPath}" "${FIXTURE}" hang-on-start; true`], env: { IGNORE_STDIN_END: '1' }, startTimeoutMs: 2_000 };
+    const wrapped = { command: 'sh', args: ['-c', `"${process.execPath}" "${FIXTURE}" hang-on-start; true`], env: { IGNORE_STDIN_END: '1' }, startTimeoutMs: scaled(2_000) };
     const error = await connectError(McpConnection.open('w', wrapped, { onStderr: (_s, t) => stderr.push(t) }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
     const [inner] = pidsIn(stderr.join(''));
@@ -219,9 +224,9 @@ describe('faulty servers', () => {
   }, 15_000);
 
   it('a server that answers initialize but never tools/list: MCP_CONNECT_FAILED after startTimeoutMs, naming tools/list', async () => {
-    const error = await connectError(McpConnection.open('f', { ...fixture('hang-list'), startTimeoutMs: 3_000 }));
+    const error = await connectError(McpConnection.open('f', { ...fixture('hang-list'), startTimeoutMs: HUNG_START_MS }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
-    expect(error.message).toContain('did not answer tools/list within 3000 ms');
+    expect(error.message).toContain(`did not answer tools/list within ${HUNG_START_MS} ms`);
     expect(error.message).toContain('not answering tools/list');
     const [pid] = pidsIn(error.message);
     await until(() => !alive(pid!), 5_000, 'the server to be killed');

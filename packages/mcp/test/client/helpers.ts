@@ -2,6 +2,7 @@ import { McpToolset } from '@anytool/mcp';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 /** The test fixture server (modes: ok, exit-on-start, slow-start, hang-on-start, garbage, hang-list). */
 export const FIXTURE = join(__dirname, '..', 'fixtures', 'fixture-server.mjs');
@@ -29,18 +30,18 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Waits until the async `check` holds (polling), or fails after `ms`. */
+/** Waits until the async `check` holds (polling), or fails after `ms` (scaled for a slow machine). */
 export async function untilAsync(check: () => Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-/** Waits until `check` holds (polling), or fails after `ms`. */
+/** Waits until `check` holds (polling), or fails after `ms` (scaled for a slow machine). */
 export async function until(check: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
+  const deadline = Date.now() + scaled(ms);
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -6,8 +6,9 @@ import { type AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, ty
 import { McpToolset, type McpServerConfig } from '@anytool/mcp';
 import { limitedFetch } from '../../src/client/http-limits';
 import { alive, until, untilAsync } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const SERVER = join(__dirname, '..', 'fixtures', 'broken-server', 'server.mjs');
 const MiB = 2 ** 20;
@@ -349,7 +350,7 @@ async function closedPort(): Promise<number> {
 describe('credentials in a server URL never show in errors or diagnostics', () => {
   it.each(['http', 'sse'] as const)('a server that is not there (%s)', async (type) => {
     const url = withCredentials(`http://127.0.0.1:${await closedPort()}/mcp`);
-    const error = await McpToolset.connect({ mcpServers: { gone: { type, url, startTimeoutMs: 5_000 } } }).then(
+    const error = await McpToolset.connect({ mcpServers: { gone: { type, url, startTimeoutMs: scaled(5_000) } } }).then(
       () => undefined,
       (e: unknown) => e as AnytoolError,
     );

@@ -8,8 +8,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { alive, until } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 const SERVER = join(__dirname, '..', 'fixtures', 'broken-server', 'server.mjs');
 const HANG_BOUND_MS = 90_000;

@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
-import { McpConnection, McpToolset } from '@anytool/mcp';
+import { McpConnection, McpToolset, serveMcp } from '@anytool/mcp';
 import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
 import { EVERYTHING, alive, until } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -119,6 +120,22 @@ describe('HTTP sessions and old servers', () => {
     }
   });
 
+  it('arguments over the server\'s body limit end the call with PAYLOAD_TOO_LARGE, and smaller ones still go through', async () => {
+    const size = tool(({ text }: { text: string }) => text.length, { name: 'size', description: 'Counts characters.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+    const server = await serveMcp(new Toolset(size), { transport: 'http', port: 0, maxBodyBytes: 4_000 });
+    const mcp = await McpToolset.connect({ mcpServers: { small: { url: server.url! } } });
+    try {
+      const toolset = new Toolset(mcp);
+      const refused = await toolset.invoke('size', { text: 'x'.repeat(10_000) });
+      expect(refused.error?.code).toBe(ErrorCode.PayloadTooLarge);
+      expect(resultText(refused)).toMatch(/HTTP 413.*smaller arguments.*maxBodyBytes/s);
+      expect(resultText(await toolset.invoke('size', { text: 'x'.repeat(100) }))).toBe('100');
+    } finally {
+      await mcp.close();
+      await server.close();
+    }
+  });
+
   it('when neither streamable HTTP nor the SSE fallback works, the error gives both answers', async () => {
     const http = createHttpServer((req, res) => {
       if (req.method === 'POST') res.writeHead(404, { 'content-type': 'text/plain' }).end('no MCP endpoint here');
@@ -127,7 +144,7 @@ describe('HTTP sessions and old servers', () => {
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/wrong-path`;
     try {
-      const error = await McpConnection.open('s', { url, startTimeoutMs: 5_000 }).then(
+      const error = await McpConnection.open('s', { url, startTimeoutMs: scaled(5_000) }).then(
         async (c) => {
           await c.close();
           throw new Error('expected the connection to fail');

@@ -3,8 +3,9 @@ import { join } from 'node:path';
 import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
 import { McpToolset, type McpRoot } from '@anytool/mcp';
 import { EVERYTHING, FILESYSTEM, MEMORY, alive, tempDir } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 // Real servers from npm in real child processes, one toolset with a local tool.
 describe('McpToolset over real npm servers (stdio)', () => {

@@ -5,8 +5,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { KNOWN_STDIO_STARTS, StdioReadBuffer, useStdioReadBuffer } from '../../src/client/sdk-internals';
 import { connectForEachTest, fixture } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 interface LineReader {
   append(chunk: Buffer): void;

@@ -3,8 +3,9 @@
 import { ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
 import { mcpSession, serveMcp, type McpServerHandle, type McpToolset } from '@anytool/mcp';
 import { connectForEachTest, until } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 const NAME = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
 
@@ -74,12 +75,13 @@ describe('McpToolset calling task tools of serveMcp', () => {
   });
 
   it('runs a task past the per-call timeout and reports its progress', async () => {
-    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out.
-    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: 3_000 } } });
+    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out. Both
+    // scale together, so the task outlives the per-call timeout on a slow machine too.
+    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: scaled(3_000) } } });
     expect(mcp.connection('a')?.era).toBe('modern');
     const context = new ExecutionContext();
-    const result = await new Toolset(mcp).invoke('report', { ms: 5_000 }, context);
-    expect(resultText(result)).toBe('report after 5000 ms');
+    const result = await new Toolset(mcp).invoke('report', { ms: scaled(5_000) }, context);
+    expect(resultText(result)).toBe(`report after ${scaled(5_000)} ms`);
     expect(seen.started).toBe(1);
     const messages = context.events.filter((e): e is ProgressEvent => e.type === 'progress').map((e) => e.message);
     expect(messages.some((m) => /^step [1-4] of 4$/.test(m ?? ''))).toBe(true);

@@ -9,8 +9,9 @@ import { ErrorCode, ExecutionContext, Toolset, isAnytoolError, resultText, type 
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { MemoryStore, McpConnection, McpToolset, type McpServerConfig } from '@anytool/mcp';
 import { alive, connectForEachTest, tempDir, until } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const TASKS_SERVER = join(__dirname, '..', 'fixtures', 'tasks-server.mjs');
 
@@ -86,11 +87,12 @@ describe('a call the server turns into a task', () => {
   it('is polled to its end over HTTP, outliving the per-call timeout, its status messages becoming progress', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const server = await http(file);
-    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out.
-    const mcp = await connect({ mcpServers: { t: { url: server.url, timeoutMs: 3_000 } } });
+    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out. Both
+    // scale together, so the task outlives the per-call timeout on a slow machine too.
+    const mcp = await connect({ mcpServers: { t: { url: server.url, timeoutMs: scaled(3_000) } } });
     expect(mcp.connection('t')?.era).toBe('modern');
     const context = new ExecutionContext();
-    const result = await new Toolset(mcp).invoke('slow', { ms: 5_000, text: 'report' }, context);
+    const result = await new Toolset(mcp).invoke('slow', { ms: scaled(5_000), text: 'report' }, context);
     expect(resultText(result)).toBe('done: report');
     expect(result.isError).not.toBe(true);
 
@@ -199,7 +201,7 @@ describe('a call the server turns into a task', () => {
 
   it('is bound by taskTimeoutMs only when it is set: then cancelled and failed with TIMEOUT', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
-    const connection = await McpConnection.open('t', { ...stdio(file), taskTimeoutMs: 600 }, { timeoutMs: 5_000 });
+    const connection = await McpConnection.open('t', { ...stdio(file), taskTimeoutMs: 600 }, { timeoutMs: scaled(5_000) });
     try {
       const error = await connection.callTool('forever', {}).catch((e: unknown) => e);
       expect(isAnytoolError(error) && error.code).toBe(ErrorCode.Timeout);
@@ -293,6 +295,7 @@ describe('a task outlives restarts', () => {
       try {
         const pending = await after.pendingTasks();
         expect(pending.map((h) => h.taskId)).toEqual([handle!.taskId]);
+        await expect(after.resumeTask({ ...pending[0]!, server: 'elsewhere' })).rejects.toMatchObject({ code: ErrorCode.UnknownServer, message: expect.stringContaining('"elsewhere", which is not in this toolset') });
         const result = await after.resumeTask(pending[0]!);
         expect(resultText(result)).toBe('done: resumed');
         expect(await after.pendingTasks()).toEqual([]);

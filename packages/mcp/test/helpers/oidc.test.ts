@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { OidcTokenError, startOidcProvider, type OidcProvider } from './oidc';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // The OpenID provider fixture itself: the server and client auth tests rely on what it issues.
 
@@ -16,7 +17,7 @@ beforeAll(async () => {
     ],
     account: 'ada',
   });
-}, 30_000);
+}, scaled(30_000));
 
 afterAll(() => idp?.stop());
 
@@ -57,4 +58,4 @@ test('two providers are two issuers with their own keys', async () => {
   } finally {
     await other.stop();
   }
-}, 30_000);
+}, scaled(30_000));

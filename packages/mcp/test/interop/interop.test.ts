@@ -4,6 +4,7 @@ import { ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { McpToolset, type McpServerConfig } from '@anytool/mcp';
 import { EVERYTHING } from '../client/helpers';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, requireBuilt, startHttpChild, stopChild } from '../server/helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 /*
  * The interop matrix: our client against other servers, other clients against our server, over stdio and
@@ -17,7 +18,7 @@ import { EXAMPLE_TOOLS, MCP_DIST, ROOT, requireBuilt, startHttpChild, stopChild 
  * The migration deletes those two fields.
  */
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 type Era = 'legacy' | 'modern';
 type Transport = 'stdio' | 'http';

@@ -5,10 +5,11 @@ import { McpToolset, createMcpServer, serveMcp, type McpServerHandle } from '@an
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // A gateway serves the tools of upstream MCP servers to its own callers. The caller's credentials stay at the
 // gateway: each upstream gets the credentials configured for it, and nothing of the caller's.
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 class Echo {
   @Tool({ description: 'Echoes a word.', parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'] } })
@@ -60,7 +61,7 @@ beforeAll(async () => {
     { prefix: true },
   );
   gateway = await serveMcp(upstream, { transport: 'http', port: 0, auth: { tokens: [{ token: CALLER_TOKEN, subject: 'caller' }] } });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await gateway?.close();

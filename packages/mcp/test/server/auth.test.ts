@@ -1,16 +1,17 @@
 import { networkInterfaces } from 'node:os';
-import { Toolset } from '@anytool/core';
+import { ErrorCode, Toolset } from '@anytool/core';
 import { createMcpServer, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts } from '../../src/server/host-check';
 import { Notes } from '../helpers/notes-tools';
 import { startOidcProvider, type OidcProvider } from '../helpers/oidc';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // An authenticated endpoint with a real identity provider: tokens fetched by client credentials call the
 // endpoint in both protocol eras, see only the tools their scopes allow, are refused outside them with 403
 // and the challenge a client steps up from, and bad tokens (another issuer, another audience, expired) get 401.
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 type Era = 'legacy' | 'modern';
 const ERAS: Era[] = ['legacy', 'modern'];
@@ -69,7 +70,7 @@ beforeAll(async () => {
   ]);
   // The keys are found from the issuer's metadata (no jwksUri given), as most setups would.
   server = await serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { jwt: { issuer: idp.issuer } } });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await server?.close();
@@ -297,9 +298,9 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   // 0.0.0.0 is every interface: what people bind to be reached from the network. The refusal comes before any
   // socket is opened, so the test binds nothing.
   it('refuses 0.0.0.0 without auth, naming the option that allows it', async () => {
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0' })).rejects.toThrow(
-      /refusing to serve without authentication on 0\.0\.0\.0, which is not a loopback address.*allowUnauthenticated: true/,
-    );
+    const refused = serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0' });
+    await expect(refused).rejects.toThrow(/refusing to serve without authentication on 0\.0\.0\.0, which is not a loopback address.*allowUnauthenticated: true/);
+    await expect(refused).rejects.toMatchObject({ code: ErrorCode.InsecureServer });
   });
 
   const external = Object.values(networkInterfaces())
@@ -318,7 +319,10 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   });
 
   it('a wildcard bind with auth but no allowed host names is refused too: it would accept any Host', async () => {
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toThrow(/allowedHosts/);
+    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toMatchObject({
+      code: ErrorCode.InsecureServer,
+      message: expect.stringContaining('allowedHosts'),
+    });
   });
 
   it.each(['0.0.0.0', '::'])('JWT auth on the wildcard %s needs the resource: the audience would be an address no token names', async (host) => {

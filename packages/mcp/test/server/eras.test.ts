@@ -11,11 +11,12 @@ import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextpro
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { EXAMPLE_TOOLS, ROOT, requireBuilt, waitFor } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // One endpoint, both protocol eras: 2025 clients (initialize, sessions, server-to-client requests) and
 // 2026-07-28 clients (stateless, input_required rounds) reach the same tools, and a tool that asks the client
 // in the middle of its work runs once whatever the era.
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const NAME = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };
 

@@ -6,9 +6,10 @@ import { McpToolset, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ROOT, httpClient, requireBuilt, startHttpChild, stopChild, waitFor } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const entry = (name: string): string => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`);
 /** The client tests' fixture server: its `cancelled_count` tool shows whether the upstream server saw a cancellation. */
@@ -54,7 +55,7 @@ describe('a gateway: tools of two npm MCP servers plus local tools, served as on
     gateway = new Toolset(upstream, local);
     server = await serveMcp(gateway, { transport: 'http', port: 0, name: 'gateway' });
     ({ client } = await httpClient(server.url!));
-  }, 60_000);
+  }, scaled(60_000));
 
   afterAll(async () => {
     await client?.close();
@@ -162,5 +163,5 @@ describe('the example gateway module, served by anytool serve', () => {
       await client.close();
       expect(await stopChild(server.child, server.exited)).toBe(0);
     }
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -4,6 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 export const ROOT = join(__dirname, '..', '..', '..', '..');
 export const EXAMPLE_MAIN = join(ROOT, 'examples', 'dist', 'mcp-server', 'main.js');
@@ -25,9 +26,9 @@ export async function httpClient(url: string, options: ClientOptions = {}): Prom
   return { client, transport };
 }
 
-/** Resolves once `check` holds (polling), or rejects after `ms`. */
+/** Resolves once `check` holds (polling), or rejects after `ms` (scaled for a slow machine). */
 export async function waitFor(check: () => boolean, ms = 10_000, what = 'condition'): Promise<void> {
-  const until = Date.now() + ms;
+  const until = Date.now() + scaled(ms);
   while (!check()) {
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -42,8 +43,8 @@ export async function startHttpChild(args: string[], cwd = ROOT, env?: NodeJS.Pr
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`no URL on stderr after 20 s:\n${stderr}`));
-    }, 20_000);
+      reject(new Error(`no URL on stderr after ${scaled(20_000)} ms:\n${stderr}`));
+    }, scaled(20_000));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
       const match = /(http:\/\/\S+\/mcp)/.exec(stderr);

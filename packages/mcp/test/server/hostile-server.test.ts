@@ -6,11 +6,12 @@ import { ErrorCode, tool } from '@anytool/core';
 import { serveMcp } from '@anytool/mcp';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Hostile clients against the anytool MCP server, each case in a server process of its own (its memory is measured
 // alone). Every case: a coded outcome, settled within a generous bound (it only catches hangs), the server's peak
 // memory bounded, and well-behaved clients served during and after the attack.
-jest.setTimeout(180_000);
+jest.setTimeout(scaled(180_000));
 
 const FIXTURE = join(ROOT, 'packages', 'mcp', 'test', 'fixtures', 'attacked-server.mjs');
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');

@@ -5,10 +5,11 @@ import { serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { Notes } from '../helpers/notes-tools';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // JWT checks an identity provider's own test fixture does not reach: tokens without `kid` during a key
 // rotation, claims of the wrong type, the principal of a client acting for itself, and where keys may come from.
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 type Keys = { publicKey: CryptoKey; privateKey: CryptoKey };
 

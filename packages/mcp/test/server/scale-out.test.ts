@@ -9,8 +9,9 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { servicesAvailable, startNginx, startRedis, type Nginx, type RedisServer } from '../fixtures/services';
 import { taskClient, type Task } from '../fixtures/task-client';
 import { ROOT, requireBuilt, startHttpChild, stopChild, MCP_DIST } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(120_000);
+jest.setTimeout(scaled(120_000));
 
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = join(__dirname, '..', 'fixtures', 'scale-tools.mjs');

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, requireBuilt, startHttpChild, stopChild, waitFor } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // `anytool serve` with authentication, as a user runs it after `npm run build`.
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = 'examples/dist/mcp-server/tools.js';

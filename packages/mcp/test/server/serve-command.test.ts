@@ -3,10 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ErrorCode, loadToolModule } from '@anytool/core';
+import { parseServeArgs } from '../../src/server/serve-command';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 // `anytool serve` as the docs tell users to run it (docs/mcp-server.md), after `npm run build`:
 //   npx anytool serve examples/dist/mcp-server/tools.js [--http --port N]
@@ -107,6 +110,12 @@ describe('anytool serve <module>', () => {
     const help = await runToEnd([ANYTOOL, 'serve', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--http');
+  });
+
+  it('codes what it refuses: bad arguments are INVALID_USAGE, a module it cannot serve INVALID_TOOL_MODULE', async () => {
+    expect(() => parseServeArgs([MODULE, '--bogus'])).toThrow(expect.objectContaining({ code: ErrorCode.InvalidUsage, message: expect.stringContaining('--help') }));
+    expect(() => parseServeArgs([])).toThrow(expect.objectContaining({ code: ErrorCode.InvalidUsage }));
+    await expect(loadToolModule('examples/dist/nowhere.js')).rejects.toMatchObject({ code: ErrorCode.InvalidToolModule });
   });
 });
 

@@ -13,9 +13,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { RED_PIXEL_PNG } from '../../../../examples/mcp-server/conformance-tools';
 import { httpClient, rawRequest, waitFor } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 interface Weather {
   city: string;

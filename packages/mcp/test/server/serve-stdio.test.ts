@@ -6,9 +6,10 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { RED_PIXEL_PNG } from '../../../../examples/mcp-server/conformance-tools';
 import { EXAMPLE_MAIN, ROOT, requireBuilt } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Child processes and real servers: generous time on a loaded machine (nothing here asserts timing).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 // The compiled example server (examples/dist, made by `npm run build`), started by the client as a child process.
 describe('serveMcp over stdio: the example server, started by a client', () => {

@@ -1,9 +1,10 @@
 import { Toolset, tool } from '@anytool/core';
 import { MemoryEventStore, serveMcp, type McpServerHandle } from '@anytool/mcp';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // One event store serves every legacy session; each session must replay only its own events, whatever
 // `Last-Event-ID` it sends (every session's GET stream has the same stream id in the SDK).
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 const EMPTY = { type: 'object' as const, properties: {} };
 const ALICE = 'token-of-alice-0123456789';

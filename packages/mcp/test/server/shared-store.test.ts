@@ -9,8 +9,9 @@ import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextp
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import { waitFor } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 const echo = tool(({ text }: { text: string }) => text, { name: 'echo', description: 'Echoes.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
 const extra = tool(() => 'extra', { name: 'extra', description: 'Added later.', parameters: { type: 'object', properties: {} } });

@@ -5,6 +5,7 @@ import { TaskManager } from '../../src/server/tasks/task-manager';
 import { taskKey, type TaskRecord } from '../../src/server/tasks/record';
 import type { InputRound } from '../../src/server/input-rounds';
 import type { ServerContext } from '@modelcontextprotocol/server';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Two server processes on one store, as the task managers of two instances: a task whose instance stops
 // (its heartbeats no longer reach the store) is marked failed, with the reason, by whichever instance reads
@@ -47,7 +48,7 @@ function forever(_round: InputRound, signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new AnytoolError(ErrorCode.Aborted, 'aborted')), { once: true }));
 }
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 describe('task leases across instances', () => {
   const shared = new MemoryStore();

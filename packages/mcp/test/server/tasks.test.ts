@@ -10,12 +10,13 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { servicesAvailable, startRedis } from '../fixtures/services';
 import { ROOT, requireBuilt, EXAMPLE_MAIN } from './helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Long-running tools as MCP tasks (the io.modelcontextprotocol/tasks extension), served by serveMcp and
 // called by the official v2 client over real HTTP (and stdio): a task tool answers a client that declares the
 // extension with a task at once; the client polls tasks/get, answers questions with tasks/update, cancels
 // with tasks/cancel. Clients without the extension get the plain call.
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const NAME = { type: 'object' as const, properties: { name: { type: 'string' as const } }, required: ['name'] };

@@ -1,15 +1,17 @@
 // One suite for every McpStore: the in-process MemoryStore, and RedisStore against a real
 // redis-server started here. "Two processes" are two stores on one Redis (for MemoryStore,
 // one store seen twice, as one process shares it).
+import { ErrorCode } from '@anytool/core';
 import { MemoryStore, RedisStore, type McpStore } from '@anytool/mcp';
 import { freePort, servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { TaskManager } from '../../src/server/tasks/task-manager';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out waiting');
     await sleep(10);
@@ -156,9 +158,10 @@ describe('RedisStore', () => {
     const store = new RedisStore({ url: `redis://user:secret@127.0.0.1:${port}` });
     const failure = store.get('x');
     await expect(failure).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port}`);
+    await expect(failure).rejects.toMatchObject({ code: ErrorCode.StoreFailed });
     await expect(failure).rejects.not.toThrow('secret');
     await store.close();
-  }, 20_000);
+  }, scaled(20_000));
 });
 
 (withRedis ? describe : describe.skip)('RedisStore keys of the tasks', () => {
@@ -176,5 +179,5 @@ describe('RedisStore', () => {
       await Promise.all([store.close(), raw.close()]);
       await redis.stop();
     }
-  }, 20_000);
+  }, scaled(20_000));
 });

@@ -4,8 +4,9 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ExecutionContext, Toolset, extractTraceContext, tool, tracing } from '@anytool/core';
 import { McpToolset, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { memoryTelemetry, spanTree } from '../../../core/test/helpers/otel';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(30_000);
+jest.setTimeout(scaled(30_000));
 
 const echo = tool(({ text }: { text: string }) => text, {
   name: 'echo',
@@ -78,7 +79,7 @@ describe.each(['legacy', 'modern'] as const)('MCP spans in one process (%s era)'
   it('a client failure (the server is gone) is the client span’s error.type', async () => {
     const clientSide = memoryTelemetry();
     const other = await serveMcp(new Toolset(echo), { transport: 'http', port: 0 });
-    const mcp = await McpToolset.connect({ gone: { url: other.url!, protocol: era } }, { telemetry: clientSide, timeoutMs: 2_000 });
+    const mcp = await McpToolset.connect({ gone: { url: other.url!, protocol: era } }, { telemetry: clientSide, timeoutMs: scaled(2_000) });
     try {
       await other.close();
       const result = await new Toolset(mcp).invoke('echo', { text: 'hi' });

@@ -12,8 +12,9 @@ import { Agent, ScriptedModel } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
 import { memoryTelemetry, type MemoryTelemetry } from '../../../core/test/helpers/otel';
 import { EXAMPLE_TOOLS, ROOT, requireBuilt, startHttpChild, stopChild, waitFor } from '../server/helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
-jest.setTimeout(90_000);
+jest.setTimeout(scaled(90_000));
 
 const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
 const MODULE = 'examples/dist/mcp-server/tools.js';

@@ -15,7 +15,7 @@ export interface ParsedArgs {
 
 /** A usage error: main prints it as one line and exits with 2. */
 export function usageError(command: string, problem: string): AnytoolError {
-  return new AnytoolError(ErrorCode.InvalidOptions, `${problem}; run anytool ${command} --help for the usage`);
+  return new AnytoolError(ErrorCode.InvalidUsage, `${problem}; run anytool ${command} --help for the usage`);
 }
 
 /** Parses the arguments after `anytool <command>`. `--` ends the options; a lone `-` is a positional (stdin). */

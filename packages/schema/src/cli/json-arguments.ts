@@ -10,11 +10,11 @@ export function parseJsonArguments(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AnytoolError(ErrorCode.InvalidOptions, `the arguments are not valid JSON: ${describeJsonError(text, error)}; pass one JSON object, such as '{"city":"Oslo"}' (single quotes keep the shell away from it)`);
+    throw new AnytoolError(ErrorCode.InvalidUsage, `the arguments are not valid JSON: ${describeJsonError(text, error)}; pass one JSON object, such as '{"city":"Oslo"}' (single quotes keep the shell away from it)`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    throw new AnytoolError(ErrorCode.InvalidOptions, `the arguments must be a JSON object (named arguments), got ${what}; pass such as '{"city":"Oslo"}'`);
+    throw new AnytoolError(ErrorCode.InvalidUsage, `the arguments must be a JSON object (named arguments), got ${what}; pass such as '{"city":"Oslo"}'`);
   }
   return value as Record<string, unknown>;
 }

@@ -7,7 +7,7 @@ import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, type Toolse
  */
 export async function loadToolset(path: string, only: readonly string[] = []): Promise<Toolset> {
   const toolset = toolsetFromModule(await loadToolModule(path), { only, label: path });
-  if (toolset.size === 0) throw new AnytoolError(ErrorCode.InvalidOptions, `${path} exports a Toolset that holds no tools; add tools to it`);
+  if (toolset.size === 0) throw new AnytoolError(ErrorCode.InvalidToolModule, `${path} exports a Toolset that holds no tools; add tools to it`);
   return toolset;
 }
 

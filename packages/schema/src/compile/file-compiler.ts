@@ -99,9 +99,9 @@ class Project extends ProjectCache {
   private readConfig(): TS.ParsedCommandLine {
     if (this.config === undefined) return { options: {}, fileNames: [], errors: [] };
     const parsed = ts.getParsedCommandLineOfConfigFile(this.config, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
-    if (parsed === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `anytool: cannot read ${this.config}`);
+    if (parsed === undefined) throw new AnytoolError(ErrorCode.InvalidProject, `anytool: cannot read ${this.config}`);
     const errors = parsed.errors.filter((d) => d.category === ts.DiagnosticCategory.Error && d.code !== NO_INPUTS);
-    if (errors.length > 0) throw new AnytoolError(ErrorCode.InvalidOptions, `anytool: ${this.config} has errors:\n${formatAnytoolDiagnostics(errors)}`);
+    if (errors.length > 0) throw new AnytoolError(ErrorCode.InvalidProject, `anytool: ${this.config} has errors:\n${formatAnytoolDiagnostics(errors)}`);
     return parsed;
   }
 

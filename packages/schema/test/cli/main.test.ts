@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lowerDefinitions, type ToolDefinition } from '@anytool/core';
 import { anytoolBin, removeScratchDirs, repoRoot, schemaRoot, scratchDir } from '../helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 // The real `anytool` bin in child processes, against modules written here: ES modules and CommonJS,
 // importing @anytool/core by name (the scratch directory sits inside the repository, so it resolves).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 interface Run {
   code: number | null;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { anytoolTransformer, buildCommand } from '@anytool/schema';
 import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from '../helpers';
+import { scaled } from '../../../core/test/helpers/time-scale';
 
 afterAll(removeScratchDirs);
 
@@ -55,7 +56,7 @@ describe('anytool build, every target, both kinds of decorators', () => {
         process.stdout.write(JSON.stringify(out));
       })();`;
     reports = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8' }));
-  }, 180_000);
+  }, scaled(180_000));
 
   it.each(targets.flatMap((target) => modes.map((mode) => [target, mode] as const)))('%s, %s decorators: builds, runs, and its tools have their schemas', (target, mode) => {
     const name = `${target}-${mode}`;

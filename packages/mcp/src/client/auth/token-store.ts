@@ -106,7 +106,7 @@ export class FileTokenStore implements McpTokenStore {
     }
     if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
       throw new AnytoolError(
-        ErrorCode.InvalidOptions,
+        ErrorCode.InvalidTokenFile,
         `The OAuth token file ${this.path} may be read by other users (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); it was not read. Make it private with "chmod 600 ${this.path}" (and revoke its tokens if others could have read them), or delete it to sign in again.`,
       );
     }
@@ -117,7 +117,7 @@ export class FileTokenStore implements McpTokenStore {
     } catch {
       // reported below
     }
-    throw new AnytoolError(ErrorCode.InvalidOptions, `The OAuth token file ${this.path} is not a JSON object of server keys to tokens; delete it to sign in again.`);
+    throw new AnytoolError(ErrorCode.InvalidTokenFile, `The OAuth token file ${this.path} is not a JSON object of server keys to tokens; delete it to sign in again.`);
   }
 
   private async writeAll(all: Record<string, McpStoredAuth>): Promise<void> {

@@ -2,11 +2,12 @@ import { ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { McpConnection, McpToolset, serveMcp, startLoopbackRedirect, type LoopbackRedirect, type McpServerHandle } from '../../../src';
 import { Notes } from '../../helpers/notes-tools';
 import { startOidcProvider, type OidcProvider } from '../../helpers/oidc';
+import { scaled } from '../../../../core/test/helpers/time-scale';
 
 // End to end: this package's client, authorized by OAuth at a real identity provider, against this package's
 // served endpoint with scopes per tool, in both protocol eras. It sees only the tools its scopes allow, is refused
 // outside them (403 insufficient_scope; one step-up where the provider may grant more, a clear failure where not).
-jest.setTimeout(60_000);
+jest.setTimeout(scaled(60_000));
 
 let idp: OidcProvider;
 let server: McpServerHandle;
@@ -24,7 +25,7 @@ beforeAll(async () => {
   });
   server = await serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { jwt: { issuer: idp.issuer } } });
   loopback = await startLoopbackRedirect({ timeoutMs: 20_000 });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await Promise.all([server?.close(), loopback?.close()]);

@@ -3,6 +3,7 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/client';
 import { McpToolset, MemoryTokenStore, startLoopbackRedirect, type LoopbackRedirect, type McpServerConfig } from '../../../src';
 import { startOidcProvider, type OidcProvider } from '../../helpers/oidc';
 import { startResourceServer, type ResourceServer } from '../../helpers/client-resource-server';
+import { scaled } from '../../../../core/test/helpers/time-scale';
 
 // OAuth from the client's side against a real OpenID provider (oidc-provider on 127.0.0.1) and a resource server
 // that verifies its JWTs: client credentials, authorization code + PKCE through the loopback helper (the browser
@@ -52,7 +53,7 @@ beforeAll(async () => {
   tokenEndpoints = [oidc.tokenEndpoint, other.tokenEndpoint];
   api = await startResourceServer({ issuer: oidc, requiredScopes: ['mcp:read'], toolScopes: { write: ['mcp:write'] } });
   loopback = await startLoopbackRedirect({ timeoutMs: 20_000 });
-}, 60_000);
+}, scaled(60_000));
 
 afterAll(async () => {
   await Promise.all([api?.close(), loopback?.close(), oidc?.stop(), other?.stop()]);
@@ -241,7 +242,7 @@ describe('refresh', () => {
     } finally {
       await mcp.close();
     }
-  }, 30_000);
+  }, scaled(30_000));
 
   it('renews once when the server refuses a token the client thought valid, and never sends a refresh token twice', async () => {
     const store = new MemoryTokenStore();
@@ -267,7 +268,7 @@ describe('refresh', () => {
     } finally {
       await mcp.close();
     }
-  }, 30_000);
+  }, scaled(30_000));
 });
 
 describe('issuer checks', () => {

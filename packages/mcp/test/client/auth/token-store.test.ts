@@ -47,9 +47,9 @@ describe('FileTokenStore', () => {
     writeFileSync(path, JSON.stringify({ a: entry('leaked') }));
     chmodSync(path, 0o644);
     const store = new FileTokenStore(path);
-    await expect(store.get('a')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining(`chmod 600 ${path}`) });
+    await expect(store.get('a')).rejects.toMatchObject({ code: 'INVALID_TOKEN_FILE', message: expect.stringContaining(`chmod 600 ${path}`) });
     // Nor is it written over.
-    await expect(store.set('b', entry('two'))).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+    await expect(store.set('b', entry('two'))).rejects.toMatchObject({ code: 'INVALID_TOKEN_FILE' });
     chmodSync(path, 0o600);
     expect((await store.get('a'))?.tokens?.access_token).toBe('leaked');
   });
@@ -57,7 +57,7 @@ describe('FileTokenStore', () => {
   it('refuses a file that is not a JSON object', async () => {
     const path = join(dir, 'tokens.json');
     writeFileSync(path, '[1, 2]', { mode: 0o600 });
-    await expect(new FileTokenStore(path).get('a')).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('not a JSON object') });
+    await expect(new FileTokenStore(path).get('a')).rejects.toMatchObject({ code: 'INVALID_TOKEN_FILE', message: expect.stringContaining('not a JSON object') });
   });
 });
 
