@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type JsonSchema } from '@anytool/core';
+import type { JsonSchema } from '@anytool/core';
 import { compileValidator, schemaProblems } from '@anytool/core/internal';
 import { analyzeSourceFile, type BuildInfoData } from '@anytool/schema/internal';
 import { fixtures, messages, programFor } from './helpers';
