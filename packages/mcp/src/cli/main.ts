@@ -1,6 +1,7 @@
 // The `anytool-mcp` command: serves a module's tools over MCP with only @anytool/core and
 // @anytool/mcp installed (production images need no build step). `anytool serve` of
 // @anytool/schema runs the same command.
+import { isAnytoolError } from '@anytool/core';
 import { runServeCommand } from '../server/serve-command.js';
 
 const COMMAND = 'anytool-mcp';
@@ -58,9 +59,10 @@ export async function mcpMain(argv: readonly string[], output: McpCommandOutput 
   }
 }
 
-// An AnytoolError from any copy of @anytool/core (the served module may bring its own).
+// As for `anytool serve`: an AnytoolError (of any copy of core: the brand, not instanceof) is a problem
+// with what was asked (arguments, the module, its tools), anything else a bug.
 function isUsageError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AnytoolError' && (error as { code?: unknown }).code === 'INVALID_OPTIONS';
+  return isAnytoolError(error);
 }
 
 /** Prints a thrown error as one line; 2 for a usage error, 1 for anything else. */
