@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startProviderServer, type ProviderServer } from '../../packages/agent/test/models/provider-server';
+import { startProviderServer, type ProviderServer } from '../../packages/agent/test/helpers/provider-server';
 import { QUESTION } from '../../examples/agent/script';
 
 jest.setTimeout(60_000);

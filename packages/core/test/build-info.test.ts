@@ -1,5 +1,5 @@
 // Plain JavaScript has no build step: the built package, run by Node, gives the same error
-// with the same text as TypeScript code the build step did not compile (see decorators/missing-build-info.test.ts).
+// with the same text as TypeScript code the build step did not compile (see decorators/tool.missing-build-info.test.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

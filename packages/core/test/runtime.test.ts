@@ -1,5 +1,5 @@
 // The helpers compiled code calls at run time (`@anytool/core/runtime`), used directly.
-// Tools compiled through the build step that call them are tested in packages/schema/test/runtime.test.ts.
+// Tools compiled through the build step that call them are tested in packages/schema/test/ways-in/ts-jest.test.ts.
 import { IsEmail, MinLength } from 'class-validator';
 import { AnytoolError, ErrorCode, ExecutionContext, FunctionTool, resultText } from '@anytool/core';
 import { revive, validateClass } from '@anytool/core/runtime';

@@ -8,7 +8,7 @@ import { tspcTransformer } from '../src/ways-in/ts-patch';
 import { fixtures, programFor } from './helpers';
 
 // Which TypeScript the build step works with. Installed releases (5.4 to 7.0) are compiled
-// against in typescript-versions.test.ts; here, the rules and each way in's refusal.
+// against in typescript.versions.test.ts; here, the rules and each way in's refusal.
 
 const file = join(fixtures, 'names', 'tools.ts');
 

@@ -1,7 +1,7 @@
 import { ErrorCode, builtin, imageResult, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { AnthropicModel } from '../../src/models/anthropic.js';
-import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
+import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from '../helpers/provider-server.js';
 
 const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsius' | 'fahrenheit' }) => `${city}: 21 ${unit}`, {
   name: 'get_weather',

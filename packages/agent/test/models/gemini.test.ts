@@ -3,7 +3,7 @@ import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
 import type { Content, GenerateContentResponse, Part, Tool } from '@google/genai';
 import { GeminiModel } from '../../src/models/gemini.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 
 const weather = tool(({ city }: { city: string }) => `${city}: 21 celsius`, {
   name: 'get_weather',

@@ -4,7 +4,7 @@ import { McpToolset, serveMcp } from '@anytool/mcp';
 import type OpenAI from 'openai';
 import type { ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { OpenAIResponsesModel } from '../../src/models/openai-responses.js';
-import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from './provider-server.js';
+import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from '../helpers/provider-server.js';
 
 const weather = tool(({ city }: { city: string }) => `${city}: 21 celsius`, {
   name: 'get_weather',

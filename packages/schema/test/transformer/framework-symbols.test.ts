@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { toolsFrom } from '@anytool/core';
 import { analyzeSourceFile } from '@anytool/schema/internal';
-import { emitWithTransformer, fixtures, programFor } from './helpers';
-import { Aliased, Namespaced, Own, half, ownLabels, ownTool, triple } from './fixtures/recognition/tools';
+import { emitWithTransformer, fixtures, programFor } from '../helpers';
+import { Aliased, Namespaced, Own, half, ownLabels, ownTool, triple } from '../fixtures/recognition/tools';
 
 const file = join(fixtures, 'recognition', 'tools.ts');
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import type { JsonSchema } from '@anytool/core';
 import { compileValidator, schemaProblems } from '@anytool/core/internal';
 import { analyzeSourceFile, type BuildInfoData } from '@anytool/schema/internal';
-import { fixtures, messages, programFor } from './helpers';
-import { breaking, samples } from './fixtures/samples';
+import { fixtures, messages, programFor } from '../helpers';
+import { breaking, samples } from '../fixtures/samples';
 
 // The corpus: one file per family of type kinds; expected definitions are checked in under expected/.
 // Run with UPDATE_EXPECTED=1 to rewrite them after a deliberate change (and review the diff).

@@ -2,7 +2,7 @@
 // none is registered, and an SDK registered after the toolset was made is picked up.
 import { metrics, trace } from '@opentelemetry/api';
 import { ExecutionContext, Toolset, tool, tracing } from '@anytool/core';
-import { memoryTelemetry } from './helpers/otel';
+import { memoryTelemetry } from '../helpers/otel';
 
 afterAll(() => {
   trace.disable();

@@ -4,7 +4,7 @@ import ts from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { DiagnosticCode, anytoolTransformer } from '@anytool/schema';
 import { analyzeSourceFile } from '@anytool/schema/internal';
-import { fixtures, programFor } from './helpers';
+import { fixtures, programFor } from '../helpers';
 
 const file = join(fixtures, 'unsupported', 'tools.ts');
 const text = readFileSync(file, 'utf8');

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { describeTools } from '@anytool/schema/internal';
-import { fixtures, testTsconfig } from './helpers';
-import { all, mul } from './fixtures/names/tools';
+import { fixtures, testTsconfig } from '../helpers';
+import { all, mul } from '../fixtures/names/tools';
 
 // `const mul = tool((a, b) => a * b)`: the function has no name at run time, so the build
 // step passes the variable's name; an explicit { name } and a named function still win.

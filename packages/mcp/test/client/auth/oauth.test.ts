@@ -1,8 +1,8 @@
 import { ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/client';
-import { McpToolset, MemoryTokenStore, startLoopbackRedirect, type LoopbackRedirect, type McpServerConfig } from '../../src';
-import { startOidcProvider, type OidcProvider } from './oidc';
-import { startResourceServer, type ResourceServer } from './client-resource-server';
+import { McpToolset, MemoryTokenStore, startLoopbackRedirect, type LoopbackRedirect, type McpServerConfig } from '../../../src';
+import { startOidcProvider, type OidcProvider } from '../../helpers/oidc';
+import { startResourceServer, type ResourceServer } from '../../helpers/client-resource-server';
 
 // OAuth from the client's side against a real OpenID provider (oidc-provider on 127.0.0.1) and a resource server
 // that verifies its JWTs: client credentials, authorization code + PKCE through the loopback helper (the browser

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lowerDefinitions, type ToolDefinition } from '@anytool/core';
-import { anytoolBin, removeScratchDirs, repoRoot, schemaRoot, scratchDir } from './helpers';
+import { anytoolBin, removeScratchDirs, repoRoot, schemaRoot, scratchDir } from '../helpers';
 
 // The real `anytool` bin in child processes, against modules written here: ES modules and CommonJS,
 // importing @anytool/core by name (the scratch directory sits inside the repository, so it resolves).

@@ -4,9 +4,9 @@ import ts from 'typescript';
 import { anytoolTransformer } from '@anytool/schema';
 import { readProject } from '@anytool/schema/internal';
 
-export const repoRoot = resolve(__dirname, '../../..');
-export const schemaRoot = resolve(__dirname, '..');
-export const fixtures = join(__dirname, 'fixtures');
+export const repoRoot = resolve(__dirname, '../../../..');
+export const schemaRoot = resolve(__dirname, '../..');
+export const fixtures = join(__dirname, '..', 'fixtures');
 export const testTsconfig = join(repoRoot, 'tsconfig.test.json');
 export const anytoolBin = join(schemaRoot, 'bin', 'anytool.mjs');
 

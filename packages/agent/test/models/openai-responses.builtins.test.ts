@@ -7,7 +7,7 @@ import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import type OpenAI from 'openai';
 import type { ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { OpenAIResponsesModel } from '../../src/models/openai-responses.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 
 const weather = tool(({ city }: { city: string }) => `${city}: 21 celsius`, {
   name: 'get_weather',

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { EXAMPLE_TOOLS, MCP_DIST, ROOT, requireBuilt, startHttpChild, stopChild, waitFor } from '../server/helpers';
+import { EXAMPLE_TOOLS, MCP_DIST, ROOT, requireBuilt, startHttpChild, stopChild, waitFor } from './helpers';
 
 // `anytool serve` with authentication, as a user runs it after `npm run build`.
 jest.setTimeout(60_000);

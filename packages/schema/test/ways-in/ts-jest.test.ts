@@ -1,6 +1,6 @@
 import { ExecutionContext, Toolset, resultText, toolsFrom } from '@anytool/core';
-import { Calculator, Clock, Notes, add, search } from './fixtures/corpus/shapes';
-import { Dates } from './fixtures/corpus/dates';
+import { Calculator, Clock, Notes, add, search } from '../fixtures/corpus/shapes';
+import { Dates } from '../fixtures/corpus/dates';
 
 // These fixtures are compiled by the ts-jest transformer: the build information is in the code.
 describe('tools compiled with the build step, at run time', () => {

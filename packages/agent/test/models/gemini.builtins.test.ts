@@ -6,7 +6,7 @@ import { ErrorCode, builtin, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { FinishReason, Language, Outcome, ToolType, UrlRetrievalStatus, type Candidate, type Content, type GenerateContentResponse, type GroundingMetadata, type Part, type Tool, type UrlContextMetadata } from '@google/genai';
 import { GeminiModel } from '../../src/models/gemini.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 
 const weather = tool(({ city }: { city: string }) => `${city}: 21 celsius`, {
   name: 'get_weather',

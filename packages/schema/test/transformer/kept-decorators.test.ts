@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { anytoolTransformer } from '@anytool/schema';
 import { buildCommand } from '@anytool/schema/internal';
-import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from './helpers';
+import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from '../helpers';
 
 afterAll(removeScratchDirs);
 

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { FileTokenStore, MemoryTokenStore, readMcpServers, startLoopbackRedirect } from '../../src';
+import { FileTokenStore, MemoryTokenStore, readMcpServers, startLoopbackRedirect } from '../../../src';
 
 // The token stores and the loopback redirect helper, on their own.
 

@@ -6,7 +6,7 @@ import { builtin, tool, type ExecutionContext } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import type Anthropic from '@anthropic-ai/sdk';
 import { AnthropicModel } from '../../src/models/anthropic.js';
-import { startProviderServer, type ProviderServer } from './provider-server.js';
+import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 
 const weather = tool(({ city }: { city: string }) => `${city}: 21 celsius`, {
   name: 'get_weather',

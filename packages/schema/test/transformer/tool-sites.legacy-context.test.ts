@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { analyzeSourceFile } from '@anytool/schema/internal';
-import { fixtures, messages, programFor } from './helpers';
+import { fixtures, messages, programFor } from '../helpers';
 
 describe('legacy decorators', () => {
   it('a parameter marked @Context() is the context parameter, whatever its type', () => {

@@ -1,7 +1,7 @@
 import { ExecutionContext, Toolset, resultText } from '@anytool/core';
-import { McpConnection, McpToolset, serveMcp, startLoopbackRedirect, type LoopbackRedirect, type McpServerHandle } from '../../src';
-import { Notes } from './notes-tools';
-import { startOidcProvider, type OidcProvider } from './oidc';
+import { McpConnection, McpToolset, serveMcp, startLoopbackRedirect, type LoopbackRedirect, type McpServerHandle } from '../../../src';
+import { Notes } from '../../helpers/notes-tools';
+import { startOidcProvider, type OidcProvider } from '../../helpers/oidc';
 
 // End to end: this package's client, authorized by OAuth at a real identity provider, against this package's
 // served endpoint with scopes per tool, in both protocol eras. It sees only the tools its scopes allow, is refused

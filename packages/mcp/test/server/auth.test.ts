@@ -4,8 +4,8 @@ import { createMcpServer, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { defaultAllowedHosts } from '../../src/server/host-check';
-import { Notes } from './notes-tools';
-import { startOidcProvider, type OidcProvider } from './oidc';
+import { Notes } from '../helpers/notes-tools';
+import { startOidcProvider, type OidcProvider } from '../helpers/oidc';
 
 // An authenticated endpoint with a real identity provider: tokens fetched by client credentials call the
 // endpoint in both protocol eras, see only the tools their scopes allow, are refused outside them with 403

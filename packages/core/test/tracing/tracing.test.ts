@@ -3,7 +3,7 @@
 // W3C trace context a call puts on the wire (what the MCP client and server carry in params._meta).
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { ErrorCode, ExecutionContext, Toolset, extractTraceContext, injectTraceContext, tool, tracing, type BaseTool } from '@anytool/core';
-import { memoryTelemetry, spanTree } from './helpers/otel';
+import { memoryTelemetry, spanTree } from '../helpers/otel';
 
 const add = tool(({ a, b }: { a: number; b: number }) => a + b, {
   name: 'add',

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileValidator, schemaProblems } from '@anytool/core/internal';
 import { analyzeSourceFile } from '@anytool/schema/internal';
-import { anytoolBin, fixtures, messages, programFor, repoRoot, removeScratchDirs, scratchDir } from './helpers';
+import { anytoolBin, fixtures, messages, programFor, repoRoot, removeScratchDirs, scratchDir } from '../helpers';
 
 afterAll(removeScratchDirs);
 

@@ -4,7 +4,7 @@ import { Toolset } from '@anytool/core';
 import { serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
-import { Notes } from './notes-tools';
+import { Notes } from '../helpers/notes-tools';
 
 // JWT checks an identity provider's own test fixture does not reach: tokens without `kid` during a key
 // rotation, claims of the wrong type, the principal of a client acting for itself, and where keys may come from.

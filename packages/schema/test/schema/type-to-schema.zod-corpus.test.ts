@@ -4,27 +4,27 @@
 // EQUIVALENCES below (each with its reason) and the differences listed in KNOWN_DIFFERENCES
 // (each checked to still be there); and both tools must accept and reject the same samples.
 import { ErrorCode, ExecutionContext, Toolset, resultText, toolsFrom, type BaseTool, type DefinitionFormat, type JsonSchema } from '@anytool/core';
-import * as corpusArrays from './fixtures/corpus/arrays';
-import * as corpusDates from './fixtures/corpus/dates';
-import * as corpusGenerics from './fixtures/corpus/generics';
-import * as corpusJsDoc from './fixtures/corpus/jsdoc-tags';
-import * as corpusLiterals from './fixtures/corpus/literals';
-import * as corpusObjects from './fixtures/corpus/objects';
-import * as corpusPrimitives from './fixtures/corpus/primitives';
-import * as corpusRecursive from './fixtures/corpus/recursive';
-import * as corpusShapes from './fixtures/corpus/shapes';
-import * as corpusUnions from './fixtures/corpus/unions';
-import { breaking, samples } from './fixtures/samples';
-import * as zodArrays from './fixtures/zod/arrays';
-import * as zodDates from './fixtures/zod/dates';
-import * as zodGenerics from './fixtures/zod/generics';
-import * as zodJsDoc from './fixtures/zod/jsdoc-tags';
-import * as zodLiterals from './fixtures/zod/literals';
-import * as zodObjects from './fixtures/zod/objects';
-import * as zodPrimitives from './fixtures/zod/primitives';
-import * as zodRecursive from './fixtures/zod/recursive';
-import * as zodShapes from './fixtures/zod/shapes';
-import * as zodUnions from './fixtures/zod/unions';
+import * as corpusArrays from '../fixtures/corpus/arrays';
+import * as corpusDates from '../fixtures/corpus/dates';
+import * as corpusGenerics from '../fixtures/corpus/generics';
+import * as corpusJsDoc from '../fixtures/corpus/jsdoc-tags';
+import * as corpusLiterals from '../fixtures/corpus/literals';
+import * as corpusObjects from '../fixtures/corpus/objects';
+import * as corpusPrimitives from '../fixtures/corpus/primitives';
+import * as corpusRecursive from '../fixtures/corpus/recursive';
+import * as corpusShapes from '../fixtures/corpus/shapes';
+import * as corpusUnions from '../fixtures/corpus/unions';
+import { breaking, samples } from '../fixtures/samples';
+import * as zodArrays from '../fixtures/zod/arrays';
+import * as zodDates from '../fixtures/zod/dates';
+import * as zodGenerics from '../fixtures/zod/generics';
+import * as zodJsDoc from '../fixtures/zod/jsdoc-tags';
+import * as zodLiterals from '../fixtures/zod/literals';
+import * as zodObjects from '../fixtures/zod/objects';
+import * as zodPrimitives from '../fixtures/zod/primitives';
+import * as zodRecursive from '../fixtures/zod/recursive';
+import * as zodShapes from '../fixtures/zod/shapes';
+import * as zodUnions from '../fixtures/zod/unions';
 
 type Json = JsonSchema;
 
