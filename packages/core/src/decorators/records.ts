@@ -1,7 +1,7 @@
 import { BRAND, hasBrand } from '../brands.js';
 import type { ToolBuildInfo } from '../build-info.js';
 import type { FunctionToolOptions } from '../function-tool.js';
-import { CONTEXT_PARAMS, DESIGN_PARAMTYPES, TOOL_RECORDS, metadataSymbol } from './metadata-keys.js';
+import { CONTEXT_PARAMS, DESIGN_PARAMTYPES, TOOL_RECORDS, metadataKeys } from './metadata-keys.js';
 
 /** Options of `@Tool()` and `defineTool()`. */
 export type ToolOptions = FunctionToolOptions;
@@ -67,7 +67,7 @@ export interface ResolvedToolRecord extends ToolRecord {
 export function readToolRecords(target: Function, findContext = false): ResolvedToolRecord[] {
   const seen = new Set<string | symbol>();
   const out: ResolvedToolRecord[] = [];
-  const metadata = metadataSymbol();
+  const metadata = metadataKeys();
   for (let c: Function | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
     for (const record of ownRecords(c, metadata)) {
       if (seen.has(record.method)) continue;
@@ -83,10 +83,11 @@ export function readToolRecords(target: Function, findContext = false): Resolved
 }
 
 /** The records one class declares: in its TC39 metadata, on itself, and on its methods. */
-function ownRecords(c: Function, metadata: symbol | undefined): ToolRecord[] {
+function ownRecords(c: Function, metadata: readonly symbol[]): ToolRecord[] {
   const own: ToolRecord[] = [];
-  if (metadata !== undefined && hasOwn(c, metadata)) {
-    const bag = (c as unknown as Record<symbol, MetadataBag | undefined>)[metadata];
+  for (const key of metadata) {
+    if (!hasOwn(c, key)) continue;
+    const bag = (c as unknown as Record<symbol, MetadataBag | undefined>)[key];
     if (bag && hasOwn(bag, TOOL_RECORDS)) own.push(...(bag[TOOL_RECORDS] as ToolRecord[]));
   }
   if (hasOwn(c, TOOL_RECORDS)) own.push(...((c as unknown as Holder)[TOOL_RECORDS] as ToolRecord[]));
