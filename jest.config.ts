@@ -6,6 +6,8 @@ const moduleNameMapper = {
   '^@anytool/(core|schema|mcp|agent)$': '<rootDir>/packages/$1/src/index.ts',
   // What compiled tools import at run time, from the same sources as the rest of core.
   '^@anytool/core/runtime$': '<rootDir>/packages/core/src/runtime.ts',
+  // What the packages share with each other and not with users (not public API).
+  '^@anytool/(core|schema|mcp)/internal$': '<rootDir>/packages/$1/src/internal.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
   // @anytool/schema's one CommonJS source (`.cts`), imported by its output name (`.cjs`).
   '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',

@@ -5,7 +5,7 @@
 // with its key (OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY) picks a real model,
 // with the provider's built-in web search next to the local and MCP tools.
 import { createRequire } from 'node:module';
-import { AnytoolError, ExecutionContext, Toolset, builtin, now, type BuiltinTool } from '@anytool/core';
+import { AnytoolError, ExecutionContext, Toolset, builtin, type BuiltinTool } from '@anytool/core';
 import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -89,14 +89,14 @@ console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join('
 const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve, name: 'travel-desk', tracing: { tracerProvider } });
 const context = new ExecutionContext();
 const stop = printTranscript(context, toolset);
-const started = now();
+const started = performance.now();
 try {
   const result = await agent.run(QUESTION, { context });
   const calls = context.events.filter((e) => e.type === 'tool_call').length;
   console.log(`\nanswer: ${result.text}`);
   console.log(
     `\nstopped: ${result.stopReason} after ${result.steps} model turn(s) and ${calls} tool call(s); ` +
-      `tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out; ${(now() - started).toFixed(0)} ms`,
+      `tokens ${result.usage.inputTokens} in / ${result.usage.outputTokens} out; ${(performance.now() - started).toFixed(0)} ms`,
   );
   console.log('');
   printSpanTree(spans.getFinishedSpans());

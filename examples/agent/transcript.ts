@@ -1,4 +1,4 @@
-import { now, resultText, type ExecutionContext, type RunEvent, type Toolset } from '@anytool/core';
+import { resultText, type ExecutionContext, type RunEvent, type Toolset } from '@anytool/core';
 import type { ModelToolCall, Usage } from '@anytool/agent';
 
 const WIDTH = 150;
@@ -17,7 +17,7 @@ function args(value: unknown): string {
  * arguments and source, each result with its duration. Returns the unsubscribe function.
  */
 export function printTranscript(context: ExecutionContext, toolset: Toolset, print: (line: string) => void = console.log): () => void {
-  const started = now();
+  const started = Date.now();
   const at = (event: RunEvent): string => `[${(event.time - started).toFixed(1).padStart(7)} ms]`;
   return context.subscribe((event) => {
     switch (event.type) {

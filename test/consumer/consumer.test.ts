@@ -4,11 +4,11 @@
 // writes, a legacy-decorators project, a plain JavaScript project; typescript 5.9 and
 // 6.0. Each builds, runs, lists its tools, calls them, serves them over MCP, and runs
 // again after a production install.
-import { existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { anytool, anytoolBin, createProject, lastJson, ok, packAll, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
+import { anytool, anytoolBin, createProject, lastJson, npm, ok, packAll, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
 
 jest.setTimeout(300_000);
 
@@ -195,6 +195,47 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     const again = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
     expect(lastJson(ran.stdout)).toEqual(lastJson(again.stdout));
   });
+});
+
+/** Lists the tools of an MCP server started over stdio and calls `forecast`: what an MCP host does. */
+async function serveAndCall(command: string, args: string[], cwd: string): Promise<string[]> {
+  const transport = new StdioClientTransport({ command, args, cwd, stderr: 'pipe' });
+  const client = new Client({ name: 'consumer-test', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const result = await client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+    expect(result.isError ?? false).toBe(false);
+    expect(JSON.stringify(result.content)).toContain(FORECAST);
+    return tools.map((t) => t.name).sort();
+  } finally {
+    await client.close();
+  }
+}
+
+test('`anytool-mcp serve` serves built tools with only @anytool/core and @anytool/mcp installed', async () => {
+  const c = cases.find((k) => k.name === 'esm-ts5.9')!;
+  const into = join(base!, 'serve-with-mcp-only');
+  mkdirSync(into, { recursive: true });
+  writeFileSync(join(into, 'package.json'), JSON.stringify({ name: 'serve-with-mcp-only', version: '1.0.0', private: true, type: 'module' }, null, 2) + '\n');
+  for (const file of c.output) cpSync(join(dir(c), file), join(into, file), { recursive: true });
+  ok(await npm(['install', tarballs['@anytool/core']!, tarballs['@anytool/mcp']!], into), 'npm install @anytool/core @anytool/mcp');
+  expect(existsSync(join(into, 'node_modules', '@anytool', 'schema'))).toBe(false);
+  expect(existsSync(join(into, 'node_modules', 'typescript'))).toBe(false);
+  expect(existsSync(join(into, 'node_modules', '.bin', 'anytool'))).toBe(false);
+  const bin = join(into, 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
+  expect(await serveAndCall(process.execPath, [bin, 'serve', c.tools], into)).toEqual(['ReadTickets', 'daysLeft', 'forecast', 'mul']);
+  const help = ok(await run(process.execPath, [bin, 'serve', '--help'], into), 'anytool-mcp serve --help');
+  expect(help.stdout).toMatch(/^Usage: anytool-mcp serve <module\.js>/);
+  const bad = await run(process.execPath, [bin, 'serve'], into);
+  expect([bad.code, bad.stderr.trim()]).toEqual([2, 'anytool-mcp serve: name the module to serve; run anytool-mcp serve --help for the usage']);
+});
+
+test('with @anytool/schema and @anytool/mcp both installed, `anytool serve` and `anytool-mcp serve` are both there and agree', async () => {
+  const c = cases.find((k) => k.name === 'cjs-ts5.9')!;
+  const mcpBin = join(dir(c), 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
+  expect(existsSync(anytoolBin(dir(c)))).toBe(true);
+  expect(await serveAndCall(process.execPath, [mcpBin, 'serve', c.tools], dir(c))).toEqual(await serveAndCall(process.execPath, [anytoolBin(dir(c)), 'serve', c.tools], dir(c)));
 });
 
 test('every TypeScript project gives the model the same definitions', async () => {

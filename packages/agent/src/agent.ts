@@ -6,11 +6,9 @@ import {
   Toolset,
   approval,
   askApproval,
-  describeError,
   errorResult,
   isAnytoolError,
   isToolset,
-  now,
   resultText,
   tracing,
   type ApprovalCallback,
@@ -20,6 +18,7 @@ import {
   type ToolSource,
   type TracingOptions,
 } from '@anytool/core';
+import { describeError, now } from '@anytool/core/internal';
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
 import { addUsage, emptyUsage, type AssistantMessage, type BuiltinApproval, type BuiltinApprovalRequest, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, type ExecutionContext, now, type TextDeltaEvent, type ToolCallDeltaEvent } from '@anytool/core';
+import { AnytoolError, ErrorCode, type ExecutionContext, type TextDeltaEvent, type ToolCallDeltaEvent } from '@anytool/core';
+import { now } from '@anytool/core/internal';
 import type { AgentStreamEvent } from './agent.js';
 import { EventQueue } from './event-queue.js';
 import type { ModelResponse, ModelStreamEvent } from './model.js';

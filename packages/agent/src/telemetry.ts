@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context as TraceContext, type Span } from '@opentelemetry/api';
-import { now, resultText, type TracingOptions } from '@anytool/core';
+import { resultText, type TracingOptions } from '@anytool/core';
+import { now } from '@anytool/core/internal';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, Usage } from './model.js';
 
 const SCOPE = 'anytool';

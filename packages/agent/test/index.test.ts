@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as agent from '@anytool/agent';
+import { domGlobals, exportedNames } from '../../../test/helpers/export-names';
 import * as openai from '../src/models/openai.js';
 import * as anthropic from '../src/models/anthropic.js';
 import * as responses from '../src/models/openai-responses.js';
@@ -13,6 +14,14 @@ describe('public surface', () => {
     expect(Object.keys(anthropic)).toEqual(['AnthropicModel']);
     expect(Object.keys(responses)).toEqual(['OpenAIResponsesModel']);
     expect(Object.keys(gemini)).toEqual(['GeminiModel']);
+  });
+
+  it('exports the same names its source declares, none of them a DOM global, and has no internal subpath', () => {
+    const names = exportedNames(join(__dirname, '..', 'src', 'index.ts'));
+    expect(names.values).toEqual(Object.keys(agent).sort());
+    const subpaths = ['openai', 'anthropic', 'openai-responses', 'gemini'].map((name) => exportedNames(join(__dirname, '..', 'src', 'models', `${name}.ts`)));
+    const dom = domGlobals();
+    expect([names, ...subpaths].flatMap((n) => [...n.values, ...n.types]).filter((name) => dom.has(name))).toEqual([]);
   });
 
   it('maps every subpath in package.json exports to a source file', () => {

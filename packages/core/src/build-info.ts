@@ -145,7 +145,7 @@ export function resolveConvention(
     throw new AnytoolError(
       ErrorCode.InvalidToolDefinition,
       `${owner}: it takes more than one parameter, but a tool given explicit { parameters } and no build information receives one arguments object; ` +
-        'if its second parameter is the ExecutionContext, pass { context: true } (or mark it with @Context() under legacy decorators), otherwise take the arguments object as its one parameter, or drop { parameters } and compile it with the build step',
+        'if its second parameter is the ExecutionContext, pass { context: true } (under legacy decorators: mark it with @Context(), or `import \'reflect-metadata\'` before the class so its type is seen), otherwise take the arguments object as its one parameter, or drop { parameters } and compile it with the build step',
     );
   }
   return { paramNames: undefined, contextIndex };

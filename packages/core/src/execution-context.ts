@@ -5,8 +5,6 @@ import { DiagnosticLog, type Diagnostic, type DiagnosticInput } from './diagnost
 import { ErrorCode, describeError } from './errors.js';
 import type { ToolResult } from './tool-result.js';
 
-export { now };
-
 interface EventBase {
   /** When the event happened, epoch milliseconds with sub-millisecond precision. */
   time: number;
@@ -34,7 +32,7 @@ export interface ToolResultEvent extends EventBase {
   ranBy?: string;
 }
 
-export interface ProgressEvent extends EventBase {
+export interface RunProgressEvent extends EventBase {
   type: 'progress';
   callId?: string;
   tool?: string;
@@ -43,7 +41,7 @@ export interface ProgressEvent extends EventBase {
   message?: string;
 }
 
-export interface MessageEvent extends EventBase {
+export interface RunMessageEvent extends EventBase {
   type: 'message';
   role: 'system' | 'user' | 'assistant';
   text: string;
@@ -51,7 +49,7 @@ export interface MessageEvent extends EventBase {
   data?: unknown;
 }
 
-export interface ErrorEvent extends EventBase {
+export interface RunErrorEvent extends EventBase {
   type: 'error';
   code: string;
   message: string;
@@ -87,7 +85,7 @@ export interface ToolCallDeltaEvent extends EventBase {
 export type DiagnosticEvent = Diagnostic;
 
 /** Everything a run records, in the order it happened. */
-export type RunEvent = ToolCallEvent | ToolResultEvent | ProgressEvent | MessageEvent | ErrorEvent | DiagnosticEvent | TextDeltaEvent | ToolCallStartEvent | ToolCallDeltaEvent;
+export type RunEvent = ToolCallEvent | ToolResultEvent | RunProgressEvent | RunMessageEvent | RunErrorEvent | DiagnosticEvent | TextDeltaEvent | ToolCallStartEvent | ToolCallDeltaEvent;
 
 /** A run event before its time is stamped. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> & { time?: number } : never) : never;

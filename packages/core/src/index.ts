@@ -1,20 +1,19 @@
 // The public API of @anytool/core. Anything exported here is public API: add with care.
-import './decorators/metadata-keys.js';
+// What the sibling packages share and users need not see goes through `@anytool/core/internal`.
 
-export { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
+export { AnytoolError, ErrorCode, isAnytoolError } from './errors.js';
 export type { AnytoolErrorOptions } from './errors.js';
 
-export { ExecutionContext, isExecutionContext, now } from './execution-context.js';
-export { abortWatch } from './abort-watch.js';
+export { ExecutionContext, isExecutionContext } from './execution-context.js';
 export type {
   DiagnosticEvent,
-  ErrorEvent,
   ExecutionContextOptions,
-  MessageEvent,
-  ProgressEvent,
+  RunErrorEvent,
   RunEvent,
   RunEventInput,
   RunEventListener,
+  RunMessageEvent,
+  RunProgressEvent,
   ToolCallEvent,
   ToolResultEvent,
   TextDeltaEvent,
@@ -41,13 +40,12 @@ export { extractTraceContext, injectTraceContext } from './tracing/trace-context
 
 export type { BuiltinDeclaration, BuiltinFormat, JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 
-export { errorResult, imageResult, isToolResult, normalizeResult, resultText, sniffMimeType, textResult, toBase64, toolResult } from './tool-result.js';
+export { errorResult, imageResult, isToolResult, normalizeResult, resultText, textResult, toolResult } from './tool-result.js';
 export type { AudioContent, ContentPart, ImageContent, ResourceContent, ResourceLinkContent, TextContent, ToolResult } from './tool-result.js';
 
 export { BaseTool, isBaseTool } from './base-tool.js';
 export type { BaseToolOptions, InvokeOptions } from './base-tool.js';
 
-export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
 export type { ArgumentPreparer, ToolBuildInfo } from './build-info.js';
 
 export { BuiltinTool, ClientTool, builtin, isProviderTool } from './builtin-tool.js';
@@ -64,16 +62,12 @@ export type { ToolOptions, ToolRecord } from './decorators/records.js';
 
 export { MethodTool, toolsFrom } from './method-tool.js';
 
-export { Toolset, isToolset, unknownToolText } from './toolset.js';
+export { Toolset, isToolset } from './toolset.js';
 export type { DynamicToolSource, ToolSource } from './toolset.js';
-export { loadToolModule, toolsetFromModule } from './module-tools.js';
+export { toolsetFromModule } from './module-tools.js';
 export type { ModuleToolsOptions } from './module-tools.js';
 
-export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
-
-export { compileValidator, formatProblems, schemaProblems } from './validation.js';
 export type { StandardSchemaV1 } from './standard-schema.js';
-export type { ArgsValidator, ArgumentProblem } from './validation.js';
 
 export { lowerDefinitions } from './providers/index.js';
 export type { DefinitionFormat, FormatMap, FormatOptions, FormatTool, Lowered, LoweringNote } from './providers/index.js';

@@ -1,4 +1,4 @@
-import { abortWatch } from '@anytool/core';
+import { abortWatch } from '@anytool/core/internal';
 import { getEventListeners } from 'node:events';
 
 describe('abortWatch', () => {

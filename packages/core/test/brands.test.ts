@@ -1,6 +1,8 @@
 // Two copies of @anytool/core in one process (two installed versions, or the ES and CommonJS
 // builds side by side): what one copy makes, the other recognises. Here the sources under test
 // are one copy, and the built CommonJS package copied to a scratch directory is the other.
+// Legacy parameter types (`emitDecoratorMetadata`) need a Reflect.metadata polyfill, which the user loads.
+import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,4 +1,5 @@
-import { ExecutionContext, FunctionTool, Toolset, WHOLE_ARGUMENTS, tool, ErrorCode } from '@anytool/core';
+import { ExecutionContext, FunctionTool, Toolset, tool, ErrorCode } from '@anytool/core';
+import { WHOLE_ARGUMENTS } from '@anytool/core/internal';
 import { missingBuildInfoMessage } from './helpers/missing-build-info';
 
 const schema = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number', default: 10 } }, required: ['a'] };

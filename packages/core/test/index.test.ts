@@ -1,17 +1,64 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as core from '@anytool/core';
+import * as internal from '@anytool/core/internal';
+import { domGlobals, exportedNames } from '../../../test/helpers/export-names';
+
+const entry = (name: string): string => join(__dirname, '..', 'src', `${name}.ts`);
 
 describe('the public surface of @anytool/core', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
-        'AnytoolError', 'BUILD_INFO', 'BaseTool', 'BuiltinTool', 'ClientTool', 'builtin', 'isProviderTool', 'toGeminiToolList', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MAX_TOOL_NAME_LENGTH', 'MethodTool',
-        'Pipeline', 'TOOL_NAME_RULES', 'Tool', 'ToolCall', 'Toolset', 'WHOLE_ARGUMENTS', 'abortWatch', 'approval', 'askApproval', 'checkToolName', 'compileValidator', 'defineContext', 'defineTool', 'describeError',
-        'errorResult', 'extractTraceContext', 'formatProblems', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool', 'isExecutionContext', 'isToolResult', 'isToolset', 'loadToolModule', 'lowerDefinitions',
-        'needsApproval', 'normalizeResult', 'now', 'outputBudget', 'resultText', 'schemaProblems',
-        'sniffMimeType', 'suggestToolName', 'textResult', 'toAnthropicTools', 'toBase64', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools',
-        'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule', 'tracing', 'unknownToolText',
+        'AnytoolError', 'BaseTool', 'BuiltinTool', 'ClientTool', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MethodTool', 'Pipeline', 'Tool', 'ToolCall',
+        'Toolset', 'approval', 'askApproval', 'builtin', 'defineContext', 'defineTool', 'errorResult', 'extractTraceContext', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool',
+        'isExecutionContext', 'isProviderTool', 'isToolResult', 'isToolset', 'lowerDefinitions', 'needsApproval', 'normalizeResult', 'outputBudget', 'resultText', 'textResult', 'toAnthropicTools',
+        'toGeminiToolList', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools', 'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule', 'tracing',
       ].sort(),
     );
+    expect(exportedNames(entry('index')).values).toEqual(Object.keys(core).sort());
+  });
+
+  it('exports exactly the intended types', () => {
+    expect(exportedNames(entry('index')).types).toEqual(
+      [
+        'AnthropicBuiltinTool', 'AnthropicTool', 'AnyFunction', 'AnytoolErrorOptions', 'ApprovalCallback', 'ApprovalDecision', 'ApprovalOptions', 'ApprovalRequest', 'ArgumentPreparer', 'AudioContent',
+        'BaseToolOptions', 'BuiltinDeclaration', 'BuiltinFormat', 'BuiltinToolOptions', 'ClientToolHandler', 'ContentPart', 'ContextDecorator', 'DefinitionFormat', 'Diagnostic', 'DiagnosticEvent',
+        'DiagnosticInput', 'DiagnosticListener', 'DynamicToolSource', 'ExecutionContextOptions', 'FormatMap', 'FormatOptions', 'FormatTool', 'FunctionToolOptions', 'GeminiBuiltinTool',
+        'GeminiFunctionDeclaration', 'GeminiTool', 'ImageContent', 'InvokeOptions', 'JsonSchema', 'Lowered', 'LoweringNote', 'McpToolDefinition', 'MemoryArgs', 'Middleware', 'ModuleToolsOptions',
+        'OpenAIChatTool', 'OpenAIFormatOptions', 'OpenAIResponsesBuiltinTool', 'OpenAIResponsesTool', 'OutputBudgetOptions', 'ResourceContent', 'ResourceLinkContent', 'RunErrorEvent', 'RunEvent',
+        'RunEventInput', 'RunEventListener', 'RunMessageEvent', 'RunProgressEvent', 'StandardSchemaV1', 'TelemetryProviders', 'TextContent', 'TextDeltaEvent', 'TextEditorArgs', 'ToolAnnotations',
+        'ToolBuildInfo', 'ToolCallDeltaEvent', 'ToolCallEvent', 'ToolCallStartEvent', 'ToolDecorator', 'ToolDefinition', 'ToolInvoker', 'ToolOptions', 'ToolRecord', 'ToolResult', 'ToolResultEvent',
+        'ToolSource', 'TracingOptions',
+      ].sort(),
+    );
+  });
+
+  it('shares plumbing with the other packages through @anytool/core/internal, and nothing public twice', () => {
+    const names = ['BUILD_INFO', 'MAX_TOOL_NAME_LENGTH', 'TOOL_NAME_RULES', 'WHOLE_ARGUMENTS', 'abortWatch', 'checkToolName', 'compileValidator', 'describeError', 'formatProblems', 'loadToolModule', 'now', 'schemaProblems', 'sniffMimeType', 'suggestToolName', 'toBase64', 'unknownToolText'];
+    expect(Object.keys(internal).sort()).toEqual(names.sort());
+    expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });
+    for (const name of Object.keys(internal)) expect([name, name in core]).toEqual([name, false]);
+    expect(readFileSync(entry('internal'), 'utf8')).toMatch(/Not public API[\s\S]*any release/);
+  });
+
+  it('exports no name that shadows a DOM global, public or internal', () => {
+    const dom = domGlobals();
+    expect(dom.has('MessageEvent')).toBe(true);
+    const names = ['index', 'internal', 'runtime'].flatMap((file) => Object.values(exportedNames(entry(file))).flat());
+    expect(names.filter((name) => dom.has(name))).toEqual([]);
+  });
+
+  it('exposes its subpaths in package.json for ES modules, CommonJS and old TypeScript resolution', () => {
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { exports: Record<string, unknown>; typesVersions: Record<string, Record<string, string[]>>; sideEffects: unknown; dependencies: Record<string, string> };
+    expect(Object.keys(manifest.exports)).toEqual(['.', './runtime', './internal', './package.json']);
+    expect(manifest.exports['./internal']).toEqual({
+      import: { types: './dist/esm/internal.d.ts', default: './dist/esm/internal.js' },
+      require: { types: './dist/cjs/internal.d.ts', default: './dist/cjs/internal.js' },
+    });
+    expect(manifest.typesVersions['*']).toEqual({ runtime: ['./dist/cjs/runtime.d.ts'], internal: ['./dist/cjs/internal.d.ts'] });
+    expect(manifest.sideEffects).toBe(false);
+    expect(manifest.dependencies['reflect-metadata']).toBeUndefined();
   });
 
   it('every exported error class carries a code from ErrorCode', () => {

@@ -1,4 +1,5 @@
-import { BaseTool, ErrorCode, Tool, Toolset, defineTool, loadToolModule, tool, toolsetFromModule, type ExecutionContext } from '@anytool/core';
+import { BaseTool, ErrorCode, Tool, Toolset, defineTool, tool, toolsetFromModule, type ExecutionContext } from '@anytool/core';
+import { loadToolModule } from '@anytool/core/internal';
 
 class Clock {
   @Tool({ description: 'The time.', parameters: { type: 'object', properties: {} } })

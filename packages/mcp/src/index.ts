@@ -1,4 +1,5 @@
 // The public API of @anytool/mcp. Anything exported here is public API: add with care.
+// What the anytool command of @anytool/schema shares with this package goes through `@anytool/mcp/internal`.
 
 // Server: any tools served as an MCP server.
 export { serveMcp } from './server/serve-mcp.js';
@@ -6,16 +7,14 @@ export type { McpServerHandle, ServeMcpOptions, StdioServeOptions } from './serv
 export type { HttpServeOptions } from './server/http.js';
 export { createMcpServer } from './server/tool-server.js';
 export type { McpServerOptions } from './server/tool-server.js';
-export { MCP_SESSION_KEY, mcpSession } from './server/mcp-session.js';
-export type { McpSession } from './server/mcp-session.js';
-export type { McpAskOptions } from './server/mcp-session.js';
+export { MCP_SESSION_KEY, mcpSession } from './shared/mcp-session.js';
+export type { McpAskOptions, McpSession } from './shared/mcp-session.js';
 export { toCallToolResult } from './server/result-content.js';
 export { MemoryEventStore } from './server/memory-event-store.js';
 export { MemoryStore } from './store/memory-store.js';
 export type { McpStore } from './store/store.js';
 export { RedisStore } from './store/redis-store.js';
 export type { RedisStoreOptions } from './store/redis-store.js';
-export { runServeCommand } from './server/serve-command.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
 export type { TaskRecord, TaskStatus } from './server/tasks/record.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';

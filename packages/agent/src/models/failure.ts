@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError } from '@anytool/core';
+import { AnytoolError, ErrorCode } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 
 /** The HTTP status of a failed request, when the official client's error carries one. */
 function statusOf(error: unknown): number | undefined {

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, textResult, toGeminiToolList, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, toGeminiToolList, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { randomUUID } from 'node:crypto';
 import { GoogleGenAI, type Candidate, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
 import type { ModelOptions } from './client-options.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError, errorResult, lowerDefinitions, resultText, sniffMimeType, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { describeError, sniffMimeType } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSearch, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError, lowerDefinitions, resultText } from '@anytool/core';
+import { AnytoolError, ErrorCode, lowerDefinitions, resultText } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';

@@ -15,11 +15,11 @@ export function Context(): ContextDecorator {
       throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Context() on a constructor parameter of ${(target as Function).name}: put it on a parameter of a @Tool() method`);
     }
     const owner = typeof target === 'function' ? target : target.constructor;
-    setContextParam(owner, propertyKey, parameterIndex, true);
+    setContextParam(owner, propertyKey, parameterIndex);
   };
 }
 
 /** The imperative twin of `@Context()`: parameter `index` of `method` receives the context. */
 export function defineContext<T extends object>(target: abstract new (...args: never[]) => T, method: keyof T & (string | symbol), index: number): void {
-  setContextParam(target, method, index, false);
+  setContextParam(target, method, index);
 }

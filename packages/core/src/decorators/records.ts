@@ -1,7 +1,7 @@
 import { BRAND, hasBrand } from '../brands.js';
 import type { ToolBuildInfo } from '../build-info.js';
 import type { FunctionToolOptions } from '../function-tool.js';
-import { CONTEXT_PARAMS, DESIGN_PARAMTYPES, METADATA, TOOL_RECORDS } from './metadata-keys.js';
+import { CONTEXT_PARAMS, DESIGN_PARAMTYPES, TOOL_RECORDS, metadataKeys } from './metadata-keys.js';
 
 /** Options of `@Tool()` and `defineTool()`. */
 export type ToolOptions = FunctionToolOptions;
@@ -14,46 +14,44 @@ export interface ToolRecord {
 }
 
 type MetadataBag = Record<PropertyKey, unknown>;
-type ReflectWithMetadata = typeof Reflect & {
-  defineMetadata?(key: unknown, value: unknown, target: object, property?: string | symbol): void;
-  getOwnMetadata?(key: unknown, target: object, property?: string | symbol): unknown;
-  getMetadata?(key: unknown, target: object, property?: string | symbol): unknown;
-};
-const reflect = Reflect as ReflectWithMetadata;
+type Holder = Record<PropertyKey, unknown>;
+type ReflectWithMetadata = typeof Reflect & { getMetadata?(key: unknown, target: object, property?: string | symbol): unknown };
 
-/** The class's own TC39 metadata object, created (inheriting its parent's) when missing. */
-export function ownMetadata(target: Function): MetadataBag {
-  if (Object.prototype.hasOwnProperty.call(target, METADATA)) {
-    const existing = (target as unknown as Record<symbol, MetadataBag | undefined>)[METADATA];
-    if (existing) return existing;
-  }
-  const parent = Object.getPrototypeOf(target) as Record<symbol, MetadataBag | undefined> | null;
-  const bag = Object.create(parent?.[METADATA] ?? null) as MetadataBag;
-  Object.defineProperty(target, METADATA, { value: bag, enumerable: false, configurable: true, writable: true });
-  return bag;
+const hasOwn = (target: object, key: PropertyKey): boolean => Object.prototype.hasOwnProperty.call(target, key);
+
+/** Sets a hidden own property: records are never enumerated, copied by spreads or serialized. */
+function hide(target: object, key: symbol, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: false, configurable: true, writable: true });
 }
 
 /** Adds a record to a TC39 metadata object (the class's own list, never an inherited one). */
 export function addToMetadata(bag: MetadataBag, record: ToolRecord): void {
-  if (!Object.prototype.hasOwnProperty.call(bag, TOOL_RECORDS)) bag[TOOL_RECORDS] = [];
+  if (!hasOwn(bag, TOOL_RECORDS)) bag[TOOL_RECORDS] = [];
   (bag[TOOL_RECORDS] as ToolRecord[]).push(record);
 }
 
-/** Legacy decorators: records live in reflect-metadata on the constructor. */
-export function addToReflectMetadata(target: Function, record: ToolRecord): void {
-  const own = (reflect.getOwnMetadata?.(TOOL_RECORDS, target) as ToolRecord[] | undefined) ?? [];
-  reflect.defineMetadata!(TOOL_RECORDS, [...own, record], target);
+/**
+ * Records a tool on the class itself: legacy decorators and `defineTool`. A
+ * hidden own property, so no metadata polyfill is needed and a subclass's list
+ * never changes its parent's.
+ */
+export function addToClass(target: Function, record: ToolRecord): void {
+  const own = hasOwn(target, TOOL_RECORDS) ? ((target as unknown as Holder)[TOOL_RECORDS] as ToolRecord[]) : [];
+  hide(target, TOOL_RECORDS, [...own, record]);
 }
 
-export function setContextParam(target: Function, method: string | symbol, index: number, legacy: boolean): void {
-  if (legacy) {
-    const own = (reflect.getOwnMetadata?.(CONTEXT_PARAMS, target) as Map<string | symbol, number> | undefined) ?? new Map();
-    reflect.defineMetadata!(CONTEXT_PARAMS, new Map(own).set(method, index), target);
-    return;
-  }
-  const bag = ownMetadata(target);
-  if (!Object.prototype.hasOwnProperty.call(bag, CONTEXT_PARAMS)) bag[CONTEXT_PARAMS] = new Map();
-  (bag[CONTEXT_PARAMS] as Map<string | symbol, number>).set(method, index);
+/**
+ * Records a tool on the method itself: TC39 decorators where the runtime gives
+ * no decorator metadata (no `Symbol.metadata`, as in Node today, or a class
+ * defined before a polyfill was loaded). The reader finds it on the prototype.
+ */
+export function addToMethod(method: Function, record: ToolRecord): void {
+  hide(method, TOOL_RECORDS, record);
+}
+
+export function setContextParam(target: Function, method: string | symbol, index: number): void {
+  const own = hasOwn(target, CONTEXT_PARAMS) ? ((target as unknown as Holder)[CONTEXT_PARAMS] as Map<string | symbol, number>) : undefined;
+  hide(target, CONTEXT_PARAMS, new Map(own).set(method, index));
 }
 
 /** A resolved record: the record plus where its context parameter is, when anything says so. */
@@ -69,15 +67,9 @@ export interface ResolvedToolRecord extends ToolRecord {
 export function readToolRecords(target: Function, findContext = false): ResolvedToolRecord[] {
   const seen = new Set<string | symbol>();
   const out: ResolvedToolRecord[] = [];
+  const metadata = metadataKeys();
   for (let c: Function | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
-    const own: ToolRecord[] = [];
-    if (Object.prototype.hasOwnProperty.call(c, METADATA)) {
-      const bag = (c as unknown as Record<symbol, MetadataBag | undefined>)[METADATA];
-      if (bag && Object.prototype.hasOwnProperty.call(bag, TOOL_RECORDS)) own.push(...(bag[TOOL_RECORDS] as ToolRecord[]));
-    }
-    const legacy = reflect.getOwnMetadata?.(TOOL_RECORDS, c) as ToolRecord[] | undefined;
-    if (legacy) own.push(...legacy);
-    for (const record of own) {
+    for (const record of ownRecords(c, metadata)) {
       if (seen.has(record.method)) continue;
       seen.add(record.method);
       const resolved: ResolvedToolRecord = { method: record.method, options: { ...record.options } };
@@ -90,6 +82,27 @@ export function readToolRecords(target: Function, findContext = false): Resolved
   return out;
 }
 
+/** The records one class declares: in its TC39 metadata, on itself, and on its methods. */
+function ownRecords(c: Function, metadata: readonly symbol[]): ToolRecord[] {
+  const own: ToolRecord[] = [];
+  for (const key of metadata) {
+    if (!hasOwn(c, key)) continue;
+    const bag = (c as unknown as Record<symbol, MetadataBag | undefined>)[key];
+    if (bag && hasOwn(bag, TOOL_RECORDS)) own.push(...(bag[TOOL_RECORDS] as ToolRecord[]));
+  }
+  if (hasOwn(c, TOOL_RECORDS)) own.push(...((c as unknown as Holder)[TOOL_RECORDS] as ToolRecord[]));
+  const prototype = (c as { prototype?: unknown }).prototype;
+  if (typeof prototype === 'object' && prototype !== null) {
+    for (const key of Reflect.ownKeys(prototype)) {
+      const value = Object.getOwnPropertyDescriptor(prototype, key)?.value as unknown;
+      if (typeof value !== 'function' || !hasOwn(value, TOOL_RECORDS)) continue;
+      const record = (value as unknown as Holder)[TOOL_RECORDS] as ToolRecord;
+      if (record.method === key) own.push(record);
+    }
+  }
+  return own;
+}
+
 /** Whether a design type (legacy `emitDecoratorMetadata`) is `ExecutionContext`, of this copy of core or another. */
 function isContextClass(type: unknown): boolean {
   return typeof type === 'function' && hasBrand(type.prototype, BRAND.ExecutionContext);
@@ -97,16 +110,13 @@ function isContextClass(type: unknown): boolean {
 
 function findContextIndex(target: Function, method: string | symbol): number | undefined {
   for (let c: Function | null = target; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
-    if (Object.prototype.hasOwnProperty.call(c, METADATA)) {
-      const bag = (c as unknown as Record<symbol, MetadataBag | undefined>)[METADATA];
-      const map = bag && Object.prototype.hasOwnProperty.call(bag, CONTEXT_PARAMS) ? (bag[CONTEXT_PARAMS] as Map<string | symbol, number>) : undefined;
-      if (map?.has(method)) return map.get(method);
-    }
-    const legacy = reflect.getOwnMetadata?.(CONTEXT_PARAMS, c) as Map<string | symbol, number> | undefined;
-    if (legacy?.has(method)) return legacy.get(method);
+    const map = hasOwn(c, CONTEXT_PARAMS) ? ((c as unknown as Holder)[CONTEXT_PARAMS] as Map<string | symbol, number>) : undefined;
+    if (map?.has(method)) return map.get(method);
   }
-  if (reflect.getMetadata) {
-    const types = reflect.getMetadata(DESIGN_PARAMTYPES, target.prototype as object, method) as unknown[] | undefined;
+  // Parameter types exist only when the user loaded a `Reflect.metadata` polyfill (reflect-metadata) before the class.
+  const getMetadata = (Reflect as ReflectWithMetadata).getMetadata;
+  if (typeof getMetadata === 'function') {
+    const types = getMetadata.call(Reflect, DESIGN_PARAMTYPES, target.prototype as object, method) as unknown[] | undefined;
     const index = types?.findIndex(isContextClass) ?? -1;
     if (index >= 0) return index;
   }

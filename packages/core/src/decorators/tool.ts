@@ -1,7 +1,6 @@
-import 'reflect-metadata';
 import type { ToolBuildInfo } from '../build-info.js';
 import { AnytoolError, ErrorCode } from '../errors.js';
-import { addToMetadata, addToReflectMetadata, ownMetadata, type ToolOptions, type ToolRecord } from './records.js';
+import { addToClass, addToMetadata, addToMethod, type ToolOptions, type ToolRecord } from './records.js';
 
 /** Works as a TC39 standard method decorator and as a legacy `experimentalDecorators` one. */
 export interface ToolDecorator {
@@ -40,10 +39,9 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
         const what = context.kind !== 'method' ? `a ${context.kind}` : context.static ? 'a static method' : 'a private method';
         throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on ${what} (${String(context.name)}): put @Tool() on a public instance method`);
       }
-      if (context.metadata === undefined || context.metadata === null) {
-        throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on ${String(context.name)}: this class was defined before @anytool/core was loaded, so Symbol.metadata did not exist yet; import @anytool/core before defining classes with @Tool()`);
-      }
-      addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
+      // Decorator metadata exists only where `Symbol.metadata` did when the class was defined; without it the method holds the record.
+      if (typeof context.metadata === 'object' && context.metadata !== null) addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
+      else addToMethod(value as Function, record(context.name, options, build));
       return;
     }
     const target = value as object;
@@ -51,7 +49,7 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
     if (typeof target === 'function') {
       throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on static method ${target.name}.${String(key)}: put @Tool() on a public instance method`);
     }
-    addToReflectMetadata(target.constructor, record(key, options, build));
+    addToClass(target.constructor, record(key, options, build));
   }) as ToolDecorator;
 }
 
@@ -65,5 +63,5 @@ export function defineTool<T extends object>(target: abstract new (...args: neve
   if (typeof (target.prototype as Record<PropertyKey, unknown>)[method] !== 'function') {
     throw new AnytoolError(ErrorCode.InvalidToolDefinition, `defineTool(${target.name}, ${String(method)}): ${target.name}.prototype.${String(method)} is not a method`);
   }
-  addToMetadata(ownMetadata(target), record(method, options, build));
+  addToClass(target, record(method, options, build));
 }

@@ -1,4 +1,6 @@
 // Legacy (experimentalDecorators) only: parameter decorators and emitDecoratorMetadata.
+// emitDecoratorMetadata writes parameter types through Reflect.metadata: the user loads the polyfill first.
+import 'reflect-metadata';
 import { Context, ExecutionContext, Tool, Toolset } from '@anytool/core';
 
 describe('legacy decorators', () => {

@@ -1,4 +1,4 @@
-import { describeError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import { isHttpConfig, type McpServerConfig } from './config.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, abortWatch, describeError, injectTraceContext, isAnytoolError, type ArgsValidator } from '@anytool/core';
+import { AnytoolError, ErrorCode, injectTraceContext, isAnytoolError } from '@anytool/core';
+import { abortWatch, describeError, type ArgsValidator } from '@anytool/core/internal';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import {
   Client,

@@ -1,6 +1,7 @@
-import { BaseTool, compileValidator, type ArgsValidator, type ExecutionContext, type JsonSchema, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import { BaseTool, type ExecutionContext, type JsonSchema, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import { compileValidator, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
-import { mcpSession } from '../server/mcp-session.js';
+import { mcpSession } from '../shared/mcp-session.js';
 import type { McpConnection } from './connection.js';
 import type { McpTaskHandle, McpTaskStatus } from './tasks.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError, type DynamicToolSource, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, type DynamicToolSource, type ToolResult } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { readMcpServers, type McpServerConfig, type McpServersConfig } from './config.js';
 import { McpConnection, type McpClientOptions } from './connection.js';

@@ -1,4 +1,5 @@
-import { ErrorCode, errorResult, type ArgsValidator, type ContentPart, type ToolResult } from '@anytool/core';
+import { ErrorCode, errorResult, type ContentPart, type ToolResult } from '@anytool/core';
+import { type ArgsValidator } from '@anytool/core/internal';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 
 type McpContent = CallToolResult['content'][number];

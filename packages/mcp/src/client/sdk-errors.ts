@@ -1,4 +1,4 @@
-import { describeError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 
 /*

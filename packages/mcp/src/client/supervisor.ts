@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, describeError, isAnytoolError } from '@anytool/core';
+import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { StreamableHTTPClientTransport, type Client, type Transport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isHttpConfig, type McpServerConfig } from './config.js';

@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, abortWatch, describeError } from '@anytool/core';
+import { AnytoolError, ErrorCode } from '@anytool/core';
+import { abortWatch, describeError } from '@anytool/core/internal';
 import { ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { httpStatus, isServerError } from './sdk-errors.js';
 

@@ -1,4 +1,4 @@
-import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core';
+import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core/internal';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { ToolSchema } from '@modelcontextprotocol/core';
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MAX_TOOL_NAME_LENGTH } from '@anytool/core';
+import { MAX_TOOL_NAME_LENGTH } from '@anytool/core/internal';
 
 const VALID = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 const HASH_LENGTH = 8;

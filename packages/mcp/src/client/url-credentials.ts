@@ -1,4 +1,5 @@
-import { AnytoolError, describeError, isAnytoolError } from '@anytool/core';
+import { AnytoolError, isAnytoolError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 
 /**
  * Credentials in a server URL. They never show: its user name, password and

@@ -1,12 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, tracing, type Toolset } from '@anytool/core';
+import { AnytoolError, ErrorCode, toolsetFromModule, tracing, type Toolset } from '@anytool/core';
+import { loadToolModule } from '@anytool/core/internal';
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 import { RedisStore } from '../store/redis-store.js';
 
-export const SERVE_USAGE = `Usage: anytool serve <module.js> [options]
+/** The help of `serve`; `command` is how the user ran it (`anytool serve`, `anytool-mcp serve`). */
+export const serveUsage = (command = 'anytool serve'): string => `Usage: ${command} <module.js> [options]
 
 Serves the tools a JavaScript module (ES or CommonJS) exports as an MCP server:
 tools, instances of classes with @Tool methods, arrays of them, and Toolsets (when
@@ -59,12 +61,13 @@ export interface ServeCommandOptions {
   store: string | undefined;
 }
 
-function usageError(problem: string): AnytoolError {
-  return new AnytoolError(ErrorCode.InvalidUsage, `${problem}; run anytool serve --help for the usage`);
+function usageErrorOf(problem: string, command: string): AnytoolError {
+  return new AnytoolError(ErrorCode.InvalidUsage, `${problem}; run ${command} --help for the usage`);
 }
 
 /** Parses the arguments after `anytool serve`; `undefined` means help was asked for. */
-export function parseServeArgs(args: readonly string[]): ServeCommandOptions | undefined {
+export function parseServeArgs(args: readonly string[], command = 'anytool serve'): ServeCommandOptions | undefined {
+  const usageError = (problem: string): AnytoolError => usageErrorOf(problem, command);
   const options: ServeCommandOptions = {
     module: '',
     http: false,
@@ -173,16 +176,17 @@ const importModule = new Function('specifier', 'return import(specifier)') as (s
  * `process.stdout.write` in the served module, at import or in a tool call)
  * goes to stderr instead. A problem before serving rejects with an error
  * whose message is one line (bad arguments: `INVALID_USAGE`; a module that
- * cannot load or holds no tools: `INVALID_TOOL_MODULE`); the `anytool`
- * command prints it and exits with 2.
+ * cannot load or holds no tools: `INVALID_TOOL_MODULE`); the command prints
+ * it and exits with 2. `command` is how the user ran it (`anytool serve`,
+ * `anytool-mcp serve`), for the help and the status lines.
  */
-export async function runServeCommand(args: string[]): Promise<void> {
+export async function runServeCommand(args: string[], command = 'anytool serve'): Promise<void> {
   // Served by the ES build, like the ES modules most served modules are (the command itself is loaded as CommonJS).
-  const esm = (await importModule('@anytool/mcp')) as { runServeCommand?: typeof runServeCommand };
-  if (typeof esm.runServeCommand === 'function' && esm.runServeCommand !== runServeCommand) return esm.runServeCommand(args);
-  const options = parseServeArgs(args);
+  const esm = (await importModule('@anytool/mcp/internal')) as { runServeCommand?: typeof runServeCommand };
+  if (typeof esm.runServeCommand === 'function' && esm.runServeCommand !== runServeCommand) return esm.runServeCommand(args, command);
+  const options = parseServeArgs(args, command);
   if (options === undefined) {
-    process.stdout.write(SERVE_USAGE);
+    process.stdout.write(serveUsage(command));
     return;
   }
   // Status lines are not worth a crash: a client that closed stderr just does not see them.
@@ -196,12 +200,12 @@ export async function runServeCommand(args: string[]): Promise<void> {
     size = toolset.size;
     // Each call gets an execute_tool span under its tools/call span (when an SDK is registered), unless the module's toolset traces its calls already.
     if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing'))) toolset.use(tracing({ captureContent: options.traceContent }));
-    const serveOptions = serveOptionsFor(options, stdout?.protocol);
+    const serveOptions = serveOptionsFor(options, stdout?.protocol, command);
     if (options.store !== undefined && serveOptions.transport === 'http') {
-      store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`anytool serve: store: ${error.message}\n`) });
+      store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`${command}: store: ${error.message}\n`) });
       // Now, so an unreachable Redis stops the start with a clear line instead of failing the first request.
       await store.connect().catch((error: unknown) => {
-        throw usageError(`--store: ${error instanceof Error ? error.message : String(error)}`);
+        throw usageErrorOf(`--store: ${error instanceof Error ? error.message : String(error)}`, command);
       });
       serveOptions.store = store;
     }
@@ -211,13 +215,13 @@ export async function runServeCommand(args: string[]): Promise<void> {
     await store?.close();
     throw error;
   }
-  process.stderr.write(`anytool serve: ${size} tools from ${options.module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
-  if (server.url !== undefined) process.stderr.write(`anytool serve: auth: ${server.authMode}\n`);
-  process.stderr.write(`anytool serve: tools: ${toolsLine(server.toolset)}\n`);
-  if (store !== undefined) process.stderr.write(`anytool serve: store: ${shownStoreUrl(options.store!)}\n`);
+  process.stderr.write(`${command}: ${size} tools from ${options.module} ${server.url === undefined ? 'over stdio' : `at ${server.url}`}\n`);
+  if (server.url !== undefined) process.stderr.write(`${command}: auth: ${server.authMode}\n`);
+  process.stderr.write(`${command}: tools: ${toolsLine(server.toolset)}\n`);
+  if (store !== undefined) process.stderr.write(`${command}: store: ${shownStoreUrl(options.store!)}\n`);
   await server.closed;
   await store?.close();
-  process.stderr.write('anytool serve: stopped\n');
+  process.stderr.write(`${command}: stopped\n`);
   // A command ends when serving ends, even if the module left handles open (MCP clients, timers); a caller that
   // still has work to do in this tick finishes it first.
   setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
@@ -273,14 +277,15 @@ function jsonErrorPlace(error: unknown, text: string): string {
 }
 
 /** A tokens file others on the machine can read gives its tokens away: said on stderr, as the start goes on. */
-function warnIfShared(file: string): void {
+function warnIfShared(file: string, command: string): void {
   if (process.platform === 'win32') return;
   const mode = statSync(file).mode & 0o777;
-  if ((mode & 0o077) !== 0) process.stderr.write(`anytool serve: warning: --tokens-file ${file} can be read by other users (mode ${mode.toString(8)}); make it owner-only: chmod 600 ${file}\n`);
+  if ((mode & 0o077) !== 0) process.stderr.write(`${command}: warning: --tokens-file ${file} can be read by other users (mode ${mode.toString(8)}); make it owner-only: chmod 600 ${file}\n`);
 }
 
 /** The `auth` option from the command's flags; the tokens file is read now, so a bad one stops the start. */
-function authFor(options: ServeCommandOptions): McpAuthOptions | undefined {
+function authFor(options: ServeCommandOptions, command: string): McpAuthOptions | undefined {
+  const usageError = (problem: string): AnytoolError => usageErrorOf(problem, command);
   if (options.tokensFile === undefined && options.jwtIssuer === undefined) return undefined;
   const auth: McpAuthOptions = {};
   if (options.tokensFile !== undefined) {
@@ -290,7 +295,7 @@ function authFor(options: ServeCommandOptions): McpAuthOptions | undefined {
     } catch (error) {
       throw usageError(`--tokens-file ${options.tokensFile}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    warnIfShared(options.tokensFile);
+    warnIfShared(options.tokensFile, command);
     let tokens: unknown;
     try {
       tokens = JSON.parse(text);
@@ -306,14 +311,14 @@ function authFor(options: ServeCommandOptions): McpAuthOptions | undefined {
   return auth;
 }
 
-function serveOptionsFor(options: ServeCommandOptions, stdout: Writable | undefined): ServeMcpOptions {
+function serveOptionsFor(options: ServeCommandOptions, stdout: Writable | undefined, command: string): ServeMcpOptions {
   const name = options.name ?? options.module.replace(/^.*[\\/]/, '').replace(/\.[cm]?js$/, '');
-  const common = { name, handleSignals: true, onError: (error: Error) => void process.stderr.write(`anytool serve: ${error.message}\n`) };
+  const common = { name, handleSignals: true, onError: (error: Error) => void process.stderr.write(`${command}: ${error.message}\n`) };
   if (!options.http) return stdout === undefined ? { ...common, transport: 'stdio' } : { ...common, transport: 'stdio', stdout };
   const http: ServeMcpOptions = { ...common, transport: 'http', port: options.port, host: options.host, path: options.path };
   // Named hosts come on top of the loopback names for a loopback bind only: elsewhere the named ones are all.
   if (options.allowedHosts.length > 0) http.allowedHosts = [...new Set([...options.allowedHosts, ...defaultAllowedHosts(options.host)])];
-  const auth = authFor(options);
+  const auth = authFor(options, command);
   if (auth !== undefined) http.auth = auth;
   if (options.allowUnauthenticated) http.allowUnauthenticated = true;
   return http;

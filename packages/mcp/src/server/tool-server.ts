@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, errorResult, isToolset, resultText, unknownToolText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, errorResult, isToolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
+import { unknownToolText } from '@anytool/core/internal';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -15,7 +16,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { InputRounds, TaskAnswer, type InputRound } from './input-rounds.js';
 import { paramHeaders, type ParamHeader } from './param-headers.js';
-import { CallSession, MCP_SESSION_KEY, type ConnectionState } from './mcp-session.js';
+import { MCP_SESSION_KEY } from '../shared/mcp-session.js';
+import { CallSession, type ConnectionState } from './call-session.js';
 import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
 import { toCallToolResult } from './result-content.js';
 import { servedCallTelemetry } from './call-telemetry.js';

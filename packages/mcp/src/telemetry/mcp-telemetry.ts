@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context as TraceContext, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
-import { now } from '@anytool/core';
+import { now } from '@anytool/core/internal';
 
 /*
  * Spans and metrics of MCP operations, after the OpenTelemetry semantic

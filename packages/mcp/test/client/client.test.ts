@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type ProgressEvent } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, type RunProgressEvent } from '@anytool/core';
 import { McpConnection, McpToolset, mcpToolName, readMcpServers } from '@anytool/mcp';
 import { getEventListeners } from 'node:events';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -97,7 +97,7 @@ describe('McpToolset with the fixture server', () => {
     // 1.2 s in total, but a progress notification every 150 ms keeps the 400 ms timeout from firing.
     const result = await new Toolset(mcp).invoke('slow', { ms: 1_200, steps: 8 }, context);
     expect(resultText(result)).toBe('done');
-    const progress = context.events.filter((e): e is ProgressEvent => e.type === 'progress');
+    const progress = context.events.filter((e): e is RunProgressEvent => e.type === 'progress');
     expect(progress.length).toBeGreaterThanOrEqual(1);
     const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };
     expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, total: 8, message: expect.stringMatching(/^step \d$/) });

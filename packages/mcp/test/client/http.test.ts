@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
+import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText, tool, type RunProgressEvent } from '@anytool/core';
 import { McpConnection, McpToolset, serveMcp } from '@anytool/mcp';
 import { startSseServer, startStreamableServer } from '../fixtures/http-servers';
 import { EVERYTHING, alive, until } from './helpers';
@@ -47,7 +47,7 @@ describe('server-everything over streamable HTTP', () => {
       expect(resultText(await toolset.invoke('web_get-sum', { a: 40, b: 2 }, context))).toBe('The sum of 40 and 2 is 42.');
       const long = await toolset.invoke('web_trigger-long-running-operation', { duration: 0.6, steps: 3 }, context);
       expect(resultText(long)).toContain('completed');
-      expect(context.events.filter((e): e is ProgressEvent => e.type === 'progress').length).toBeGreaterThanOrEqual(1);
+      expect(context.events.filter((e): e is RunProgressEvent => e.type === 'progress').length).toBeGreaterThanOrEqual(1);
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => toolset.invoke('web_echo', { message: `#${i}` })));
       results.forEach((r, i) => expect(resultText(r)).toBe(`Echo: #${i}`));
       expect(mcp.connection('web')!.starts).toBe(1);

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type RunProgressEvent } from '@anytool/core';
 import { McpToolset, type McpRoot } from '@anytool/mcp';
 import { EVERYTHING, FILESYSTEM, MEMORY, alive, tempDir } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -97,7 +97,7 @@ describe('McpToolset over real npm servers (stdio)', () => {
     const context = new ExecutionContext();
     const result = await toolset.invoke('everything_trigger-long-running-operation', { duration: 1, steps: 4 }, context);
     expect(resultText(result)).toContain('Long running operation completed');
-    const progress = context.events.filter((e): e is ProgressEvent => e.type === 'progress');
+    const progress = context.events.filter((e): e is RunProgressEvent => e.type === 'progress');
     // The last notification can race the result, so no exact count.
     expect(progress.length).toBeGreaterThanOrEqual(1);
     const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };

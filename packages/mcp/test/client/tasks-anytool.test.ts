@@ -1,6 +1,6 @@
 // anytool on both sides of a task: tools marked `task: true`, served by serveMcp over HTTP on 127.0.0.1, called
 // through McpToolset, which polls the tasks, answers their questions and cancels them.
-import { ExecutionContext, Toolset, resultText, tool, type ProgressEvent } from '@anytool/core';
+import { ExecutionContext, Toolset, resultText, tool, type RunProgressEvent } from '@anytool/core';
 import { mcpSession, serveMcp, type McpServerHandle, type McpToolset } from '@anytool/mcp';
 import { connectForEachTest, until } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -83,7 +83,7 @@ describe('McpToolset calling task tools of serveMcp', () => {
     const result = await new Toolset(mcp).invoke('report', { ms: scaled(5_000) }, context);
     expect(resultText(result)).toBe(`report after ${scaled(5_000)} ms`);
     expect(seen.started).toBe(1);
-    const messages = context.events.filter((e): e is ProgressEvent => e.type === 'progress').map((e) => e.message);
+    const messages = context.events.filter((e): e is RunProgressEvent => e.type === 'progress').map((e) => e.message);
     expect(messages.some((m) => /^step [1-4] of 4$/.test(m ?? ''))).toBe(true);
     // A plain tool of the same server stays a plain call.
     expect(resultText(await new Toolset(mcp).invoke('quick', {}))).toBe('quick');

@@ -5,7 +5,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ErrorCode, ExecutionContext, Toolset, isAnytoolError, resultText, type ProgressEvent, type ToolResultEvent } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Toolset, isAnytoolError, resultText, type RunProgressEvent, type ToolResultEvent } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { MemoryStore, McpConnection, McpToolset, type McpServerConfig } from '@anytool/mcp';
 import { alive, connectForEachTest, tempDir, until } from './helpers';
@@ -104,7 +104,7 @@ describe('a call the server turns into a task', () => {
     // Every poll echoed the requestState of the server's last answer (the server refuses a stale one).
     for (const poll of polls) expect(poll.requestState).toBe(poll.expected);
 
-    const progress = context.events.filter((e): e is ProgressEvent => e.type === 'progress');
+    const progress = context.events.filter((e): e is RunProgressEvent => e.type === 'progress');
     const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };
     expect(progress.length).toBeGreaterThanOrEqual(2);
     expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, progress: 1 });

@@ -88,21 +88,25 @@ function report(command: string, error: unknown, output: CommandOutput, debug: b
   return usage ? 2 : 1;
 }
 
-/** `serve` lives in @anytool/mcp, loaded only when asked for (schema does not depend on it). */
+/**
+ * `serve` lives in @anytool/mcp (its `anytool-mcp serve` is the same command), loaded
+ * only when asked for: schema does not depend on it.
+ */
 async function serveCommand(args: readonly string[], output: CommandOutput): Promise<number> {
-  const specifier = '@anytool/mcp';
+  const specifier = '@anytool/mcp/internal';
   let mcp: { runServeCommand?: unknown };
   try {
     mcp = (await import(specifier)) as { runServeCommand?: unknown };
   } catch (error) {
-    const missing = (error as { code?: unknown }).code === 'MODULE_NOT_FOUND' || (error as { code?: unknown }).code === 'ERR_MODULE_NOT_FOUND';
+    const code = (error as { code?: unknown }).code;
+    const missing = code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED';
     output.err(`anytool serve: ${missing ? '@anytool/mcp is not installed' : `@anytool/mcp does not load (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`}; install it next to @anytool/schema: npm i @anytool/mcp\n`);
     return 2;
   }
   if (typeof mcp.runServeCommand !== 'function') {
-    output.err('anytool serve: the installed @anytool/mcp has no runServeCommand export; update @anytool/mcp to a version that provides `anytool serve`\n');
+    output.err('anytool serve: the installed @anytool/mcp has no serve command; install the @anytool/mcp version that matches @anytool/schema\n');
     return 2;
   }
-  await (mcp.runServeCommand as (args: string[]) => Promise<void>)([...args]);
+  await (mcp.runServeCommand as (args: string[], command: string) => Promise<void>)([...args], 'anytool serve');
   return 0;
 }

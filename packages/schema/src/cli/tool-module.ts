@@ -1,4 +1,5 @@
-import { AnytoolError, ErrorCode, loadToolModule, toolsetFromModule, type Toolset } from '@anytool/core';
+import { AnytoolError, ErrorCode, toolsetFromModule, type Toolset } from '@anytool/core';
+import { loadToolModule } from '@anytool/core/internal';
 
 /**
  * The toolset of a module named on the command line, as `anytool serve` finds

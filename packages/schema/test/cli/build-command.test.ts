@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { main } from '@anytool/schema';
+import { main } from '@anytool/schema/internal';
 import { anytoolBin, fixtures, removeScratchDirs, repoRoot, scratchDir, testTsconfig } from '../helpers';
 
 afterAll(removeScratchDirs);

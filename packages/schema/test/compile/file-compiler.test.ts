@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { createFileCompiler } from '@anytool/schema';
+import { createFileCompiler } from '@anytool/schema/internal';
 import { anytoolBin, fixtures, removeScratchDirs, repoRoot, scratchDir } from '../helpers';
 
 afterAll(removeScratchDirs);

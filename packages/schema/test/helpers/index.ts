@@ -1,7 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
-import { anytoolTransformer, readProject } from '@anytool/schema';
+import { anytoolTransformer } from '@anytool/schema';
+import { readProject } from '@anytool/schema/internal';
 
 export const repoRoot = resolve(__dirname, '../../../..');
 export const schemaRoot = resolve(__dirname, '../..');

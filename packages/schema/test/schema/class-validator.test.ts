@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileValidator, schemaProblems } from '@anytool/core';
-import { analyzeSourceFile } from '@anytool/schema';
+import { compileValidator, schemaProblems } from '@anytool/core/internal';
+import { analyzeSourceFile } from '@anytool/schema/internal';
 import { anytoolBin, fixtures, messages, programFor, repoRoot, removeScratchDirs, scratchDir } from '../helpers';
 
 afterAll(removeScratchDirs);

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileValidator, schemaProblems, type JsonSchema } from '@anytool/core';
-import { analyzeSourceFile, type BuildInfoData } from '@anytool/schema';
+import type { JsonSchema } from '@anytool/core';
+import { compileValidator, schemaProblems } from '@anytool/core/internal';
+import { analyzeSourceFile, type BuildInfoData } from '@anytool/schema/internal';
 import { fixtures, messages, programFor } from '../helpers';
 import { breaking, samples } from '../fixtures/samples';
 

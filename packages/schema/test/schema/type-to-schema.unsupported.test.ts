@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import { DiagnosticCode, analyzeSourceFile, anytoolTransformer } from '@anytool/schema';
+import { DiagnosticCode, anytoolTransformer } from '@anytool/schema';
+import { analyzeSourceFile } from '@anytool/schema/internal';
 import { fixtures, programFor } from '../helpers';
 
 const file = join(fixtures, 'unsupported', 'tools.ts');

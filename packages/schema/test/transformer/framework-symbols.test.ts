@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { toolsFrom } from '@anytool/core';
-import { analyzeSourceFile } from '@anytool/schema';
+import { analyzeSourceFile } from '@anytool/schema/internal';
 import { emitWithTransformer, fixtures, programFor } from '../helpers';
 import { Aliased, Namespaced, Own, half, ownLabels, ownTool, triple } from '../fixtures/recognition/tools';
 

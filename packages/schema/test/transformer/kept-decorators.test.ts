@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { anytoolTransformer, buildCommand } from '@anytool/schema';
+import { anytoolTransformer } from '@anytool/schema';
+import { buildCommand } from '@anytool/schema/internal';
 import { emitWithTransformer, fixtures, messages, programFor, removeScratchDirs, scratchDir } from '../helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { analyzeSourceFile } from '@anytool/schema';
+import { analyzeSourceFile } from '@anytool/schema/internal';
 import { fixtures, messages, programFor } from '../helpers';
 
 describe('legacy decorators', () => {

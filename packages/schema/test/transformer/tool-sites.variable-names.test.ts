@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { ExecutionContext, Toolset, resultText } from '@anytool/core';
-import { describeTools } from '@anytool/schema';
+import { describeTools } from '@anytool/schema/internal';
 import { fixtures, testTsconfig } from '../helpers';
 import { all, mul } from '../fixtures/names/tools';
 

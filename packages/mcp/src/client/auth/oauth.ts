@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { AnytoolError, ErrorCode, describeError, isAnytoolError } from '@anytool/core';
+import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import {
   AuthorizationServerMismatchError,
   InsecureTokenEndpointError,

@@ -1,0 +1,20 @@
+/**
+ * `@anytool/core/internal`: what the other anytool packages share with core.
+ *
+ * Not public API. Nothing here follows semantic versioning: any name may change or go
+ * away in any release, patch releases included. Import from `@anytool/core` instead;
+ * what a user needs is exported there.
+ *
+ * @packageDocumentation
+ */
+
+export { describeError } from './errors.js';
+export { now } from './clock.js';
+export { abortWatch } from './abort-watch.js';
+export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
+export { sniffMimeType, toBase64 } from './tool-result.js';
+export { unknownToolText } from './toolset.js';
+export { loadToolModule } from './module-tools.js';
+export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
+export { compileValidator, formatProblems, schemaProblems } from './validation.js';
+export type { ArgsValidator, ArgumentProblem } from './validation.js';
