@@ -45,7 +45,12 @@ const config: Config = {
     project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
     // The schema package's own tests compile through its build step (built first: `node scripts/build.mjs schema`).
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {
-      transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
+      transform: {
+        '^.+\\.c?ts$': [
+          'ts-jest',
+          { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } },
+        ],
+      },
     }),
     project('mcp', ['<rootDir>/packages/mcp/test/**/*.test.ts'], undefined, {
       // jose (JWT verification) ships ES modules only: compiled to CommonJS for jest, as arktype is for core.

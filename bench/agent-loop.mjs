@@ -15,7 +15,9 @@ const make = (name) => tool(({ a, b }) => a + b, { name, description: 'Add two n
 const toolset = new Toolset(make('add'), make('add2'), make('add3'), make('add4'), ...Array.from({ length: 16 }, (_, i) => make(`other_${i}`)));
 
 const script = (calls) => [
-  ...Array.from({ length: TURNS }, (_, t) => ({ toolCalls: Array.from({ length: calls }, (_, i) => ({ id: `c${t}_${i}`, name: i === 0 ? 'add' : `add${i + 1}`, arguments: { a: t, b: i } })) })),
+  ...Array.from({ length: TURNS }, (_, t) => ({
+    toolCalls: Array.from({ length: calls }, (_, i) => ({ id: `c${t}_${i}`, name: i === 0 ? 'add' : `add${i + 1}`, arguments: { a: t, b: i } })),
+  })),
   { text: 'done' },
 ];
 
@@ -62,7 +64,9 @@ for (let round = -2; round < ROUNDS; round++) {
   }
 }
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
-console.log(`agent-loop: ${ROUNDS} rounds x ${RUNS} runs of ${TURNS + 1} model turns (${TURNS} with tool calls, then the final answer), ${toolset.size} tools offered, ScriptedModel (no network), Node ${process.version}`);
+console.log(
+  `agent-loop: ${ROUNDS} rounds x ${RUNS} runs of ${TURNS + 1} model turns (${TURNS} with tool calls, then the final answer), ${toolset.size} tools offered, ScriptedModel (no network), Node ${process.version}`,
+);
 console.log('| variant | median us/turn | agent overhead us/turn |');
 console.log('|---|---:|---:|');
 for (const name of names) {

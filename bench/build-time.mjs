@@ -160,6 +160,8 @@ console.log(`| plain tsc -p | ${ms(median(plain))} | ${ms(Math.min(...plain))} |
 console.log(`| anytool build -p | ${ms(median(build))} | ${ms(Math.min(...build))} | ${ms(Math.max(...build))} |`);
 console.log(`\nratio (median wall time): ${ratio.toFixed(2)}x plain tsc (target <= 1.25x) ${ratio <= 1.25 ? 'OK' : 'OVER TARGET'}`);
 if (cpu.plain.length === rounds && rounds > 0) {
-  console.log(`CPU time (user + system, median): plain tsc ${ms(median(cpu.plain))}, anytool build ${ms(median(cpu.build))}, ratio ${(median(cpu.build) / median(cpu.plain)).toFixed(2)}x`);
+  console.log(
+    `CPU time (user + system, median): plain tsc ${ms(median(cpu.plain))}, anytool build ${ms(median(cpu.build))}, ratio ${(median(cpu.build) / median(cpu.plain)).toFixed(2)}x`,
+  );
 }
 if (process.env['KEEP_BENCH_PROJECT'] !== '1') rmSync(dir, { recursive: true, force: true });

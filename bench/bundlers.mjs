@@ -53,9 +53,11 @@ function build(bundler, variant) {
 function check(bundler, variant) {
   const file = join(dir, 'dist', bundler, bundler === 'webpack' || bundler === 'rspack' ? 'main.cjs' : 'main.mjs');
   const run = spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8' });
-  if (variant === 'without') return run.status !== 0 ? (/MISSING_SCHEMA/.test(run.stderr) ? 'MISSING_SCHEMA' : (run.stderr.match(/\w*Error\b/)?.[0] ?? 'fails')) : 'runs?!';
+  if (variant === 'without')
+    return run.status !== 0 ? (/MISSING_SCHEMA/.test(run.stderr) ? 'MISSING_SCHEMA' : (run.stderr.match(/\w*Error\b/)?.[0] ?? 'fails')) : 'runs?!';
   const printed = run.status === 0 ? JSON.parse(run.stdout) : undefined;
-  if (printed?.tools !== tools || printed.withParameters !== tools) throw new Error(`${bundler}: the plugin's bundle does not give ${tools} tools with schemas:\n${run.stdout}${run.stderr}`);
+  if (printed?.tools !== tools || printed.withParameters !== tools)
+    throw new Error(`${bundler}: the plugin's bundle does not give ${tools} tools with schemas:\n${run.stdout}${run.stderr}`);
   return `${tools} tools with schemas`;
 }
 
@@ -80,13 +82,17 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (x) => `${x.toFixed(0)}`;
 const spread = (xs) => `${ms(median(xs))} (${ms(Math.min(...xs))}–${ms(Math.max(...xs))})`;
 const ratio = (a, b) => `${(median(a) / median(b)).toFixed(2)}x`;
-console.log(`generated project: ${files} files, ${tools} tools; ${rounds} interleaved rounds; wall time per build in ms, median (min–max), process start to exit\n`);
+console.log(
+  `generated project: ${files} files, ${tools} tools; ${rounds} interleaved rounds; wall time per build in ms, median (min–max), process start to exit\n`,
+);
 console.log('| bundler | without plugin | plugin, cold | plugin, warm | cold / without | warm / without | warm CPU / without CPU |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const bundler of bundlers) {
   const t = times[bundler];
   const cpu = t.warm.cpu.length === rounds && t.without.cpu.length === rounds ? ratio(t.warm.cpu, t.without.cpu) : 'n/a';
-  console.log(`| ${bundler} | ${spread(t.without.wall)} | ${spread(t.cold.wall)} | ${spread(t.warm.wall)} | ${ratio(t.cold.wall, t.without.wall)} | ${ratio(t.warm.wall, t.without.wall)} | ${cpu} |`);
+  console.log(
+    `| ${bundler} | ${spread(t.without.wall)} | ${spread(t.cold.wall)} | ${spread(t.warm.wall)} | ${ratio(t.cold.wall, t.without.wall)} | ${ratio(t.warm.wall, t.without.wall)} | ${cpu} |`,
+  );
 }
 console.log(`\ntarget: plugin build <= ${TARGET}x the build without it`);
 for (const bundler of bundlers) {
@@ -94,7 +100,9 @@ for (const bundler of bundlers) {
   const cold = median(t.cold.wall) / median(t.without.wall);
   const warm = median(t.warm.wall) / median(t.without.wall);
   const verdict = (r) => (r <= TARGET ? 'OK' : 'OVER TARGET');
-  console.log(`  ${bundler.padEnd(8)} cold ${cold.toFixed(2)}x ${verdict(cold)}, warm ${warm.toFixed(2)}x ${verdict(warm)}; bundles run: plugin ${checks[bundler].cold}, without ${checks[bundler].without}`);
+  console.log(
+    `  ${bundler.padEnd(8)} cold ${cold.toFixed(2)}x ${verdict(cold)}, warm ${warm.toFixed(2)}x ${verdict(warm)}; bundles run: plugin ${checks[bundler].cold}, without ${checks[bundler].without}`,
+  );
 }
 console.log(`\n(${((Date.now() - started) / 1000).toFixed(0)} s)`);
 if (process.env['KEEP_BENCH_PROJECT'] !== '1') rmSync(dir, { recursive: true, force: true });

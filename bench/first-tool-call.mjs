@@ -317,7 +317,11 @@ function packAnytool() {
   if (build.status !== 0) fail(`npm run build failed:\n${tail(`${build.stdout}\n${build.stderr}`)}`);
   const into = join(base, 'packs');
   mkdirSync(into);
-  const pack = spawnSync('npm', ['pack', '--workspaces', '--pack-destination', into, '--silent'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
+  const pack = spawnSync('npm', ['pack', '--workspaces', '--pack-destination', into, '--silent'], {
+    cwd: root,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
   if (pack.status !== 0) fail(`npm pack --workspaces failed:\n${tail(`${pack.stdout}\n${pack.stderr}`)}`);
   const tarballs = new Map();
   for (const file of readdirSync(into)) {
@@ -341,7 +345,8 @@ async function runOnce(framework, label, tarballs) {
       steps.push({ step: `write ${step.write}`, seconds: 0 });
       continue;
     }
-    if (Date.now() - started > DEADLINE_MS) return { ok: false, steps, failure: `stopped at \`${step.run}\`: the ${DEADLINE_MS / 60_000}-minute deadline passed` };
+    if (Date.now() - started > DEADLINE_MS)
+      return { ok: false, steps, failure: `stopped at \`${step.run}\`: the ${DEADLINE_MS / 60_000}-minute deadline passed` };
     // Until anytool is published, its package names are installed from the packed tarballs.
     const args = step.run.split(' ').map((word) => tarballs.get(word) ?? word);
     const timeout = args[1] === 'install' ? INSTALL_TIMEOUT_MS : STEP_TIMEOUT_MS;
@@ -357,7 +362,12 @@ async function runOnce(framework, label, tarballs) {
     if (step.prints !== undefined) {
       printed = ran.stdout.trim();
       if (!printed.split('\n').some((line) => line.trim() === step.prints)) {
-        return { ok: false, steps, failure: `\`${step.run}\` printed ${JSON.stringify(tail(printed, 5))}, not ${step.prints}\n${tail(ran.stderr)}`, engineWarnings };
+        return {
+          ok: false,
+          steps,
+          failure: `\`${step.run}\` printed ${JSON.stringify(tail(printed, 5))}, not ${step.prints}\n${tail(ran.stderr)}`,
+          engineWarnings,
+        };
       }
     }
   }
@@ -382,7 +392,11 @@ const total = (run) => run.steps.reduce((sum, step) => sum + step.seconds, 0);
 async function main() {
   const npmVersion = spawnSync('npm', ['--version'], { encoding: 'utf8', env, shell: process.platform === 'win32' }).stdout.trim();
   console.log(`# First tool call from an empty folder\n`);
-  console.log(`node ${process.version}, npm ${npmVersion}, ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `node ${process.version}, npm ${npmVersion}, ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log(`${RUNS} timed run(s) of each framework, interleaved, after one warm-up run each; npm cache warm (filled by the warm-up).\n`);
 
   const tarballs = frameworks.some((f) => f.id === 'anytool') ? packAnytool() : new Map();
@@ -424,7 +438,9 @@ async function main() {
     const rest = ok.map((run) => run.steps.filter((step) => !isInstall(step)).reduce((sum, step) => sum + step.seconds, 0));
     const totals = ok.map(total);
     const cell = (values) => (values.length === 0 ? 'failed' : `${s(median(values))} (${spread(values)})`);
-    console.log(`| ${framework.title} | ${commands} | ${files.length} | ${lines} | ${cell(installs)} | ${cell(rest)} | ${cell(totals)} | ${ok.length}/${RUNS} |`);
+    console.log(
+      `| ${framework.title} | ${commands} | ${files.length} | ${lines} | ${cell(installs)} | ${cell(rest)} | ${cell(totals)} | ${ok.length}/${RUNS} |`,
+    );
   }
 
   // Each framework's steps, their times, and what it printed.
@@ -444,7 +460,11 @@ async function main() {
     });
     const last = ok.at(-1) ?? (warmup.ok ? warmup : undefined);
     if (last !== undefined) {
-      console.log(`\nPrinted: ${JSON.stringify(last.printed)}. Versions: ${Object.entries(last.versions).map(([name, version]) => `${name} ${version}`).join(', ')}.`);
+      console.log(
+        `\nPrinted: ${JSON.stringify(last.printed)}. Versions: ${Object.entries(last.versions)
+          .map(([name, version]) => `${name} ${version}`)
+          .join(', ')}.`,
+      );
     }
     const warnings = new Set([warmup, ...runs].flatMap((run) => [...(run.engineWarnings ?? [])]));
     if (warnings.size > 0) console.log(`npm engine warnings: ${[...warnings].join('; ')}.`);
@@ -460,7 +480,11 @@ async function main() {
       console.log('```\n');
     }
   }
-  console.log(`Load average at the end: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${s((Date.now() - started) / 1000)} s in all.`);
+  console.log(
+    `Load average at the end: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; ${s((Date.now() - started) / 1000)} s in all.`,
+  );
   return anyFailed ? 1 : 0;
 }
 

@@ -77,5 +77,7 @@ for (const name of names) {
 }
 const ratios = times['loader, warm'].map((t, i) => t / times.tsx[i]);
 const r = stats(ratios);
-console.log(`\nloader warm / tsx, per round: min ${r.min.toFixed(2)}x, median ${r.median.toFixed(2)}x, max ${r.max.toFixed(2)}x (target <= ${TARGET}x): ${r.median <= TARGET ? 'within target' : 'over target'}`);
+console.log(
+  `\nloader warm / tsx, per round: min ${r.min.toFixed(2)}x, median ${r.median.toFixed(2)}x, max ${r.max.toFixed(2)}x (target <= ${TARGET}x): ${r.median <= TARGET ? 'within target' : 'over target'}`,
+);
 rmSync(dir, { recursive: true, force: true });

@@ -68,7 +68,9 @@ const median = (xs) => {
   return s[Math.floor(s.length / 2)];
 };
 const floor = median(samples['ajv validate + awaited call (floor)']);
-console.log(`local-dispatch: ${ROUNDS} rounds x ${CALLS} calls, Node ${process.version}; every tool call validated and recorded as events in a context with an abort signal, a fresh context (run) every ${RUN_CALLS} calls unless noted`);
+console.log(
+  `local-dispatch: ${ROUNDS} rounds x ${CALLS} calls, Node ${process.version}; every tool call validated and recorded as events in a context with an abort signal, a fresh context (run) every ${RUN_CALLS} calls unless noted`,
+);
 console.log('| variant | median ns/call | x floor |');
 console.log('|---|---:|---:|');
 const results = {};

@@ -73,7 +73,9 @@ const variants = {
     return { call: () => connection.callTool('echo', args), close: () => connection.close() };
   },
   'Vercel AI SDK (@ai-sdk/mcp)': async (transport, url) => {
-    const client = await createMCPClient({ transport: transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, stderr: 'ignore' }) : { type: 'http', url } });
+    const client = await createMCPClient({
+      transport: transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, stderr: 'ignore' }) : { type: 'http', url },
+    });
     const { echo } = await client.tools();
     const options = { toolCallId: 'bench', messages: [] };
     return { call: () => echo.execute(args, options), close: () => client.close() };
@@ -81,7 +83,11 @@ const variants = {
 };
 
 const quantile = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-const median = (values) => quantile([...values].sort((a, b) => a - b), 0.5);
+const median = (values) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 const spread = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return { min: sorted[0], median: quantile(sorted, 0.5), max: sorted.at(-1) };
@@ -155,7 +161,9 @@ function report(transport, rows) {
   }
 }
 
-console.log(`MCP clients on one server (Node ${process.version}): ${CALLS} sequential calls and ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} per variant and round`);
+console.log(
+  `MCP clients on one server (Node ${process.version}): ${CALLS} sequential calls and ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} per variant and round`,
+);
 const ours = { seq: {}, cpu: {}, tput: {} };
 for (const transport of ['stdio', 'http']) {
   const server = transport === 'http' ? await startHttpServer() : undefined;
@@ -177,9 +185,13 @@ for (const transport of ['stdio', 'http']) {
 const verdict = (ok) => (ok ? 'met' : 'not met');
 const ratio = ({ min, median: mid, max }) => `${mid.toFixed(3)}x (${min.toFixed(3)}-${max.toFixed(3)})`;
 console.log(`\n### Targets: McpConnection against the raw v2 Client and the Vercel AI SDK client, per-round ratios, median (min-max)\n`);
-console.log('| transport | sequential median vs raw v2 (<= 1.0x) | client CPU per call vs raw v2 (<= 1.05x) | throughput at concurrency 50 vs AI SDK (>= 1.0x) |');
+console.log(
+  '| transport | sequential median vs raw v2 (<= 1.0x) | client CPU per call vs raw v2 (<= 1.05x) | throughput at concurrency 50 vs AI SDK (>= 1.0x) |',
+);
 console.log('|---|---|---|---|');
 for (const transport of ['stdio', 'http']) {
   const { seq, cpu, tput } = { seq: ours.seq[transport], cpu: ours.cpu[transport], tput: ours.tput[transport] };
-  console.log(`| ${transport} | ${ratio(seq)} ${verdict(seq.median <= 1)} | ${ratio(cpu)} ${verdict(cpu.median <= 1.05)} | ${ratio(tput)} ${verdict(tput.median >= 1)} |`);
+  console.log(
+    `| ${transport} | ${ratio(seq)} ${verdict(seq.median <= 1)} | ${ratio(cpu)} ${verdict(cpu.median <= 1.05)} | ${ratio(tput)} ${verdict(tput.median >= 1)} |`,
+  );
 }

@@ -66,7 +66,8 @@ const toolset = new Toolset(mcp);
 const transport = connection['transport'];
 const ourReader = transport._readBuffer;
 const sdkReader = new ReadBuffer();
-if (ourReader instanceof ReadBuffer || !(transport instanceof StdioClientTransport)) throw new Error('the connection does not read with its StdioReadBuffer: this bench needs updating');
+if (ourReader instanceof ReadBuffer || !(transport instanceof StdioClientTransport))
+  throw new Error('the connection does not read with its StdioReadBuffer: this bench needs updating');
 function readWith(reader) {
   const current = transport._readBuffer;
   if (current === reader) return;
@@ -92,7 +93,11 @@ const rawCall = (m) => raw.callTool({ name: 'echo', arguments: { message: m } })
 const variants = [
   ['raw SDK Client.callTool', rawCall, sdkReader],
   // What McpConnection sends: the same request without Client.callTool's async frame and checks.
-  ['raw SDK Client.request(tools/call)', (m) => raw.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: m } } }, CallToolResultSchema), sdkReader],
+  [
+    'raw SDK Client.request(tools/call)',
+    (m) => raw.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: m } } }, CallToolResultSchema),
+    sdkReader,
+  ],
   ['raw SDK Client.callTool, read with StdioReadBuffer', rawCall, ourReader],
   ['McpTool.execute (no invoke)', (m) => echo.execute(context, { message: m }), ourReader],
   ['McpTool.invoke', (m) => echo.invoke(context, { message: m }), ourReader],
@@ -220,31 +225,57 @@ await mcp.close();
 console.log(`\nMCP call latency, server-everything echo over stdio (${CALLS} interleaved calls each, Node ${process.version})\n`);
 console.log('| variant | median | p90 | p99 | mean | median vs raw |');
 console.log('|---|---|---|---|---|---|');
-for (const row of sequential) console.log(`| ${row.name} | ${us(row.median)} | ${us(row.p90)} | ${us(row.p99)} | ${us(row.mean)} | ${(row.median / rawMedian).toFixed(3)}x |`);
+for (const row of sequential)
+  console.log(`| ${row.name} | ${us(row.median)} | ${us(row.p90)} | ${us(row.p99)} | ${us(row.mean)} | ${(row.median / rawMedian).toFixed(3)}x |`);
 const freshStats = stats(fresh);
-console.log(`| new connection per call (raw SDK, ${FRESH_CALLS} calls) | ${freshStats.median.toFixed(1)} ms | ${freshStats.p90.toFixed(1)} ms | - | ${freshStats.mean.toFixed(1)} ms | ${(freshStats.median / rawMedian).toFixed(0)}x |`);
-console.log(`\n| ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}, ${CONCURRENT_ROUNDS} interleaved rounds | calls/s | vs raw | 95% interval | client CPU per call |`);
+console.log(
+  `| new connection per call (raw SDK, ${FRESH_CALLS} calls) | ${freshStats.median.toFixed(1)} ms | ${freshStats.p90.toFixed(1)} ms | - | ${freshStats.mean.toFixed(1)} ms | ${(freshStats.median / rawMedian).toFixed(0)}x |`,
+);
+console.log(
+  `\n| ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY}, ${CONCURRENT_ROUNDS} interleaved rounds | calls/s | vs raw | 95% interval | client CPU per call |`,
+);
 console.log('|---|---|---|---|---|');
 const cpuPerCall = (run, v) => run.cpu[v] / (run.rounds * CONCURRENT_CALLS);
 concurrentVariants.forEach(([name], v) => {
   const [low, high] = ratioInterval(everyVariant, v);
-  console.log(`| ${name} | ${callsPerSecond(everyVariant, v).toFixed(0)} | ${ratioTo(everyVariant, v).toFixed(3)}x | ${low.toFixed(3)}-${high.toFixed(3)} | ${cpuPerCall(everyVariant, v).toFixed(1)} us |`);
+  console.log(
+    `| ${name} | ${callsPerSecond(everyVariant, v).toFixed(0)} | ${ratioTo(everyVariant, v).toFixed(3)}x | ${low.toFixed(3)}-${high.toFixed(3)} | ${cpuPerCall(everyVariant, v).toFixed(1)} us |`,
+  );
 });
 const rawProgress = sequential[RAW_PROGRESS].median;
-console.log(`\nprogress: true (asked for per server or toolset): McpTool.invoke median ${(sequential[LOUD].median / rawProgress).toFixed(3)}x the raw client asking for progress too;`);
-console.log(`concurrency-50 throughput ${ratioTo(everyVariant, C_LOUD, C_RAW_PROGRESS).toFixed(3)}x of it (the token itself costs the server: raw with a token ${ratioTo(everyVariant, C_RAW_PROGRESS).toFixed(3)}x raw without)`);
+console.log(
+  `\nprogress: true (asked for per server or toolset): McpTool.invoke median ${(sequential[LOUD].median / rawProgress).toFixed(3)}x the raw client asking for progress too;`,
+);
+console.log(
+  `concurrency-50 throughput ${ratioTo(everyVariant, C_LOUD, C_RAW_PROGRESS).toFixed(3)}x of it (the token itself costs the server: raw with a token ${ratioTo(everyVariant, C_RAW_PROGRESS).toFixed(3)}x raw without)`,
+);
 
-console.log(`\n| the target pair (and raw with our reader), ${TARGET_ROUNDS} more interleaved rounds | calls/s | vs raw | 95% interval | client CPU per call |`);
+console.log(
+  `\n| the target pair (and raw with our reader), ${TARGET_ROUNDS} more interleaved rounds | calls/s | vs raw | 95% interval | client CPU per call |`,
+);
 console.log('|---|---|---|---|---|');
 targetVariants.forEach(([name], v) => {
   const [low, high] = ratioInterval(targetPair, v);
-  console.log(`| ${name} | ${callsPerSecond(targetPair, v).toFixed(0)} | ${ratioTo(targetPair, v).toFixed(3)}x | ${low.toFixed(3)}-${high.toFixed(3)} | ${cpuPerCall(targetPair, v).toFixed(1)} us |`);
+  console.log(
+    `| ${name} | ${callsPerSecond(targetPair, v).toFixed(0)} | ${ratioTo(targetPair, v).toFixed(3)}x | ${low.toFixed(3)}-${high.toFixed(3)} | ${cpuPerCall(targetPair, v).toFixed(1)} us |`,
+  );
 });
 
 const ratio = sequential[TOOLSET].median / rawMedian;
 const tput = ratioTo(targetPair, 1);
 const [tputLow, tputHigh] = ratioInterval(targetPair, 1);
 const [layerLow, layerHigh] = ratioInterval(targetPair, 1, 2);
-console.log(`\nwhere the margin comes from: toolset.invoke ${ratioTo(targetPair, 1, 2).toFixed(3)}x (95% interval ${layerLow.toFixed(3)}-${layerHigh.toFixed(3)}) the raw SDK client reading with StdioReadBuffer as it does; the reader gives raw ${ratioTo(targetPair, 2).toFixed(3)}x`);
-const tputVerdict = tputLow >= 1 ? 'met' : tput >= 1 ? 'met by the point estimate (the interval includes 1.0)' : tputHigh >= 1 ? 'MISSED by the point estimate, but the interval includes 1.0: not told apart from raw in this run' : 'MISSED';
-console.log(`\ntargets (defaults): toolset.invoke median ${ratio.toFixed(3)}x raw (target <= 1.05x): ${ratio <= 1.05 ? 'met' : 'MISSED'}; concurrency-50 throughput ${tput.toFixed(3)}x raw, 95% interval ${tputLow.toFixed(3)}-${tputHigh.toFixed(3)} (target >= 1.0x): ${tputVerdict}`);
+console.log(
+  `\nwhere the margin comes from: toolset.invoke ${ratioTo(targetPair, 1, 2).toFixed(3)}x (95% interval ${layerLow.toFixed(3)}-${layerHigh.toFixed(3)}) the raw SDK client reading with StdioReadBuffer as it does; the reader gives raw ${ratioTo(targetPair, 2).toFixed(3)}x`,
+);
+const tputVerdict =
+  tputLow >= 1
+    ? 'met'
+    : tput >= 1
+      ? 'met by the point estimate (the interval includes 1.0)'
+      : tputHigh >= 1
+        ? 'MISSED by the point estimate, but the interval includes 1.0: not told apart from raw in this run'
+        : 'MISSED';
+console.log(
+  `\ntargets (defaults): toolset.invoke median ${ratio.toFixed(3)}x raw (target <= 1.05x): ${ratio <= 1.05 ? 'met' : 'MISSED'}; concurrency-50 throughput ${tput.toFixed(3)}x raw, 95% interval ${tputLow.toFixed(3)}-${tputHigh.toFixed(3)} (target >= 1.0x): ${tputVerdict}`,
+);

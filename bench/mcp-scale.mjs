@@ -87,15 +87,20 @@ async function startRedis(dir) {
 }
 
 function startInstance(redisUrl) {
-  return startChild(process.execPath, [ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--store', redisUrl], (child) => new Promise((resolve, reject) => {
-    let text = '';
-    child.stderr.on('data', (chunk) => {
-      text += chunk;
-      const match = /(http:\/\/\S+\/mcp)/.exec(text);
-      if (match) resolve({ url: match[1] });
-    });
-    child.once('exit', (code) => reject(new Error(`anytool serve exited with ${code}: ${text}`)));
-  }));
+  return startChild(
+    process.execPath,
+    [ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--store', redisUrl],
+    (child) =>
+      new Promise((resolve, reject) => {
+        let text = '';
+        child.stderr.on('data', (chunk) => {
+          text += chunk;
+          const match = /(http:\/\/\S+\/mcp)/.exec(text);
+          if (match) resolve({ url: match[1] });
+        });
+        child.once('exit', (code) => reject(new Error(`anytool serve exited with ${code}: ${text}`)));
+      }),
+  );
 }
 
 /** nginx with the guide's configuration, its upstreams holding `upstreams` (host:port each). */
@@ -122,17 +127,43 @@ function post(url, headers, body, retried = false) {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
+      res
+        .setEncoding('utf8')
+        .on('data', (chunk) => (text += chunk))
+        .once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
     });
-    req.once('error', (error) => (req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, headers, body, true).then(resolve, reject) : reject(error))).end(body);
+    req
+      .once('error', (error) =>
+        req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, headers, body, true).then(resolve, reject) : reject(error),
+      )
+      .end(body);
   });
 }
 
 let ids = 0;
 /** One 2026-07-28 tools/call of hash_chain; resolves to the process id that answered. */
 async function hashChain(url) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: ++ids, method: 'tools/call', params: { name: 'hash_chain', arguments: { rounds: HASH_ROUNDS }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } });
-  const text = await post(url, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'hash_chain' }, body);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: ++ids,
+    method: 'tools/call',
+    params: {
+      name: 'hash_chain',
+      arguments: { rounds: HASH_ROUNDS },
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  });
+  const text = await post(
+    url,
+    {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'hash_chain',
+    },
+    body,
+  );
   const answer = /"text":"(\d+) [0-9a-f]{16}"/.exec(text);
   if (answer === null) throw new Error(`hash_chain answered ${text.slice(0, 300)}`);
   return answer[1];
@@ -143,13 +174,15 @@ async function throughput(url) {
   const by = {};
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < CALLS) {
-      next++;
-      const pid = await hashChain(url);
-      by[pid] = (by[pid] ?? 0) + 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < CALLS) {
+        next++;
+        const pid = await hashChain(url);
+        by[pid] = (by[pid] ?? 0) + 1;
+      }
+    }),
+  );
   return { perSecond: CALLS / ((performance.now() - started) / 1000), by };
 }
 
@@ -192,14 +225,23 @@ async function bench() {
     }
     const sorted = (values) => [...values].sort((a, b) => a - b);
     const median = (values) => sorted(values)[Math.floor(values.length / 2)];
-    console.log(`${ROUNDS} rounds of ${CALLS} hash_chain calls (${HASH_ROUNDS} SHA-256 rounds each), ${CONCURRENCY} in flight; ${cpus().length} cores; Node ${process.version}\n`);
+    console.log(
+      `${ROUNDS} rounds of ${CALLS} hash_chain calls (${HASH_ROUNDS} SHA-256 rounds each), ${CONCURRENCY} in flight; ${cpus().length} cores; Node ${process.version}\n`,
+    );
     console.log('| variant | calls/s median | min | max | calls answered per process |');
     console.log('| --- | ---: | ---: | ---: | --- |');
-    for (const { name, values, spread } of variants) console.log(`| ${name} | ${median(values).toFixed(1)} | ${Math.min(...values).toFixed(1)} | ${Math.max(...values).toFixed(1)} | ${Object.values(spread).join(' / ')} |`);
+    for (const { name, values, spread } of variants)
+      console.log(
+        `| ${name} | ${median(values).toFixed(1)} | ${Math.min(...values).toFixed(1)} | ${Math.max(...values).toFixed(1)} | ${Object.values(spread).join(' / ')} |`,
+      );
     const ratios = sorted(variants[1].values.map((value, round) => value / variants[0].values[round]));
     const ratio = median(ratios);
-    console.log(`\nload average (1 min) at the end: ${loadavg()[0].toFixed(1)} on ${cpus().length} cores (above the core count, other processes take CPU time the instances would use)`);
-    console.log(`three / one, per-round ratios: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}); target >= 1.5x: ${ratio >= 1.5 ? 'met' : 'not met'} (ceiling: the cores, ${cpus().length}, shared with nginx, Redis and this client)`);
+    console.log(
+      `\nload average (1 min) at the end: ${loadavg()[0].toFixed(1)} on ${cpus().length} cores (above the core count, other processes take CPU time the instances would use)`,
+    );
+    console.log(
+      `three / one, per-round ratios: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}); target >= 1.5x: ${ratio >= 1.5 ? 'met' : 'not met'} (ceiling: the cores, ${cpus().length}, shared with nginx, Redis and this client)`,
+    );
   } finally {
     agent.destroy();
     // Instances before Redis, so none sees its store vanish.

@@ -34,11 +34,22 @@ const addParameters = { type: 'object', properties: { a: { type: 'number' }, b: 
 
 /** 50 tools of 25 parameters each, every parameter with a type, a description and (for some) an enum or bounds. */
 function wideTools() {
-  const kinds = [{ type: 'string' }, { type: 'integer', minimum: 0, maximum: 1000 }, { type: 'number' }, { type: 'boolean' }, { type: 'string', enum: ['low', 'medium', 'high'] }];
+  const kinds = [
+    { type: 'string' },
+    { type: 'integer', minimum: 0, maximum: 1000 },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'string', enum: ['low', 'medium', 'high'] },
+  ];
   return Array.from({ length: 50 }, (_, t) => {
     const properties = {};
-    for (let f = 0; f < 25; f++) properties[`field_${f}`] = { ...kinds[f % kinds.length], description: `Field ${f} of tool ${t}: what it means and which values make sense.` };
-    return { name: `tool_${t}`, description: `Tool number ${t}, which takes 25 parameters.`, parameters: { type: 'object', properties, required: ['field_0', 'field_1'] } };
+    for (let f = 0; f < 25; f++)
+      properties[`field_${f}`] = { ...kinds[f % kinds.length], description: `Field ${f} of tool ${t}: what it means and which values make sense.` };
+    return {
+      name: `tool_${t}`,
+      description: `Tool number ${t}, which takes 25 parameters.`,
+      parameters: { type: 'object', properties, required: ['field_0', 'field_1'] },
+    };
   });
 }
 
@@ -55,7 +66,10 @@ async function serve(kind) {
   if (kind === 'anytool' || kind === 'anytool-list') {
     const { Toolset, tool } = await import('@anytool/core');
     const { serveMcp } = await import('@anytool/mcp');
-    const tools = kind === 'anytool' ? [tool(({ a, b }) => a + b, { name: 'add', description: 'Adds two numbers.', parameters: addParameters })] : wideTools().map(({ name, description, parameters }) => tool(() => name, { name, description, parameters }));
+    const tools =
+      kind === 'anytool'
+        ? [tool(({ a, b }) => a + b, { name: 'add', description: 'Adds two numbers.', parameters: addParameters })]
+        : wideTools().map(({ name, description, parameters }) => tool(() => name, { name, description, parameters }));
     const server = await serveMcp(new Toolset(tools), { transport: 'http', port: 0, handleSignals: true });
     process.stdout.write(`listening ${server.url}\n`);
     return;
@@ -66,7 +80,9 @@ async function serve(kind) {
     const wide = wideTools().map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters }));
     const factory = () => {
       const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: {} } });
-      server.setRequestHandler('tools/list', () => ({ tools: kind === 'bare' ? [{ name: 'add', description: 'Adds two numbers.', inputSchema: addParameters }] : wide }));
+      server.setRequestHandler('tools/list', () => ({
+        tools: kind === 'bare' ? [{ name: 'add', description: 'Adds two numbers.', inputSchema: addParameters }] : wide,
+      }));
       server.setRequestHandler('tools/call', (request) => {
         const { a, b } = request.params.arguments;
         return { content: [{ type: 'text', text: String(a + b) }] };
@@ -120,24 +136,61 @@ function post(url, agentOf, headers, body, retried = false) {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', agent: agentOf, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
+      res
+        .setEncoding('utf8')
+        .on('data', (chunk) => (text += chunk))
+        .once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
     });
-    req.once('error', (error) => (req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, agentOf, headers, body, true).then(resolve, reject) : reject(error))).end(body);
+    req
+      .once('error', (error) =>
+        req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, agentOf, headers, body, true).then(resolve, reject) : reject(error),
+      )
+      .end(body);
   });
 }
 
 /** One hand-made 2026-07-28 tools/list request (what the SDK client sends, minus its own work); resolves to the body. */
 function listRequest(url, id) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } });
-  return post(url, agent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' }, body);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/list',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } },
+  });
+  return post(
+    url,
+    agent,
+    { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/list' },
+    body,
+  );
 }
 
 const callAgent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 /** One hand-made 2026-07-28 tools/call of `add` (the headers and envelope the SDK client sends); resolves to the body. */
 function callRequest(url, id, a) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'add', arguments: { a, b: 1 }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } });
-  return post(url, callAgent, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'add' }, body);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: 'add',
+      arguments: { a, b: 1 },
+      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  });
+  return post(
+    url,
+    callAgent,
+    {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'add',
+    },
+    body,
+  );
 }
 
 /**
@@ -147,13 +200,15 @@ function callRequest(url, id, a) {
 async function callsPerSecond(url) {
   let next = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < CALLS) {
-      const i = next++;
-      const text = await callRequest(url, i, i);
-      if (!text.includes(`"text":"${i + 1}"`)) throw new Error(`add answered ${text.slice(0, 300)}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < CALLS) {
+        const i = next++;
+        const text = await callRequest(url, i, i);
+        if (!text.includes(`"text":"${i + 1}"`)) throw new Error(`add answered ${text.slice(0, 300)}`);
+      }
+    }),
+  );
   return CALLS / ((performance.now() - started) / 1000);
 }
 
@@ -195,7 +250,10 @@ async function bench() {
   // Each round runs the variants compared with each other back to back, their order alternating (A B, then B A),
   // so a burst of load elsewhere on the machine hits both sides of a ratio alike; the targets are read from the
   // per-round ratios (and differences), whose spread says how far to trust them.
-  const groups = [[0, 1], [2, 4, 3]];
+  const groups = [
+    [0, 1],
+    [2, 4, 3],
+  ];
   const results = variants.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
     for (const group of groups) {
@@ -206,7 +264,9 @@ async function bench() {
   const sorted = (values) => [...values].sort((a, b) => a - b);
   const median = (values) => sorted(values)[Math.floor(values.length / 2)];
   const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(3));
-  console.log(`${ROUNDS} rounds; ${CALLS} calls at concurrency ${CONCURRENCY}; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}\n`);
+  console.log(
+    `${ROUNDS} rounds; ${CALLS} calls at concurrency ${CONCURRENCY}; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}\n`,
+  );
   console.log('| variant | median | min | max |');
   console.log('| --- | ---: | ---: | ---: |');
   for (let v = 0; v < variants.length; v++) {
@@ -218,8 +278,12 @@ async function bench() {
   const verdict = (ok) => (ok ? 'met' : 'not met');
   const callRatio = median(callRatios);
   const listCost = median(listCosts);
-  console.log(`\nanytool calls/s / bare calls/s, per-round ratios: median ${callRatio.toFixed(3)} (${callRatios[0].toFixed(3)}-${callRatios.at(-1).toFixed(3)}), target >= 1.00: ${verdict(callRatio >= 1)}`);
-  console.log(`tools/list cost over the constant route, p50, per-round differences: median ${listCost.toFixed(3)} ms (${listCosts[0].toFixed(3)} to ${listCosts.at(-1).toFixed(3)}), target <= 1 ms: ${verdict(listCost <= 1)}`);
+  console.log(
+    `\nanytool calls/s / bare calls/s, per-round ratios: median ${callRatio.toFixed(3)} (${callRatios[0].toFixed(3)}-${callRatios.at(-1).toFixed(3)}), target >= 1.00: ${verdict(callRatio >= 1)}`,
+  );
+  console.log(
+    `tools/list cost over the constant route, p50, per-round differences: median ${listCost.toFixed(3)} ms (${listCosts[0].toFixed(3)} to ${listCosts.at(-1).toFixed(3)}), target <= 1 ms: ${verdict(listCost <= 1)}`,
+  );
   for (const server of Object.values(servers)) server.stop();
   agent.destroy();
   callAgent.destroy();

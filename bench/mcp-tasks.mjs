@@ -64,7 +64,13 @@ async function serve(storeUrl) {
   ]);
   const store = storeUrl === 'memory' ? undefined : new RedisStore({ url: storeUrl });
   await store?.connect();
-  const server = await serveMcp(tools, { transport: 'http', port: 0, handleSignals: true, maxBodyBytesInFlight: 64 * 1024 * 1024, ...(store === undefined ? {} : { store }) });
+  const server = await serveMcp(tools, {
+    transport: 'http',
+    port: 0,
+    handleSignals: true,
+    maxBodyBytesInFlight: 64 * 1024 * 1024,
+    ...(store === undefined ? {} : { store }),
+  });
   // The store is this program's: serveMcp closes the server on SIGTERM, the store is closed here.
   void server.closed.then(() => store?.close());
   process.stdout.write(`listening ${server.url}\n`);
@@ -113,7 +119,8 @@ async function startRedis() {
     url: `redis://127.0.0.1:${port}`,
     usedMemory: () => Number(/used_memory:(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'memory'], { encoding: 'utf8' }).stdout)?.[1] ?? NaN),
     /** Commands Redis processed so far (a script's own commands included; this INFO is one of them). */
-    commands: () => Number(/total_commands_processed:(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'stats'], { encoding: 'utf8' }).stdout)?.[1] ?? NaN),
+    commands: () =>
+      Number(/total_commands_processed:(\d+)/.exec(spawnSync('redis-cli', ['-p', String(port), 'info', 'stats'], { encoding: 'utf8' }).stdout)?.[1] ?? NaN),
     stop() {
       child.kill('SIGTERM');
       rmSync(dir, { recursive: true, force: true });
@@ -144,9 +151,16 @@ function post(url, headers, body, retried = false) {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
       let text = '';
-      res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
+      res
+        .setEncoding('utf8')
+        .on('data', (chunk) => (text += chunk))
+        .once('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`))));
     });
-    req.once('error', (error) => (req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, headers, body, true).then(resolve, reject) : reject(error))).end(body);
+    req
+      .once('error', (error) =>
+        req.reusedSocket && !retried && error.code === 'ECONNRESET' ? post(url, headers, body, true).then(resolve, reject) : reject(error),
+      )
+      .end(body);
   });
 }
 
@@ -154,8 +168,19 @@ let ids = 0;
 /** One 2026-07-28 request as the SDK client sends it (declaring the Tasks extension); resolves to its result. */
 async function request(url, method, params, name) {
   const capabilities = { extensions: { [TASKS_EXTENSION]: {} } };
-  const body = JSON.stringify({ jsonrpc: '2.0', id: ++ids, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': capabilities } } });
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }) };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: ++ids,
+    method,
+    params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': capabilities } },
+  });
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': method,
+    ...(name === undefined ? {} : { 'mcp-name': name }),
+  };
   const text = await post(url, headers, body);
   const json = JSON.parse(text.startsWith('{') ? text : /^data: (.*)$/m.exec(text)[1]);
   if (json.error !== undefined) throw new Error(`${method}: ${JSON.stringify(json.error)}`);
@@ -223,13 +248,16 @@ async function roundTrips(servers, redis) {
   console.log(`Round trips: ${ROUNDS} rounds of ${TRIPS} sequential trips; ms per trip\n`);
   console.log('| variant | median | min | max |');
   console.log('| --- | ---: | ---: | ---: |');
-  for (const { name, values } of variants) console.log(`| ${name} | ${median(values).toFixed(3)} | ${Math.min(...values).toFixed(3)} | ${Math.max(...values).toFixed(3)} |`);
+  for (const { name, values } of variants)
+    console.log(`| ${name} | ${median(values).toFixed(3)} | ${Math.min(...values).toFixed(3)} | ${Math.max(...values).toFixed(3)} |`);
   console.log('');
   for (let pair = 0; pair < variants.length; pair += 2) {
     const ratios = sorted(variants[pair + 1].values.map((task, round) => task / variants[pair].values[round]));
     const pollsPerTrip = variants[pair + 1].polls.count / (ROUNDS * TRIPS);
     const ratio = median(ratios);
-    console.log(`${variants[pair + 1].name} / ${variants[pair].name}: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}), ${pollsPerTrip.toFixed(2)} tasks/get per trip; target <= 3x: ${ratio <= 3 ? 'met' : 'not met'}`);
+    console.log(
+      `${variants[pair + 1].name} / ${variants[pair].name}: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}), ${pollsPerTrip.toFixed(2)} tasks/get per trip; target <= 3x: ${ratio <= 3 ? 'met' : 'not met'}`,
+    );
   }
   console.log(`Redis commands per task round trip (RedisStore): ${(commands.count / (ROUNDS * TRIPS)).toFixed(2)}`);
 }
@@ -246,14 +274,16 @@ async function thousandTasks(url, redis) {
   const started = performance.now();
   const taskIds = [];
   let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < TASKS) {
-      next++;
-      const created = await call(url, 'work');
-      if (created.resultType !== 'task') throw new Error(`work answered without a task: ${JSON.stringify(created)}`);
-      taskIds.push(created.taskId);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < TASKS) {
+        next++;
+        const created = await call(url, 'work');
+        if (created.resultType !== 'task') throw new Error(`work answered without a task: ${JSON.stringify(created)}`);
+        taskIds.push(created.taskId);
+      }
+    }),
+  );
   const allStarted = performance.now();
   const during = await memoryOf(url);
   const redisDuring = redis.usedMemory();
@@ -264,26 +294,34 @@ async function thousandTasks(url, redis) {
     const batch = [...open];
     let i = 0;
     const pass = performance.now();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (i < batch.length) {
-        const taskId = batch[i++];
-        const task = await getTask(url, taskId);
-        if (task.status !== 'working') {
-          open.delete(taskId);
-          statuses[task.status] = (statuses[task.status] ?? 0) + 1;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (i < batch.length) {
+          const taskId = batch[i++];
+          const task = await getTask(url, taskId);
+          if (task.status !== 'working') {
+            open.delete(taskId);
+            statuses[task.status] = (statuses[task.status] ?? 0) + 1;
+          }
         }
-      }
-    }));
+      }),
+    );
     const wait = 200 - (performance.now() - pass);
     if (open.size > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
   const finished = performance.now();
   const after = await memoryOf(url);
   console.log(`\n${TASKS} concurrent tasks (1 s of work each) on one instance with RedisStore:\n`);
-  console.log(`- started in ${((allStarted - started) / 1000).toFixed(2)} s, all ended ${((finished - started) / 1000).toFixed(2)} s after the first start: ${JSON.stringify(statuses)}`);
-  console.log(`- server heap after GC: ${mib(before.heapUsed)} before, ${mib(during.heapUsed)} with ${TASKS} running (+${mib(during.heapUsed - before.heapUsed)}, ${((during.heapUsed - before.heapUsed) / TASKS / 1024).toFixed(1)} KiB a task), ${mib(after.heapUsed)} after they ended`);
+  console.log(
+    `- started in ${((allStarted - started) / 1000).toFixed(2)} s, all ended ${((finished - started) / 1000).toFixed(2)} s after the first start: ${JSON.stringify(statuses)}`,
+  );
+  console.log(
+    `- server heap after GC: ${mib(before.heapUsed)} before, ${mib(during.heapUsed)} with ${TASKS} running (+${mib(during.heapUsed - before.heapUsed)}, ${((during.heapUsed - before.heapUsed) / TASKS / 1024).toFixed(1)} KiB a task), ${mib(after.heapUsed)} after they ended`,
+  );
   console.log(`- server RSS: ${mib(before.rss)} before, ${mib(during.rss)} while running, ${mib(after.rss)} after`);
-  console.log(`- Redis used_memory: ${mib(redisBefore)} before, ${mib(redisDuring)} while running, ${mib(redis.usedMemory())} after (the records stay until their TTL, 1 h by default)`);
+  console.log(
+    `- Redis used_memory: ${mib(redisBefore)} before, ${mib(redisDuring)} while running, ${mib(redis.usedMemory())} after (the records stay until their TTL, 1 h by default)`,
+  );
 }
 
 async function bench() {

@@ -170,7 +170,11 @@ export class ${name} extends BaseTool<${name}Args> {
 function toolFile(n, count) {
   const kind = n % 3;
   const imports =
-    kind === 0 ? `import { type ExecutionContext, Tool } from '@anytool/core';` : kind === 1 ? `import { type ExecutionContext, tool } from '@anytool/core';` : `import { BaseTool, type ExecutionContext } from '@anytool/core';`;
+    kind === 0
+      ? `import { type ExecutionContext, Tool } from '@anytool/core';`
+      : kind === 1
+        ? `import { type ExecutionContext, tool } from '@anytool/core';`
+        : `import { BaseTool, type ExecutionContext } from '@anytool/core';`;
   const head = `${imports}\nimport type { Address, Currency, Customer, Money, Paging } from './shared.js';\n\n${localTypes(n)}\n`;
   const indexes = Array.from({ length: count }, (_, i) => i);
   if (kind === 0) {
@@ -215,7 +219,16 @@ void main();
 `,
   );
   writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-  const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, types: ['node'], rootDir: 'src', outDir: 'out' };
+  const compilerOptions = {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+    rootDir: 'src',
+    outDir: 'out',
+  };
   writeFileSync(join(dir, 'tsconfig.json'), `${JSON.stringify({ compilerOptions, include: ['src'] }, null, 2)}\n`);
   return { files: files + 2, tools };
 }

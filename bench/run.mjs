@@ -6,7 +6,20 @@ import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const only = process.argv.slice(2);
-const benches = ['local-dispatch.mjs', 'standard-schema.mjs', 'mcp-latency.mjs', 'mcp-eras.mjs', 'mcp-server.mjs', 'mcp-tasks.mjs', 'mcp-scale.mjs', 'agent-loop.mjs', 'streaming.mjs', 'build-time.mjs', 'loader.mjs', 'bundlers.mjs'];
+const benches = [
+  'local-dispatch.mjs',
+  'standard-schema.mjs',
+  'mcp-latency.mjs',
+  'mcp-eras.mjs',
+  'mcp-server.mjs',
+  'mcp-tasks.mjs',
+  'mcp-scale.mjs',
+  'agent-loop.mjs',
+  'streaming.mjs',
+  'build-time.mjs',
+  'loader.mjs',
+  'bundlers.mjs',
+];
 let failed = false;
 for (const file of benches) {
   const name = file.replace(/\.mjs$/, '');

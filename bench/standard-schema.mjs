@@ -107,12 +107,16 @@ for (let round = -3; round < ROUNDS; round++) {
 const sorted = (xs) => [...xs].sort((x, y) => x - y);
 const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
 const spread = (xs, digits = 0) => `${sorted(xs)[0].toFixed(digits)} / ${median(xs).toFixed(digits)} / ${sorted(xs)[xs.length - 1].toFixed(digits)}`;
-console.log(`standard-schema: ${ROUNDS} rounds x ${CALLS} calls over ${DISTINCT} distinct argument objects sent as JSON text, Node ${process.version}, zod ${createRequire(import.meta.url)('zod/package.json').version}; ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(
+  `standard-schema: ${ROUNDS} rounds x ${CALLS} calls over ${DISTINCT} distinct argument objects sent as JSON text, Node ${process.version}, zod ${createRequire(import.meta.url)('zod/package.json').version}; ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
 console.log('| variant | ns/call min / median / max |');
 console.log('|---|---:|');
 for (const name of names) console.log(`| ${name} | ${spread(samples[name])} |`);
 const ratio = median(ratios);
 console.log(`zod tool / JSON Schema tool, per round: min / median / max = ${spread(ratios, 2)}`);
-console.log(`zod tool over its floor (JSON.parse + safeParse): ${(median(samples['toolset.invoke, zod tool (Standard Schema)']) - median(samples['JSON.parse + zod safeParse'])).toFixed(0)} ns/call`);
+console.log(
+  `zod tool over its floor (JSON.parse + safeParse): ${(median(samples['toolset.invoke, zod tool (Standard Schema)']) - median(samples['JSON.parse + zod safeParse'])).toFixed(0)} ns/call`,
+);
 console.log(`target: zod tool <= ${TARGET}x the JSON Schema tool: ${ratio.toFixed(2)}x ${ratio <= TARGET ? 'PASS' : 'OVER TARGET'}`);
 if (sink === -1) console.log(sink);

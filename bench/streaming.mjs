@@ -27,21 +27,60 @@ const sse = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n
 
 // The Responses API answer: the text deltas, then response.completed with the whole turn.
 const responses = [];
-for (let i = 0; i < TOKENS; i++) responses.push({ type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: token(i), logprobs: [], sequence_number: i });
+for (let i = 0; i < TOKENS; i++)
+  responses.push({
+    type: 'response.output_text.delta',
+    item_id: 'msg_1',
+    output_index: 0,
+    content_index: 0,
+    delta: token(i),
+    logprobs: [],
+    sequence_number: i,
+  });
 const output = [{ type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }];
-responses.push({ type: 'response.completed', sequence_number: TOKENS, response: { id: 'resp_1', object: 'response', created_at: 1, status: 'completed', model: 'bench', output, usage: { input_tokens: 10, output_tokens: TOKENS, total_tokens: TOKENS + 10 } } });
+responses.push({
+  type: 'response.completed',
+  sequence_number: TOKENS,
+  response: {
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    status: 'completed',
+    model: 'bench',
+    output,
+    usage: { input_tokens: 10, output_tokens: TOKENS, total_tokens: TOKENS + 10 },
+  },
+});
 
 // The Messages API answer: message_start, one text block of deltas, message_delta, message_stop.
 const usage = { input_tokens: 10, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-const messages = [{ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'bench', content: [], stop_reason: null, stop_sequence: null, usage } }, { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }];
+const messages = [
+  {
+    type: 'message_start',
+    message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'bench', content: [], stop_reason: null, stop_sequence: null, usage },
+  },
+  { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+];
 for (let i = 0; i < TOKENS; i++) messages.push({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: token(i) } });
-messages.push({ type: 'content_block_stop', index: 0 }, { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: TOKENS } }, { type: 'message_stop' });
+messages.push(
+  { type: 'content_block_stop', index: 0 },
+  { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: TOKENS } },
+  { type: 'message_stop' },
+);
 
 /** A client's fetch answering every request with `events`, 50 to a chunk. */
 function answering(events) {
   const encoder = new TextEncoder();
   const chunks = [];
-  for (let at = 0; at < events.length; at += 50) chunks.push(encoder.encode(events.slice(at, at + 50).map(sse).join('')));
+  for (let at = 0; at < events.length; at += 50)
+    chunks.push(
+      encoder.encode(
+        events
+          .slice(at, at + 50)
+          .map(sse)
+          .join(''),
+      ),
+    );
   return async (url, init) => {
     if (init?.body !== undefined) JSON.parse(String(init.body));
     const body = new ReadableStream({
@@ -110,7 +149,8 @@ function quantile(xs, q) {
   return sorted[low] + (sorted[Math.min(low + 1, sorted.length - 1)] - sorted[low]) * (at - low);
 }
 const pct = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}%`;
-const ms = (xs) => `median ${(quantile(xs, 0.5) / 1000).toFixed(2)} ms (quartiles ${(quantile(xs, 0.25) / 1000).toFixed(2)}-${(quantile(xs, 0.75) / 1000).toFixed(2)})`;
+const ms = (xs) =>
+  `median ${(quantile(xs, 0.5) / 1000).toFixed(2)} ms (quartiles ${(quantile(xs, 0.25) / 1000).toFixed(2)}-${(quantile(xs, 0.75) / 1000).toFixed(2)})`;
 
 console.log(`client CPU per 1,000 streamed tokens (${ROUNDS} alternating rounds x ${RUNS} streams of ${TOKENS} tokens each way):`);
 // CASES=anthropic (a part of a case's name) runs only the cases it names.
@@ -142,6 +182,8 @@ for (const { name, direct, agent } of cases.filter((c) => c.name.toLowerCase().i
   console.log(`  ${name}`);
   console.log(`    client's stream, read directly   ${ms(base)}`);
   console.log(`    agent.stream                     ${ms(mine)}`);
-  console.log(`    per-round overhead: median ${pct(overhead)}, quartiles ${pct(quantile(overheads, 0.25))} to ${pct(quantile(overheads, 0.75))}, range ${pct(Math.min(...overheads))} to ${pct(Math.max(...overheads))}`);
+  console.log(
+    `    per-round overhead: median ${pct(overhead)}, quartiles ${pct(quantile(overheads, 0.25))} to ${pct(quantile(overheads, 0.75))}, range ${pct(Math.min(...overheads))} to ${pct(Math.max(...overheads))}`,
+  );
   console.log(`    streaming adds ${overhead.toFixed(1)}% (target: at most 5%) ${overhead <= 5 ? 'ok' : 'OVER TARGET'}`);
 }

@@ -71,7 +71,9 @@ const packages = order.filter((name) => (only.length === 0 || only.includes(name
 for (const name of packages) {
   const dir = join(root, 'packages', name);
   if (clean) rmSync(join(dir, 'dist'), { recursive: true, force: true });
-  const sources = filesUnder(join(dir, 'src')).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')).map((file) => relative(join(dir, 'src'), file));
+  const sources = filesUnder(join(dir, 'src'))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => relative(join(dir, 'src'), file));
   for (const { out, buildInfo } of flavours) {
     // tsc --build trusts its build info: an output deleted since is only rebuilt without it.
     const missing = sources.some((source) => !existsSync(join(dir, 'dist', out, source.replace(/\.ts$/, '.js'))));

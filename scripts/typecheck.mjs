@@ -16,7 +16,15 @@ const checks = [
   [join(root, 'scripts', 'build.mjs'), 'core', 'schema', 'mcp', 'agent'],
   [tsc, '-p', 'tsconfig.json'],
   [tsc, '-p', 'tsconfig.test-legacy.json', '--noEmit', '--incremental', '--tsBuildInfoFile', join(cache, 'tsconfig.test-legacy.tsbuildinfo')],
-  [tsc, '-p', join('packages', 'schema', 'test', 'fixtures', 'legacy', 'tsconfig.json'), '--noEmit', '--incremental', '--tsBuildInfoFile', join(cache, 'fixtures-legacy.tsbuildinfo')],
+  [
+    tsc,
+    '-p',
+    join('packages', 'schema', 'test', 'fixtures', 'legacy', 'tsconfig.json'),
+    '--noEmit',
+    '--incremental',
+    '--tsBuildInfoFile',
+    join(cache, 'fixtures-legacy.tsbuildinfo'),
+  ],
   [tsc, '-p', 'tsconfig.test-sdk-next.json', '--noEmit', '--incremental', '--tsBuildInfoFile', join(cache, 'tsconfig.test-sdk-next.tsbuildinfo')],
   [tsc, '-p', join('examples', 'tsconfig.json'), '--incremental', '--tsBuildInfoFile', join(cache, 'examples.tsbuildinfo')],
 ];

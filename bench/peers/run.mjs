@@ -75,8 +75,14 @@ function report(runs) {
   const names = Object.keys(first.medians);
   const of = (name) => runs.map((r) => r.medians[name]);
   const floor = median(of(PARSE_AJV));
-  console.log(`peers: ${runs.length} processes x ${ROUNDS} rounds x ${CALLS} calls (LangChain.js ${first.langchainCalls}), ${DISTINCT} distinct arguments, a fresh context every ${RUN_CALLS} calls; Node ${first.node}`);
-  console.log(`versions: ${Object.entries(first.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `peers: ${runs.length} processes x ${ROUNDS} rounds x ${CALLS} calls (LangChain.js ${first.langchainCalls}), ${DISTINCT} distinct arguments, a fresh context every ${RUN_CALLS} calls; Node ${first.node}`,
+  );
+  console.log(
+    `versions: ${Object.entries(first.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   console.log('');
   console.log('| variant | median ns/call | min-max over processes | spread | x JSON.parse+ajv floor |');
   console.log('|---|---:|---:|---:|---:|');
@@ -96,7 +102,7 @@ function report(runs) {
   const tracing = ratio('tracing');
   const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
   console.log('');
-  console.log('Ratios: per process, the median over rounds of the two variants\' ratio in the same round; then the median over processes.');
+  console.log("Ratios: per process, the median over rounds of the two variants' ratio in the same round; then the median over processes.");
   console.log(`toolset.invoke(name, json, ctx) / (JSON.parse + ajv + await): ${toFloor.toFixed(2)}x (target <= 2x): ${verdict(toFloor <= 2)}`);
   console.log(`AI SDK safeParseJSON + execute / toolset.invoke: ${vsAiSdk.toFixed(2)}x (target >= 5x): ${verdict(vsAiSdk >= 5)}`);
   console.log(`spread of toolset.invoke medians over ${runs.length} processes: ${spread.toFixed(2)}x (target <= 1.5x): ${verdict(spread <= 1.5)}`);
@@ -116,7 +122,13 @@ async function child() {
   const { ExecutionContext, Toolset, tool, tracing } = core;
   const { readFileSync } = await import('node:fs');
   const version = (name) => JSON.parse(readFileSync(new URL(`node_modules/${name}/package.json`, import.meta.url), 'utf8')).version;
-  const versions = { ai: version('ai'), '@openai/agents': version('@openai/agents'), '@langchain/core': version('@langchain/core'), zod: version('zod'), ajv: version('ajv') };
+  const versions = {
+    ai: version('ai'),
+    '@openai/agents': version('@openai/agents'),
+    '@langchain/core': version('@langchain/core'),
+    zod: version('zod'),
+    ajv: version('ajv'),
+  };
   agents.setTracingDisabled(true);
 
   const parameters = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };

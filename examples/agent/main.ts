@@ -28,7 +28,9 @@ const ADAPTERS = ['openai-responses', 'anthropic', 'gemini', 'openai'];
 /** ANYTOOL_MODEL names the adapter; without it, the first key found picks one. */
 async function chooseModel(sumTool: string): Promise<Choice> {
   const env = process.env;
-  const chosen = env['ANYTOOL_MODEL'] ?? (env['OPENAI_API_KEY'] || env['OPENAI_BASE_URL'] ? 'openai' : env['ANTHROPIC_API_KEY'] ? 'anthropic' : env['GEMINI_API_KEY'] ? 'gemini' : undefined);
+  const chosen =
+    env['ANYTOOL_MODEL'] ??
+    (env['OPENAI_API_KEY'] || env['OPENAI_BASE_URL'] ? 'openai' : env['ANTHROPIC_API_KEY'] ? 'anthropic' : env['GEMINI_API_KEY'] ? 'gemini' : undefined);
   if (chosen !== undefined && !ADAPTERS.includes(chosen)) throw new Error(`ANYTOOL_MODEL=${chosen}: use one of ${ADAPTERS.join(', ')}`);
   if (chosen === 'openai') {
     const { OpenAIModel } = await import('@anytool/agent/openai');
@@ -37,17 +39,28 @@ async function chooseModel(sumTool: string): Promise<Choice> {
       apiKey: env['OPENAI_API_KEY'] || 'unused-by-local-servers',
       ...(env['OPENAI_BASE_URL'] ? { baseURL: env['OPENAI_BASE_URL'] } : {}),
     });
-    return { model, webSearch: undefined, banner: `anytool demo on ${model.name}${env['OPENAI_BASE_URL'] ? ` at ${env['OPENAI_BASE_URL']}` : ''} (set OPENAI_MODEL to change the model)` };
+    return {
+      model,
+      webSearch: undefined,
+      banner: `anytool demo on ${model.name}${env['OPENAI_BASE_URL'] ? ` at ${env['OPENAI_BASE_URL']}` : ''} (set OPENAI_MODEL to change the model)`,
+    };
   }
   if (chosen === 'openai-responses') {
     const { OpenAIResponsesModel } = await import('@anytool/agent/openai-responses');
-    const model = new OpenAIResponsesModel({ model: env['OPENAI_MODEL'] ?? 'gpt-5-mini', ...(env['OPENAI_BASE_URL'] ? { baseURL: env['OPENAI_BASE_URL'] } : {}) });
+    const model = new OpenAIResponsesModel({
+      model: env['OPENAI_MODEL'] ?? 'gpt-5-mini',
+      ...(env['OPENAI_BASE_URL'] ? { baseURL: env['OPENAI_BASE_URL'] } : {}),
+    });
     return { model, webSearch: builtin.openai.webSearch(), banner: `anytool demo on ${model.name} (set OPENAI_MODEL to change the model)` };
   }
   if (chosen === 'anthropic') {
     const { AnthropicModel } = await import('@anytool/agent/anthropic');
     const model = new AnthropicModel({ model: env['ANTHROPIC_MODEL'] ?? 'claude-sonnet-4-5' });
-    return { model, webSearch: builtin.anthropic.webSearch({ max_uses: 2 }), banner: `anytool demo on ${model.name} (set ANTHROPIC_MODEL to change the model)` };
+    return {
+      model,
+      webSearch: builtin.anthropic.webSearch({ max_uses: 2 }),
+      banner: `anytool demo on ${model.name} (set ANTHROPIC_MODEL to change the model)`,
+    };
   }
   if (chosen === 'gemini') {
     const { GeminiModel } = await import('@anytool/agent/gemini');
@@ -58,7 +71,8 @@ async function chooseModel(sumTool: string): Promise<Choice> {
   return {
     model: scriptedTravelModel(sumTool, webSearch.name),
     webSearch,
-    banner: 'anytool demo on the ScriptedModel: no OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set, so the model turns are replayed offline (the tools are real; the built-in web search is replayed as its provider would report it).',
+    banner:
+      'anytool demo on the ScriptedModel: no OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY or GEMINI_API_KEY is set, so the model turns are replayed offline (the tools are real; the built-in web search is replayed as its provider would report it).',
   };
 }
 
@@ -80,13 +94,29 @@ const serverEntry = createRequire(import.meta.url).resolve('@modelcontextprotoco
 const spans = new InMemorySpanExporter();
 const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
 // The MCP calls are traced too (a tools/call span under each tool call, its trace context sent to the server).
-const mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true, telemetry: { tracerProvider } });
+const mcp = await McpToolset.connect(
+  { mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } },
+  { prefix: true, telemetry: { tracerProvider } },
+);
 // The server has a dozen demo tools; this agent gets two of them next to its local ones.
 // The provider's own web search sits next to them; its provider runs it.
-const toolset = new Toolset(new TravelDesk(), mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'), webSearch === undefined ? [] : [webSearch]);
+const toolset = new Toolset(
+  new TravelDesk(),
+  mcp.tools.filter((t) => t.name === 'everything_get-sum' || t.name === 'everything_echo'),
+  webSearch === undefined ? [] : [webSearch],
+);
 console.log(`tools: ${toolset.tools.map((t) => `${t.name} [${t.source}]`).join(', ')}\n`);
 
-const agent = new Agent({ model, tools: toolset, instructions: INSTRUCTIONS, maxSteps: 10, timeoutMs: 120_000, approve, name: 'travel-desk', tracing: { tracerProvider } });
+const agent = new Agent({
+  model,
+  tools: toolset,
+  instructions: INSTRUCTIONS,
+  maxSteps: 10,
+  timeoutMs: 120_000,
+  approve,
+  name: 'travel-desk',
+  tracing: { tracerProvider },
+});
 const context = new ExecutionContext();
 const stop = printTranscript(context, toolset);
 const started = performance.now();

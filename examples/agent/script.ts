@@ -34,14 +34,19 @@ export function scriptedTravelModel(sumTool: string, webSearchTool: string): Scr
   const script: ScriptStep[] = [
     {
       text: 'Let me get both forecasts.',
-      toolCalls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }, { name: 'get_weather', arguments: { city: 'Lisbon' } }],
+      toolCalls: [
+        { name: 'get_weather', arguments: { city: 'Oslo' } },
+        { name: 'get_weather', arguments: { city: 'Lisbon' } },
+      ],
       // The provider's own web search, run on its side during the turn: it comes back with the turn, already done.
       builtinCalls: [
         {
           id: 'ws_demo_1',
           name: webSearchTool,
           arguments: { type: 'search', query: 'things to do this weekend in Oslo and Lisbon' },
-          result: textResult('Oslo: jazz festival at Nasjonal jazzscene (example.com/oslo). Lisbon: Feira da Ladra flea market on Saturday (example.com/lisbon).'),
+          result: textResult(
+            'Oslo: jazz festival at Nasjonal jazzscene (example.com/oslo). Lisbon: Feira da Ladra flea market on Saturday (example.com/lisbon).',
+          ),
         },
       ],
     },
@@ -49,9 +54,15 @@ export function scriptedTravelModel(sumTool: string, webSearchTool: string): Scr
       const [oslo, lisbon] = results(request).map((r) => r.structured as Forecast);
       [warmer, other] = lisbon!.highC >= oslo!.highC ? [lisbon!, oslo!] : [oslo!, lisbon!];
       // A realistic slip: the number of nights sent as a word. The tool's schema rejects it.
-      return { text: `${warmer.city} is warmer (${warmer.highC} °C against ${other.highC} °C). Checking the hotel price.`, toolCalls: [{ name: 'hotel_price', arguments: { city: warmer.city, nights: 'two' } }] };
+      return {
+        text: `${warmer.city} is warmer (${warmer.highC} °C against ${other.highC} °C). Checking the hotel price.`,
+        toolCalls: [{ name: 'hotel_price', arguments: { city: warmer.city, nights: 'two' } }],
+      };
     },
-    () => ({ text: 'The tool wants the nights as a number; trying again.', toolCalls: [{ name: 'hotel_price', arguments: { city: warmer!.city, nights: 2 } }] }),
+    () => ({
+      text: 'The tool wants the nights as a number; trying again.',
+      toolCalls: [{ name: 'hotel_price', arguments: { city: warmer!.city, nights: 2 } }],
+    }),
     (request) => {
       hotel = (results(request)[0]!.structured as { totalEur: number }).totalEur;
       return { text: `Two nights cost ${hotel} EUR. Adding the dinner.`, toolCalls: [{ name: sumTool, arguments: { a: hotel, b: 45 } }] };
@@ -59,7 +70,10 @@ export function scriptedTravelModel(sumTool: string, webSearchTool: string): Scr
     (request) => {
       total = lastNumber(results(request)[0]);
       if (!(total < 300)) return { text: `The total is ${total} EUR, over your 300 EUR limit, so I did not hold a room.` };
-      return { text: `${total} EUR is under 300 EUR, so I am holding the room.`, toolCalls: [{ name: 'hold_room', arguments: { city: warmer!.city, nights: 2 } }] };
+      return {
+        text: `${total} EUR is under 300 EUR, so I am holding the room.`,
+        toolCalls: [{ name: 'hold_room', arguments: { city: warmer!.city, nights: 2 } }],
+      };
     },
     (request) => {
       const hold = results(request)[0];

@@ -30,7 +30,10 @@ export function printTranscript(context: ExecutionContext, toolset: Toolset, pri
         const data = event.data as { step: number; toolCalls: ModelToolCall[]; usage: Usage };
         const tokens = `${data.usage.inputTokens} in / ${data.usage.outputTokens} out tokens`;
         if (data.toolCalls.length === 0) print(`${at(event)} model turn ${data.step} (${tokens}): the final answer`);
-        else print(`${at(event)} model turn ${data.step} (${tokens}), asks for ${data.toolCalls.length} tool call(s)${event.text === '' ? '' : `: ${short(event.text)}`}`);
+        else
+          print(
+            `${at(event)} model turn ${data.step} (${tokens}), asks for ${data.toolCalls.length} tool call(s)${event.text === '' ? '' : `: ${short(event.text)}`}`,
+          );
         break;
       }
       case 'tool_call': {
@@ -53,7 +56,9 @@ export function printTranscript(context: ExecutionContext, toolset: Toolset, pri
         print(`${at(event)} diagnostic ${event.code} (${event.source}): ${short(event.message)}`);
         break;
       case 'progress':
-        print(`${at(event)}      progress ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${event.message}`}`);
+        print(
+          `${at(event)}      progress ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${event.message}`}`,
+        );
         break;
     }
   });

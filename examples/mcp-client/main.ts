@@ -38,7 +38,9 @@ let failed = false;
 try {
   const toolset = new Toolset(mcp);
   const scenario = process.env['MCP_CONFORMANCE_SCENARIO'];
-  console.log(`connected to ${mcp.connection('server')?.serverInfo?.name ?? 'the server'}${scenario ? ` (scenario ${scenario})` : ''}; tools: ${toolset.names.join(', ') || 'none'}`);
+  console.log(
+    `connected to ${mcp.connection('server')?.serverInfo?.name ?? 'the server'}${scenario ? ` (scenario ${scenario})` : ''}; tools: ${toolset.names.join(', ') || 'none'}`,
+  );
   const context = new ExecutionContext();
   for (const tool of toolset.tools) {
     const args = sampleArguments(tool.definition.parameters);

@@ -120,7 +120,10 @@ export class ConformanceTools {
    */
   @Tool({ name: 'test_sampling' })
   async sampling(prompt: string, context: ExecutionContext): Promise<string> {
-    const reply = await sessionOf(context, 'test_sampling').createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 });
+    const reply = await sessionOf(context, 'test_sampling').createMessage({
+      messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+      maxTokens: 100,
+    });
     const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
     return `LLM response: ${content?.type === 'text' ? content.text : JSON.stringify(content)}`;
   }
@@ -183,7 +186,12 @@ export class ConformanceTools {
               { const: 'value3', title: 'Third Option' },
             ],
           },
-          legacyEnum: { type: 'string', description: 'Legacy titled enum', enum: ['opt1', 'opt2', 'opt3'], enumNames: ['Option One', 'Option Two', 'Option Three'] },
+          legacyEnum: {
+            type: 'string',
+            description: 'Legacy titled enum',
+            enum: ['opt1', 'opt2', 'opt3'],
+            enumNames: ['Option One', 'Option Two', 'Option Three'],
+          },
           untitledMulti: { type: 'array', description: 'Untitled multi-select', items: { type: 'string', enum: ['option1', 'option2', 'option3'] } },
           titledMulti: {
             type: 'array',
@@ -208,7 +216,9 @@ export class ConformanceTools {
   async reconnection(context: ExecutionContext): Promise<string> {
     const closed = sessionOf(context, 'test_reconnection').closeStream();
     await sleep(100);
-    return closed ? 'Reconnection test completed: the stream was closed and the result sent after it.' : 'Reconnection test completed (this server keeps no event store, so the stream stayed open).';
+    return closed
+      ? 'Reconnection test completed: the stream was closed and the result sent after it.'
+      : 'Reconnection test completed (this server keeps no event store, so the stream stayed open).';
   }
 
   // Tools that ask the client in the middle of their work. The same code serves both protocol eras: on 2025
@@ -218,7 +228,10 @@ export class ConformanceTools {
   /** Asks the caller's name (elicitation), then greets them. */
   @Tool({ name: 'test_input_required_result_elicitation' })
   async inputRequiredElicitation(context: ExecutionContext): Promise<string> {
-    const answer = await sessionOf(context, 'test_input_required_result_elicitation').elicitInput({ message: 'What is your name?', requestedSchema: NAME }, { inputKey: 'user_name' });
+    const answer = await sessionOf(context, 'test_input_required_result_elicitation').elicitInput(
+      { message: 'What is your name?', requestedSchema: NAME },
+      { inputKey: 'user_name' },
+    );
     return `Hello, ${String(answer.content?.['name'] ?? 'stranger')}!`;
   }
 
@@ -243,7 +256,10 @@ export class ConformanceTools {
   /** Asks for a confirmation; the call's state between the rounds is this server's to keep. */
   @Tool({ name: 'test_input_required_result_request_state' })
   async inputRequiredRequestState(context: ExecutionContext): Promise<string> {
-    await sessionOf(context, 'test_input_required_result_request_state').elicitInput({ message: 'Please confirm', requestedSchema: CONFIRM }, { inputKey: 'confirm' });
+    await sessionOf(context, 'test_input_required_result_request_state').elicitInput(
+      { message: 'Please confirm', requestedSchema: CONFIRM },
+      { inputKey: 'confirm' },
+    );
     return 'state-ok: requestState verified and confirmation received';
   }
 
@@ -275,7 +291,10 @@ export class ConformanceTools {
   /** Asks for a confirmation; a round with a forged state is refused by the server, before this tool. */
   @Tool({ name: 'test_input_required_result_tampered_state' })
   async inputRequiredTamperedState(context: ExecutionContext): Promise<string> {
-    await sessionOf(context, 'test_input_required_result_tampered_state').elicitInput({ message: 'Please confirm', requestedSchema: CONFIRM }, { inputKey: 'confirm' });
+    await sessionOf(context, 'test_input_required_result_tampered_state').elicitInput(
+      { message: 'Please confirm', requestedSchema: CONFIRM },
+      { inputKey: 'confirm' },
+    );
     return 'integrity-ok: requestState verified';
   }
 
@@ -286,7 +305,13 @@ export class ConformanceTools {
     const can = session.clientCapabilities ?? {};
     const asks: Promise<unknown>[] = [];
     if (can.elicitation !== undefined) asks.push(session.elicitInput({ message: 'What is your name?', requestedSchema: NAME }, { inputKey: 'user_name' }));
-    if (can.sampling !== undefined) asks.push(session.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a short greeting' } }], maxTokens: 50 }, { inputKey: 'greeting' }));
+    if (can.sampling !== undefined)
+      asks.push(
+        session.createMessage(
+          { messages: [{ role: 'user', content: { type: 'text', text: 'Generate a short greeting' } }], maxTokens: 50 },
+          { inputKey: 'greeting' },
+        ),
+      );
     if (can.roots !== undefined) asks.push(session.listRoots({ inputKey: 'client_roots' }));
     if (asks.length === 0) return 'No declared client capability supports an in-band input request';
     await Promise.all(asks);

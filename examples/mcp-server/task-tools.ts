@@ -77,7 +77,10 @@ export class TaskConformanceTools {
    */
   @Tool({ name: 'confirm_delete', task: true })
   async confirmDelete(filename: string, context: ExecutionContext): Promise<string> {
-    const answer = await sessionOf(context, 'confirm_delete').elicitInput({ message: `Delete ${filename}?`, requestedSchema: CONFIRM }, { inputKey: 'confirm' });
+    const answer = await sessionOf(context, 'confirm_delete').elicitInput(
+      { message: `Delete ${filename}?`, requestedSchema: CONFIRM },
+      { inputKey: 'confirm' },
+    );
     return answer.action === 'accept' && answer.content?.['confirm'] === true ? `Deleted ${filename}` : `Kept ${filename}`;
   }
 

@@ -4,7 +4,12 @@ import { Clock, Notes, calculator, webSearch } from './tools.js';
 const toolset = new Toolset(calculator, webSearch, new Clock(), new Notes());
 
 console.log('anytool quickstart: four kinds of tool, one interface\n');
-const rows = toolset.tools.map((t) => [t.name, t.source, Object.keys((t.definition.parameters['properties'] as object | undefined) ?? {}).join(', ') || '-', t.description ?? '']);
+const rows = toolset.tools.map((t) => [
+  t.name,
+  t.source,
+  Object.keys((t.definition.parameters['properties'] as object | undefined) ?? {}).join(', ') || '-',
+  t.description ?? '',
+]);
 const header = ['tool', 'source', 'arguments', 'description'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
 const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');

@@ -56,7 +56,17 @@ const cases: Case[] = [
     output: ['dist'],
     build: true,
   },
-  { name: 'plain-js', type: 'module', fixtures: ['plain'], dependencies: [], devDependencies: [], tools: 'src/tools.js', main: 'src/main.js', output: ['src'], build: false },
+  {
+    name: 'plain-js',
+    type: 'module',
+    fixtures: ['plain'],
+    dependencies: [],
+    devDependencies: [],
+    tools: 'src/tools.js',
+    main: 'src/main.js',
+    output: ['src'],
+    build: false,
+  },
 ];
 
 beforeAll(async () => {
@@ -65,7 +75,11 @@ beforeAll(async () => {
   // What the docs tell a user to install: core at run time; the build step and the MCP server as dev dependencies.
   await Promise.all(
     cases.map(async (c) => {
-      const spec = { ...c, dependencies: [tarballs['@anytool/core']!, ...c.dependencies], devDependencies: [tarballs['@anytool/schema']!, tarballs['@anytool/mcp']!, ...c.devDependencies] };
+      const spec = {
+        ...c,
+        dependencies: [tarballs['@anytool/core']!, ...c.dependencies],
+        devDependencies: [tarballs['@anytool/schema']!, tarballs['@anytool/mcp']!, ...c.devDependencies],
+      };
       dirs.set(c.name, await createProject(base!, spec));
     }),
   );
@@ -126,7 +140,10 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
 
   test('runs, with schemas from the types and calls that validate', async () => {
     const ran = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
-    const out = lastJson(ran.stdout) as { definitions: Array<{ function: { name: string; description?: string; parameters: Record<string, unknown> } }>; results: Array<{ name: string; isError: boolean; text: string }> };
+    const out = lastJson(ran.stdout) as {
+      definitions: Array<{ function: { name: string; description?: string; parameters: Record<string, unknown> } }>;
+      results: Array<{ name: string; isError: boolean; text: string }>;
+    };
     const byName = new Map(out.definitions.map((d) => [d.function.name, d.function]));
     expect(byName.get('forecast')?.description).toBe('Get the weather forecast for a city.');
     expect(byName.get('mul')?.description).toBe('Multiply two numbers.');
@@ -235,7 +252,9 @@ test('with @anytool/schema and @anytool/mcp both installed, `anytool serve` and 
   const c = cases.find((k) => k.name === 'cjs-ts5.9')!;
   const mcpBin = join(dir(c), 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
   expect(existsSync(anytoolBin(dir(c)))).toBe(true);
-  expect(await serveAndCall(process.execPath, [mcpBin, 'serve', c.tools], dir(c))).toEqual(await serveAndCall(process.execPath, [anytoolBin(dir(c)), 'serve', c.tools], dir(c)));
+  expect(await serveAndCall(process.execPath, [mcpBin, 'serve', c.tools], dir(c))).toEqual(
+    await serveAndCall(process.execPath, [anytoolBin(dir(c)), 'serve', c.tools], dir(c)),
+  );
 });
 
 test('every TypeScript project gives the model the same definitions', async () => {

@@ -15,14 +15,19 @@ export interface Ran {
 }
 
 /** Runs a command to its end; never rejects (the test reads the code and both streams). */
-export function run(command: string, args: readonly string[], cwd: string, options: { timeoutMs?: number; input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
+export function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  options: { timeoutMs?: number; input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<Ran> {
   return new Promise((resolve) => {
     const child = execFile(
       command,
       [...args],
       { cwd, timeout: options.timeoutMs ?? 240_000, maxBuffer: 64 * 1024 * 1024, env: options.env ?? userEnv() },
       (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null;
+        const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : null;
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
@@ -45,7 +50,8 @@ export function userEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-export const npm = (args: readonly string[], cwd: string, timeoutMs?: number): Promise<Ran> => run('npm', args, cwd, timeoutMs === undefined ? {} : { timeoutMs });
+export const npm = (args: readonly string[], cwd: string, timeoutMs?: number): Promise<Ran> =>
+  run('npm', args, cwd, timeoutMs === undefined ? {} : { timeoutMs });
 
 /** Fails with both streams when a command did not exit 0. */
 export function ok(ran: Ran, what: string): Ran {
@@ -62,7 +68,8 @@ export async function packAll(into: string): Promise<Record<string, string>> {
     const match = /^anytool-(core|schema|mcp|agent)-.*\.tgz$/.exec(file);
     if (match !== null) tarballs[`@anytool/${match[1]}`] = join(into, file);
   }
-  for (const name of ['core', 'schema', 'mcp', 'agent']) if (tarballs[`@anytool/${name}`] === undefined) throw new Error(`npm pack made no tarball for @anytool/${name}`);
+  for (const name of ['core', 'schema', 'mcp', 'agent'])
+    if (tarballs[`@anytool/${name}`] === undefined) throw new Error(`npm pack made no tarball for @anytool/${name}`);
   return tarballs;
 }
 

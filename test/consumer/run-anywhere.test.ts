@@ -18,8 +18,21 @@ beforeAll(async () => {
   const dev = [tarballs['@anytool/schema']!, 'typescript@~5.9.3', '@types/node@^20', 'tsx@^4.20.0'];
   const bundler = ['esbuild@^0.28.0'];
   [esm, cjs] = await Promise.all([
-    createProject(base, { name: 'run-anywhere', type: 'module', fixtures: [], dependencies: [tarballs['@anytool/core']!, 'zod@^4'], devDependencies: [...dev, ...bundler], tscInit: { types: ['node'] } }),
-    createProject(base, { name: 'loader-cjs', fixtures: ['tc39'], dependencies: [tarballs['@anytool/core']!], devDependencies: dev, tscInit: { verbatimModuleSyntax: false } }),
+    createProject(base, {
+      name: 'run-anywhere',
+      type: 'module',
+      fixtures: [],
+      dependencies: [tarballs['@anytool/core']!, 'zod@^4'],
+      devDependencies: [...dev, ...bundler],
+      tscInit: { types: ['node'] },
+    }),
+    createProject(base, {
+      name: 'loader-cjs',
+      fixtures: ['tc39'],
+      dependencies: [tarballs['@anytool/core']!],
+      devDependencies: dev,
+      tscInit: { verbatimModuleSyntax: false },
+    }),
   ]);
   mkdirSync(join(esm, 'src'), { recursive: true });
   for (const file of readdirSync(join(root, 'examples', 'run-anywhere'))) {
@@ -44,7 +57,9 @@ function definitions(stdout: string): Record<string, unknown> {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value === null || typeof value !== 'object') return value;
-  const entries = Object.keys(value).filter((k) => k !== '$schema').sort();
+  const entries = Object.keys(value)
+    .filter((k) => k !== '$schema')
+    .sort();
   return Object.fromEntries(entries.map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
 }
 
@@ -61,7 +76,9 @@ describe('run-anywhere (ES modules)', () => {
     const warm = ok(await node(['--import', LOADER, 'src/main.ts'], esm), 'loader, warm');
     expect(warm.stdout).toBe(cold.stdout);
     loaderCold = cold.stdout;
-    expect(definitions(cold.stdout)['openai']).toContainEqual(expect.objectContaining({ function: expect.objectContaining({ name: 'convert', description: 'Convert an amount between two currencies.' }) }));
+    expect(definitions(cold.stdout)['openai']).toContainEqual(
+      expect.objectContaining({ function: expect.objectContaining({ name: 'convert', description: 'Convert an amount between two currencies.' }) }),
+    );
     expect(cold.stdout).toContain('convert({"amount":10,"from":"EUR","to":"USD"}) -> 10 EUR = 11.00 USD');
     expect(cold.stdout).toContain('- /unit: must be one of ["celsius","fahrenheit"]');
   });

@@ -24,7 +24,8 @@ class Notebook {
     timeoutMs: 10_000,
   })
   async readNote({ id }: { id: string }, context: ExecutionContext): Promise<string> {
-    const started = (): boolean => ['everything_echo', 'everything_get-sum'].every((tool) => context.events.some((e) => e.type === 'tool_call' && e.tool === tool));
+    const started = (): boolean =>
+      ['everything_echo', 'everything_get-sum'].every((tool) => context.events.some((e) => e.type === 'tool_call' && e.tool === tool));
     if (!started()) {
       await new Promise<void>((resolve) => {
         const stop = context.subscribe(() => {
@@ -52,7 +53,12 @@ class Notebook {
     return `wrote ${id}`;
   }
 
-  @Tool({ name: 'delete_note', description: 'Delete a note.', parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] }, requiresApproval: true })
+  @Tool({
+    name: 'delete_note',
+    description: 'Delete a note.',
+    parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    requiresApproval: true,
+  })
   deleteNote({ id }: { id: string }): string {
     this.notes.delete(id);
     return `deleted ${id}`;
@@ -101,7 +107,13 @@ describe('a full agent run with local and MCP tools on the ScriptedModel', () =>
       (request) => {
         const failed = latestToolResults(request).find((m) => m.callId === 'sum_bad')!;
         expect(failed.result.error?.code).toBe(ErrorCode.InvalidArguments);
-        return { text: '`a` must be a number; fixing it. Also deleting note a.', toolCalls: [{ id: 'sum_fixed', name: 'everything_get-sum', arguments: { a: 2, b: 3 } }, { id: 'delete', name: 'delete_note', arguments: { id: 'a' } }] };
+        return {
+          text: '`a` must be a number; fixing it. Also deleting note a.',
+          toolCalls: [
+            { id: 'sum_fixed', name: 'everything_get-sum', arguments: { a: 2, b: 3 } },
+            { id: 'delete', name: 'delete_note', arguments: { id: 'a' } },
+          ],
+        };
       },
       { text: 'One more look.', toolCalls: [{ id: 'echo2', name: 'everything_echo', arguments: { message: 'still here' } }] },
       { text: 'never played: the step limit comes first' },
@@ -121,14 +133,23 @@ describe('a full agent run with local and MCP tools on the ScriptedModel', () =>
     const events = result.context.events;
 
     // The story, in order. Within a turn the results of concurrent calls may come in any order.
-    const story = events.map((e) => (e.type === 'message' ? `${e.role}` : e.type === 'tool_call' || e.type === 'tool_result' ? `${e.type} ${e.callId}` : e.type));
+    const story = events.map((e) =>
+      e.type === 'message' ? `${e.role}` : e.type === 'tool_call' || e.type === 'tool_result' ? `${e.type} ${e.callId}` : e.type,
+    );
     const assistants = story.flatMap((s, i) => (s === 'assistant' ? [i] : []));
     expect(story.slice(0, 3)).toEqual(['system', 'user', 'assistant']);
     expect(assistants).toHaveLength(4);
     const turns = assistants.map((start, i) => story.slice(start + 1, assistants[i + 1]));
     expect(turns[0]!.slice(0, 3)).toEqual(['tool_call read', 'tool_call echo', 'tool_call sum1']);
     expect([...turns[0]!].sort()).toEqual(['tool_call echo', 'tool_call read', 'tool_call sum1', 'tool_result echo', 'tool_result read', 'tool_result sum1']);
-    expect([...turns[1]!].sort()).toEqual(['tool_call sum_bad', 'tool_call write_b', 'tool_call write_c', 'tool_result sum_bad', 'tool_result write_b', 'tool_result write_c']);
+    expect([...turns[1]!].sort()).toEqual([
+      'tool_call sum_bad',
+      'tool_call write_b',
+      'tool_call write_c',
+      'tool_result sum_bad',
+      'tool_result write_b',
+      'tool_result write_c',
+    ]);
     expect(story.indexOf('tool_result write_b')).toBeLessThan(story.indexOf('tool_call write_c'));
     expect([...turns[2]!].sort()).toEqual(['tool_call delete', 'tool_call sum_fixed', 'tool_result delete', 'tool_result sum_fixed']);
     expect(turns[3]).toEqual(['tool_call echo2', 'tool_result echo2']);

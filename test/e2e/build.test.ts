@@ -45,7 +45,13 @@ describe('scripts/build.mjs', () => {
   it('builds nothing the second time when nothing changed', async () => {
     expect(await build()).toMatchObject({ code: 0 });
     const before = outputs();
-    expect([...before.keys()]).toEqual(expect.arrayContaining([join('packages', 'core', 'dist', 'esm', 'index.js'), join('packages', 'core', 'tsconfig.tsbuildinfo'), join('examples', 'dist', 'agent', 'main.js')]));
+    expect([...before.keys()]).toEqual(
+      expect.arrayContaining([
+        join('packages', 'core', 'dist', 'esm', 'index.js'),
+        join('packages', 'core', 'tsconfig.tsbuildinfo'),
+        join('examples', 'dist', 'agent', 'main.js'),
+      ]),
+    );
 
     const again = await build();
     expect(again).toEqual({ code: 0, output: '' });

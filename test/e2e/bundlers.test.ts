@@ -94,7 +94,12 @@ describe('the reference: the app built by anytool build', () => {
     expect(reference.openai[0]!.function.parameters.properties['place']).toMatchObject({ description: 'Where' });
     expect(reference.openai[1]!.function.parameters.properties['to']).toMatchObject({ description: 'The unit to convert to' });
     expect(reference.anthropic).toHaveLength(3);
-    expect(reference.calls).toEqual([expect.stringContaining('"temperatures":[20,21]'), '100 C', '["Lisbon #1","Lisbon #2"]', expect.stringMatching(/^ERROR .*\/limit: must be <= 5/s)]);
+    expect(reference.calls).toEqual([
+      expect.stringContaining('"temperatures":[20,21]'),
+      '100 C',
+      '["Lisbon #1","Lisbon #2"]',
+      expect.stringMatching(/^ERROR .*\/limit: must be <= 5/s),
+    ]);
   });
 });
 
@@ -128,10 +133,15 @@ describe('plugin options and errors (esbuild)', () => {
   it('a parameter type with no JSON form fails the build, naming the file, line, tool and fix', async () => {
     const dir = app('unsupported');
     const tools = join(dir, 'src', 'tools.ts');
-    writeFileSync(tools, readFileSync(tools, 'utf8').replace('function convert(value: number, to: Unit)', 'function convert(value: number, to: Unit, seen: Set<string>)'));
+    writeFileSync(
+      tools,
+      readFileSync(tools, 'utf8').replace('function convert(value: number, to: Unit)', 'function convert(value: number, to: Unit, seen: Set<string>)'),
+    );
     const built = await bundle('esbuild', dir);
     expect(built.code).toBe(1);
-    expect(built.stderr).toMatch(/tools\.ts\(\d+,\d+\): error ANYTOOL91001: tool\(convert\): parameter seen has type Set<string>: a Set has no JSON form; use an array/);
+    expect(built.stderr).toMatch(
+      /tools\.ts\(\d+,\d+\): error ANYTOOL91001: tool\(convert\): parameter seen has type Set<string>: a Set has no JSON form; use an array/,
+    );
   });
 
   it('with the disk cache, a change to a type in another file changes the schema on the next build', async () => {
@@ -144,7 +154,8 @@ describe('plugin options and errors (esbuild)', () => {
     const types = join(dir, 'src', 'types.ts');
     writeFileSync(types, readFileSync(types, 'utf8').replace('The city name, e.g. "Oslo".', 'The city, as its people write it.'));
     const second = (await bundleAndRun('esbuild', dir)) as Printed;
-    const city = (printed: Printed): unknown => (printed.openai[0]!.function.parameters.properties['place'] as { properties: Record<string, unknown> }).properties['city'];
+    const city = (printed: Printed): unknown =>
+      (printed.openai[0]!.function.parameters.properties['place'] as { properties: Record<string, unknown> }).properties['city'];
     expect(city(first)).toEqual({ type: 'string', description: 'The city name, e.g. "Oslo".' });
     expect(city(second)).toEqual({ type: 'string', description: 'The city, as its people write it.' });
   });

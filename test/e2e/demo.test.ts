@@ -30,7 +30,18 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-const KEYS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'ANTHROPIC_API_KEY', 'ANTHROPIC_BASE_URL', 'ANTHROPIC_MODEL', 'GEMINI_API_KEY', 'GOOGLE_API_KEY', 'GEMINI_MODEL', 'ANYTOOL_MODEL'];
+const KEYS = [
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'OPENAI_MODEL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'ANTHROPIC_MODEL',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'GEMINI_MODEL',
+  'ANYTOOL_MODEL',
+];
 
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -59,13 +70,17 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/approval for hold_room .*: approved/);
     expect(stdout).toMatch(/answer: Lisbon is the warmer choice.*235 EUR.*HOLD-LISBON-2N/);
     // The provider's built-in web search, replayed as its provider reports it, is in the transcript like any call.
-    expect(stdout).toMatch(/-> openai_web_search \{"type":"search","query":"things to do this weekend in Oslo and Lisbon"\}\s+\[OpenAI \(Responses API\) built-in\]/);
+    expect(stdout).toMatch(
+      /-> openai_web_search \{"type":"search","query":"things to do this weekend in Oslo and Lisbon"\}\s+\[OpenAI \(Responses API\) built-in\]/,
+    );
     // The provider ran it: no duration of ours, the model that reported it instead.
     expect(stdout).toMatch(/<- openai_web_search ran by scripted travel agent: Oslo: jazz festival/);
     expect(stdout).toMatch(/stopped: final_answer after 6 model turn\(s\) and 7 tool call\(s\)/);
     // The run's OpenTelemetry span tree: the agent over its model turns and tool calls, in one trace; the
     // built-in call under the model turn that reported it.
-    expect(stdout).toMatch(/trace [0-9a-f]{32}: 15 spans\n {2}invoke_agent travel-desk +[\d.]+ ms\n {4}chat scripted travel agent +[\d.]+ ms\n {6}execute_tool openai_web_search +[\d.]+ ms\n {4}execute_tool get_weather /);
+    expect(stdout).toMatch(
+      /trace [0-9a-f]{32}: 15 spans\n {2}invoke_agent travel-desk +[\d.]+ ms\n {4}chat scripted travel agent +[\d.]+ ms\n {6}execute_tool openai_web_search +[\d.]+ ms\n {4}execute_tool get_weather /,
+    );
     expect(stdout).toMatch(/\n {4}execute_tool hotel_price +[\d.]+ ms {2}error\.type=INVALID_ARGUMENTS\n/);
     // The MCP call under it, as its client sent it (its trace context went to the server in params._meta).
     expect(stdout).toMatch(/\n {4}execute_tool everything_get-sum +[\d.]+ ms\n {6}tools\/call get-sum +[\d.]+ ms\n/);
@@ -80,12 +95,25 @@ describe('npm start (the main demo)', () => {
 
     it('uses an OpenAI-compatible server from OPENAI_BASE_URL', async () => {
       const completion = (message: Record<string, unknown>, finish: string): unknown => ({
-        id: 'chatcmpl-demo', object: 'chat.completion', created: 1_760_000_000, model: 'demo-model',
+        id: 'chatcmpl-demo',
+        object: 'chat.completion',
+        created: 1_760_000_000,
+        model: 'demo-model',
         choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, ...message }, logprobs: null, finish_reason: finish }],
         usage: { prompt_tokens: 300, completion_tokens: 40, total_tokens: 340 },
       });
       server = await startProviderServer([
-        { body: completion({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }, { id: 'call_2', type: 'function', function: { name: 'everything_get-sum', arguments: '{"a":1,"b":2}' } }] }, 'tool_calls') },
+        {
+          body: completion(
+            {
+              tool_calls: [
+                { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+                { id: 'call_2', type: 'function', function: { name: 'everything_get-sum', arguments: '{"a":1,"b":2}' } },
+              ],
+            },
+            'tool_calls',
+          ),
+        },
         { body: completion({ content: 'Oslo is cloudy; 1 + 2 = 3.' }, 'stop') },
       ]);
       const { code, stdout } = await run(demoCommand(), cleanEnv({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_MODEL: 'demo-model' }));
@@ -108,14 +136,23 @@ describe('npm start (the main demo)', () => {
 
     it('uses Anthropic when ANTHROPIC_API_KEY is set', async () => {
       const message = (content: unknown[], stop: string): unknown => ({
-        id: 'msg_demo', type: 'message', role: 'assistant', model: 'claude-demo', content, stop_reason: stop, stop_sequence: null,
+        id: 'msg_demo',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-demo',
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
         usage: { input_tokens: 300, output_tokens: 40 },
       });
       server = await startProviderServer([
         { body: message([{ type: 'tool_use', id: 'toolu_1', name: 'hotel_price', input: { city: 'Paris', nights: 3 } }], 'tool_use') },
         { body: message([{ type: 'text', text: 'Three nights in Paris cost 420 EUR.' }], 'end_turn') },
       ]);
-      const { code, stdout } = await run(demoCommand(), cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, ANTHROPIC_MODEL: 'claude-demo' }));
+      const { code, stdout } = await run(
+        demoCommand(),
+        cleanEnv({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: server.url, ANTHROPIC_MODEL: 'claude-demo' }),
+      );
       expect(code).toBe(0);
       expect(stdout.split('\n')[0]).toMatch(/^anytool demo on anthropic claude-demo/);
       expect(stdout).toMatch(/<- hotel_price in [\d.]+ ms: \{"city":"Paris","nights":3,"perNightEur":140,"totalEur":420\}/);

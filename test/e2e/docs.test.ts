@@ -92,7 +92,8 @@ function extractBlocks(page: string): Block[] {
     const body: string[] = [];
     const start = i + 1;
     const opening = i;
-    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++) body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
+    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++)
+      body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
     const block: Block = { page: relative(root, page), line: start, code: body.join('\n') };
     let before = opening - 1;
     while (before >= 0 && lines[before]!.trim() === '') before--;
@@ -199,7 +200,8 @@ function typeCheck(files: Map<string, string>, legacyDecorators: boolean): Map<s
     const file = program.getSourceFile(name)!;
     const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
     const missing = new Set<string>();
-    for (const d of diagnostics) if (MISSING_NAME_CODES.has(d.code) && d.start !== undefined && d.length !== undefined) missing.add(file.text.slice(d.start, d.start + d.length));
+    for (const d of diagnostics)
+      if (MISSING_NAME_CODES.has(d.code) && d.start !== undefined && d.length !== undefined) missing.add(file.text.slice(d.start, d.start + d.length));
     const errors = diagnostics.map((d) => {
       const where = d.start === undefined ? '' : `line ${file.getLineAndCharacterOfPosition(d.start).line + 1}: `;
       return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
@@ -319,8 +321,16 @@ function withStubs(code: string, missing: ReadonlySet<string>, exported: Readonl
   return `${code.replace(/\{\s*\.\.\.\s*\}/g, '({} as any)')}\n${lines.join('\n')}`;
 }
 
-const blocks = walk(docsDir, (file) => file.endsWith('.md'), (name) => name === 'node_modules').flatMap(extractBlocks);
-const examples = walk(join(root, 'examples'), (file) => /\.(ts|mts|cts)$/.test(file), (name) => name === 'dist' || name === 'node_modules').map((path) => ({
+const blocks = walk(
+  docsDir,
+  (file) => file.endsWith('.md'),
+  (name) => name === 'node_modules',
+).flatMap(extractBlocks);
+const examples = walk(
+  join(root, 'examples'),
+  (file) => /\.(ts|mts|cts)$/.test(file),
+  (name) => name === 'dist' || name === 'node_modules',
+).map((path) => ({
   path: relative(root, path),
   text: squash(readFileSync(path, 'utf8')),
 }));
@@ -344,8 +354,16 @@ beforeAll(() => {
     { variant: '_legacy', legacy: true, text: (block) => block.code + copies(block) },
     { variant: '_with_preceding', legacy: false, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) + copies(block) },
     { variant: '_with_preceding_legacy', legacy: true, text: (block) => withPrecedingBlocks(blocks, blocks.indexOf(block)) + copies(block) },
-    { variant: '_stubbed', legacy: false, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported, declaredBefore(block)) + copies(block) },
-    { variant: '_stubbed_legacy', legacy: true, text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported, declaredBefore(block)) + copies(block) },
+    {
+      variant: '_stubbed',
+      legacy: false,
+      text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported, declaredBefore(block)) + copies(block),
+    },
+    {
+      variant: '_stubbed_legacy',
+      legacy: true,
+      text: (block) => withStubs(block.code, missing.get(block) ?? new Set(), exported, declaredBefore(block)) + copies(block),
+    },
   ];
   let failing = pending;
   for (const attempt of attempts) {
@@ -376,17 +394,26 @@ function extractJsBlocks(page: string): Block[] {
     const [, indent, fence, lang] = open;
     const body: string[] = [];
     const start = i + 1;
-    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++) body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
+    for (i++; i < lines.length && !lines[i]!.trim().startsWith(fence!); i++)
+      body.push(lines[i]!.startsWith(indent!) ? lines[i]!.slice(indent!.length) : lines[i]!);
     if (/^(js|javascript|mjs|cjs)$/i.test(lang!)) out.push({ page: relative(root, page), line: start, code: body.join('\n') });
   }
   return out;
 }
 
-const jsBlocks = walk(docsDir, (file) => file.endsWith('.md'), (name) => name === 'node_modules').flatMap(extractJsBlocks);
+const jsBlocks = walk(
+  docsDir,
+  (file) => file.endsWith('.md'),
+  (name) => name === 'node_modules',
+).flatMap(extractJsBlocks);
 
 describe('JavaScript blocks in docs/', () => {
   it.each(jsBlocks.map((block) => [`${block.page}:${block.line}`, block] as const))('%s parses', (_where, block) => {
-    const output = ts.transpileModule(block.code.replace(/\{\s*\.\.\.\s*\}/g, '{}'), { fileName: 'block.mjs', reportDiagnostics: true, compilerOptions: { allowJs: true, checkJs: false } });
+    const output = ts.transpileModule(block.code.replace(/\{\s*\.\.\.\s*\}/g, '{}'), {
+      fileName: 'block.mjs',
+      reportDiagnostics: true,
+      compilerOptions: { allowJs: true, checkJs: false },
+    });
     const errors = (output.diagnostics ?? []).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect({ block: `${block.page}:${block.line}`, errors }).toEqual({ block: `${block.page}:${block.line}`, errors: [] });
   });
@@ -439,7 +466,8 @@ describe('TypeScript blocks in docs/, run', () => {
   // Compiled by the build step into a scratch project inside the repository, so `@anytool/*` resolve to the built packages.
   beforeAll(() => {
     for (const name of ['core', 'schema', 'mcp', 'agent']) {
-      if (!existsSync(join(root, 'packages', name, 'dist', 'esm', 'index.js'))) spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), name], { cwd: root, stdio: 'pipe' });
+      if (!existsSync(join(root, 'packages', name, 'dist', 'esm', 'index.js')))
+        spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), name], { cwd: root, stdio: 'pipe' });
     }
     mkdirSync(join(root, '.tmp'), { recursive: true });
     project = mkdtempSync(join(root, '.tmp', 'docs-run-'));
@@ -454,14 +482,31 @@ describe('TypeScript blocks in docs/, run', () => {
         const code = block.how!.startsWith('with preceding') ? withPrecedingBlocks(blocks, blocks.indexOf(block)) : block.code;
         writeFileSync(join(dir, `${fileName(block)}.ts`), `${code}\nexport {};\n`);
       }
-      const compilerOptions = { outDir: 'dist', rootDir: '.', noEmit: false, declaration: false, sourceMap: false, types: ['node'], experimentalDecorators: legacy, emitDecoratorMetadata: legacy };
-      writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: relative(dir, join(root, 'tsconfig.base.json')), compilerOptions, include: ['*.ts'] }));
+      const compilerOptions = {
+        outDir: 'dist',
+        rootDir: '.',
+        noEmit: false,
+        declaration: false,
+        sourceMap: false,
+        types: ['node'],
+        experimentalDecorators: legacy,
+        emitDecoratorMetadata: legacy,
+      };
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({ extends: relative(dir, join(root, 'tsconfig.base.json')), compilerOptions, include: ['*.ts'] }),
+      );
       const build = spawnSync(process.execPath, [anytool, 'build', '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
       const output = `${build.stdout}${build.stderr}`;
       for (const block of mine) {
         const file = join(dir, 'dist', `${fileName(block)}.js`);
         const own = output.split('\n').filter((line) => line.includes(fileName(block)));
-        compiled.set(block, build.status === 0 && existsSync(file) ? { file } : { error: `anytool build failed (exit ${build.status}):\n${own.length > 0 ? own.join('\n') : output}` });
+        compiled.set(
+          block,
+          build.status === 0 && existsSync(file)
+            ? { file }
+            : { error: `anytool build failed (exit ${build.status}):\n${own.length > 0 ? own.join('\n') : output}` },
+        );
       }
     }
   }, scaled(300_000));
@@ -469,15 +514,19 @@ describe('TypeScript blocks in docs/, run', () => {
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
   it('every block that is not run says why, and every other block can run on its own', () => {
-    for (const block of blocks.filter((b) => b.notRun !== undefined)) expect([`${block.page}:${block.line}`, block.notRun!.length > 0]).toEqual([`${block.page}:${block.line}`, true]);
-    const fragments = toRun.filter((b) => b.how === undefined || b.how.startsWith('stubbed')).map((b) => `${b.page}:${b.line} (${b.how ?? 'does not type-check'})`);
+    for (const block of blocks.filter((b) => b.notRun !== undefined))
+      expect([`${block.page}:${block.line}`, block.notRun!.length > 0]).toEqual([`${block.page}:${block.line}`, true]);
+    const fragments = toRun
+      .filter((b) => b.how === undefined || b.how.startsWith('stubbed'))
+      .map((b) => `${b.page}:${b.line} (${b.how ?? 'does not type-check'})`);
     // A fragment must define the names it uses to run; otherwise mark it <!-- not run: why -->.
     expect(fragments).toEqual([]);
   });
 
   it.each(toRun.map((block) => [`${block.page}:${block.line}`, block] as const))('%s runs and prints what the page shows', async (where, block) => {
     const built = compiled.get(block);
-    if (built === undefined) throw new Error(`${where} was not compiled: it does not type-check on its own; define the names it uses, or say why it is not run`);
+    if (built === undefined)
+      throw new Error(`${where} was not compiled: it does not type-check on its own; define the names it uses, or say why it is not run`);
     if ('error' in built) throw new Error(`${where}: ${built.error}`);
     const run = await runNode(built.file, 60_000);
     expect({ where, code: run.code, signal: run.signal, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ where, code: 0, signal: null, stderr: '' });

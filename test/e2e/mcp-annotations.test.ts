@@ -33,13 +33,23 @@ describe('MCP annotation defaults in an agent run', () => {
   it('asks approval for a tool that only says { readOnlyHint: false } and runs its calls one at a time', async () => {
     const asked: string[] = [];
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'a1', name: 'append_line', arguments: { text: 'one' } }, { id: 'c1', name: 'count_lines' }, { id: 'a2', name: 'append_line', arguments: { text: 'two' } }] },
+      {
+        toolCalls: [
+          { id: 'a1', name: 'append_line', arguments: { text: 'one' } },
+          { id: 'c1', name: 'count_lines' },
+          { id: 'a2', name: 'append_line', arguments: { text: 'two' } },
+        ],
+      },
       { text: 'done' },
     ]);
     const result = await new Agent({ model, tools: mcp, approve: ({ callId }) => (asked.push(callId), true) }).run('append two lines');
     expect(asked).toEqual(['a1', 'a2']);
     const [a1, a2] = [span(result.context.events, 'a1'), span(result.context.events, 'a2')];
     expect(a2[0]).toBeGreaterThanOrEqual(a1[1]);
-    expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual(['appended (max at once: 1)', expect.any(String), 'appended (max at once: 1)']);
+    expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual([
+      'appended (max at once: 1)',
+      expect.any(String),
+      'appended (max at once: 1)',
+    ]);
   });
 });

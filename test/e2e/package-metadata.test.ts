@@ -6,7 +6,9 @@ import { join, relative, sep } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 const REPOSITORY = 'git+https://github.com/anytool/anytool.git';
-const packageNames = readdirSync(join(root, 'packages')).filter((name) => existsSync(join(root, 'packages', name, 'package.json'))).sort();
+const packageNames = readdirSync(join(root, 'packages'))
+  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
+  .sort();
 
 interface Manifest {
   name: string;

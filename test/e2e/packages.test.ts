@@ -10,7 +10,9 @@ import { scaled } from '../../packages/core/test/helpers/time-scale';
 jest.setTimeout(scaled(180_000));
 
 const root = join(__dirname, '..', '..');
-const packageNames = readdirSync(join(root, 'packages')).filter((name) => existsSync(join(root, 'packages', name, 'package.json'))).sort();
+const packageNames = readdirSync(join(root, 'packages'))
+  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
+  .sort();
 
 /** npm as the test was started with (`npm test`), else the one on the PATH. */
 function npm(args: string[], cwd: string): string {

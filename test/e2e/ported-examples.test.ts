@@ -39,7 +39,10 @@ function inOrder(source: string, lines: string[]): boolean {
 function diffOf(example: string): { before: string[]; after: string[] } {
   const readme = readFileSync(join(root, 'examples', example, 'README.md'), 'utf8');
   // An empty line in the block is an empty context line.
-  const block = /```diff\n([\s\S]*?)\n```/.exec(readme)![1]!.split('\n').map((line) => (line === '' ? ' ' : line));
+  const block = /```diff\n([\s\S]*?)\n```/
+    .exec(readme)![1]!
+    .split('\n')
+    .map((line) => (line === '' ? ' ' : line));
   return {
     before: block.filter((line) => !line.startsWith('+')).map((line) => line.slice(1)),
     after: block.filter((line) => !line.startsWith('-')).map((line) => line.slice(1)),
@@ -56,11 +59,19 @@ describe('examples/from-ai-sdk', () => {
       function: {
         name: 'weather',
         description: 'Get the weather in a location (fahrenheit)',
-        parameters: { type: 'object', properties: { location: { type: 'string', description: 'The location to get the weather for' } }, required: ['location'], additionalProperties: false },
+        parameters: {
+          type: 'object',
+          properties: { location: { type: 'string', description: 'The location to get the weather for' } },
+          required: ['location'],
+          additionalProperties: false,
+        },
         strict: true,
       },
     });
-    expect(toolset.definitions('anthropic')[1]).toMatchObject({ name: 'convertFahrenheitToCelsius', input_schema: { properties: { temperature: { type: 'number' } }, required: ['temperature'] } });
+    expect(toolset.definitions('anthropic')[1]).toMatchObject({
+      name: 'convertFahrenheitToCelsius',
+      input_schema: { properties: { temperature: { type: 'number' } }, required: ['temperature'] },
+    });
     expect(toolset.definitions('gemini').map((d) => d.name)).toEqual(['weather', 'convertFahrenheitToCelsius']);
   });
 
@@ -106,7 +117,11 @@ describe('examples/from-openai-agents', () => {
 
   test('a call runs execute; a bad one is refused with its paths', async () => {
     expect(resultText(await toolset.invoke('get_weather', '{"city":"Tokyo"}'))).toBe('The weather in Tokyo is sunny.');
-    expect((await toolset.invoke('convert_currency', '{"amount":10,"from":"EUR","to":"EUR","note":"same"}')).structured).toEqual({ amount: 10, currency: 'EUR', note: 'same' });
+    expect((await toolset.invoke('convert_currency', '{"amount":10,"from":"EUR","to":"EUR","note":"same"}')).structured).toEqual({
+      amount: 10,
+      currency: 'EUR',
+      note: 'same',
+    });
     const refused = await toolset.invoke('convert_currency', '{"amount":-5,"from":"USD","to":"XYZ","note":null}');
     expect(refused.error?.code).toBe(ErrorCode.InvalidArguments);
     expect(resultText(refused)).toMatch(/^- \/amount: [\s\S]*^- \/to: /m);

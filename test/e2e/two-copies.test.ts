@@ -22,7 +22,8 @@ const parameters = { type: 'object', properties: { a: { type: 'number' }, b: { t
 
 beforeAll(() => {
   for (const name of ['core', 'schema', 'mcp']) {
-    if (!existsSync(join(root, 'packages', name, 'dist', 'esm', 'index.js'))) execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), name], { cwd: root, stdio: 'pipe' });
+    if (!existsSync(join(root, 'packages', name, 'dist', 'esm', 'index.js')))
+      execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), name], { cwd: root, stdio: 'pipe' });
   }
   // Inside the repository, so the copy resolves core's own dependencies (ajv) from its node_modules.
   mkdirSync(join(root, '.tmp'), { recursive: true });
@@ -58,8 +59,17 @@ describe('tools of another copy of @anytool/core', () => {
     const add = other.tool((a: number, b: number) => a + b, { name: 'add', description: 'Add two numbers.' }, { parameters, paramNames: ['a', 'b'] });
     for (const tools of [[add], new other.Toolset(add)]) {
       const model = new ScriptedModel([
-        { toolCalls: [{ name: 'add', arguments: { a: 17, b: 25 } }, { name: 'add', arguments: { a: 'x' } }] },
-        (request) => ({ text: latestToolResults(request).map((m) => resultText(m.result).split('\n')[0]).join(' | ') }),
+        {
+          toolCalls: [
+            { name: 'add', arguments: { a: 17, b: 25 } },
+            { name: 'add', arguments: { a: 'x' } },
+          ],
+        },
+        (request) => ({
+          text: latestToolResults(request)
+            .map((m) => resultText(m.result).split('\n')[0])
+            .join(' | '),
+        }),
       ]);
       const agent = new Agent({ model, tools: tools as core.ToolSource });
       const result = await agent.run('add');

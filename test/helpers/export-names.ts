@@ -15,7 +15,8 @@ export function exportedNames(file: string): { values: string[]; types: string[]
   const types: string[] = [];
   for (const statement of source.statements) {
     if (ts.isExportDeclaration(statement)) {
-      if (statement.exportClause === undefined || !ts.isNamedExports(statement.exportClause)) throw new Error(`${file}: export * hides what is public; name each export`);
+      if (statement.exportClause === undefined || !ts.isNamedExports(statement.exportClause))
+        throw new Error(`${file}: export * hides what is public; name each export`);
       for (const element of statement.exportClause.elements) (statement.isTypeOnly || element.isTypeOnly ? types : values).push(element.name.text);
       continue;
     }
@@ -23,7 +24,8 @@ export function exportedNames(file: string): { values: string[]; types: string[]
     if (!exported) continue;
     if (ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement)) types.push(statement.name.text);
     else if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) values.push(d.name.getText(source));
-    else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name) values.push(statement.name.text);
+    else if ((ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isEnumDeclaration(statement)) && statement.name)
+      values.push(statement.name.text);
   }
   return { values: values.sort(), types: types.sort() };
 }
@@ -38,7 +40,15 @@ export function domGlobals(): Set<string> {
   dom = new Set<string>();
   for (const statement of source.statements) {
     if (ts.isVariableStatement(statement)) for (const d of statement.declarationList.declarations) dom.add(d.name.getText(source));
-    else if ((ts.isInterfaceDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement) || ts.isModuleDeclaration(statement)) && statement.name) dom.add(statement.name.text);
+    else if (
+      (ts.isInterfaceDeclaration(statement) ||
+        ts.isTypeAliasDeclaration(statement) ||
+        ts.isFunctionDeclaration(statement) ||
+        ts.isClassDeclaration(statement) ||
+        ts.isModuleDeclaration(statement)) &&
+      statement.name
+    )
+      dom.add(statement.name.text);
   }
   return dom;
 }

@@ -21,7 +21,20 @@ import {
 import { describeError, now } from '@anytool/core/internal';
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
-import { addUsage, emptyUsage, type AssistantMessage, type BuiltinApproval, type BuiltinApprovalRequest, type Model, type ModelMessage, type ModelRequest, type ModelResponse, type ModelSettings, type ModelToolCall, type Usage } from './model.js';
+import {
+  addUsage,
+  emptyUsage,
+  type AssistantMessage,
+  type BuiltinApproval,
+  type BuiltinApprovalRequest,
+  type Model,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelSettings,
+  type ModelToolCall,
+  type Usage,
+} from './model.js';
 import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
 
@@ -157,14 +170,20 @@ export class Agent {
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, 'new Agent(): `model` must be a Model (an object with generate(request)); use OpenAIModel, AnthropicModel or ScriptedModel');
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        'new Agent(): `model` must be a Model (an object with generate(request)); use OpenAIModel, AnthropicModel or ScriptedModel',
+      );
     }
     const maxSteps = options.maxSteps ?? 10;
     checkLimit('maxSteps', maxSteps);
     if (options.timeoutMs !== undefined) checkLimit('timeoutMs', options.timeoutMs);
     const toolTimeoutMs = options.toolTimeoutMs ?? TOOL_TIMEOUT_MS;
     if (toolTimeoutMs !== false && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs >= 1 && toolTimeoutMs <= MAX_TIMEOUT_MS)) {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `Agent: \`toolTimeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, or false for none; got ${String(toolTimeoutMs)}`);
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `Agent: \`toolTimeoutMs\` must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, or false for none; got ${String(toolTimeoutMs)}`,
+      );
     }
     this.toolTimeoutMs = toolTimeoutMs;
     this.model = options.model;
@@ -266,7 +285,9 @@ export class Agent {
     const interrupted = (steps: number): RunResult => {
       const timedOut = deadline?.aborted === true;
       const code = timedOut ? ErrorCode.Timeout : ErrorCode.Aborted;
-      const why = timedOut ? `the run's time limit of ${timeoutMs} ms ran out` : `the run was aborted${signal?.reason === undefined ? '' : ` (${describeError(signal.reason)})`}`;
+      const why = timedOut
+        ? `the run's time limit of ${timeoutMs} ms ran out`
+        : `the run was aborted${signal?.reason === undefined ? '' : ` (${describeError(signal.reason)})`}`;
       context.record({ type: 'error', code, message: `Agent stopped after ${steps} model turn(s): ${why}` });
       return finish(timedOut ? 'timeout' : 'aborted', steps, code);
     };
@@ -363,7 +384,10 @@ export class Agent {
       const tool = this.toolset.get(request.name);
       const refusal =
         tool === undefined
-          ? errorResult(ErrorCode.ApprovalDenied, `The call to "${request.name}" was not approved: the toolset has no tool of that name to ask about. It did not run.`)
+          ? errorResult(
+              ErrorCode.ApprovalDenied,
+              `The call to "${request.name}" was not approved: the toolset has no tool of that name to ask about. It did not run.`,
+            )
           : await askApproval({ tool, args: request.arguments, callId: request.id, context }, this.approve);
       if (refusal === undefined) {
         approved.add(request.id);
@@ -383,7 +407,11 @@ export class Agent {
    * earlier in the same turn (`repeated` maps its index to the model's id; it is
    * not run).
    */
-  private callIds(toolCalls: readonly ModelToolCall[], usedIds: Set<string>, context: ExecutionContext): { calls: ModelToolCall[]; repeated: Map<number, string> } {
+  private callIds(
+    toolCalls: readonly ModelToolCall[],
+    usedIds: Set<string>,
+    context: ExecutionContext,
+  ): { calls: ModelToolCall[]; repeated: Map<number, string> } {
     for (const call of toolCalls) if (call.id !== '') usedIds.add(call.id);
     const fresh = (): string => {
       let id = context.nextCallId();
@@ -415,7 +443,17 @@ export class Agent {
     for (const [i, modelId] of repeated) byId.set(calls[i]!.id, modelId);
     this.repeated.set(context.state, byId);
     const limit = this.toolTimeoutMs;
-    return Promise.all(calls.map((call) => this.calls.invoke(this.toolset, call.name, call.arguments, context, limit === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: limit })));
+    return Promise.all(
+      calls.map((call) =>
+        this.calls.invoke(
+          this.toolset,
+          call.name,
+          call.arguments,
+          context,
+          limit === false ? { callId: call.id } : { callId: call.id, defaultTimeoutMs: limit },
+        ),
+      ),
+    );
   }
 }
 
@@ -434,7 +472,10 @@ function recordBuiltinCalls(response: ModelResponse, context: ExecutionContext, 
 
 function checkLimit(name: string, value: number): void {
   if (!Number.isFinite(value) || value <= 0 || (name === 'maxSteps' && !Number.isInteger(value))) {
-    throw new AnytoolError(ErrorCode.InvalidOptions, `Agent: \`${name}\` must be a positive ${name === 'maxSteps' ? 'integer' : 'number'}, got ${String(value)}`);
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `Agent: \`${name}\` must be a positive ${name === 'maxSteps' ? 'integer' : 'number'}, got ${String(value)}`,
+    );
   }
 }
 

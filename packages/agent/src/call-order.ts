@@ -37,13 +37,20 @@ export function callOrder(repeated: WeakMap<object, ReadonlyMap<string, string>>
       const modelId = repeated.get(run)?.get(call.callId);
       if (modelId !== undefined) {
         const text = `The model gave call id ${JSON.stringify(modelId)} to more than one tool call in one turn; this repeated call to tool "${call.name}" did not run (the first one did). Give each tool call its own id.`;
-        return errorResult(ErrorCode.DuplicateCallId, text, `${call.name}: not run: call id ${JSON.stringify(modelId)} repeated in one turn (renamed ${call.callId})`);
+        return errorResult(
+          ErrorCode.DuplicateCallId,
+          text,
+          `${call.name}: not run: call id ${JSON.stringify(modelId)} repeated in one turn (renamed ${call.callId})`,
+        );
       }
       if (!runsAlone(call.tool)) return undefined;
       const previous = queues.get(run) ?? Promise.resolve();
       let release!: () => void;
       const ended = new Promise<void>((resolve) => (release = resolve));
-      queues.set(run, previous.then(() => ended));
+      queues.set(
+        run,
+        previous.then(() => ended),
+      );
       call.set(SLOT, { turn: previous, release } satisfies Slot);
       return undefined;
     },

@@ -9,7 +9,8 @@ export class EventQueue<T> implements AsyncIterableIterator<T> {
   private head = 0;
   private done = false;
   private failure: { error: unknown } | undefined;
-  private waiting: { resolve: (result: IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>>) => void; reject: (error: unknown) => void } | undefined;
+  private waiting:
+    { resolve: (result: IteratorResult<T, undefined> | Promise<IteratorResult<T, undefined>>) => void; reject: (error: unknown) => void } | undefined;
 
   /** Called once when the reader stops early (`break`, `return()`). */
   constructor(private readonly onReturn: () => Promise<void> = () => Promise.resolve()) {}

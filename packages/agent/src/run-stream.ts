@@ -199,4 +199,3 @@ function chunkTime(): number {
   }
   return taskTime;
 }
-

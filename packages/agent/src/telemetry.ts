@@ -23,7 +23,9 @@ export class RunTelemetry {
     const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', ...modelAttributes(model) };
     if (agentName !== undefined) attributes['gen_ai.agent.name'] = agentName;
     const context = parent ?? otelContext.active();
-    this.span = provider.getTracer(SCOPE).startSpan(agentName === undefined ? 'invoke_agent' : `invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes }, context);
+    this.span = provider
+      .getTracer(SCOPE)
+      .startSpan(agentName === undefined ? 'invoke_agent' : `invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes }, context);
     this.trace = trace.setSpan(context, this.span);
   }
 
@@ -50,7 +52,9 @@ export class RunTelemetry {
       }
       span.end();
       const meter = (this.options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
-      meter.createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of model calls.' }).record((now() - started) / 1000, metricAttributes);
+      meter
+        .createHistogram('gen_ai.client.operation.duration', { unit: 's', description: 'Duration of model calls.' })
+        .record((now() - started) / 1000, metricAttributes);
       if (response !== undefined) {
         const tokens = meter.createHistogram('gen_ai.client.token.usage', { unit: '{token}', description: 'Tokens used by model calls.' });
         tokens.record(response.usage.inputTokens, { ...metricAttributes, 'gen_ai.token.type': 'input' });
@@ -67,7 +71,12 @@ export class RunTelemetry {
    */
   private builtinSpan(call: BuiltinToolCall, chat: Span): void {
     const provider = this.options.tracerProvider ?? trace.getTracerProvider();
-    const attributes: Attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.id, 'anytool.tool.ran_by': this.model.provider ?? this.model.name };
+    const attributes: Attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': call.name,
+      'gen_ai.tool.call.id': call.id,
+      'anytool.tool.ran_by': this.model.provider ?? this.model.name,
+    };
     if (this.options.captureContent === true) {
       attributes['gen_ai.tool.call.arguments'] = JSON.stringify(call.arguments ?? {}).slice(0, MAX_CONTENT_CHARS);
       attributes['gen_ai.tool.call.result'] = resultText(call.result).slice(0, MAX_CONTENT_CHARS);

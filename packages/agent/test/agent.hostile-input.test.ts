@@ -28,8 +28,16 @@ const cyclicNullProto = Object.create(null) as Record<string, unknown>;
 cyclicNullProto['self'] = cyclicNullProto;
 function throwingMessage(): Error {
   const error = new Error('hidden');
-  Object.defineProperty(error, 'stack', { get: () => { throw new Error('stack getter'); } });
-  Object.defineProperty(error, 'message', { get: () => { throw new Error('message getter'); } });
+  Object.defineProperty(error, 'stack', {
+    get: () => {
+      throw new Error('stack getter');
+    },
+  });
+  Object.defineProperty(error, 'message', {
+    get: () => {
+      throw new Error('message getter');
+    },
+  });
   return error;
 }
 
@@ -37,11 +45,24 @@ const ran: string[] = [];
 const empty: JsonSchema = { type: 'object', properties: {} };
 const count = tool(() => void ran.push('count'), { name: 'count', description: 'Counts its calls.', parameters: empty });
 const guarded = tool(() => void ran.push('guarded'), { name: 'guarded', description: 'Needs approval.', parameters: empty, requiresApproval: true });
-const deep = tool(() => void ran.push('deep'), { name: 'deep', description: 'Takes anything.', parameters: { type: 'object', properties: { a: {}, unit: { type: 'string', default: 'c' } } } });
+const deep = tool(() => void ran.push('deep'), {
+  name: 'deep',
+  description: 'Takes anything.',
+  parameters: { type: 'object', properties: { a: {}, unit: { type: 'string', default: 'c' } } },
+});
 const hang = tool(() => new Promise(() => undefined), { name: 'hang', description: 'Never settles.', parameters: empty });
 const quick = tool(() => new Promise(() => undefined), { name: 'quick', description: 'Never settles, 30 ms limit.', parameters: empty, timeoutMs: 30 });
-const throwsProxy = tool(() => { throw revokedProxy(); }, { name: 'throws_proxy', description: 'Throws a revoked proxy.', parameters: empty });
-const badResult = tool(() => ({ content: [{ type: 'audio' }], isError: false }), { name: 'bad_result', description: 'Returns a broken ToolResult.', parameters: empty });
+const throwsProxy = tool(
+  () => {
+    throw revokedProxy();
+  },
+  { name: 'throws_proxy', description: 'Throws a revoked proxy.', parameters: empty },
+);
+const badResult = tool(() => ({ content: [{ type: 'audio' }], isError: false }), {
+  name: 'bad_result',
+  description: 'Returns a broken ToolResult.',
+  parameters: empty,
+});
 const tools: BaseTool[] = [count, guarded, deep, hang, quick, throwsProxy, badResult];
 
 interface Case {
@@ -59,7 +80,11 @@ interface Case {
 const approvalThrows = (what: string, thrown: () => unknown): Case => ({
   name: `the approval callback throws ${what}`,
   calls: [{ name: 'guarded' }, { name: 'count' }],
-  options: { approve: () => { throw thrown(); } },
+  options: {
+    approve: () => {
+      throw thrown();
+    },
+  },
   codes: [ErrorCode.ApprovalDenied, null],
   says: [UNDESCRIBABLE],
   ran: ['count'],
@@ -79,7 +104,13 @@ const cases: Case[] = [
   approvalThrows('a proxy whose traps throw', () => throwingTraps),
   approvalThrows('a cyclic null-prototype object', () => cyclicNullProto),
   approvalThrows('an Error whose message getter throws', throwingMessage),
-  { name: 'the approval callback resolves to a revoked proxy', calls: [{ name: 'guarded' }], options: { approve: () => Promise.resolve(revokedProxy() as unknown as boolean) }, codes: [ErrorCode.ApprovalDenied], ran: [] },
+  {
+    name: 'the approval callback resolves to a revoked proxy',
+    calls: [{ name: 'guarded' }],
+    options: { approve: () => Promise.resolve(revokedProxy() as unknown as boolean) },
+    codes: [ErrorCode.ApprovalDenied],
+    ran: [],
+  },
   // 4: only true approves.
   approvalReturns({ approved: 'false' }, false),
   approvalReturns({ approved: 1 }, false),
@@ -90,15 +121,58 @@ const cases: Case[] = [
   approvalReturns({ approved: true }, true),
   approvalReturns(true, true),
   // 5: call ids.
-  { name: 'a call id repeated in one turn', calls: [{ id: 'call_1', name: 'count' }, { id: 'call_1', name: 'count' }], codes: [null, ErrorCode.DuplicateCallId], says: ['"call_1"', 'did not run'], ran: ['count'] },
-  { name: 'model ids equal to the ids made up for calls without one', calls: [{ id: '', name: 'count' }, { id: 'call_0', name: 'count' }, { id: 'call_1', name: 'count' }], codes: [null, null, null], ran: ['count', 'count', 'count'] },
+  {
+    name: 'a call id repeated in one turn',
+    calls: [
+      { id: 'call_1', name: 'count' },
+      { id: 'call_1', name: 'count' },
+    ],
+    codes: [null, ErrorCode.DuplicateCallId],
+    says: ['"call_1"', 'did not run'],
+    ran: ['count'],
+  },
+  {
+    name: 'model ids equal to the ids made up for calls without one',
+    calls: [
+      { id: '', name: 'count' },
+      { id: 'call_0', name: 'count' },
+      { id: 'call_1', name: 'count' },
+    ],
+    codes: [null, null, null],
+    ran: ['count', 'count', 'count'],
+  },
   // 7: tools that never settle.
-  { name: 'a tool that never settles, agent toolTimeoutMs 50', calls: [{ name: 'hang' }, { name: 'count' }], options: { toolTimeoutMs: 50 }, codes: [ErrorCode.Timeout, null], says: ['timed out after 50 ms'], ran: ['count'] },
-  { name: 'a tool with its own timeoutMs, under the default agent limit', calls: [{ name: 'quick' }], codes: [ErrorCode.Timeout], says: ['timed out after 30 ms'], ran: [] },
+  {
+    name: 'a tool that never settles, agent toolTimeoutMs 50',
+    calls: [{ name: 'hang' }, { name: 'count' }],
+    options: { toolTimeoutMs: 50 },
+    codes: [ErrorCode.Timeout, null],
+    says: ['timed out after 50 ms'],
+    ran: ['count'],
+  },
+  {
+    name: 'a tool with its own timeoutMs, under the default agent limit',
+    calls: [{ name: 'quick' }],
+    codes: [ErrorCode.Timeout],
+    says: ['timed out after 30 ms'],
+    ran: [],
+  },
   // 1, 2, 3: through the run.
-  { name: 'arguments 5,000 deep as JSON text', calls: [{ name: 'deep', arguments: `${'{"a":'.repeat(5_000)}{}${'}'.repeat(5_000)}` }], codes: [ErrorCode.InvalidArguments], says: ['limit of 64'], ran: [] },
+  {
+    name: 'arguments 5,000 deep as JSON text',
+    calls: [{ name: 'deep', arguments: `${'{"a":'.repeat(5_000)}{}${'}'.repeat(5_000)}` }],
+    codes: [ErrorCode.InvalidArguments],
+    says: ['limit of 64'],
+    ran: [],
+  },
   { name: 'a tool that throws a revoked proxy', calls: [{ name: 'throws_proxy' }], codes: [ErrorCode.ToolFailed], says: [UNDESCRIBABLE], ran: [] },
-  { name: 'a tool that returns a broken ToolResult', calls: [{ name: 'bad_result' }], codes: [ErrorCode.InvalidResult], says: ['content[0] (type "audio")'], ran: [] },
+  {
+    name: 'a tool that returns a broken ToolResult',
+    calls: [{ name: 'bad_result' }],
+    codes: [ErrorCode.InvalidResult],
+    says: ['content[0] (type "audio")'],
+    ran: [],
+  },
 ];
 
 describe('hostile input: agent.run settles with coded results', () => {
@@ -133,7 +207,9 @@ describe('Agent toolTimeoutMs', () => {
 
   it('refuses a limit that is not a whole number of milliseconds', () => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31]) {
-      expect(() => new Agent({ model: model(), toolTimeoutMs: bad })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('toolTimeoutMs') }));
+      expect(() => new Agent({ model: model(), toolTimeoutMs: bad })).toThrow(
+        expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('toolTimeoutMs') }),
+      );
     }
   });
 
@@ -150,7 +226,12 @@ describe('hostile input: agent.run properties', () => {
   // Each hostile value is made inside the property: fast-check itself would trip over a proxy's traps.
   const hostileValue: fc.Arbitrary<() => unknown> = fc.oneof(
     fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withBoxedValues: true }).map((value) => () => value),
-    fc.constantFrom<() => unknown>(revokedProxy, () => throwingTraps, () => cyclicNullProto, throwingMessage),
+    fc.constantFrom<() => unknown>(
+      revokedProxy,
+      () => throwingTraps,
+      () => cyclicNullProto,
+      throwingMessage,
+    ),
     fc.record({ approved: fc.anything(), reason: fc.anything() }).map((value) => () => value),
   );
   const turnCalls: fc.Arbitrary<ScriptedToolCall[]> = fc.array(

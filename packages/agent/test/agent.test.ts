@@ -1,4 +1,15 @@
-import { AnytoolError, BaseTool, ErrorCode, ExecutionContext, Toolset, resultText, tool, type RunEvent, type ToolCallEvent, type ToolResultEvent } from '@anytool/core';
+import {
+  AnytoolError,
+  BaseTool,
+  ErrorCode,
+  ExecutionContext,
+  Toolset,
+  resultText,
+  tool,
+  type RunEvent,
+  type ToolCallEvent,
+  type ToolResultEvent,
+} from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults, type ApprovalRequest, type ModelRequest } from '@anytool/agent';
 
 const add = tool(({ a, b }: { a: number; b: number }) => a + b, {
@@ -30,7 +41,11 @@ describe('Agent.run', () => {
     const agent = new Agent({ model, tools: [add], instructions: 'Be brief.' });
     const result = await agent.run('Hi');
     expect(result).toMatchObject({ text: 'Hello!', stopReason: 'final_answer', steps: 1, usage: { inputTokens: 7, outputTokens: 3, totalTokens: 10 } });
-    expect(result.context.events.map((e) => (e.type === 'message' ? `${e.role}:${e.text}` : e.type))).toEqual(['system:Be brief.', 'user:Hi', 'assistant:Hello!']);
+    expect(result.context.events.map((e) => (e.type === 'message' ? `${e.role}:${e.text}` : e.type))).toEqual([
+      'system:Be brief.',
+      'user:Hi',
+      'assistant:Hello!',
+    ]);
     expect(model.requests[0]).toMatchObject({ instructions: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] });
     expect(model.requests[0]!.tools.map((t) => t.name)).toEqual(['add']);
   });
@@ -51,8 +66,20 @@ describe('Agent.run', () => {
   it('returns results in the model order even when a later call finishes first', async () => {
     let releaseSlow!: () => void;
     const slowGate = new Promise<void>((resolve) => (releaseSlow = resolve));
-    const slow = tool(async () => { await slowGate; return 'slow'; }, { name: 'slow', description: 'Slow.', parameters: { type: 'object', properties: {} } });
-    const fast = tool(() => { releaseSlow(); return 'fast'; }, { name: 'fast', description: 'Fast.', parameters: { type: 'object', properties: {} } });
+    const slow = tool(
+      async () => {
+        await slowGate;
+        return 'slow';
+      },
+      { name: 'slow', description: 'Slow.', parameters: { type: 'object', properties: {} } },
+    );
+    const fast = tool(
+      () => {
+        releaseSlow();
+        return 'fast';
+      },
+      { name: 'fast', description: 'Fast.', parameters: { type: 'object', properties: {} } },
+    );
     const model = new ScriptedModel([{ toolCalls: [{ name: 'slow' }, { name: 'fast' }] }, (request) => ({ text: lastResultsText(request).join(',') })]);
     const result = await new Agent({ model, tools: [slow, fast] }).run('go');
     expect(result.text).toBe('slow,fast');
@@ -60,7 +87,12 @@ describe('Agent.run', () => {
   });
 
   it('sends every failure back to the model as a tool result it can correct', async () => {
-    const slow = tool(() => new Promise(() => undefined), { name: 'hang', description: 'Never settles.', parameters: { type: 'object', properties: {} }, timeoutMs: 20 });
+    const slow = tool(() => new Promise(() => undefined), {
+      name: 'hang',
+      description: 'Never settles.',
+      parameters: { type: 'object', properties: {} },
+      timeoutMs: 20,
+    });
     const model = new ScriptedModel([
       {
         toolCalls: [
@@ -77,15 +109,25 @@ describe('Agent.run', () => {
     const result = await new Agent({ model, tools: [add, fail, slow] }).run('try');
     expect(result.stopReason).toBe('final_answer');
     const sent = latestToolResults(model.requests[1]!);
-    expect(sent.map((m) => m.result.error?.code)).toEqual([ErrorCode.UnknownTool, ErrorCode.InvalidArguments, ErrorCode.InvalidArguments, ErrorCode.ToolFailed, ErrorCode.Timeout]);
+    expect(sent.map((m) => m.result.error?.code)).toEqual([
+      ErrorCode.UnknownTool,
+      ErrorCode.InvalidArguments,
+      ErrorCode.InvalidArguments,
+      ErrorCode.ToolFailed,
+      ErrorCode.Timeout,
+    ]);
     expect(resultText(sent[0]!.result)).toContain('add, fail, hang');
     expect(resultText(sent[1]!.result)).toContain('not valid JSON');
     expect(resultText(sent[3]!.result)).toContain('disk on fire');
     expect(resultText(latestToolResults(model.requests[2]!)[0]!.result)).toBe('3');
   });
 
-  it('stops at the step limit after running that step\'s calls', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, { text: 'thinking', toolCalls: [{ name: 'add', arguments: { a: 2, b: 2 } }] }, { text: 'never' }]);
+  it("stops at the step limit after running that step's calls", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] },
+      { text: 'thinking', toolCalls: [{ name: 'add', arguments: { a: 2, b: 2 } }] },
+      { text: 'never' },
+    ]);
     const result = await new Agent({ model, tools: [add], maxSteps: 2 }).run('loop');
     expect(result).toMatchObject({ stopReason: 'max_steps', steps: 2, text: 'thinking' });
     expect(model.turns).toBe(2);
@@ -94,11 +136,14 @@ describe('Agent.run', () => {
   });
 
   it('uses the context it is given and shares its state with the tools', async () => {
-    const counter = tool((_args: object, context: ExecutionContext) => {
-      const n = ((context.state.get('n') as number | undefined) ?? 0) + 1;
-      context.state.set('n', n);
-      return n;
-    }, { name: 'count', description: 'Count.', parameters: { type: 'object', properties: {} }, context: true });
+    const counter = tool(
+      (_args: object, context: ExecutionContext) => {
+        const n = ((context.state.get('n') as number | undefined) ?? 0) + 1;
+        context.state.set('n', n);
+        return n;
+      },
+      { name: 'count', description: 'Count.', parameters: { type: 'object', properties: {} }, context: true },
+    );
     const context = new ExecutionContext();
     context.state.set('n', 41);
     const model = new ScriptedModel([{ toolCalls: [{ name: 'count' }] }, { text: 'ok' }]);
@@ -129,7 +174,13 @@ describe('concurrency within one turn', () => {
         await gate;
         return `read ${id}`;
       },
-      { name: 'read', description: 'Read.', parameters: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] }, annotations: { readOnly: true }, timeoutMs: 5000 },
+      {
+        name: 'read',
+        description: 'Read.',
+        parameters: { type: 'object', properties: { id: { type: 'number' } }, required: ['id'] },
+        annotations: { readOnly: true },
+        timeoutMs: 5000,
+      },
     );
   }
 
@@ -186,12 +237,23 @@ describe('approval', () => {
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
     requiresApproval: true,
   });
-  const drop = tool(() => 'dropped', { name: 'drop_table', description: 'Drop a table.', parameters: { type: 'object', properties: {} }, annotations: { destructive: true } });
+  const drop = tool(() => 'dropped', {
+    name: 'drop_table',
+    description: 'Drop a table.',
+    parameters: { type: 'object', properties: {} },
+    annotations: { destructive: true },
+  });
 
   it('asks the callback, runs approved calls and sends refusals back as tool results', async () => {
     const asked: ApprovalRequest[] = [];
     const model = new ScriptedModel([
-      { toolCalls: [{ id: 'd1', name: 'delete_file', arguments: { path: '/tmp/a' } }, { id: 'd2', name: 'delete_file', arguments: { path: '/etc/passwd' } }, { id: 'd3', name: 'drop_table' }] },
+      {
+        toolCalls: [
+          { id: 'd1', name: 'delete_file', arguments: { path: '/tmp/a' } },
+          { id: 'd2', name: 'delete_file', arguments: { path: '/etc/passwd' } },
+          { id: 'd3', name: 'drop_table' },
+        ],
+      },
       { text: 'ok' },
     ]);
     const agent = new Agent({
@@ -210,7 +272,11 @@ describe('approval', () => {
     expect(sent[1]!.result.error?.code).toBe(ErrorCode.ApprovalDenied);
     expect(resultText(sent[1]!.result)).toContain('system file');
     expect(sent[2]!.result.error?.code).toBe(ErrorCode.ApprovalDenied);
-    expect(results(result.context.events).map((e) => [e.callId, e.result.isError])).toEqual([['d1', false], ['d2', true], ['d3', true]]);
+    expect(results(result.context.events).map((e) => [e.callId, e.result.isError])).toEqual([
+      ['d1', false],
+      ['d2', true],
+      ['d3', true],
+    ]);
   });
 
   it('asks one question at a time, in model order, while approved calls still run concurrently', async () => {
@@ -235,7 +301,7 @@ describe('approval', () => {
     expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual(['deleted a', 'deleted b', 'deleted c']);
   });
 
-  it('asks a turn\'s questions in model order when serial (destructive) and other approval calls mix', async () => {
+  it("asks a turn's questions in model order when serial (destructive) and other approval calls mix", async () => {
     const order: string[] = [];
     const model = new ScriptedModel([
       {
@@ -250,16 +316,30 @@ describe('approval', () => {
     ]);
     const result = await new Agent({ model, tools: [deleteFile, drop], approve: ({ callId }) => (order.push(callId), true) }).run('go');
     expect(order).toEqual(['drop1', 'del1', 'drop2', 'del2']);
-    const span = (id: string): [number, number] => [calls(result.context.events).find((e) => e.callId === id)!.time, results(result.context.events).find((e) => e.callId === id)!.time];
+    const span = (id: string): [number, number] => [
+      calls(result.context.events).find((e) => e.callId === id)!.time,
+      results(result.context.events).find((e) => e.callId === id)!.time,
+    ];
     expect(span('drop2')[0]).toBeGreaterThanOrEqual(span('drop1')[1]);
     expect(latestToolResults(model.requests[1]!).map((m) => resultText(m.result))).toEqual(['dropped', 'deleted a', 'dropped', 'deleted b']);
   });
 
   it('refuses calls that need approval when there is no callback, or when the callback throws', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_file', arguments: { path: 'x' } }] }, { text: 'ok' }, { toolCalls: [{ name: 'delete_file', arguments: { path: 'y' } }] }, { text: 'ok' }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'delete_file', arguments: { path: 'x' } }] },
+      { text: 'ok' },
+      { toolCalls: [{ name: 'delete_file', arguments: { path: 'y' } }] },
+      { text: 'ok' },
+    ]);
     await new Agent({ model, tools: [deleteFile] }).run('a');
     expect(resultText(latestToolResults(model.requests[1]!)[0]!.result)).toContain('no approve callback');
-    const result = await new Agent({ model, tools: [deleteFile], approve: () => { throw new Error('ui gone'); } }).run('b');
+    const result = await new Agent({
+      model,
+      tools: [deleteFile],
+      approve: () => {
+        throw new Error('ui gone');
+      },
+    }).run('b');
     expect(resultText(latestToolResults(model.requests[3]!)[0]!.result)).toContain('ui gone');
     expect(result.context.events.some((e) => e.type === 'diagnostic' && e.code === ErrorCode.ApprovalDenied && e.source === 'approval')).toBe(true);
   });
@@ -267,7 +347,8 @@ describe('approval', () => {
 
 describe('limits and failures', () => {
   const waitForAbort = tool(
-    (_args: object, context: ExecutionContext) => new Promise((_resolve, reject) => context.signal!.addEventListener('abort', () => reject(new Error('stopped')))),
+    (_args: object, context: ExecutionContext) =>
+      new Promise((_resolve, reject) => context.signal!.addEventListener('abort', () => reject(new Error('stopped')))),
     { name: 'wait', description: 'Waits until the run is aborted.', parameters: { type: 'object', properties: {} }, context: true },
   );
 
@@ -315,7 +396,12 @@ describe('limits and failures', () => {
   });
 
   it('stops with "timeout" when the approval callback never answers; the call is refused as ABORTED', async () => {
-    const deleteFile = tool(() => 'deleted', { name: 'delete_file', description: 'Delete.', parameters: { type: 'object', properties: {} }, requiresApproval: true });
+    const deleteFile = tool(() => 'deleted', {
+      name: 'delete_file',
+      description: 'Delete.',
+      parameters: { type: 'object', properties: {} },
+      requiresApproval: true,
+    });
     const model = new ScriptedModel([{ toolCalls: [{ name: 'delete_file' }] }, { text: 'never' }]);
     const result = await new Agent({ model, tools: [deleteFile], timeoutMs: 20, approve: () => new Promise<never>(() => undefined) }).run('x');
     expect(result).toMatchObject({ stopReason: 'timeout', steps: 1 });
@@ -324,10 +410,23 @@ describe('limits and failures', () => {
   });
 
   it('asks no further approval question once the run is aborted', async () => {
-    const deleteFile = tool(() => 'deleted', { name: 'delete_file', description: 'Delete.', parameters: { type: 'object', properties: {} }, requiresApproval: true });
+    const deleteFile = tool(() => 'deleted', {
+      name: 'delete_file',
+      description: 'Delete.',
+      parameters: { type: 'object', properties: {} },
+      requiresApproval: true,
+    });
     const controller = new AbortController();
     const asked: string[] = [];
-    const model = new ScriptedModel([{ toolCalls: [{ id: 'a', name: 'delete_file' }, { id: 'b', name: 'delete_file' }] }, { text: 'never' }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { id: 'a', name: 'delete_file' },
+          { id: 'b', name: 'delete_file' },
+        ],
+      },
+      { text: 'never' },
+    ]);
     const approve = ({ callId }: ApprovalRequest): boolean => {
       asked.push(callId);
       controller.abort();
@@ -340,7 +439,12 @@ describe('limits and failures', () => {
   });
 
   it('ends the run with a MODEL_FAILED error when the model call fails', async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, () => { throw new Error('503 overloaded'); }]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] },
+      () => {
+        throw new Error('503 overloaded');
+      },
+    ]);
     const context = new ExecutionContext();
     const run = new Agent({ model, tools: [add] }).run('x', { context });
     await expect(run).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringContaining('503 overloaded') });
@@ -349,7 +453,10 @@ describe('limits and failures', () => {
   });
 
   it('fails like a model when the script runs out', async () => {
-    await expect(new Agent({ model: new ScriptedModel([]) }).run('x')).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringContaining('add a turn') });
+    await expect(new Agent({ model: new ScriptedModel([]) }).run('x')).rejects.toMatchObject({
+      code: ErrorCode.ModelFailed,
+      message: expect.stringContaining('add a turn'),
+    });
   });
 
   it('rejects bad options with coded errors', () => {

@@ -23,7 +23,9 @@ describe('agent.stream', () => {
     const seen: AgentStreamEvent[] = [];
     for await (const event of agent.stream('2 + 3?')) seen.push(event);
     const result = seen.at(-1)!.type === 'result' ? (seen.at(-1) as Extract<AgentStreamEvent, { type: 'result' }>).result : undefined;
-    const recorded = result!.context.events.filter((e) => e.type === 'text_delta' || e.type === 'tool_call_start' || e.type === 'tool_call_delta' || e.type === 'tool_result');
+    const recorded = result!.context.events.filter(
+      (e) => e.type === 'text_delta' || e.type === 'tool_call_start' || e.type === 'tool_call_delta' || e.type === 'tool_result',
+    );
     expect(recorded).toMatchObject([
       { type: 'tool_call_start', step: 1, callId: 'c1', tool: 'add' },
       { type: 'tool_result', callId: 'c1', tool: 'add' },
@@ -70,8 +72,16 @@ describe('agent.stream', () => {
     it('yields each event as it is recorded, the same object, and goes on to the tools and the next turn', async () => {
       const call = { id: 'c1', name: 'add', arguments: '{"a":2,"b":3}' };
       const model = streaming([
-        [{ type: 'tool_call_start', id: 'c1', name: 'add' }, { type: 'tool_call_delta', id: 'c1', delta: call.arguments }, { type: 'response', response: { ...answer(''), toolCalls: [call], stopReason: 'tool_calls' } }],
-        [{ type: 'text_delta', text: 'It is ' }, { type: 'text_delta', text: '5.' }, { type: 'response', response: answer('It is 5.') }],
+        [
+          { type: 'tool_call_start', id: 'c1', name: 'add' },
+          { type: 'tool_call_delta', id: 'c1', delta: call.arguments },
+          { type: 'response', response: { ...answer(''), toolCalls: [call], stopReason: 'tool_calls' } },
+        ],
+        [
+          { type: 'text_delta', text: 'It is ' },
+          { type: 'text_delta', text: '5.' },
+          { type: 'response', response: answer('It is 5.') },
+        ],
       ]);
       const seen: AgentStreamEvent[] = [];
       for await (const event of new Agent({ model, tools: [add] }).stream('2 + 3?')) seen.push(event);
@@ -83,8 +93,14 @@ describe('agent.stream', () => {
       expect(deltas[1]).toBe(seen[3]);
     });
 
-    it('ends the model\'s stream when the reader leaves mid-turn, and the run stops', async () => {
-      const model = streaming([[{ type: 'text_delta', text: 'Once ' }, { type: 'text_delta', text: 'upon ' }, { type: 'response', response: answer('Once upon ') }]]);
+    it("ends the model's stream when the reader leaves mid-turn, and the run stops", async () => {
+      const model = streaming([
+        [
+          { type: 'text_delta', text: 'Once ' },
+          { type: 'text_delta', text: 'upon ' },
+          { type: 'response', response: answer('Once upon ') },
+        ],
+      ]);
       const context = new ExecutionContext();
       for await (const event of new Agent({ model }).stream('A story.', { context })) if (event.type === 'text_delta') break;
       expect(model.closed).toBe(1);
@@ -92,13 +108,16 @@ describe('agent.stream', () => {
       expect(context.events.at(-1)).toMatchObject({ type: 'error', code: ErrorCode.Aborted });
     });
 
-    it('throws MODEL_FAILED from the iteration when the stream ends without the turn\'s response', async () => {
+    it("throws MODEL_FAILED from the iteration when the stream ends without the turn's response", async () => {
       const model = streaming([[{ type: 'text_delta', text: 'Cut ' }]]);
       const seen: string[] = [];
       const reading = (async () => {
         for await (const event of new Agent({ model }).stream('hi')) seen.push(event.type);
       })();
-      await expect(reading).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringContaining("generator: the stream ended without the turn's response") });
+      await expect(reading).rejects.toMatchObject({
+        code: ErrorCode.ModelFailed,
+        message: expect.stringContaining("generator: the stream ended without the turn's response"),
+      });
       expect(seen).toEqual(['text_delta']);
     });
   });

@@ -18,14 +18,26 @@ const greet = tool(({ name }: { name: string }) => `hello ${name}`, {
 function script(): ScriptedModel {
   return new ScriptedModel(
     [
-      { toolCalls: [{ id: 'c1', name: 'add', arguments: '{"a":17,"b":25}' }, { id: 'c2', name: 'greet', arguments: { name: 'Ada' } }] },
+      {
+        toolCalls: [
+          { id: 'c1', name: 'add', arguments: '{"a":17,"b":25}' },
+          { id: 'c2', name: 'greet', arguments: { name: 'Ada' } },
+        ],
+      },
       { text: '42, and hello Ada.' },
     ],
     { name: 'scripted', usage: { inputTokens: 10, outputTokens: 4 } },
   );
 }
 
-const ATTRIBUTES = ['gen_ai.operation.name', 'gen_ai.agent.name', 'gen_ai.tool.name', 'gen_ai.tool.call.id', 'gen_ai.usage.input_tokens', 'gen_ai.usage.output_tokens'];
+const ATTRIBUTES = [
+  'gen_ai.operation.name',
+  'gen_ai.agent.name',
+  'gen_ai.tool.name',
+  'gen_ai.tool.call.id',
+  'gen_ai.usage.input_tokens',
+  'gen_ai.usage.output_tokens',
+];
 
 describe('a traced agent run', () => {
   it('is one span tree in one trace: invoke_agent over its chat turns and tool calls', async () => {
@@ -44,14 +56,22 @@ describe('a traced agent run', () => {
     );
     expect(new Set(otel.spans().map((s) => s.spanContext().traceId)).size).toBe(1);
     expect(otel.spans().find((s) => s.name.startsWith('chat'))!.attributes['gen_ai.response.finish_reasons']).toEqual(['tool_calls']);
-    const content = otel.spans().flatMap((s) => Object.keys(s.attributes)).filter((k) => k.startsWith('gen_ai.tool.call.') && k !== 'gen_ai.tool.call.id');
+    const content = otel
+      .spans()
+      .flatMap((s) => Object.keys(s.attributes))
+      .filter((k) => k.startsWith('gen_ai.tool.call.') && k !== 'gen_ai.tool.call.id');
     expect(content).toEqual([]);
   });
 
   it('puts arguments and results on the tool spans when captureContent is on', async () => {
     const otel = memoryTelemetry();
     await new Agent({ model: script(), tools: [add, greet], tracing: { ...otel, captureContent: true } }).run('go');
-    const spans = Object.fromEntries(otel.spans().filter((s) => s.name.startsWith('execute_tool')).map((s) => [s.attributes['gen_ai.tool.name'], s.attributes]));
+    const spans = Object.fromEntries(
+      otel
+        .spans()
+        .filter((s) => s.name.startsWith('execute_tool'))
+        .map((s) => [s.attributes['gen_ai.tool.name'], s.attributes]),
+    );
     expect(spans['add']).toMatchObject({ 'gen_ai.tool.call.arguments': '{"a":17,"b":25}', 'gen_ai.tool.call.result': '42' });
     expect(spans['greet']).toMatchObject({ 'gen_ai.tool.call.arguments': '{"name":"Ada"}', 'gen_ai.tool.call.result': 'hello Ada' });
   });
@@ -64,7 +84,15 @@ describe('a traced agent run', () => {
     await new Agent({ model: script(), tools: toolset, tracing: otel }).run('go', { context });
     expect(otel.spans().every((s) => s.spanContext().traceId === traceId)).toBe(true);
     expect(spanTree(otel.spans())).toBe(
-      ['invoke_agent', '  chat scripted', '  execute_tool add', '    execute_tool add', '  execute_tool greet', '    execute_tool greet', '  chat scripted'].join('\n'),
+      [
+        'invoke_agent',
+        '  chat scripted',
+        '  execute_tool add',
+        '    execute_tool add',
+        '  execute_tool greet',
+        '    execute_tool greet',
+        '  chat scripted',
+      ].join('\n'),
     );
   });
 
@@ -73,7 +101,11 @@ describe('a traced agent run', () => {
     const drop = tool(() => 'dropped', { name: 'drop', description: 'Drop.', parameters: { type: 'object', properties: {} }, requiresApproval: true });
     const model = new ScriptedModel([{ toolCalls: [{ id: 'd1', name: 'drop' }] }, () => Promise.reject(new Error('503'))]);
     await expect(new Agent({ model, tools: [drop], tracing: otel }).run('x')).rejects.toMatchObject({ code: ErrorCode.ModelFailed });
-    const byName = (name: string) => otel.spans().filter((s) => s.name === name).map((s) => s.attributes['error.type']);
+    const byName = (name: string) =>
+      otel
+        .spans()
+        .filter((s) => s.name === name)
+        .map((s) => s.attributes['error.type']);
     expect(byName('execute_tool drop')).toEqual([ErrorCode.ApprovalDenied]);
     expect(byName('chat scripted')).toEqual([undefined, ErrorCode.ModelFailed]);
     expect(byName('invoke_agent')).toEqual([ErrorCode.ModelFailed]);
@@ -82,7 +114,9 @@ describe('a traced agent run', () => {
   it('records the model call durations and token usage', async () => {
     const otel = memoryTelemetry();
     await new Agent({ model: script(), tools: [add, greet], tracing: otel }).run('go');
-    expect(await otel.histogram('gen_ai.client.operation.duration')).toEqual([expect.objectContaining({ count: 2, attributes: { 'gen_ai.operation.name': 'chat' } })]);
+    expect(await otel.histogram('gen_ai.client.operation.duration')).toEqual([
+      expect.objectContaining({ count: 2, attributes: { 'gen_ai.operation.name': 'chat' } }),
+    ]);
     const tokens = await otel.histogram('gen_ai.client.token.usage');
     expect(tokens.map((p) => [p.attributes['gen_ai.token.type'], p.sum])).toEqual([
       ['input', 20],
@@ -111,7 +145,10 @@ describe('a traced agent run', () => {
         `    execute_tool openai_web_search [gen_ai.tool.call.id=ws_2 anytool.tool.ran_by=scripted error.type=${ErrorCode.ToolFailed}]`,
       ].join('\n'),
     );
-    expect(otel.spans().find((s) => s.attributes['gen_ai.tool.call.id'] === 'ws_1')!.attributes).toMatchObject({ 'gen_ai.tool.call.arguments': '{"query":"anytool"}', 'gen_ai.tool.call.result': 'https://example.org' });
+    expect(otel.spans().find((s) => s.attributes['gen_ai.tool.call.id'] === 'ws_1')!.attributes).toMatchObject({
+      'gen_ai.tool.call.arguments': '{"query":"anytool"}',
+      'gen_ai.tool.call.result': 'https://example.org',
+    });
     expect(await otel.histogram('gen_ai.execute_tool.duration')).toEqual([]);
   });
 });

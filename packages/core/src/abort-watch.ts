@@ -32,7 +32,10 @@ export function abortWatch(signal: AbortSignal, onAbort: () => void): () => void
           } catch (error) {
             // One waiter that throws must not keep the others from hearing of the abort, and an
             // error thrown out of an abort listener would end the process: it becomes a warning.
-            process.emitWarning(`a waiter on an abort signal threw: ${describeError(error)}`, { code: 'ANYTOOL_ABORT_WAITER', detail: error instanceof Error ? error.stack : undefined });
+            process.emitWarning(`a waiter on an abort signal threw: ${describeError(error)}`, {
+              code: 'ANYTOOL_ABORT_WAITER',
+              detail: error instanceof Error ? error.stack : undefined,
+            });
           }
         }
       },

@@ -97,7 +97,8 @@ function refuse(code: ErrorCode | string, text: string, message?: string): Refus
 /** Settles with the tool's outcome, or rejects with an Aborted error as soon as the run is aborted. */
 function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+    const onAbort = (): void =>
+      reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
     const stop = abortWatch(signal, onAbort);
     try {
       value.then(
@@ -153,7 +154,10 @@ interface Visit {
 function pointer(parent: Visit, key: string): string {
   const keys = [key];
   for (let v: Visit | undefined = parent; v?.parent !== undefined; v = v.parent) keys.push(v.key);
-  return `/${keys.reverse().map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+  return `/${keys
+    .reverse()
+    .map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1'))
+    .join('/')}`;
 }
 
 /**
@@ -176,7 +180,8 @@ function argumentsProblem(args: object, parsed: boolean): string | undefined {
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) continue;
     }
-    if (visit.depth > MAX_ARGUMENT_DEPTH) return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
+    if (visit.depth > MAX_ARGUMENT_DEPTH)
+      return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
     if (seen !== undefined) {
       const before = seen.get(value);
       if (before !== undefined && before >= visit.depth) continue;
@@ -309,7 +314,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   constructor(options: BaseToolOptions = {}, build?: ToolBuildInfo) {
-    const info = build ?? ((this.constructor as unknown as Record<symbol, ToolBuildInfo | undefined>)[BUILD_INFO]);
+    const info = build ?? (this.constructor as unknown as Record<symbol, ToolBuildInfo | undefined>)[BUILD_INFO];
     // The class's name as the build step saw it written (a bundler may rename the class), else its name now.
     const ownInfo = build ?? (Object.prototype.hasOwnProperty.call(this.constructor, BUILD_INFO) ? info : undefined);
     this.name = options.name ?? (ownInfo?.name || this.constructor.name);
@@ -388,7 +393,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       );
     }
     if (parameters['type'] !== 'object') {
-      throw new AnytoolError(ErrorCode.InvalidSchema, `${this.label}: its parameter schema must have type "object" at the root (got ${JSON.stringify(parameters['type'])}); tools take one arguments object`);
+      throw new AnytoolError(
+        ErrorCode.InvalidSchema,
+        `${this.label}: its parameter schema must have type "object" at the root (got ${JSON.stringify(parameters['type'])}); tools take one arguments object`,
+      );
     }
     const definition: ToolDefinition = { name: this.name, description: this.description, parameters };
     if (this.title !== undefined) definition.title = this.title;
@@ -402,7 +410,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * its own or through any toolset (inside the toolset's and source's middleware).
    */
   use(...middleware: Middleware[]): this {
-    this.chain = Chain.of(this.chain.middleware, middleware.map((m) => checkMiddleware(m, this.label)));
+    this.chain = Chain.of(
+      this.chain.middleware,
+      middleware.map((m) => checkMiddleware(m, this.label)),
+    );
     return this;
   }
 
@@ -434,7 +445,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       prepared = this.prepare(rawArgs);
     } catch (error) {
       // Arguments whose reading throws (a revoked proxy, a throwing getter) from an in-process caller.
-      prepared = refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}). Send one JSON object.`);
+      prepared = refuse(
+        ErrorCode.InvalidArguments,
+        `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}). Send one JSON object.`,
+      );
     }
     if (prepared instanceof Refusal) return prepared.result;
     let limit = options?.timeoutMs ?? this.timeoutMs;
@@ -477,7 +491,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       return this.failure(error);
     }
     const signal = context.signal;
-    const running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value instanceof Promise ? (value as Promise<unknown>) : Promise.resolve(value);
+    const running =
+      signal !== undefined && !this.settlesOnAbort
+        ? raceAbort(value, signal, this.name)
+        : value instanceof Promise
+          ? (value as Promise<unknown>)
+          : Promise.resolve(value);
     return running.then(
       (v) => this.settle(v),
       (error: unknown) => this.failure(error),
@@ -491,7 +510,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * its signal. A call that settles at once sets no timer; a tool that never sees
    * the context gets no deadline signal either, only the timer.
    */
-  private underTimeLimit(context: ExecutionContext, ms: number, rest: (context: ExecutionContext) => ToolResult | Promise<ToolResult>): ToolResult | Promise<ToolResult> {
+  private underTimeLimit(
+    context: ExecutionContext,
+    ms: number,
+    rest: (context: ExecutionContext) => ToolResult | Promise<ToolResult>,
+  ): ToolResult | Promise<ToolResult> {
     const deadline = this.perCallContext || this.preparers !== undefined ? new AbortController() : undefined;
     const signal = context.signal;
     const limited = deadline === undefined ? context : context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
@@ -536,12 +559,18 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         // The model's JSON text starts with '{': only other text needs the blank check.
         args = args.charCodeAt(0) !== 123 && args.trim() === '' ? {} : JSON.parse(args);
       } catch (error) {
-        return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`);
+        return refuse(
+          ErrorCode.InvalidArguments,
+          `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`,
+        );
       }
     }
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) {
-      return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
+      return refuse(
+        ErrorCode.InvalidArguments,
+        `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`,
+      );
     }
     const problem = argumentsProblem(args as object, args !== rawArgs);
     if (problem !== undefined) return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":${problem}`);
@@ -576,7 +605,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private abortedResult(signal: AbortSignal): ToolResult {
     const reason = signal.reason === undefined ? '' : ` (${describeError(signal.reason)})`;
-    return errorResult(ErrorCode.Aborted, `Tool "${this.name}" was not run because the run was aborted.`, `${this.label} was not run: the run was aborted${reason}`);
+    return errorResult(
+      ErrorCode.Aborted,
+      `Tool "${this.name}" was not run because the run was aborted.`,
+      `${this.label} was not run: the run was aborted${reason}`,
+    );
   }
 
   private failure(error: unknown): ToolResult {

@@ -125,7 +125,10 @@ export function resolveConvention(
   if (names === undefined && options.parameters === undefined) throw missingBuildInfo(owner);
   if (names !== undefined) {
     if (options.context === true) {
-      throw new AnytoolError(ErrorCode.ConflictingOptions, `${owner}: { context: true } is only for tools given explicit parameters and no build step; the build step already knows where the context parameter is`);
+      throw new AnytoolError(
+        ErrorCode.ConflictingOptions,
+        `${owner}: { context: true } is only for tools given explicit parameters and no build step; the build step already knows where the context parameter is`,
+      );
     }
     const contextIndex = build?.contextIndex ?? declaredContextIndex;
     if (options.parameters === undefined) return { paramNames: names, contextIndex };
@@ -145,7 +148,7 @@ export function resolveConvention(
     throw new AnytoolError(
       ErrorCode.InvalidToolDefinition,
       `${owner}: it takes more than one parameter, but a tool given explicit { parameters } and no build information receives one arguments object; ` +
-        'if its second parameter is the ExecutionContext, pass { context: true } (under legacy decorators: mark it with @Context(), or `import \'reflect-metadata\'` before the class so its type is seen), otherwise take the arguments object as its one parameter, or drop { parameters } and compile it with the build step',
+        "if its second parameter is the ExecutionContext, pass { context: true } (under legacy decorators: mark it with @Context(), or `import 'reflect-metadata'` before the class so its type is seen), otherwise take the arguments object as its one parameter, or drop { parameters } and compile it with the build step",
     );
   }
   return { paramNames: undefined, contextIndex };

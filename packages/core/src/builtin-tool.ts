@@ -35,7 +35,12 @@ export class BuiltinTool extends BaseTool {
   private builtinDefinition: ToolDefinition | undefined;
 
   constructor(format: BuiltinFormat, declaration: Record<string, unknown>, options: Required<BuiltinToolOptions> & { annotations?: ToolAnnotations }) {
-    super({ name: options.name, description: options.description, parameters: OPEN_PARAMETERS, ...(options.annotations === undefined ? {} : { annotations: options.annotations }) });
+    super({
+      name: options.name,
+      description: options.description,
+      parameters: OPEN_PARAMETERS,
+      ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
+    });
     this.format = format;
     this.declaration = declaration;
     this.source = `${PROVIDER_NAMES[format]} built-in`;
@@ -77,11 +82,24 @@ export class ClientTool<Args extends object = Record<string, unknown>> extends B
   private readonly handler: ClientToolHandler<Args>;
   private clientDefinition: ToolDefinition | undefined;
 
-  constructor(format: BuiltinFormat, declaration: Record<string, unknown>, handler: ClientToolHandler<Args>, options: { name: string; description: string; parameters: JsonSchema; annotations?: ToolAnnotations }) {
+  constructor(
+    format: BuiltinFormat,
+    declaration: Record<string, unknown>,
+    handler: ClientToolHandler<Args>,
+    options: { name: string; description: string; parameters: JsonSchema; annotations?: ToolAnnotations },
+  ) {
     if (typeof handler !== 'function') {
-      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `the ${PROVIDER_NAMES[format]} client tool "${options.name}" needs your implementation: pass a function (args, context) => result`);
+      throw new AnytoolError(
+        ErrorCode.InvalidToolDefinition,
+        `the ${PROVIDER_NAMES[format]} client tool "${options.name}" needs your implementation: pass a function (args, context) => result`,
+      );
     }
-    super({ name: options.name, description: options.description, parameters: options.parameters, ...(options.annotations === undefined ? {} : { annotations: options.annotations }) });
+    super({
+      name: options.name,
+      description: options.description,
+      parameters: options.parameters,
+      ...(options.annotations === undefined ? {} : { annotations: options.annotations }),
+    });
     this.format = format;
     this.declaration = declaration;
     this.handler = handler;
@@ -105,8 +123,18 @@ export function isProviderTool(definition: ToolDefinition): boolean {
 
 type Settings = Record<string, unknown>;
 
-function builtinTool(format: BuiltinFormat, declaration: Settings, defaults: Required<BuiltinToolOptions>, options: BuiltinToolOptions | undefined, annotations?: ToolAnnotations): BuiltinTool {
-  return new BuiltinTool(format, declaration, { name: options?.name ?? defaults.name, description: options?.description ?? defaults.description, ...(annotations === undefined ? {} : { annotations }) });
+function builtinTool(
+  format: BuiltinFormat,
+  declaration: Settings,
+  defaults: Required<BuiltinToolOptions>,
+  options: BuiltinToolOptions | undefined,
+  annotations?: ToolAnnotations,
+): BuiltinTool {
+  return new BuiltinTool(format, declaration, {
+    name: options?.name ?? defaults.name,
+    description: options?.description ?? defaults.description,
+    ...(annotations === undefined ? {} : { annotations }),
+  });
 }
 
 /** Settings in the provider's own wire shape (snake_case for OpenAI and Anthropic, camelCase for Gemini), plus the tool's name and description. */
@@ -127,23 +155,46 @@ const openai = {
   /** Web search (`{ type: 'web_search' }`); settings such as `search_context_size`, `filters`, `user_location`. */
   webSearch(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('openai-responses', { type: 'web_search', ...settings }, { name: 'openai_web_search', description: 'Search the web (run by OpenAI).' }, own, WEB);
+    return builtinTool(
+      'openai-responses',
+      { type: 'web_search', ...settings },
+      { name: 'openai_web_search', description: 'Search the web (run by OpenAI).' },
+      own,
+      WEB,
+    );
   },
   /** File search over your vector stores (`vector_store_ids` is required). */
   fileSearch(options: WithSettings<{ vector_store_ids: string[] }>): BuiltinTool {
     const { settings, own } = split(options);
-    if (!Array.isArray(settings['vector_store_ids'])) throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'builtin.openai.fileSearch(): pass { vector_store_ids: [...] }, the vector stores to search');
-    return builtinTool('openai-responses', { type: 'file_search', ...settings }, { name: 'openai_file_search', description: 'Search the uploaded files (run by OpenAI).' }, own, { readOnly: true });
+    if (!Array.isArray(settings['vector_store_ids']))
+      throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'builtin.openai.fileSearch(): pass { vector_store_ids: [...] }, the vector stores to search');
+    return builtinTool(
+      'openai-responses',
+      { type: 'file_search', ...settings },
+      { name: 'openai_file_search', description: 'Search the uploaded files (run by OpenAI).' },
+      own,
+      { readOnly: true },
+    );
   },
   /** The code interpreter; runs in an automatic container unless `container` says otherwise. */
   codeInterpreter(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('openai-responses', { type: 'code_interpreter', container: { type: 'auto' }, ...settings }, { name: 'openai_code_interpreter', description: 'Run Python code in a sandbox (run by OpenAI).' }, own);
+    return builtinTool(
+      'openai-responses',
+      { type: 'code_interpreter', container: { type: 'auto' }, ...settings },
+      { name: 'openai_code_interpreter', description: 'Run Python code in a sandbox (run by OpenAI).' },
+      own,
+    );
   },
   /** Image generation; settings such as `size`, `quality`, `output_format`. */
   imageGeneration(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('openai-responses', { type: 'image_generation', ...settings }, { name: 'openai_image_generation', description: 'Generate an image (run by OpenAI).' }, own);
+    return builtinTool(
+      'openai-responses',
+      { type: 'image_generation', ...settings },
+      { name: 'openai_image_generation', description: 'Generate an image (run by OpenAI).' },
+      own,
+    );
   },
   /**
    * A remote MCP server that OpenAI calls itself (`server_label` and `server_url` or `connector_id`).
@@ -154,9 +205,18 @@ const openai = {
    */
   mcp(options: WithSettings<{ server_label: string }>): BuiltinTool {
     const { settings, own } = split(options);
-    if (typeof settings['server_label'] !== 'string') throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'builtin.openai.mcp(): pass { server_label, server_url } (or connector_id) of the remote MCP server');
+    if (typeof settings['server_label'] !== 'string')
+      throw new AnytoolError(
+        ErrorCode.InvalidToolDefinition,
+        'builtin.openai.mcp(): pass { server_label, server_url } (or connector_id) of the remote MCP server',
+      );
     const label = settings['server_label'] as string;
-    return builtinTool('openai-responses', { type: 'mcp', require_approval: 'never', ...settings }, { name: `openai_mcp_${label.replace(/[^A-Za-z0-9_-]/g, '_')}`, description: `Tools of the remote MCP server "${label}" (called by OpenAI).` }, own);
+    return builtinTool(
+      'openai-responses',
+      { type: 'mcp', require_approval: 'never', ...settings },
+      { name: `openai_mcp_${label.replace(/[^A-Za-z0-9_-]/g, '_')}`, description: `Tools of the remote MCP server "${label}" (called by OpenAI).` },
+      own,
+    );
   },
 };
 
@@ -165,24 +225,44 @@ const anthropic = {
   /** Web search (`web_search_20250305`); settings such as `max_uses`, `allowed_domains`, `user_location`. */
   webSearch(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('anthropic', { type: 'web_search_20250305', name: 'web_search', ...settings }, { name: 'anthropic_web_search', description: 'Search the web (run by Anthropic).' }, own, WEB);
+    return builtinTool(
+      'anthropic',
+      { type: 'web_search_20250305', name: 'web_search', ...settings },
+      { name: 'anthropic_web_search', description: 'Search the web (run by Anthropic).' },
+      own,
+      WEB,
+    );
   },
   /** Web fetch (`web_fetch_20250910`); settings such as `max_uses`, `allowed_domains`, `citations`. */
   webFetch(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('anthropic', { type: 'web_fetch_20250910', name: 'web_fetch', ...settings }, { name: 'anthropic_web_fetch', description: 'Fetch a web page or PDF (run by Anthropic).' }, own, WEB);
+    return builtinTool(
+      'anthropic',
+      { type: 'web_fetch_20250910', name: 'web_fetch', ...settings },
+      { name: 'anthropic_web_fetch', description: 'Fetch a web page or PDF (run by Anthropic).' },
+      own,
+      WEB,
+    );
   },
   /** Code execution (`code_execution_20250825`): bash and file editing in Anthropic's sandbox. */
   codeExecution(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('anthropic', { type: 'code_execution_20250825', name: 'code_execution', ...settings }, { name: 'anthropic_code_execution', description: 'Run code in a sandbox (run by Anthropic).' }, own);
+    return builtinTool(
+      'anthropic',
+      { type: 'code_execution_20250825', name: 'code_execution', ...settings },
+      { name: 'anthropic_code_execution', description: 'Run code in a sandbox (run by Anthropic).' },
+      own,
+    );
   },
   /** The bash tool (`bash_20250124`): the model sends `{ command }` or `{ restart: true }`, `handler` runs it. */
   bash(handler: ClientToolHandler<{ command?: string; restart?: boolean }>): ClientTool<{ command?: string; restart?: boolean }> {
     return new ClientTool('anthropic', { type: 'bash_20250124', name: 'bash' }, handler, {
       name: 'bash',
       description: 'Run a shell command in a persistent bash session; restart the session with { restart: true }.',
-      parameters: { type: 'object', properties: { command: { type: 'string', description: 'The command to run.' }, restart: { type: 'boolean', description: 'Restart the session.' } } },
+      parameters: {
+        type: 'object',
+        properties: { command: { type: 'string', description: 'The command to run.' }, restart: { type: 'boolean', description: 'Restart the session.' } },
+      },
       annotations: { destructive: true, openWorld: true },
     });
   },
@@ -258,7 +338,13 @@ const gemini = {
   /** Grounding with Google Search (`{ googleSearch: {} }`). */
   googleSearch(options?: WithSettings): BuiltinTool {
     const { settings, own } = split(options);
-    return builtinTool('gemini', { googleSearch: settings }, { name: 'gemini_google_search', description: 'Ground the answer in Google Search (run by Gemini).' }, own, WEB);
+    return builtinTool(
+      'gemini',
+      { googleSearch: settings },
+      { name: 'gemini_google_search', description: 'Ground the answer in Google Search (run by Gemini).' },
+      own,
+      WEB,
+    );
   },
   /** Code execution (`{ codeExecution: {} }`): Python run by Gemini. */
   codeExecution(options?: BuiltinToolOptions): BuiltinTool {
@@ -266,7 +352,13 @@ const gemini = {
   },
   /** URL context (`{ urlContext: {} }`): Gemini reads the pages the prompt links. */
   urlContext(options?: BuiltinToolOptions): BuiltinTool {
-    return builtinTool('gemini', { urlContext: {} }, { name: 'gemini_url_context', description: 'Read the web pages linked in the prompt (run by Gemini).' }, options, WEB);
+    return builtinTool(
+      'gemini',
+      { urlContext: {} },
+      { name: 'gemini_url_context', description: 'Read the web pages linked in the prompt (run by Gemini).' },
+      options,
+      WEB,
+    );
   },
 };
 

@@ -74,7 +74,11 @@ export class DiagnosticLog {
         this.overflow.count++;
         return this.overflow;
       }
-      this.overflow = entry({ code: ErrorCode.TooManyDiagnostics, source: input.source, message: `more than ${this.limit} distinct problems; the later ones are only counted here (the first was ${input.code}: ${input.message.slice(0, 200)})` });
+      this.overflow = entry({
+        code: ErrorCode.TooManyDiagnostics,
+        source: input.source,
+        message: `more than ${this.limit} distinct problems; the later ones are only counted here (the first was ${input.code}: ${input.message.slice(0, 200)})`,
+      });
       this.tell(this.overflow);
       return this.overflow;
     }
@@ -112,7 +116,11 @@ export class DiagnosticLog {
       } catch (error) {
         // Said once: a listener that also throws on this report is not told about itself again.
         if (diagnostic.code !== ErrorCode.ListenerFailed) {
-          this.report({ code: ErrorCode.ListenerFailed, source: diagnostic.source, message: `a diagnostics listener threw on ${diagnostic.code}: ${describeError(error)}` });
+          this.report({
+            code: ErrorCode.ListenerFailed,
+            source: diagnostic.source,
+            message: `a diagnostics listener threw on ${diagnostic.code}: ${describeError(error)}`,
+          });
         }
       }
     }
@@ -120,7 +128,14 @@ export class DiagnosticLog {
 }
 
 function entry(input: DiagnosticInput): Diagnostic {
-  const diagnostic: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = { type: 'diagnostic', code: input.code, message: input.message, source: input.source, time: now(), count: 1 };
+  const diagnostic: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = {
+    type: 'diagnostic',
+    code: input.code,
+    message: input.message,
+    source: input.source,
+    time: now(),
+    count: 1,
+  };
   if (input.tool !== undefined) diagnostic.tool = input.tool;
   if (input.callId !== undefined) diagnostic.callId = input.callId;
   return diagnostic;

@@ -85,7 +85,16 @@ export interface ToolCallDeltaEvent extends EventBase {
 export type DiagnosticEvent = Diagnostic;
 
 /** Everything a run records, in the order it happened. */
-export type RunEvent = ToolCallEvent | ToolResultEvent | RunProgressEvent | RunMessageEvent | RunErrorEvent | DiagnosticEvent | TextDeltaEvent | ToolCallStartEvent | ToolCallDeltaEvent;
+export type RunEvent =
+  | ToolCallEvent
+  | ToolResultEvent
+  | RunProgressEvent
+  | RunMessageEvent
+  | RunErrorEvent
+  | DiagnosticEvent
+  | TextDeltaEvent
+  | ToolCallStartEvent
+  | ToolCallDeltaEvent;
 
 /** A run event before its time is stamped. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> & { time?: number } : never) : never;
@@ -204,7 +213,11 @@ export class ExecutionContext {
         // A broken listener must not break the run: its failure becomes a diagnostic
         // (once: a listener that also fails on that diagnostic is not told about it again).
         if (stamped.type !== 'diagnostic' || stamped.code !== ErrorCode.ListenerFailed) {
-          this.diagnose({ code: ErrorCode.ListenerFailed, source: 'run events', message: `an event listener threw on a ${stamped.type} event: ${describeError(error)}` });
+          this.diagnose({
+            code: ErrorCode.ListenerFailed,
+            source: 'run events',
+            message: `an event listener threw on a ${stamped.type} event: ${describeError(error)}`,
+          });
         }
       }
     }

@@ -48,8 +48,12 @@ export class FunctionTool<Fn extends AnyFunction = AnyFunction> extends BaseTool
     const name = options.name ?? (build?.name || fn.name || undefined);
     if (name === undefined) {
       // Without the build step nothing else is known about it either: say that first.
-      if (build?.paramNames === undefined && options.parameters === undefined) throw missingBuildInfo(`the anonymous function given to tool() (${sourceSnippet(fn)})`);
-      throw new AnytoolError(ErrorCode.InvalidToolName, `tool(): an anonymous function (${sourceSnippet(fn)}) needs a name; pass { name: '...' } or use a named function`);
+      if (build?.paramNames === undefined && options.parameters === undefined)
+        throw missingBuildInfo(`the anonymous function given to tool() (${sourceSnippet(fn)})`);
+      throw new AnytoolError(
+        ErrorCode.InvalidToolName,
+        `tool(): an anonymous function (${sourceSnippet(fn)}) needs a name; pass { name: '...' } or use a named function`,
+      );
     }
     super({ ...options, name }, build ?? {});
     this.fn = fn;
@@ -83,8 +87,12 @@ export function tool<Schema extends StandardSchemaV1, Fn extends (args: Standard
 ): FunctionTool<Fn>;
 // JSON Schema (or none): a function whose types do not match a Standard Schema does not fall through to here.
 export function tool<Fn extends AnyFunction>(fn: Fn, options?: FunctionToolOptions & { parameters?: JsonSchema }, build?: ToolBuildInfo): FunctionTool<Fn>;
-export function tool<Schema extends StandardSchemaV1, R>(definition: ToolObject<Schema, R> & { parameters: Schema }): FunctionTool<ToolObjectExecute<Schema, R>>;
-export function tool<Schema extends StandardSchemaV1, R>(definition: ToolObject<Schema, R> & { inputSchema: Schema }): FunctionTool<ToolObjectExecute<Schema, R>>;
+export function tool<Schema extends StandardSchemaV1, R>(
+  definition: ToolObject<Schema, R> & { parameters: Schema },
+): FunctionTool<ToolObjectExecute<Schema, R>>;
+export function tool<Schema extends StandardSchemaV1, R>(
+  definition: ToolObject<Schema, R> & { inputSchema: Schema },
+): FunctionTool<ToolObjectExecute<Schema, R>>;
 export function tool<Fn extends AnyFunction>(fn: Fn | ToolObjectAny, options?: FunctionToolOptions, build?: ToolBuildInfo): FunctionTool<Fn> {
   if (typeof fn === 'object' && fn !== null) return fromObject(fn) as FunctionTool<Fn>;
   return new FunctionTool(fn, options, build);
@@ -108,12 +116,21 @@ type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & { exe
 function fromObject(definition: ToolObjectAny): FunctionTool {
   const { execute, parameters, inputSchema, ...options } = definition;
   const shown = options.name === undefined ? 'tool({ ... })' : `tool({ name: ${JSON.stringify(options.name)}, ... })`;
-  if (typeof execute !== 'function') throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${shown}: expected an execute function, got ${execute === null ? 'null' : typeof execute}`);
+  if (typeof execute !== 'function')
+    throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${shown}: expected an execute function, got ${execute === null ? 'null' : typeof execute}`);
   if (options.name === undefined) {
-    throw new AnytoolError(ErrorCode.InvalidToolName, `${shown}: a tool in object form needs a name; add name: '...' (the AI SDK names a tool by its key in \`tools\`, anytool by its name)`);
+    throw new AnytoolError(
+      ErrorCode.InvalidToolName,
+      `${shown}: a tool in object form needs a name; add name: '...' (the AI SDK names a tool by its key in \`tools\`, anytool by its name)`,
+    );
   }
-  if (parameters !== undefined && inputSchema !== undefined) throw new AnytoolError(ErrorCode.ConflictingOptions, `${shown}: give parameters or inputSchema, not both`);
+  if (parameters !== undefined && inputSchema !== undefined)
+    throw new AnytoolError(ErrorCode.ConflictingOptions, `${shown}: give parameters or inputSchema, not both`);
   const schema = parameters ?? inputSchema;
-  if (schema === undefined) throw new AnytoolError(ErrorCode.MissingSchema, `${shown}: give the arguments' schema as parameters (or inputSchema): a Standard Schema such as a zod object, or a JSON Schema`);
+  if (schema === undefined)
+    throw new AnytoolError(
+      ErrorCode.MissingSchema,
+      `${shown}: give the arguments' schema as parameters (or inputSchema): a Standard Schema such as a zod object, or a JSON Schema`,
+    );
   return new FunctionTool(execute as AnyFunction, { ...options, parameters: schema as NonNullable<FunctionToolOptions['parameters']>, context: true });
 }

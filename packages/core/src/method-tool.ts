@@ -46,7 +46,10 @@ export class MethodTool extends BaseTool {
  */
 export function toolsFrom(instance: object): MethodTool[] {
   if (typeof instance !== 'object' || instance === null) {
-    throw new AnytoolError(ErrorCode.InvalidToolDefinition, `toolsFrom(): expected an instance of a class with @Tool() methods, got ${instance === null ? 'null' : typeof instance}`);
+    throw new AnytoolError(
+      ErrorCode.InvalidToolDefinition,
+      `toolsFrom(): expected an instance of a class with @Tool() methods, got ${instance === null ? 'null' : typeof instance}`,
+    );
   }
   const tools = readToolRecords(instance.constructor, true).map((record) => new MethodTool(instance, record));
   for (const tool of tools) void tool.definition;

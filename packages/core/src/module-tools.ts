@@ -17,12 +17,22 @@ const WHAT_COUNTS =
   'tools are tool() and defineTool() tools, BaseTool instances, instances of classes with @Tool methods (not the classes), arrays of them and Toolsets';
 
 function isDynamicSource(value: unknown): value is DynamicToolSource {
-  return typeof value === 'object' && value !== null && typeof (value as { subscribe?: unknown }).subscribe === 'function' && Array.isArray((value as { tools?: unknown }).tools);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { subscribe?: unknown }).subscribe === 'function' &&
+    Array.isArray((value as { tools?: unknown }).tools)
+  );
 }
 
 // A Toolset from this copy of @anytool/core or another one (an ES module and a CommonJS module each get their own build).
 function isToolsetLike(value: unknown): value is DynamicToolSource {
-  return value instanceof Toolset || (isDynamicSource(value) && typeof (value as { invoke?: unknown }).invoke === 'function' && typeof (value as { definitions?: unknown }).definitions === 'function');
+  return (
+    value instanceof Toolset ||
+    (isDynamicSource(value) &&
+      typeof (value as { invoke?: unknown }).invoke === 'function' &&
+      typeof (value as { definitions?: unknown }).definitions === 'function')
+  );
 }
 
 /** The tools one export holds, or undefined when it holds none (functions, classes, constants, plain objects). */
@@ -76,7 +86,9 @@ function describeExport(value: unknown): string {
       const name = value.name || 'X';
       const records = readToolRecords(value).length > 0;
       if (records) return `a class with @Tool methods: export an instance, new ${name}(), not the class`;
-      return /^class[\s{]/.test(Function.prototype.toString.call(value)) ? 'a class with no @Tool methods' : 'a function: wrap it with tool() to make it a tool';
+      return /^class[\s{]/.test(Function.prototype.toString.call(value))
+        ? 'a class with no @Tool methods'
+        : 'a function: wrap it with tool() to make it a tool';
     }
     case 'object': {
       if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : 'an array that is not all tools';
@@ -118,7 +130,8 @@ export function toolsetFromModule(namespace: object, options: ModuleToolsOptions
       }
       const value = exports.get(name);
       const tools = toolsOf(value);
-      if (tools === undefined) throw new AnytoolError(ErrorCode.InvalidToolModule, `export "${name}" of ${label} holds no tools: it is ${describeExport(value)}; ${WHAT_COUNTS}`);
+      if (tools === undefined)
+        throw new AnytoolError(ErrorCode.InvalidToolModule, `export "${name}" of ${label} holds no tools: it is ${describeExport(value)}; ${WHAT_COUNTS}`);
       found.set(name, tools);
     }
   } else {
@@ -165,10 +178,19 @@ function loadFailure(error: unknown, file: string, fileUrl: string): string {
  * or does not parse, a package it imports that is not installed.
  */
 export async function loadToolModule(path: string): Promise<object> {
-  const [{ existsSync, statSync }, { isAbsolute, resolve }, { pathToFileURL }] = await Promise.all([import('node:fs'), import('node:path'), import('node:url')]);
+  const [{ existsSync, statSync }, { isAbsolute, resolve }, { pathToFileURL }] = await Promise.all([
+    import('node:fs'),
+    import('node:path'),
+    import('node:url'),
+  ]);
   const file = isAbsolute(path) ? path : resolve(process.cwd(), path);
-  if (!existsSync(file)) throw new AnytoolError(ErrorCode.InvalidToolModule, `cannot load ${path}: there is no such file (${file}); check the path, which is relative to the current directory`);
-  if (statSync(file).isDirectory()) throw new AnytoolError(ErrorCode.InvalidToolModule, `cannot load ${path}: it is a directory; name the JavaScript file that exports the tools`);
+  if (!existsSync(file))
+    throw new AnytoolError(
+      ErrorCode.InvalidToolModule,
+      `cannot load ${path}: there is no such file (${file}); check the path, which is relative to the current directory`,
+    );
+  if (statSync(file).isDirectory())
+    throw new AnytoolError(ErrorCode.InvalidToolModule, `cannot load ${path}: it is a directory; name the JavaScript file that exports the tools`);
   try {
     return await importModule(pathToFileURL(file).href);
   } catch (error) {

@@ -80,7 +80,13 @@ export function revive(plan: RevivalPlan): ArgumentPreparer {
     for (const key of Object.keys(record)) {
       let child: RevivalNode | undefined = node.p?.[key];
       if (child === undefined && node.pp !== undefined) child = node.pp.find(([pattern]) => regex(pattern).test(key))?.[1];
-      if (child === undefined && node.a !== undefined && !(node.n?.includes(key) ?? false) && !(node.pp?.some(([pattern]) => regex(pattern).test(key)) ?? false)) child = node.a;
+      if (
+        child === undefined &&
+        node.a !== undefined &&
+        !(node.n?.includes(key) ?? false) &&
+        !(node.pp?.some(([pattern]) => regex(pattern).test(key)) ?? false)
+      )
+        child = node.a;
       if (child === undefined) continue;
       const revived = apply(record[key], child);
       if (revived !== record[key]) (copy ??= { ...record })[key] = revived;
@@ -124,14 +130,22 @@ type Validate = (object: object, options?: object) => Promise<ValidationErrorLik
 let validateFn: Promise<Validate> | undefined;
 
 function loadValidate(): Promise<Validate> {
-  return (validateFn ??= import('class-validator').then((mod: unknown) => {
-    const m = mod as { validate?: Validate; default?: { validate?: Validate } };
-    const validate = m.validate ?? m.default?.validate;
-    if (validate === undefined) throw new AnytoolError(ErrorCode.MissingDependency, 'class-validator is installed but exports no validate(); install class-validator >= 0.14');
-    return validate;
-  }, (error: unknown) => {
-    throw new AnytoolError(ErrorCode.MissingDependency, `cannot load class-validator (${describeError(error).split('\n')[0]!}); a tool takes a class with class-validator decorators, so install it next to @anytool/core: npm i class-validator`, { cause: error });
-  }));
+  return (validateFn ??= import('class-validator').then(
+    (mod: unknown) => {
+      const m = mod as { validate?: Validate; default?: { validate?: Validate } };
+      const validate = m.validate ?? m.default?.validate;
+      if (validate === undefined)
+        throw new AnytoolError(ErrorCode.MissingDependency, 'class-validator is installed but exports no validate(); install class-validator >= 0.14');
+      return validate;
+    },
+    (error: unknown) => {
+      throw new AnytoolError(
+        ErrorCode.MissingDependency,
+        `cannot load class-validator (${describeError(error).split('\n')[0]!}); a tool takes a class with class-validator decorators, so install it next to @anytool/core: npm i class-validator`,
+        { cause: error },
+      );
+    },
+  ));
 }
 
 /**

@@ -2,7 +2,10 @@ import type { JsonSchema } from './tool-definition.js';
 
 /** The definitions a schema's `$ref`s can point to (`$defs` and draft-07 `definitions`). */
 export function collectDefs(schema: JsonSchema): Record<string, JsonSchema> {
-  return { ...((schema['definitions'] as Record<string, JsonSchema> | undefined) ?? {}), ...((schema['$defs'] as Record<string, JsonSchema> | undefined) ?? {}) };
+  return {
+    ...((schema['definitions'] as Record<string, JsonSchema> | undefined) ?? {}),
+    ...((schema['$defs'] as Record<string, JsonSchema> | undefined) ?? {}),
+  };
 }
 
 /** The name of the local definition a `$ref` points to, if it is one. */

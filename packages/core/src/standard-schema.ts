@@ -80,7 +80,8 @@ export function standardToJsonSchema(schema: StandardSchemaV1, owner: string): J
   if (typeof converter?.input === 'function') attempts.push((target) => converter.input!({ target }));
   if (typeof toJSONSchema === 'function') attempts.push((target) => (toJSONSchema as (o: unknown) => unknown).call(schema, { target, io: 'input' }));
   if (attempts.length === 0) {
-    const fix = VENDOR_FIXES[vendor] ?? 'use a version of the library that implements Standard JSON Schema (as zod 4.2+ and arktype 2.2 do), or one with toJSONSchema';
+    const fix =
+      VENDOR_FIXES[vendor] ?? 'use a version of the library that implements Standard JSON Schema (as zod 4.2+ and arktype 2.2 do), or one with toJSONSchema';
     throw new AnytoolError(
       ErrorCode.InvalidSchema,
       `${owner}: its parameters are a Standard Schema from "${vendor}", which does not export JSON Schema (no ~standard.jsonSchema, no toJSONSchema), and the model needs one; ` +

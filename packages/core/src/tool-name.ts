@@ -4,7 +4,11 @@ import { AnytoolError, ErrorCode } from './errors.js';
 export const TOOL_NAME_RULES: ReadonlyArray<{ provider: string; pattern: RegExp; rule: string }> = [
   { provider: 'OpenAI', pattern: /^[a-zA-Z0-9_-]{1,64}$/, rule: '1-64 characters: letters, digits, "_" and "-"' },
   { provider: 'Anthropic', pattern: /^[a-zA-Z0-9_-]{1,64}$/, rule: '1-64 characters: letters, digits, "_" and "-"' },
-  { provider: 'Gemini', pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/, rule: 'starts with a letter or "_", at most 64 characters: letters, digits, "_", ".", ":" and "-"' },
+  {
+    provider: 'Gemini',
+    pattern: /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/,
+    rule: 'starts with a letter or "_", at most 64 characters: letters, digits, "_", ".", ":" and "-"',
+  },
   { provider: 'MCP', pattern: /^[a-zA-Z0-9_.-]{1,128}$/, rule: '1-128 characters: letters, digits, "_", "." and "-"' },
 ];
 
@@ -16,7 +20,10 @@ export function checkToolName(name: string, owner: string): void {
   const broken = TOOL_NAME_RULES.filter((r) => !r.pattern.test(name));
   if (broken.length === 0) return;
   const rules = broken.map((r) => `${r.provider} needs ${r.rule}`).join('; ');
-  throw new AnytoolError(ErrorCode.InvalidToolName, `${owner}: the name ${JSON.stringify(name)} is not accepted by every provider (${rules}); pass { name: '...' } with a name such as "${suggestToolName(name)}"`);
+  throw new AnytoolError(
+    ErrorCode.InvalidToolName,
+    `${owner}: the name ${JSON.stringify(name)} is not accepted by every provider (${rules}); pass { name: '...' } with a name such as "${suggestToolName(name)}"`,
+  );
 }
 
 /** A valid name close to `name`: bad characters become "_", a leading digit gets a "_" prefix, cut to 64. */

@@ -90,7 +90,12 @@ function hasResultShape(value: Record<string, unknown>): boolean {
   }
   const error = value['error'];
   if (error === undefined) return true;
-  return typeof error === 'object' && error !== null && typeof (error as { code?: unknown }).code === 'string' && typeof (error as { message?: unknown }).message === 'string';
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { code?: unknown }).code === 'string' &&
+    typeof (error as { message?: unknown }).message === 'string'
+  );
 }
 
 /** What is wrong with the first broken part of a result of the right shape, or undefined. */
@@ -174,13 +179,17 @@ export function normalizeResult(value: unknown): ToolResult {
     case 'object':
       break;
     default:
-      throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a ${typeof value}, which cannot be sent to a model; return a string, data or a ToolResult`);
+      throw new AnytoolError(
+        ErrorCode.InvalidResult,
+        `a tool returned a ${typeof value}, which cannot be sent to a model; return a string, data or a ToolResult`,
+      );
   }
   if (value === null) return { content: [], isError: false };
   if ((value as Record<symbol, unknown>)[TOOL_RESULT] === true) return value as ToolResult;
   if (hasResultShape(value as Record<string, unknown>)) {
     const problem = partProblem(value as ToolResult);
-    if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a ToolResult whose ${problem}; fix that part, or return plain data`);
+    if (problem !== undefined)
+      throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a ToolResult whose ${problem}; fix that part, or return plain data`);
     return value as ToolResult;
   }
   if (value instanceof Uint8Array) {
@@ -195,7 +204,9 @@ export function normalizeResult(value: unknown): ToolResult {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a value that is not JSON-serializable (${describeError(error)}); return plain data`, { cause: error });
+    throw new AnytoolError(ErrorCode.InvalidResult, `a tool returned a value that is not JSON-serializable (${describeError(error)}); return plain data`, {
+      cause: error,
+    });
   }
   return { content: [{ type: 'text', text }], structured: value, isError: false };
 }

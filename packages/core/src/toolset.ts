@@ -47,7 +47,9 @@ interface Route {
 }
 
 function isDynamicSource(value: unknown): value is DynamicToolSource {
-  return typeof value === 'object' && value !== null && 'subscribe' in value && 'tools' in value && typeof (value as DynamicToolSource).subscribe === 'function';
+  return (
+    typeof value === 'object' && value !== null && 'subscribe' in value && 'tools' in value && typeof (value as DynamicToolSource).subscribe === 'function'
+  );
 }
 
 /** Checks a tool's definition and schema; throws the coded error a developer needs. */
@@ -59,7 +61,8 @@ function checkTool(tool: BaseTool): ToolDefinition {
   }
   if (definition.outputSchema !== undefined) {
     const outputProblems = schemaProblems(definition.outputSchema, tool.label);
-    if (outputProblems !== undefined) throw new AnytoolError(ErrorCode.InvalidSchema, `${tool.label}: its output schema is not valid JSON Schema (${outputProblems})`);
+    if (outputProblems !== undefined)
+      throw new AnytoolError(ErrorCode.InvalidSchema, `${tool.label}: its output schema is not valid JSON Schema (${outputProblems})`);
   }
   tool.compile();
   return definition;
@@ -154,8 +157,14 @@ export class Toolset implements DynamicToolSource {
       into.push({ tools: () => list });
     } else {
       const value = source as unknown;
-      const what = typeof value === 'object' && value !== null ? `an instance of ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'a null-prototype object'} with no @Tool() methods` : String(value);
-      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `Toolset.add(): cannot take ${what}; pass tools, arrays of tools, instances of classes with @Tool() methods, toolsets or MCP toolsets`);
+      const what =
+        typeof value === 'object' && value !== null
+          ? `an instance of ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'a null-prototype object'} with no @Tool() methods`
+          : String(value);
+      throw new AnytoolError(
+        ErrorCode.InvalidToolDefinition,
+        `Toolset.add(): cannot take ${what}; pass tools, arrays of tools, instances of classes with @Tool() methods, toolsets or MCP toolsets`,
+      );
     }
   }
 
@@ -264,7 +273,11 @@ export class Toolset implements DynamicToolSource {
       try {
         listener();
       } catch (error) {
-        this.diagnostics.report({ code: ErrorCode.ListenerFailed, source: 'toolset', message: `a listener of the toolset's changes threw: ${describeError(error)}` });
+        this.diagnostics.report({
+          code: ErrorCode.ListenerFailed,
+          source: 'toolset',
+          message: `a listener of the toolset's changes threw: ${describeError(error)}`,
+        });
       }
     }
   }

@@ -36,7 +36,10 @@ function ajvFor(schema: JsonSchema, owner: string): AnyAjv {
   if (dialect.includes('2020-12')) return (draft2020 ??= addFormats(new Ajv2020(OPTIONS) as unknown as Ajv));
   if (dialect.includes('2019-09')) return (draft2019 ??= addFormats(new Ajv2019(OPTIONS) as unknown as Ajv));
   if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (draft07 ??= addFormats(new Ajv(OPTIONS)));
-  throw new AnytoolError(ErrorCode.InvalidSchema, `${owner}: its schema declares $schema ${JSON.stringify(dialect)}, which anytool cannot validate; use draft-07, 2019-09 or 2020-12, or remove $schema`);
+  throw new AnytoolError(
+    ErrorCode.InvalidSchema,
+    `${owner}: its schema declares $schema ${JSON.stringify(dialect)}, which anytool cannot validate; use draft-07, 2019-09 or 2020-12, or remove $schema`,
+  );
 }
 
 /** One problem with a tool's arguments: where it is and what was expected. */
@@ -60,7 +63,11 @@ export function compileValidator(schema: JsonSchema, owner: string): ArgsValidat
     ajv.removeSchema(schema);
   } catch (error) {
     const reason = error instanceof RangeError ? TOO_DEEP : describeError(error);
-    throw new AnytoolError(ErrorCode.InvalidSchema, `${owner}: its JSON Schema does not compile (${reason}); fix the schema or the type it was generated from`, { cause: error });
+    throw new AnytoolError(
+      ErrorCode.InvalidSchema,
+      `${owner}: its JSON Schema does not compile (${reason}); fix the schema or the type it was generated from`,
+      { cause: error },
+    );
   }
   // The compiled function itself is the validator: no wrapper call on the hot path.
   const check = validate as unknown as ArgsValidator;
@@ -165,13 +172,14 @@ export function compileNullStripper(schema: JsonSchema): ((args: Record<string, 
       if (!Array.isArray(options)) continue;
       const branches = options.map(build).filter((b): b is Stripper => b !== undefined);
       // The value is tried against each branch that has optional properties: the first one that changes it wins.
-      if (branches.length > 0) parts.push((value) => {
-        for (const strip of branches) {
-          const out = strip(value);
-          if (out !== value) return out;
-        }
-        return value;
-      });
+      if (branches.length > 0)
+        parts.push((value) => {
+          for (const strip of branches) {
+            const out = strip(value);
+            if (out !== value) return out;
+          }
+          return value;
+        });
     }
     const allOf = n['allOf'];
     if (Array.isArray(allOf) && allOf.length === 1) {

@@ -7,7 +7,19 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@anytool/core';
-import { AnytoolError, BaseTool, ErrorCode, ExecutionContext, FunctionTool, Toolset, isAnytoolError, isBaseTool, isExecutionContext, isToolset, resultText } from '@anytool/core';
+import {
+  AnytoolError,
+  BaseTool,
+  ErrorCode,
+  ExecutionContext,
+  FunctionTool,
+  Toolset,
+  isAnytoolError,
+  isBaseTool,
+  isExecutionContext,
+  isToolset,
+  resultText,
+} from '@anytool/core';
 import { scaled } from './helpers/time-scale';
 
 type Core = typeof core;
@@ -18,7 +30,8 @@ let scratch: string;
 let other: Core;
 
 beforeAll(() => {
-  if (!existsSync(join(pkg, 'dist', 'cjs', 'index.js'))) execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'core'], { cwd: root, stdio: 'pipe' });
+  if (!existsSync(join(pkg, 'dist', 'cjs', 'index.js')))
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'core'], { cwd: root, stdio: 'pipe' });
   // Inside the package, so the copy finds core's dependencies (ajv) the way an installed one does.
   mkdirSync(join(pkg, '.tmp'), { recursive: true });
   scratch = mkdtempSync(join(pkg, '.tmp', 'copy-'));
@@ -57,7 +70,9 @@ describe('two copies of @anytool/core', () => {
     expect(refused).toMatchObject({ isError: true, error: { code: ErrorCode.InvalidArguments } });
 
     // And the other way round: the other copy's Toolset takes this copy's tools.
-    const back = new other.Toolset(new FunctionTool((a: number, b: number) => a * b, { name: 'mul', description: 'Multiply.' }, { parameters, paramNames: ['a', 'b'] }));
+    const back = new other.Toolset(
+      new FunctionTool((a: number, b: number) => a * b, { name: 'mul', description: 'Multiply.' }, { parameters, paramNames: ['a', 'b'] }),
+    );
     expect((await back.invoke('mul', { a: 6, b: 7 }, new ExecutionContext())).structured).toBe(42);
   });
 
@@ -73,7 +88,12 @@ describe('two copies of @anytool/core', () => {
     const context = new other.ExecutionContext();
     const toolset = new other.Toolset();
     expect([isBaseTool(tool), isAnytoolError(error), isExecutionContext(context), isToolset(toolset)]).toEqual([true, true, true, true]);
-    expect([tool instanceof BaseTool, error instanceof AnytoolError, context instanceof ExecutionContext, toolset instanceof Toolset]).toEqual([true, true, true, true]);
+    expect([tool instanceof BaseTool, error instanceof AnytoolError, context instanceof ExecutionContext, toolset instanceof Toolset]).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(context.forCall('call_1') instanceof ExecutionContext).toBe(true);
     // Subclasses keep the ordinary check: a FunctionTool of the other copy is not this copy's FunctionTool.
     expect(tool instanceof FunctionTool).toBe(false);
@@ -81,7 +101,12 @@ describe('two copies of @anytool/core', () => {
     // And nothing else passes for them.
     for (const value of [{}, null, undefined, 'BaseTool', new Error('x'), Object.create(null) as object, { [Symbol.for('anytool.BaseTool')]: false }]) {
       expect([isBaseTool(value), isAnytoolError(value), isExecutionContext(value), isToolset(value)]).toEqual([false, false, false, false]);
-      expect([value instanceof BaseTool, value instanceof AnytoolError, value instanceof ExecutionContext, value instanceof Toolset]).toEqual([false, false, false, false]);
+      expect([value instanceof BaseTool, value instanceof AnytoolError, value instanceof ExecutionContext, value instanceof Toolset]).toEqual([
+        false,
+        false,
+        false,
+        false,
+      ]);
     }
   });
 
@@ -103,8 +128,18 @@ describe('two copies of @anytool/core', () => {
       }
     }
     // What `emitDecoratorMetadata` writes for `note(text: string, context: ExecutionContext)` compiled against the other copy.
-    (Reflect as unknown as { defineMetadata(key: string, value: unknown, target: object, property: string): void }).defineMetadata('design:paramtypes', [String, other.ExecutionContext], Notes.prototype, 'note');
-    core.defineTool(Notes, 'note', { description: 'Note.' }, { parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, paramNames: ['text'] });
+    (Reflect as unknown as { defineMetadata(key: string, value: unknown, target: object, property: string): void }).defineMetadata(
+      'design:paramtypes',
+      [String, other.ExecutionContext],
+      Notes.prototype,
+      'note',
+    );
+    core.defineTool(
+      Notes,
+      'note',
+      { description: 'Note.' },
+      { parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }, paramNames: ['text'] },
+    );
     const context = new ExecutionContext({ runId: 'run-9' });
     expect(resultText(await new Toolset(new Notes()).invoke('note', { text: 'hi' }, context))).toBe('hi in run-9');
   });

@@ -10,7 +10,8 @@ import { scaled } from './helpers/time-scale';
 const root = join(__dirname, '..', '..', '..');
 
 beforeAll(() => {
-  if (!existsSync(join(root, 'packages', 'core', 'dist', 'esm', 'index.js'))) execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'core'], { cwd: root, stdio: 'pipe' });
+  if (!existsSync(join(root, 'packages', 'core', 'dist', 'esm', 'index.js')))
+    execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'core'], { cwd: root, stdio: 'pipe' });
 }, scaled(120_000));
 
 describe('plain JavaScript without the build step', () => {

@@ -26,18 +26,32 @@ const anthropicBash = { type: 'bash_20250124', name: 'bash' } satisfies Anthropi
 const geminiSearch = { googleSearch: {} } satisfies GeminiTool;
 
 describe('provider built-in tools in a toolset', () => {
-  it('lower to the provider\'s own declaration in its format, beside local tools', () => {
+  it("lower to the provider's own declaration in its format, beside local tools", () => {
     const { toolset } = mixed();
     const responses = toolset.lower('openai-responses');
     expect(responses.tools).toEqual([
       expect.objectContaining({ type: 'function', name: 'get_weather' }),
       openaiWebSearch,
       // A client tool goes out with its local schema where its provider's declaration does not apply.
-      expect.objectContaining({ type: 'function', name: 'bash', parameters: expect.objectContaining({ properties: expect.objectContaining({ command: expect.anything() }) }) }),
+      expect.objectContaining({
+        type: 'function',
+        name: 'bash',
+        parameters: expect.objectContaining({ properties: expect.objectContaining({ command: expect.anything() }) }),
+      }),
     ]);
     expect(responses.notes.filter((n) => n.path === '')).toEqual([
-      { tool: 'anthropic_web_fetch', path: '', action: 'dropped', detail: expect.stringMatching(/Anthropic format; the openai-responses format cannot carry it/) },
-      { tool: 'gemini_google_search', path: '', action: 'dropped', detail: expect.stringMatching(/Gemini format; the openai-responses format cannot carry it/) },
+      {
+        tool: 'anthropic_web_fetch',
+        path: '',
+        action: 'dropped',
+        detail: expect.stringMatching(/Anthropic format; the openai-responses format cannot carry it/),
+      },
+      {
+        tool: 'gemini_google_search',
+        path: '',
+        action: 'dropped',
+        detail: expect.stringMatching(/Gemini format; the openai-responses format cannot carry it/),
+      },
     ]);
 
     const anthropic = toolset.definitions('anthropic');
@@ -49,7 +63,10 @@ describe('provider built-in tools in a toolset', () => {
     const gemini = toolset.definitions('gemini');
     expect(gemini).toEqual([expect.objectContaining({ name: 'get_weather' }), geminiSearch, expect.objectContaining({ name: 'bash' })]);
     const list: GeminiTool[] = toGeminiToolList(gemini);
-    expect(list).toEqual([{ functionDeclarations: [expect.objectContaining({ name: 'get_weather' }), expect.objectContaining({ name: 'bash' })] }, geminiSearch]);
+    expect(list).toEqual([
+      { functionDeclarations: [expect.objectContaining({ name: 'get_weather' }), expect.objectContaining({ name: 'bash' })] },
+      geminiSearch,
+    ]);
   });
 
   it('are left out with a note in a format that cannot carry them (Chat Completions, MCP)', () => {
@@ -57,7 +74,11 @@ describe('provider built-in tools in a toolset', () => {
     for (const format of ['openai', 'mcp'] as const) {
       const { tools, notes } = toolset.lower(format);
       expect(tools).toHaveLength(2);
-      expect(notes.filter((n) => n.action === 'dropped' && n.path === '').map((n) => n.tool)).toEqual(['openai_web_search', 'anthropic_web_fetch', 'gemini_google_search']);
+      expect(notes.filter((n) => n.action === 'dropped' && n.path === '').map((n) => n.tool)).toEqual([
+        'openai_web_search',
+        'anthropic_web_fetch',
+        'gemini_google_search',
+      ]);
     }
     // With no built-in in a toolset, lowering is as before.
     expect(new Toolset(weather).lower('openai').notes).toEqual([]);
@@ -94,11 +115,15 @@ describe('provider built-in tools in a toolset', () => {
       { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' } satisfies Anthropic.ToolTextEditor20250728,
       { type: 'memory_20250818', name: 'memory' } satisfies Anthropic.MemoryTool20250818,
     ]);
-    expect(toolset.definitions('openai')[1]).toMatchObject({ function: { name: 'memory', parameters: { properties: { command: { enum: expect.arrayContaining(['rename', 'delete']) } } } } });
-    expect(() => builtin.anthropic.bash(undefined as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition, message: expect.stringMatching(/bash.*implementation/) }));
+    expect(toolset.definitions('openai')[1]).toMatchObject({
+      function: { name: 'memory', parameters: { properties: { command: { enum: expect.arrayContaining(['rename', 'delete']) } } } },
+    });
+    expect(() => builtin.anthropic.bash(undefined as never)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidToolDefinition, message: expect.stringMatching(/bash.*implementation/) }),
+    );
   });
 
-  it('takes the provider\'s own settings and a name of your choosing', () => {
+  it("takes the provider's own settings and a name of your choosing", () => {
     const tools = [
       builtin.openai.fileSearch({ vector_store_ids: ['vs_1'], max_num_results: 5 }),
       builtin.openai.codeInterpreter(),
@@ -118,8 +143,13 @@ describe('provider built-in tools in a toolset', () => {
       { type: 'web_search_20250305', name: 'web_search' } satisfies Anthropic.WebSearchTool20250305,
       { type: 'code_execution_20250825', name: 'code_execution' } satisfies Anthropic.CodeExecutionTool20250825,
     ]);
-    expect(new Toolset(builtin.gemini.codeExecution(), builtin.gemini.urlContext()).definitions('gemini')).toEqual([{ codeExecution: {} } satisfies GeminiTool, { urlContext: {} } satisfies GeminiTool]);
-    expect(() => builtin.openai.fileSearch({} as never)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition, message: expect.stringMatching(/vector_store_ids/) }));
+    expect(new Toolset(builtin.gemini.codeExecution(), builtin.gemini.urlContext()).definitions('gemini')).toEqual([
+      { codeExecution: {} } satisfies GeminiTool,
+      { urlContext: {} } satisfies GeminiTool,
+    ]);
+    expect(() => builtin.openai.fileSearch({} as never)).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidToolDefinition, message: expect.stringMatching(/vector_store_ids/) }),
+    );
     expect(() => builtin.openai.mcp({} as never)).toThrow(/server_label/);
   });
 

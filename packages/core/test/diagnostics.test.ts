@@ -1,6 +1,16 @@
 // Diagnostics: every non-fatal problem is one coded entry, said once, counted after, bounded;
 // listeners hear of it, and inside a run it is an event of the run.
-import { type BaseTool, DiagnosticLog, ErrorCode, ExecutionContext, MAX_DIAGNOSTICS, Toolset, tool, type Diagnostic, type DynamicToolSource } from '@anytool/core';
+import {
+  type BaseTool,
+  DiagnosticLog,
+  ErrorCode,
+  ExecutionContext,
+  MAX_DIAGNOSTICS,
+  Toolset,
+  tool,
+  type Diagnostic,
+  type DynamicToolSource,
+} from '@anytool/core';
 
 const make = (name: string): BaseTool => tool(() => name, { name, description: `tool ${name}`, parameters: { type: 'object', properties: {} } });
 
@@ -24,7 +34,10 @@ describe('DiagnosticLog', () => {
     log.subscribe((d) => heard.push(d));
     for (let i = 0; i < 3; i++) log.report({ code: ErrorCode.DuplicateTool, source: 'toolset', tool: 'x', message: 'two tools are named "x"' });
     log.report({ code: ErrorCode.DuplicateTool, source: 'toolset', tool: 'y', message: 'two tools are named "y"' });
-    expect(log.entries.map((d) => [d.tool, d.count])).toEqual([['x', 3], ['y', 1]]);
+    expect(log.entries.map((d) => [d.tool, d.count])).toEqual([
+      ['x', 3],
+      ['y', 1],
+    ]);
     expect(heard.map((d) => d.tool)).toEqual(['x', 'y']);
     expect(log.entries[0]).toMatchObject({ type: 'diagnostic', code: ErrorCode.DuplicateTool, time: expect.any(Number) });
   });
@@ -63,7 +76,9 @@ describe('diagnostics of a run', () => {
     const context = new ExecutionContext();
     await new Toolset(noisy).invoke('noisy', {}, context, { callId: 'c7' });
     const diagnostics = context.events.filter((e) => e.type === 'diagnostic');
-    expect(diagnostics).toEqual([expect.objectContaining({ code: ErrorCode.ResultTooLarge, tool: 'noisy', callId: 'c7', source: 'tool "noisy"', count: 1000 })]);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ code: ErrorCode.ResultTooLarge, tool: 'noisy', callId: 'c7', source: 'tool "noisy"', count: 1000 }),
+    ]);
     expect(context.events).toHaveLength(3);
   });
 });
@@ -89,7 +104,9 @@ describe('diagnostics of a toolset', () => {
       throw new Error('listener bug');
     });
     expect(() => toolset.add(make('b'))).not.toThrow();
-    expect(toolset.diagnostics.entries).toEqual([expect.objectContaining({ code: ErrorCode.ListenerFailed, message: expect.stringContaining('listener bug') })]);
+    expect(toolset.diagnostics.entries).toEqual([
+      expect.objectContaining({ code: ErrorCode.ListenerFailed, message: expect.stringContaining('listener bug') }),
+    ]);
   });
 });
 

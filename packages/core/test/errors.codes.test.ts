@@ -36,7 +36,11 @@ function calleeName(node: ts.CallExpression | ts.NewExpression): string | undefi
 
 /** The string literal `node` is, under any casts and parentheses (`'X' as ErrorCode`). */
 function stringLiteral(node: ts.Node | undefined): ts.StringLiteral | ts.NoSubstitutionTemplateLiteral | undefined {
-  while (node !== undefined && (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isParenthesizedExpression(node) || ts.isTypeAssertionExpression(node))) node = node.expression;
+  while (
+    node !== undefined &&
+    (ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isParenthesizedExpression(node) || ts.isTypeAssertionExpression(node))
+  )
+    node = node.expression;
   return node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node : undefined;
 }
 
@@ -106,7 +110,11 @@ describe('error codes', () => {
     const values = Object.values(ErrorCode);
     expect(new Set(values).size).toBe(values.length);
     const keys = Object.keys(ErrorCode) as (keyof typeof ErrorCode)[];
-    const named = new Set(uses.filter((use) => !use.where.startsWith('packages/core/src/errors.ts')).map((use) => (use.kind === 'key' ? use.code : keys.find((key) => ErrorCode[key] === use.code))));
+    const named = new Set(
+      uses
+        .filter((use) => !use.where.startsWith('packages/core/src/errors.ts'))
+        .map((use) => (use.kind === 'key' ? use.code : keys.find((key) => ErrorCode[key] === use.code))),
+    );
     expect(keys.filter((key) => !named.has(key))).toEqual([]);
   });
 
@@ -133,7 +141,7 @@ describe('error codes', () => {
   it('the walker finds a code outside ErrorCode in each form it reads', () => {
     const text = [
       "throw new AnytoolError(ErrorCode.NoSuchKey, 'a');",
-      "type Known = typeof ErrorCode.AlsoNoSuchKey;",
+      'type Known = typeof ErrorCode.AlsoNoSuchKey;',
       "const viaIndex = ErrorCode['IndexedKey'];",
       "throw new AnytoolError('NO_SUCH_VALUE', 'b');",
       "return errorResult('NOT_A_CODE', 'c');",

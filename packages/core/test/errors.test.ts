@@ -2,16 +2,27 @@ import { AnytoolError, BaseTool, ErrorCode, ExecutionContext, Toolset, tool, typ
 
 const objectSchema = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
 
-const never = tool(() => new Promise(() => undefined), { name: 'never', description: 'Never settles and ignores aborts.', parameters: objectSchema({}), timeoutMs: 50 });
+const never = tool(() => new Promise(() => undefined), {
+  name: 'never',
+  description: 'Never settles and ignores aborts.',
+  parameters: objectSchema({}),
+  timeoutMs: 50,
+});
 const hang = tool(() => new Promise(() => undefined), { name: 'hang', description: 'Never settles.', parameters: objectSchema({}) });
-const boom = tool(() => {
-  throw new TypeError('disk is full');
-}, { name: 'boom', description: 'Throws.', parameters: objectSchema({}) });
+const boom = tool(
+  () => {
+    throw new TypeError('disk is full');
+  },
+  { name: 'boom', description: 'Throws.', parameters: objectSchema({}) },
+);
 const rejects = tool(async () => Promise.reject(new Error('upstream said 503')), { name: 'rejects', description: 'Rejects.', parameters: objectSchema({}) });
 const weather = tool((args: { city: string; days: number }) => args, {
   name: 'weather',
   description: 'Forecast.',
-  parameters: objectSchema({ city: { type: 'string', minLength: 2 }, days: { type: 'integer', minimum: 1, maximum: 7 }, unit: { enum: ['c', 'f'] } }, ['city', 'days']),
+  parameters: objectSchema({ city: { type: 'string', minLength: 2 }, days: { type: 'integer', minimum: 1, maximum: 7 }, unit: { enum: ['c', 'f'] } }, [
+    'city',
+    'days',
+  ]),
 });
 const seenAborts: unknown[] = [];
 const observesSignal = tool(
@@ -109,16 +120,27 @@ describe('every failure is an error result, never an exception', () => {
 
   it('a tool that aborts its own run and never settles still settles', async () => {
     const controller = new AbortController();
-    const selfAbort = tool(() => {
-      controller.abort();
-      return new Promise(() => undefined);
-    }, { name: 'self_abort', description: 'x', parameters: objectSchema({}) });
+    const selfAbort = tool(
+      () => {
+        controller.abort();
+        return new Promise(() => undefined);
+      },
+      { name: 'self_abort', description: 'x', parameters: objectSchema({}) },
+    );
     const result = await new Toolset(selfAbort).invoke('self_abort', {}, new ExecutionContext({ signal: controller.signal }));
     expect(result.error?.code).toBe(ErrorCode.Aborted);
   });
 
   it('a result whose then getter throws is an error result', async () => {
-    const hostile = tool(() => Object.defineProperty({}, 'then', { get: () => { throw new Error('then exploded'); } }), { name: 'hostile', description: 'x', parameters: objectSchema({}) });
+    const hostile = tool(
+      () =>
+        Object.defineProperty({}, 'then', {
+          get: () => {
+            throw new Error('then exploded');
+          },
+        }),
+      { name: 'hostile', description: 'x', parameters: objectSchema({}) },
+    );
     const result = await new Toolset(hostile).invoke('hostile', {});
     expect(result.error?.code).toBe(ErrorCode.ToolFailed);
     expect(text(result)).toContain('then exploded');
@@ -152,11 +174,14 @@ describe('every failure is an error result, never an exception', () => {
 
   it('results the model cannot read are errors too', async () => {
     const fnResult = tool(() => () => 1, { name: 'fn_result', description: 'x', parameters: objectSchema({}) });
-    const circular = tool(() => {
-      const a: Record<string, unknown> = {};
-      a['self'] = a;
-      return a;
-    }, { name: 'circular', description: 'x', parameters: objectSchema({}) });
+    const circular = tool(
+      () => {
+        const a: Record<string, unknown> = {};
+        a['self'] = a;
+        return a;
+      },
+      { name: 'circular', description: 'x', parameters: objectSchema({}) },
+    );
     const own = new Toolset(fnResult, circular);
     expect((await own.invoke('fn_result', {})).error?.code).toBe(ErrorCode.InvalidResult);
     expect((await own.invoke('circular', {})).error?.code).toBe(ErrorCode.InvalidResult);
@@ -175,9 +200,12 @@ describe('programming errors throw at registration with a coded error', () => {
   }
 
   it('duplicate names name both sources', () => {
-    const a = tool(function lookup() {
-      return 1;
-    }, { description: 'x', parameters: objectSchema({}) });
+    const a = tool(
+      function lookup() {
+        return 1;
+      },
+      { description: 'x', parameters: objectSchema({}) },
+    );
     class lookupTool extends BaseTool {
       constructor() {
         super({ name: 'lookup', description: 'y', parameters: objectSchema({}) });
@@ -204,13 +232,19 @@ describe('programming errors throw at registration with a coded error', () => {
   it('a missing description or a broken schema', () => {
     expect(codeOf(() => new Toolset(tool(() => 1, { name: 'nodesc', parameters: objectSchema({}) })))).toBe(ErrorCode.MissingDescription);
     expect(codeOf(() => new Toolset(tool(() => 1, { name: 'arr', description: 'x', parameters: { type: 'array' } })))).toBe(ErrorCode.InvalidSchema);
-    expect(codeOf(() => new Toolset(tool(() => 1, { name: 'broken', description: 'x', parameters: { type: 'object', properties: { a: { type: 'strin' } } } })))).toBe(ErrorCode.InvalidSchema);
+    expect(
+      codeOf(() => new Toolset(tool(() => 1, { name: 'broken', description: 'x', parameters: { type: 'object', properties: { a: { type: 'strin' } } } }))),
+    ).toBe(ErrorCode.InvalidSchema);
   });
 
   it('a schema that does not compile, or an unknown dialect, fails at registration', () => {
     const dangling = tool(() => 1, { name: 'dangling', description: 'x', parameters: { type: 'object', properties: { a: { $ref: '#/$defs/Missing' } } } });
     expect(codeOf(() => new Toolset(dangling))).toBe(ErrorCode.InvalidSchema);
-    const draft4 = tool(() => 1, { name: 'draft4', description: 'x', parameters: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: {} } });
+    const draft4 = tool(() => 1, {
+      name: 'draft4',
+      description: 'x',
+      parameters: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object', properties: {} },
+    });
     expect(codeOf(() => new Toolset(draft4))).toBe(ErrorCode.InvalidSchema);
     expect(() => new Toolset(draft4)).toThrow(/tool "draft4".*draft-04/);
   });

@@ -7,7 +7,12 @@ const sleepy = tool(
     context.state.set('seen', [...seen, label]);
     return label;
   },
-  { name: 'sleepy', description: 'Waits, then records its label.', parameters: { type: 'object', properties: { ms: { type: 'integer' }, label: { type: 'string' } }, required: ['ms', 'label'] }, context: true },
+  {
+    name: 'sleepy',
+    description: 'Waits, then records its label.',
+    parameters: { type: 'object', properties: { ms: { type: 'integer' }, label: { type: 'string' } }, required: ['ms', 'label'] },
+    context: true,
+  },
 );
 
 describe('ExecutionContext', () => {
@@ -63,7 +68,12 @@ describe('ExecutionContext', () => {
         }
         return steps;
       },
-      { name: 'stepper', description: 'Reports progress.', parameters: { type: 'object', properties: { steps: { type: 'integer' } }, required: ['steps'] }, context: true },
+      {
+        name: 'stepper',
+        description: 'Reports progress.',
+        parameters: { type: 'object', properties: { steps: { type: 'integer' } }, required: ['steps'] },
+        context: true,
+      },
     );
     const context = new ExecutionContext();
     const toolset = new Toolset(stepper);

@@ -42,7 +42,11 @@ describe('importing @anytool/core', () => {
       }
       const after = ${SNAPSHOT};
       process.stdout.write(JSON.stringify({ same: before === after, before, after }));`;
-    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })) as { same: boolean; before: string; after: string };
+    const result = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' })) as {
+      same: boolean;
+      before: string;
+      after: string;
+    };
     expect(result.after).toBe(result.before);
     expect(result.same).toBe(true);
   });

@@ -10,10 +10,53 @@ describe('the public surface of @anytool/core', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(core).sort()).toEqual(
       [
-        'AnytoolError', 'BaseTool', 'BuiltinTool', 'ClientTool', 'Context', 'DiagnosticLog', 'ErrorCode', 'ExecutionContext', 'FunctionTool', 'MAX_DIAGNOSTICS', 'MethodTool', 'Pipeline', 'Tool', 'ToolCall',
-        'Toolset', 'approval', 'askApproval', 'builtin', 'defineContext', 'defineTool', 'errorResult', 'extractTraceContext', 'imageResult', 'injectTraceContext', 'isAnytoolError', 'isBaseTool',
-        'isExecutionContext', 'isProviderTool', 'isToolResult', 'isToolset', 'lowerDefinitions', 'needsApproval', 'normalizeResult', 'outputBudget', 'resultText', 'textResult', 'toAnthropicTools',
-        'toGeminiToolList', 'toGeminiTools', 'toMcpTools', 'toOpenAIChatTools', 'toOpenAIResponsesTools', 'tool', 'toolResult', 'toolsFrom', 'toolsetFromModule', 'tracing',
+        'AnytoolError',
+        'BaseTool',
+        'BuiltinTool',
+        'ClientTool',
+        'Context',
+        'DiagnosticLog',
+        'ErrorCode',
+        'ExecutionContext',
+        'FunctionTool',
+        'MAX_DIAGNOSTICS',
+        'MethodTool',
+        'Pipeline',
+        'Tool',
+        'ToolCall',
+        'Toolset',
+        'approval',
+        'askApproval',
+        'builtin',
+        'defineContext',
+        'defineTool',
+        'errorResult',
+        'extractTraceContext',
+        'imageResult',
+        'injectTraceContext',
+        'isAnytoolError',
+        'isBaseTool',
+        'isExecutionContext',
+        'isProviderTool',
+        'isToolResult',
+        'isToolset',
+        'lowerDefinitions',
+        'needsApproval',
+        'normalizeResult',
+        'outputBudget',
+        'resultText',
+        'textResult',
+        'toAnthropicTools',
+        'toGeminiToolList',
+        'toGeminiTools',
+        'toMcpTools',
+        'toOpenAIChatTools',
+        'toOpenAIResponsesTools',
+        'tool',
+        'toolResult',
+        'toolsFrom',
+        'toolsetFromModule',
+        'tracing',
       ].sort(),
     );
     expect(exportedNames(entry('index')).values).toEqual(Object.keys(core).sort());
@@ -22,20 +65,101 @@ describe('the public surface of @anytool/core', () => {
   it('exports exactly the intended types', () => {
     expect(exportedNames(entry('index')).types).toEqual(
       [
-        'AnthropicBuiltinTool', 'AnthropicTool', 'AnyFunction', 'AnytoolErrorOptions', 'ApprovalCallback', 'ApprovalDecision', 'ApprovalOptions', 'ApprovalRequest', 'ArgumentPreparer', 'AudioContent',
-        'BaseToolOptions', 'BuiltinDeclaration', 'BuiltinFormat', 'BuiltinToolOptions', 'ClientToolHandler', 'ContentPart', 'ContextDecorator', 'DefinitionFormat', 'Diagnostic', 'DiagnosticEvent',
-        'DiagnosticInput', 'DiagnosticListener', 'DynamicToolSource', 'ExecutionContextOptions', 'FormatMap', 'FormatOptions', 'FormatTool', 'FunctionToolOptions', 'GeminiBuiltinTool',
-        'GeminiFunctionDeclaration', 'GeminiTool', 'ImageContent', 'InvokeOptions', 'JsonSchema', 'Lowered', 'LoweringNote', 'McpToolDefinition', 'MemoryArgs', 'Middleware', 'ModuleToolsOptions',
-        'OpenAIChatTool', 'OpenAIFormatOptions', 'OpenAIResponsesBuiltinTool', 'OpenAIResponsesTool', 'OutputBudgetOptions', 'ResourceContent', 'ResourceLinkContent', 'RunErrorEvent', 'RunEvent',
-        'RunEventInput', 'RunEventListener', 'RunMessageEvent', 'RunProgressEvent', 'StandardSchemaV1', 'TelemetryProviders', 'TextContent', 'TextDeltaEvent', 'TextEditorArgs', 'ToolAnnotations',
-        'ToolBuildInfo', 'ToolCallDeltaEvent', 'ToolCallEvent', 'ToolCallStartEvent', 'ToolDecorator', 'ToolDefinition', 'ToolInvoker', 'ToolOptions', 'ToolRecord', 'ToolResult', 'ToolResultEvent',
-        'ToolSource', 'TracingOptions',
+        'AnthropicBuiltinTool',
+        'AnthropicTool',
+        'AnyFunction',
+        'AnytoolErrorOptions',
+        'ApprovalCallback',
+        'ApprovalDecision',
+        'ApprovalOptions',
+        'ApprovalRequest',
+        'ArgumentPreparer',
+        'AudioContent',
+        'BaseToolOptions',
+        'BuiltinDeclaration',
+        'BuiltinFormat',
+        'BuiltinToolOptions',
+        'ClientToolHandler',
+        'ContentPart',
+        'ContextDecorator',
+        'DefinitionFormat',
+        'Diagnostic',
+        'DiagnosticEvent',
+        'DiagnosticInput',
+        'DiagnosticListener',
+        'DynamicToolSource',
+        'ExecutionContextOptions',
+        'FormatMap',
+        'FormatOptions',
+        'FormatTool',
+        'FunctionToolOptions',
+        'GeminiBuiltinTool',
+        'GeminiFunctionDeclaration',
+        'GeminiTool',
+        'ImageContent',
+        'InvokeOptions',
+        'JsonSchema',
+        'Lowered',
+        'LoweringNote',
+        'McpToolDefinition',
+        'MemoryArgs',
+        'Middleware',
+        'ModuleToolsOptions',
+        'OpenAIChatTool',
+        'OpenAIFormatOptions',
+        'OpenAIResponsesBuiltinTool',
+        'OpenAIResponsesTool',
+        'OutputBudgetOptions',
+        'ResourceContent',
+        'ResourceLinkContent',
+        'RunErrorEvent',
+        'RunEvent',
+        'RunEventInput',
+        'RunEventListener',
+        'RunMessageEvent',
+        'RunProgressEvent',
+        'StandardSchemaV1',
+        'TelemetryProviders',
+        'TextContent',
+        'TextDeltaEvent',
+        'TextEditorArgs',
+        'ToolAnnotations',
+        'ToolBuildInfo',
+        'ToolCallDeltaEvent',
+        'ToolCallEvent',
+        'ToolCallStartEvent',
+        'ToolDecorator',
+        'ToolDefinition',
+        'ToolInvoker',
+        'ToolOptions',
+        'ToolRecord',
+        'ToolResult',
+        'ToolResultEvent',
+        'ToolSource',
+        'TracingOptions',
       ].sort(),
     );
   });
 
   it('shares plumbing with the other packages through @anytool/core/internal, and nothing public twice', () => {
-    const names = ['BUILD_INFO', 'MAX_TOOL_NAME_LENGTH', 'TOOL_NAME_RULES', 'WHOLE_ARGUMENTS', 'abortWatch', 'checkToolName', 'compileValidator', 'describeError', 'formatProblems', 'loadToolModule', 'now', 'schemaProblems', 'sniffMimeType', 'suggestToolName', 'toBase64', 'unknownToolText'];
+    const names = [
+      'BUILD_INFO',
+      'MAX_TOOL_NAME_LENGTH',
+      'TOOL_NAME_RULES',
+      'WHOLE_ARGUMENTS',
+      'abortWatch',
+      'checkToolName',
+      'compileValidator',
+      'describeError',
+      'formatProblems',
+      'loadToolModule',
+      'now',
+      'schemaProblems',
+      'sniffMimeType',
+      'suggestToolName',
+      'toBase64',
+      'unknownToolText',
+    ];
     expect(Object.keys(internal).sort()).toEqual(names.sort());
     expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });
     for (const name of Object.keys(internal)) expect([name, name in core]).toEqual([name, false]);
@@ -50,7 +174,12 @@ describe('the public surface of @anytool/core', () => {
   });
 
   it('exposes its subpaths in package.json for ES modules, CommonJS and old TypeScript resolution', () => {
-    const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { exports: Record<string, unknown>; typesVersions: Record<string, Record<string, string[]>>; sideEffects: unknown; dependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+      typesVersions: Record<string, Record<string, string[]>>;
+      sideEffects: unknown;
+      dependencies: Record<string, string>;
+    };
     expect(Object.keys(manifest.exports)).toEqual(['.', './runtime', './internal', './package.json']);
     expect(manifest.exports['./internal']).toEqual({
       import: { types: './dist/esm/internal.d.ts', default: './dist/esm/internal.js' },
@@ -73,6 +202,21 @@ describe('the public surface of @anytool/core', () => {
   });
 
   it('keeps storage internals private', () => {
-    for (const name of ['readToolRecords', 'addToMetadata', 'TOOL_RECORDS', 'CONTEXT_PARAMS', 'makeInvoker', 'compileNullStripper', 'BRAND', 'setBrand', 'hasBrand', 'Chain', 'invokeThrough', 'runChain', 'TOOL_STAGE']) expect(name in core).toBe(false);
+    for (const name of [
+      'readToolRecords',
+      'addToMetadata',
+      'TOOL_RECORDS',
+      'CONTEXT_PARAMS',
+      'makeInvoker',
+      'compileNullStripper',
+      'BRAND',
+      'setBrand',
+      'hasBrand',
+      'Chain',
+      'invokeThrough',
+      'runChain',
+      'TOOL_STAGE',
+    ])
+      expect(name in core).toBe(false);
   });
 });

@@ -18,7 +18,11 @@ class Echo extends BaseTool<{ text: string }> {
   }
 }
 
-const add = tool(({ a, b }: { a: number; b: number }) => a + b, { name: 'add', description: 'Adds.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });
+const add = tool(({ a, b }: { a: number; b: number }) => a + b, {
+  name: 'add',
+  description: 'Adds.',
+  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+});
 
 /** What `import()` of a CommonJS module gives: `default` is `module.exports`, plus the names Node detected (maybe none). */
 function commonJsNamespace(exports: Record<string, unknown>, detected: readonly string[] = Object.keys(exports)): Record<string, unknown> {
@@ -66,13 +70,19 @@ describe('toolsetFromModule: what a module exports becomes a toolset', () => {
   it('takes a Toolset from another copy of @anytool/core as a Toolset (only the Toolsets are taken)', () => {
     const held = new Toolset(add);
     // Another copy's Toolset is not an instance of this copy's class, but has its shape.
-    const foreign = { tools: held.tools, subscribe: (l: () => void) => held.subscribe(l), invoke: held.invoke.bind(held), definitions: held.definitions.bind(held) };
+    const foreign = {
+      tools: held.tools,
+      subscribe: (l: () => void) => held.subscribe(l),
+      invoke: held.invoke.bind(held),
+      definitions: held.definitions.bind(held),
+    };
     expect(toolsetFromModule({ add, foreign }).names).toEqual(['add']);
   });
 
   it('refuses a module with no tools, naming each export and what it is, and what counts as tools', () => {
     class Plain {}
-    const call = (): Toolset => toolsetFromModule({ Clock, Plain, helper: () => 1, VERSION: '1.0', config: { a: 1 }, list: [1], thing: new Plain() }, { label: 'tools.js' });
+    const call = (): Toolset =>
+      toolsetFromModule({ Clock, Plain, helper: () => 1, VERSION: '1.0', config: { a: 1 }, list: [1], thing: new Plain() }, { label: 'tools.js' });
     expect(call).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolModule }));
     expect(call).toThrow(
       'tools.js exports no tools; it exports Clock (a class with @Tool methods: export an instance, new Clock(), not the class), Plain (a class with no @Tool methods), ' +
@@ -80,12 +90,18 @@ describe('toolsetFromModule: what a module exports becomes a toolset', () => {
         'tools are tool() and defineTool() tools, BaseTool instances, instances of classes with @Tool methods (not the classes), arrays of them and Toolsets',
     );
     expect(() => toolsetFromModule({}, { label: 'empty.js' })).toThrow('empty.js exports no tools; it exports nothing;');
-    expect(() => toolsetFromModule(commonJsNamespace({ helper: () => 1 }, []), { label: 'tools.cjs' })).toThrow('tools.cjs exports no tools; it exports helper (a function');
+    expect(() => toolsetFromModule(commonJsNamespace({ helper: () => 1 }, []), { label: 'tools.cjs' })).toThrow(
+      'tools.cjs exports no tools; it exports helper (a function',
+    );
   });
 
   it('refuses a named export that is missing or holds no tools', () => {
-    expect(() => toolsetFromModule({ echo: new Echo() }, { only: ['nope'], label: 'tools.js' })).toThrow('tools.js has no export "nope"; it exports echo (a tool (echo))');
-    expect(() => toolsetFromModule({ Clock }, { only: ['Clock'], label: 'tools.js' })).toThrow('export "Clock" of tools.js holds no tools: it is a class with @Tool methods: export an instance, new Clock(), not the class;');
+    expect(() => toolsetFromModule({ echo: new Echo() }, { only: ['nope'], label: 'tools.js' })).toThrow(
+      'tools.js has no export "nope"; it exports echo (a tool (echo))',
+    );
+    expect(() => toolsetFromModule({ Clock }, { only: ['Clock'], label: 'tools.js' })).toThrow(
+      'export "Clock" of tools.js holds no tools: it is a class with @Tool methods: export an instance, new Clock(), not the class;',
+    );
   });
 
   it('passes on a tool that is broken (no description), with its own message', () => {
@@ -101,7 +117,12 @@ describe('toolsetFromModule: what a module exports becomes a toolset', () => {
 
 describe('loadToolModule', () => {
   it('names a missing file or a directory, before importing anything', async () => {
-    await expect(loadToolModule('no/such/tools.js')).rejects.toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolModule, message: expect.stringMatching(/^cannot load no\/such\/tools\.js: there is no such file \(.*no\/such\/tools\.js\); check the path/) }));
+    await expect(loadToolModule('no/such/tools.js')).rejects.toThrow(
+      expect.objectContaining({
+        code: ErrorCode.InvalidToolModule,
+        message: expect.stringMatching(/^cannot load no\/such\/tools\.js: there is no such file \(.*no\/such\/tools\.js\); check the path/),
+      }),
+    );
     await expect(loadToolModule(__dirname)).rejects.toThrow('it is a directory; name the JavaScript file that exports the tools');
   });
 });

@@ -14,7 +14,11 @@ beforeAll(() => {
 }, scaled(120_000));
 
 /** `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
-const packageName = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier: string): string =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe('@anytool/core as a built package', () => {
   it('is imported from an .mjs file', () => {
@@ -41,7 +45,10 @@ describe('@anytool/core as a built package', () => {
   });
 
   it('runs compiled code with nothing of the build step: the runtime imports only core itself and its dependencies', () => {
-    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
     const allowed = new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]);
     expect(allowed.has('typescript')).toBe(false);
     for (const format of ['esm', 'cjs']) {

@@ -22,14 +22,20 @@ describe('revive', () => {
       root: { p: { byDay: { a: 'date', n: ['note'] }, tagged: { pp: [['^at_', 'date']] }, pair: { t: ['date', 0] }, tree: { r: 'Node' } } },
       defs: { Node: { p: { at: 'date', kids: { i: { r: 'Node' } } } } },
     });
-    const out = prepare({ byDay: { mon: at, note: at }, tagged: { at_x: at, other: at }, pair: [at, at], tree: { at, kids: [{ at, kids: [] }] }, free: at }) as Record<string, Record<string, unknown>>;
+    const out = prepare({
+      byDay: { mon: at, note: at },
+      tagged: { at_x: at, other: at },
+      pair: [at, at],
+      tree: { at, kids: [{ at, kids: [] }] },
+      free: at,
+    }) as Record<string, Record<string, unknown>>;
     expect(out['byDay']!['mon']).toBeInstanceOf(Date);
     expect(out['byDay']!['note']).toBe(at);
     expect(out['tagged']!['at_x']).toBeInstanceOf(Date);
     expect(out['tagged']!['other']).toBe(at);
     expect((out['pair'] as unknown as unknown[])[0]).toBeInstanceOf(Date);
     expect((out['pair'] as unknown as unknown[])[1]).toBe(at);
-    expect(((out['tree']!['kids'] as Array<{ at: unknown }>)[0]!).at).toBeInstanceOf(Date);
+    expect((out['tree']!['kids'] as Array<{ at: unknown }>)[0]!.at).toBeInstanceOf(Date);
     expect(out['free']).toBe(at as never);
   });
 });
@@ -71,7 +77,12 @@ describe('validateClass', () => {
     const prepare = validateClass(() => Signup, 'users', 'parameter users', true);
     const good = (await prepare({ users: [{ email: 'a@example.com', name: 'Ada' }] })) as { users: unknown[] };
     expect(good.users[0]).toBeInstanceOf(Signup);
-    const bad = prepare({ users: [{ email: 'a@example.com', name: 'Ada' }, { email: 'x', name: 'Bob' }] });
+    const bad = prepare({
+      users: [
+        { email: 'a@example.com', name: 'Ada' },
+        { email: 'x', name: 'Bob' },
+      ],
+    });
     await expect(bad).rejects.toThrow(AnytoolError);
     await expect(bad).rejects.toThrow(/\/users\/1\/email/);
   });

@@ -10,7 +10,14 @@ const placeOrder = (args: { city: string; items: Array<{ sku: string; qty: numbe
 
 /** One bad call breaking three fields: an INVALID_ARGUMENTS result naming each field's path. */
 async function expectIssuesAtFields(toolset: Toolset): Promise<void> {
-  const result = await toolset.invoke('place_order', { city: 'O', items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 1.5 }], express: 'yes' });
+  const result = await toolset.invoke('place_order', {
+    city: 'O',
+    items: [
+      { sku: 'a', qty: 1 },
+      { sku: 'b', qty: 1.5 },
+    ],
+    express: 'yes',
+  });
   expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
   const text = resultText(result);
   expect(text).toMatch(/^- \/city: .+$/m);
@@ -57,7 +64,11 @@ describe('valibot', () => {
     test('its JSON Schema is what the model sees, in every format', () => {
       expect(order.definition.parameters).toMatchObject({
         type: 'object',
-        properties: { city: { type: 'string', minLength: 2, description: 'Delivery city' }, items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer', minimum: 1 } } } }, express: { type: 'boolean', default: false } },
+        properties: {
+          city: { type: 'string', minLength: 2, description: 'Delivery city' },
+          items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer', minimum: 1 } } } },
+          express: { type: 'boolean', default: false },
+        },
         required: ['city', 'items'],
       });
       const [openai] = toolset.definitions('openai');
@@ -93,7 +104,11 @@ describe('arktype', () => {
     items: type({ sku: 'string', qty: 'number.integer >= 1' }).array(),
     'express?': 'boolean',
   });
-  const order = tool(({ city, items, express }) => placeOrder({ city, items, express: express ?? false }), { name: 'place_order', description: 'Place an order.', parameters: Order });
+  const order = tool(({ city, items, express }) => placeOrder({ city, items, express: express ?? false }), {
+    name: 'place_order',
+    description: 'Place an order.',
+    parameters: Order,
+  });
   const toolset = new Toolset(order);
 
   test('validates and runs the tool', async () => {
@@ -109,7 +124,11 @@ describe('arktype', () => {
   test('its Standard JSON Schema export is what the model sees, in every format', () => {
     expect(order.definition.parameters).toMatchObject({
       type: 'object',
-      properties: { city: { type: 'string', minLength: 2, description: 'Delivery city' }, items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer', minimum: 1 } } } }, express: { type: 'boolean' } },
+      properties: {
+        city: { type: 'string', minLength: 2, description: 'Delivery city' },
+        items: { type: 'array', items: { type: 'object', properties: { qty: { type: 'integer', minimum: 1 } } } },
+        express: { type: 'boolean' },
+      },
       required: ['city', 'items'],
     });
     const [openai] = toolset.definitions('openai');

@@ -123,7 +123,11 @@ describe('Standard Schema parameters', () => {
   });
 
   test('JSON-Schema parameters still work as before', async () => {
-    const t = tool(({ a }: { a: number }) => a + 1, { name: 'inc', description: 'Increment.', parameters: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] } });
+    const t = tool(({ a }: { a: number }) => a + 1, {
+      name: 'inc',
+      description: 'Increment.',
+      parameters: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] },
+    });
     const set = new Toolset(t);
     expect(resultText(await set.invoke('inc', { a: 1 }))).toBe('2');
     expect(resultText(await set.invoke('inc', { a: 'x' }))).toMatch(/^- \/a: must be number$/m);
@@ -183,7 +187,11 @@ describe('tool() in object form (as the AI SDK and the OpenAI Agents SDK write i
     expect(resultText(await set.invoke('get_weather', '{"city":"Oslo"}'))).toBe('Oslo: 21 c');
     expect(seen).toEqual([true]);
     expect((await set.invoke('get_weather', { city: 1 })).error?.code).toBe(ErrorCode.InvalidArguments);
-    expect(set.definitions('anthropic')[0]).toMatchObject({ name: 'get_weather', description: 'Get the weather for a city.', input_schema: { required: ['city'] } });
+    expect(set.definitions('anthropic')[0]).toMatchObject({
+      name: 'get_weather',
+      description: 'Get the weather for a city.',
+      input_schema: { required: ['city'] },
+    });
   });
 
   test('with inputSchema', async () => {
@@ -199,10 +207,16 @@ describe('tool() in object form (as the AI SDK and the OpenAI Agents SDK write i
   test('a missing name, execute or schema is a coded error naming the fix', () => {
     const definition = { description: 'No name.', inputSchema: z.object({}), execute: () => 1 };
     expect(() => tool(definition as never)).toThrow(/a tool in object form needs a name; add name: '...'/);
-    expect(() => tool({ name: 'x', description: 'No execute.', parameters: z.object({}) } as never)).toThrow(/tool\(\{ name: "x", \.\.\. \}\): expected an execute function/);
-    expect(() => tool({ name: 'x', description: 'No schema.', execute: () => 1 } as never)).toThrow(/give the arguments' schema as parameters \(or inputSchema\)/);
+    expect(() => tool({ name: 'x', description: 'No execute.', parameters: z.object({}) } as never)).toThrow(
+      /tool\(\{ name: "x", \.\.\. \}\): expected an execute function/,
+    );
+    expect(() => tool({ name: 'x', description: 'No schema.', execute: () => 1 } as never)).toThrow(
+      /give the arguments' schema as parameters \(or inputSchema\)/,
+    );
     expect(() => tool({ name: 'x', description: 'No schema.', execute: () => 1 } as never)).toThrow(expect.objectContaining({ code: ErrorCode.MissingSchema }));
     const both = { name: 'x', description: 'Two schemas.', parameters: z.object({}), inputSchema: z.object({}), execute: () => 1 };
-    expect(() => tool(both as never)).toThrow(expect.objectContaining({ code: ErrorCode.ConflictingOptions, message: expect.stringContaining('give parameters or inputSchema, not both') }));
+    expect(() => tool(both as never)).toThrow(
+      expect.objectContaining({ code: ErrorCode.ConflictingOptions, message: expect.stringContaining('give parameters or inputSchema, not both') }),
+    );
   });
 });

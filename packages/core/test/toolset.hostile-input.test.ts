@@ -71,7 +71,13 @@ interface Case {
 
 const cases: Case[] = [
   // 1: arguments too deep for the recursive walks (argument copy, null stripper, validator).
-  { name: 'object arguments 5,000 deep, schema with a default', schema: withDefault, args: nested(5_000), code: ErrorCode.InvalidArguments, says: ['"hostile"', 'more than 64 levels deep', 'limit of 64'] },
+  {
+    name: 'object arguments 5,000 deep, schema with a default',
+    schema: withDefault,
+    args: nested(5_000),
+    code: ErrorCode.InvalidArguments,
+    says: ['"hostile"', 'more than 64 levels deep', 'limit of 64'],
+  },
   {
     name: 'a 53 KB JSON string 2,626 deep, recursive $ref schema',
     schema: recursive,
@@ -80,8 +86,20 @@ const cases: Case[] = [
     says: ['"hostile"', 'more than 64 levels deep', 'limit of 64'],
   },
   { name: 'arguments 65 deep (one past the limit)', schema: withDefault, args: nested(65), code: ErrorCode.InvalidArguments, says: ['limit of 64'] },
-  { name: 'a cyclic arguments object', schema: withDefault, args: cyclicNullProto, code: ErrorCode.InvalidArguments, says: ['cyclic object counts as too deep'] },
-  { name: 'a class instance holding arguments 5,000 deep', schema: withDefault, args: Object.assign(new (class Args {})(), nested(5_000)), code: ErrorCode.InvalidArguments, says: ['limit of 64'] },
+  {
+    name: 'a cyclic arguments object',
+    schema: withDefault,
+    args: cyclicNullProto,
+    code: ErrorCode.InvalidArguments,
+    says: ['cyclic object counts as too deep'],
+  },
+  {
+    name: 'a class instance holding arguments 5,000 deep',
+    schema: withDefault,
+    args: Object.assign(new (class Args {})(), nested(5_000)),
+    code: ErrorCode.InvalidArguments,
+    says: ['limit of 64'],
+  },
   // Arguments whose reading throws (in-process callers).
   { name: 'a revoked proxy as arguments', schema: withDefault, args: revokedProxy(), code: ErrorCode.InvalidArguments, says: ['could not be read'] },
   { name: 'a proxy with throwing traps as arguments', schema: withDefault, args: throwingTraps, code: ErrorCode.InvalidArguments, says: ['could not be read'] },
@@ -92,23 +110,93 @@ const cases: Case[] = [
       ['a proxy whose traps throw', throwingTraps],
       ['an Error whose message and stack getters throw', throwingMessage],
     ] as const
-  ).map(([what, thrown]): Case => ({ name: `the tool throws ${what}`, run: () => { throw thrown; }, args: {}, code: ErrorCode.ToolFailed, says: ['Tool "hostile" failed', UNDESCRIBABLE] })),
-  { name: 'the tool throws a cyclic null-prototype object', run: () => { throw cyclicNullProto; }, args: {}, code: ErrorCode.ToolFailed, says: ['Tool "hostile" failed', UNDESCRIBABLE] },
+  ).map(([what, thrown]): Case => ({
+    name: `the tool throws ${what}`,
+    run: () => {
+      throw thrown;
+    },
+    args: {},
+    code: ErrorCode.ToolFailed,
+    says: ['Tool "hostile" failed', UNDESCRIBABLE],
+  })),
+  {
+    name: 'the tool throws a cyclic null-prototype object',
+    run: () => {
+      throw cyclicNullProto;
+    },
+    args: {},
+    code: ErrorCode.ToolFailed,
+    says: ['Tool "hostile" failed', UNDESCRIBABLE],
+  },
   { name: 'the tool rejects with a revoked proxy', run: () => Promise.reject(revokedProxy()), args: {}, code: ErrorCode.ToolFailed, says: [UNDESCRIBABLE] },
   { name: 'the tool returns a revoked proxy', run: () => revokedProxy(), args: {}, code: ErrorCode.ToolFailed, says: ['Tool "hostile" failed'] },
   // 3: data shaped like a ToolResult, with a broken part.
-  { name: 'an audio part without data and mimeType', run: () => ({ content: [{ type: 'audio' }], isError: false }), args: {}, code: ErrorCode.InvalidResult, says: ['content[0] (type "audio") has no string "data"'] },
-  { name: 'an image part with a numeric mimeType', run: () => ({ content: [{ type: 'text', text: 'ok' }, { type: 'image', data: 'AA==', mimeType: 7 }], isError: false }), args: {}, code: ErrorCode.InvalidResult, says: ['content[1] (type "image") has no string "mimeType"'] },
-  { name: 'a resource link without a name', run: () => ({ content: [{ type: 'resource_link', uri: 'file:///x' }], isError: false }), args: {}, code: ErrorCode.InvalidResult, says: ['content[0] (type "resource_link") has no string "name"'] },
+  {
+    name: 'an audio part without data and mimeType',
+    run: () => ({ content: [{ type: 'audio' }], isError: false }),
+    args: {},
+    code: ErrorCode.InvalidResult,
+    says: ['content[0] (type "audio") has no string "data"'],
+  },
+  {
+    name: 'an image part with a numeric mimeType',
+    run: () => ({
+      content: [
+        { type: 'text', text: 'ok' },
+        { type: 'image', data: 'AA==', mimeType: 7 },
+      ],
+      isError: false,
+    }),
+    args: {},
+    code: ErrorCode.InvalidResult,
+    says: ['content[1] (type "image") has no string "mimeType"'],
+  },
+  {
+    name: 'a resource link without a name',
+    run: () => ({ content: [{ type: 'resource_link', uri: 'file:///x' }], isError: false }),
+    args: {},
+    code: ErrorCode.InvalidResult,
+    says: ['content[0] (type "resource_link") has no string "name"'],
+  },
   // 6: numbers JSON cannot carry, from in-process callers.
   { name: 'NaN for a number', schema: withDefault, args: { n: Number.NaN }, code: ErrorCode.InvalidArguments, says: ['/n: must be a finite number (got NaN'] },
-  { name: 'Infinity for a number', schema: withDefault, args: { n: Number.POSITIVE_INFINITY }, code: ErrorCode.InvalidArguments, says: ['/n: must be a finite number (got Infinity'] },
-  { name: '-Infinity deep in an array', schema: withDefault, args: { a: [1, [Number.NEGATIVE_INFINITY]] }, code: ErrorCode.InvalidArguments, says: ['/a/1/0: must be a finite number (got -Infinity'] },
+  {
+    name: 'Infinity for a number',
+    schema: withDefault,
+    args: { n: Number.POSITIVE_INFINITY },
+    code: ErrorCode.InvalidArguments,
+    says: ['/n: must be a finite number (got Infinity'],
+  },
+  {
+    name: '-Infinity deep in an array',
+    schema: withDefault,
+    args: { a: [1, [Number.NEGATIVE_INFINITY]] },
+    code: ErrorCode.InvalidArguments,
+    says: ['/a/1/0: must be a finite number (got -Infinity'],
+  },
   // `__proto__` is a plain data key on both paths: an unknown property where none are allowed.
-  { name: 'an own __proto__ key in object arguments, closed schema', schema: closed, args: JSON.parse('{"__proto__":{"polluted":true}}'), code: ErrorCode.InvalidArguments, says: ['/__proto__: is not an allowed property'] },
-  { name: 'a __proto__ key in JSON text, closed schema', schema: closed, args: '{"__proto__":{"polluted":true}}', code: ErrorCode.InvalidArguments, says: ['/__proto__: is not an allowed property'] },
+  {
+    name: 'an own __proto__ key in object arguments, closed schema',
+    schema: closed,
+    args: JSON.parse('{"__proto__":{"polluted":true}}'),
+    code: ErrorCode.InvalidArguments,
+    says: ['/__proto__: is not an allowed property'],
+  },
+  {
+    name: 'a __proto__ key in JSON text, closed schema',
+    schema: closed,
+    args: '{"__proto__":{"polluted":true}}',
+    code: ErrorCode.InvalidArguments,
+    says: ['/__proto__: is not an allowed property'],
+  },
   // 7: invoke has no default timeout; one set on the call ends a tool that never settles.
-  { name: 'a tool that never settles, under a call timeout', run: () => new Promise(() => undefined), args: { timeoutMs: 30 }, code: ErrorCode.Timeout, says: ['timed out after 30 ms'] },
+  {
+    name: 'a tool that never settles, under a call timeout',
+    run: () => new Promise(() => undefined),
+    args: { timeoutMs: 30 },
+    code: ErrorCode.Timeout,
+    says: ['timed out after 30 ms'],
+  },
 ];
 
 describe('hostile input: invoke settles with a coded result', () => {
@@ -132,7 +220,9 @@ describe('hostile input: invoke settles with a coded result', () => {
 
 describe('hostile input: an unknown tool name', () => {
   const many = new Toolset(
-    ...Array.from({ length: 10_000 }, (_, i) => tool(() => i, { name: `tool_${i}`, description: `Tool ${i}.`, parameters: { type: 'object', properties: {} } })),
+    ...Array.from({ length: 10_000 }, (_, i) =>
+      tool(() => i, { name: `tool_${i}`, description: `Tool ${i}.`, parameters: { type: 'object', properties: {} } }),
+    ),
   );
 
   it('a 1 MB name comes back cut short, with its length', async () => {
@@ -181,7 +271,9 @@ describe('hostile input: a Standard Schema check that never settles', () => {
 
 describe('hostile input: what still passes', () => {
   const received: Array<Record<string, unknown>> = [];
-  const open = new Toolset(tool((a: Record<string, unknown>) => void received.push(a), { name: 'open', description: 'Records its arguments.', parameters: withDefault }));
+  const open = new Toolset(
+    tool((a: Record<string, unknown>) => void received.push(a), { name: 'open', description: 'Records its arguments.', parameters: withDefault }),
+  );
 
   it('arguments exactly 64 levels deep reach the tool', async () => {
     received.length = 0;
@@ -206,7 +298,10 @@ describe('hostile input: what still passes', () => {
 
   it('data with an unknown content part type is still plain data', async () => {
     const data = { content: [{ type: 'video', url: 'x' }], isError: false };
-    const result = await new Toolset(tool(() => data, { name: 'video', description: 'Returns data.', parameters: { type: 'object', properties: {} } })).invoke('video', {});
+    const result = await new Toolset(tool(() => data, { name: 'video', description: 'Returns data.', parameters: { type: 'object', properties: {} } })).invoke(
+      'video',
+      {},
+    );
     expect(result).toEqual({ content: [{ type: 'text', text: JSON.stringify(data) }], structured: data, isError: false });
   });
 });
@@ -243,14 +338,23 @@ describe('hostile input: properties', () => {
       fc.record({ type: fc.constant('array'), items: tie('schema') }),
       fc.record({ anyOf: fc.array(tie('schema'), { minLength: 1, maxLength: 2 }) }),
       fc.record(
-        { type: fc.constant('object'), properties: fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'constructor'), tie('schema'), { maxKeys: 3 }), required: fc.subarray(['a', 'b']), additionalProperties: fc.boolean() },
+        {
+          type: fc.constant('object'),
+          properties: fc.dictionary(fc.constantFrom('a', 'b', '__proto__', 'constructor'), tie('schema'), { maxKeys: 3 }),
+          required: fc.subarray(['a', 'b']),
+          additionalProperties: fc.boolean(),
+        },
         { requiredKeys: ['type', 'properties'] },
       ),
       fc.constant({ $ref: '#/$defs/Node' }),
     ) as fc.Arbitrary<JsonSchema>,
   }));
   const rootSchema: fc.Arbitrary<JsonSchema> = fc
-    .record({ properties: fc.dictionary(fc.constantFrom('a', 'b', 'n', '__proto__'), propertySchema, { maxKeys: 3 }), required: fc.subarray(['a', 'b']), additionalProperties: fc.boolean() })
+    .record({
+      properties: fc.dictionary(fc.constantFrom('a', 'b', 'n', '__proto__'), propertySchema, { maxKeys: 3 }),
+      required: fc.subarray(['a', 'b']),
+      additionalProperties: fc.boolean(),
+    })
     .map((parts) => ({
       type: 'object',
       ...parts,
@@ -259,7 +363,12 @@ describe('hostile input: properties', () => {
 
   /** Arguments nested `depth` levels (one key, then `child` or arrays below it), as an object or as JSON text. */
   const deepArgs = fc
-    .tuple(fc.oneof(fc.integer({ min: 60, max: 70 }), fc.integer({ min: 2_000, max: 8_000 })), fc.constantFrom('a', 'b', 'n'), fc.constantFrom('child', 'a', '[]'), fc.boolean())
+    .tuple(
+      fc.oneof(fc.integer({ min: 60, max: 70 }), fc.integer({ min: 2_000, max: 8_000 })),
+      fc.constantFrom('a', 'b', 'n'),
+      fc.constantFrom('child', 'a', '[]'),
+      fc.boolean(),
+    )
     .map(([depth, top, inner, asText]) => {
       if (asText) {
         // Written out: JSON.stringify itself recurses.
@@ -275,19 +384,38 @@ describe('hostile input: properties', () => {
     fc.dictionary(fc.constantFrom('a', 'b', 'n', '__proto__', 'child', 'label'), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
     fc.json(),
     fc.string(),
-    fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true, withBoxedValues: true }),
+    fc.anything({
+      withNullPrototype: true,
+      withBigInt: true,
+      withMap: true,
+      withSet: true,
+      withTypedArray: true,
+      withSparseArray: true,
+      withBoxedValues: true,
+    }),
     fc.record({ n: fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY) }),
     deepArgs.map(({ args }) => args),
   );
 
   // Thrown values: anything, plus proxies, throwing getters and cycles. Each is made by a
   // function called inside the property, since fast-check itself would trip over a proxy's traps.
-  const throwingGetter = fc.tuple(fc.constantFrom('message', 'name', 'stack', 'code', 'toJSON', 'toString', 'then'), fc.boolean()).map(([key, asError]) => () => {
-    const value: object = asError ? new Error('e') : {};
-    if (key !== 'stack') Object.defineProperty(value, 'stack', { get: () => { throw new Error('stack'); } });
-    Object.defineProperty(value, key, { get: () => { throw new Error(key); } });
-    return value;
-  });
+  const throwingGetter = fc
+    .tuple(fc.constantFrom('message', 'name', 'stack', 'code', 'toJSON', 'toString', 'then'), fc.boolean())
+    .map(([key, asError]) => () => {
+      const value: object = asError ? new Error('e') : {};
+      if (key !== 'stack')
+        Object.defineProperty(value, 'stack', {
+          get: () => {
+            throw new Error('stack');
+          },
+        });
+      Object.defineProperty(value, key, {
+        get: () => {
+          throw new Error(key);
+        },
+      });
+      return value;
+    });
   const cyclic = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }).chain((base) =>
     fc.boolean().map((nullProto) => () => {
       const value = Object.assign(nullProto ? (Object.create(null) as Record<string, unknown>) : {}, base);
@@ -297,7 +425,12 @@ describe('hostile input: properties', () => {
   );
   const anyThrown: fc.Arbitrary<() => unknown> = fc.oneof(
     fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withBoxedValues: true }).map((value) => () => value),
-    fc.constantFrom<() => unknown>(revokedProxy, () => throwingTraps, () => cyclicNullProto, () => throwingMessage),
+    fc.constantFrom<() => unknown>(
+      revokedProxy,
+      () => throwingTraps,
+      () => cyclicNullProto,
+      () => throwingMessage,
+    ),
     throwingGetter,
     cyclic,
     fc.string().map((message) => () => new Error(message)),

@@ -6,12 +6,15 @@ function calculatorFn({ expression }: { expression: string }): number {
   return Function(`"use strict"; return (${expression});`)() as number;
 }
 
-const calculator = tool(function calculator(args: { expression: string }) {
-  return calculatorFn(args);
-}, {
-  description: 'Calculate mathematical expressions.',
-  parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
-});
+const calculator = tool(
+  function calculator(args: { expression: string }) {
+    return calculatorFn(args);
+  },
+  {
+    description: 'Calculate mathematical expressions.',
+    parameters: { type: 'object', properties: { expression: { type: 'string' } }, required: ['expression'] },
+  },
+);
 
 const searchWeb = tool(
   async function search_web({ query, max_results = 3 }: { query: string; max_results?: number }) {
@@ -31,12 +34,19 @@ const reportProgress = tool(
     const calls = context.events.filter((e) => e.type === 'tool_call').map((e) => (e.type === 'tool_call' ? e.tool : ''));
     return { steps: steps.length + 1, callsSoFar: calls };
   },
-  { description: 'Record a step of progress in the run state.', parameters: { type: 'object', properties: { step: { type: 'string' } }, required: ['step'] }, context: true },
+  {
+    description: 'Record a step of progress in the run state.',
+    parameters: { type: 'object', properties: { step: { type: 'string' } }, required: ['step'] },
+    context: true,
+  },
 );
 
 class ReadTickets extends BaseTool<{ quarter: string }> {
   constructor() {
-    super({ description: 'Read the support tickets of a quarter.', parameters: { type: 'object', properties: { quarter: { type: 'string', enum: ['Q1', 'Q2', 'Q3', 'Q4'] } }, required: ['quarter'] } });
+    super({
+      description: 'Read the support tickets of a quarter.',
+      parameters: { type: 'object', properties: { quarter: { type: 'string', enum: ['Q1', 'Q2', 'Q3', 'Q4'] } }, required: ['quarter'] },
+    });
   }
 
   async execute(_context: ExecutionContext, { quarter }: { quarter: string }): Promise<string[]> {
@@ -90,7 +100,11 @@ describe('the seed design in TypeScript', () => {
 
   it('passes the context only to functions that asked for it', async () => {
     const seen: unknown[][] = [];
-    const plain = tool((...args: unknown[]) => void seen.push(args), { name: 'plain', description: 'Records its arguments.', parameters: { type: 'object', properties: {} } });
+    const plain = tool((...args: unknown[]) => void seen.push(args), {
+      name: 'plain',
+      description: 'Records its arguments.',
+      parameters: { type: 'object', properties: {} },
+    });
     await new Toolset(plain).invoke('plain', {}, new ExecutionContext());
     expect(seen).toEqual([[{}]]);
   });

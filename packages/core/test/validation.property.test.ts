@@ -20,10 +20,17 @@ const cases: Case[] = [
     name: 'user',
     schema: {
       type: 'object',
-      properties: { name: { type: 'string', minLength: 1, maxLength: 20 }, age: { type: 'integer', minimum: 0, maximum: 150 }, role: { enum: ['admin', 'user'] } },
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 20 },
+        age: { type: 'integer', minimum: 0, maximum: 150 },
+        role: { enum: ['admin', 'user'] },
+      },
       required: ['name', 'role'],
     },
-    valid: fc.record({ name: fc.string({ minLength: 1, maxLength: 20 }), age: fc.integer({ min: 0, max: 150 }), role: fc.constantFrom('admin', 'user') }, { requiredKeys: ['name', 'role'] }),
+    valid: fc.record(
+      { name: fc.string({ minLength: 1, maxLength: 20 }), age: fc.integer({ min: 0, max: 150 }), role: fc.constantFrom('admin', 'user') },
+      { requiredKeys: ['name', 'role'] },
+    ),
   },
   {
     name: 'batch',

@@ -34,5 +34,12 @@ export { FileTokenStore, MemoryTokenStore } from './client/auth/token-store.js';
 export type { McpStoredAuth, McpTokenStore } from './client/auth/token-store.js';
 export { startLoopbackRedirect } from './client/auth/loopback.js';
 export type { LoopbackRedirect, LoopbackRedirectOptions } from './client/auth/loopback.js';
-export type { McpAuthorizationCodeAuth, McpAuthorizeInfo, McpClientCredentialsAuth, McpOAuthCommon, McpOAuthConfig, McpProviderAuth } from './client/auth/oauth.js';
+export type {
+  McpAuthorizationCodeAuth,
+  McpAuthorizeInfo,
+  McpClientCredentialsAuth,
+  McpOAuthCommon,
+  McpOAuthConfig,
+  McpProviderAuth,
+} from './client/auth/oauth.js';
 export type { McpTaskHandle, McpTaskStatus, McpTaskStatusName } from './client/tasks.js';

@@ -10,9 +10,25 @@ describe('the public surface of @anytool/mcp', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(mcp).sort()).toEqual(
       [
-        'MCP_AUTH_KEY', 'MCP_SESSION_KEY', 'McpConnection', 'McpTool', 'McpToolset', 'MemoryEventStore', 'createMcpServer', 'mcpAuth', 'mcpSession', 'mcpToolName',
-        'readMcpServers', 'serveMcp', 'toCallToolResult',
-        'FileTokenStore', 'MemoryTokenStore', 'startLoopbackRedirect', 'MemoryStore', 'RedisStore', 'StoreEventStore',
+        'MCP_AUTH_KEY',
+        'MCP_SESSION_KEY',
+        'McpConnection',
+        'McpTool',
+        'McpToolset',
+        'MemoryEventStore',
+        'createMcpServer',
+        'mcpAuth',
+        'mcpSession',
+        'mcpToolName',
+        'readMcpServers',
+        'serveMcp',
+        'toCallToolResult',
+        'FileTokenStore',
+        'MemoryTokenStore',
+        'startLoopbackRedirect',
+        'MemoryStore',
+        'RedisStore',
+        'StoreEventStore',
       ].sort(),
     );
     expect(exportedNames(entry('index')).values).toEqual(Object.keys(mcp).sort());
@@ -21,11 +37,47 @@ describe('the public surface of @anytool/mcp', () => {
   it('exports exactly the intended types', () => {
     expect(exportedNames(entry('index')).types).toEqual(
       [
-        'ElicitationHandler', 'HttpServeOptions', 'JwtAuthOptions', 'LoopbackRedirect', 'LoopbackRedirectOptions', 'McpAskOptions', 'McpAuth', 'McpAuthOptions', 'McpAuthorizationCodeAuth',
-        'McpAuthorizeInfo', 'McpCallOptions', 'McpClientCredentialsAuth', 'McpClientOptions', 'McpHttpServerConfig', 'McpOAuthCommon', 'McpOAuthConfig', 'McpProviderAuth', 'McpRestartOptions',
-        'McpRoot', 'McpServerConfig', 'McpServerHandle', 'McpServerOptions', 'McpServerTuning', 'McpServersConfig', 'McpSession', 'McpStdioServerConfig', 'McpStore', 'McpStoredAuth',
-        'McpTaskHandle', 'McpTaskStatus', 'McpTaskStatusName', 'McpTokenStore', 'McpToolsetOptions', 'RedisStoreOptions', 'SamplingHandler', 'ServeMcpOptions', 'StaticToken',
-        'StdioServeOptions', 'StoreEventStoreOptions', 'TaskRecord', 'TaskStatus',
+        'ElicitationHandler',
+        'HttpServeOptions',
+        'JwtAuthOptions',
+        'LoopbackRedirect',
+        'LoopbackRedirectOptions',
+        'McpAskOptions',
+        'McpAuth',
+        'McpAuthOptions',
+        'McpAuthorizationCodeAuth',
+        'McpAuthorizeInfo',
+        'McpCallOptions',
+        'McpClientCredentialsAuth',
+        'McpClientOptions',
+        'McpHttpServerConfig',
+        'McpOAuthCommon',
+        'McpOAuthConfig',
+        'McpProviderAuth',
+        'McpRestartOptions',
+        'McpRoot',
+        'McpServerConfig',
+        'McpServerHandle',
+        'McpServerOptions',
+        'McpServerTuning',
+        'McpServersConfig',
+        'McpSession',
+        'McpStdioServerConfig',
+        'McpStore',
+        'McpStoredAuth',
+        'McpTaskHandle',
+        'McpTaskStatus',
+        'McpTaskStatusName',
+        'McpTokenStore',
+        'McpToolsetOptions',
+        'RedisStoreOptions',
+        'SamplingHandler',
+        'ServeMcpOptions',
+        'StaticToken',
+        'StdioServeOptions',
+        'StoreEventStoreOptions',
+        'TaskRecord',
+        'TaskStatus',
       ].sort(),
     );
   });
@@ -44,7 +96,11 @@ describe('the public surface of @anytool/mcp', () => {
   });
 
   it('declares the anytool-mcp bin and the internal subpath for ES modules, CommonJS and old TypeScript resolution', () => {
-    const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { bin: Record<string, string>; exports: Record<string, unknown>; typesVersions: Record<string, Record<string, string[]>> };
+    const manifest = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+      exports: Record<string, unknown>;
+      typesVersions: Record<string, Record<string, string[]>>;
+    };
     // Not `anytool`: that is @anytool/schema's command, and both packages are often installed together.
     expect(manifest.bin).toEqual({ 'anytool-mcp': './bin/anytool-mcp.mjs' });
     expect(Object.keys(manifest.exports)).toEqual(['.', './internal', './package.json']);

@@ -19,7 +19,20 @@ describe('the public surface of @anytool/schema', () => {
     expect(Object.keys(internal).sort()).toEqual(values);
     expect(exportedNames(entry('internal'))).toEqual({
       values,
-      types: ['BuildInfoData', 'ClassReference', 'CommandOutput', 'CompiledFile', 'FileCompiler', 'FileCompilerOptions', 'MainOptions', 'PreparerSpec', 'SourceAnalysis', 'ToolDescription', 'ToolDescriptions', 'ToolSite'],
+      types: [
+        'BuildInfoData',
+        'ClassReference',
+        'CommandOutput',
+        'CompiledFile',
+        'FileCompiler',
+        'FileCompilerOptions',
+        'MainOptions',
+        'PreparerSpec',
+        'SourceAnalysis',
+        'ToolDescription',
+        'ToolDescriptions',
+        'ToolSite',
+      ],
     });
     for (const name of values) expect([name, name in schema]).toEqual([name, false]);
     expect(readFileSync(entry('internal'), 'utf8')).toMatch(/Not public API[\s\S]*any release/);
@@ -32,7 +45,8 @@ describe('the public surface of @anytool/schema', () => {
   });
 
   it('keeps the walker and the symbol oracle internal', () => {
-    for (const name of ['TypeSchemaWalker', 'FrameworkSymbols', 'JsDocReader', 'applyClassValidatorConstraints', 'jsonExpression']) expect(name in schema || name in internal).toBe(false);
+    for (const name of ['TypeSchemaWalker', 'FrameworkSymbols', 'JsDocReader', 'applyClassValidatorConstraints', 'jsonExpression'])
+      expect(name in schema || name in internal).toBe(false);
   });
 });
 
@@ -40,14 +54,26 @@ describe('@anytool/schema as a built package', () => {
   it('loads from ESM and from CommonJS through its exports map, the ts-jest and ts-patch entries included', () => {
     const esm = `const s = await import('@anytool/schema'); const i = await import('@anytool/schema/internal');
       process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, i.RUNTIME_MODULE]));`;
-    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', '@anytool/core/runtime']);
+    expect(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', esm], { cwd: repoRoot, encoding: 'utf8' }))).toEqual([
+      'function',
+      '@anytool/core/runtime',
+    ]);
     const cjs = `const s = require('@anytool/schema'); const j = require('@anytool/schema/ts-jest'); const p = require('@anytool/schema/ts-patch');
       process.stdout.write(JSON.stringify([typeof s.anytoolTransformer, j.name, typeof j.factory, typeof p.tspcTransformer]));`;
-    expect(JSON.parse(execFileSync(process.execPath, ['-e', cjs], { cwd: repoRoot, encoding: 'utf8' }))).toEqual(['function', 'anytool-schema', 'function', 'function']);
+    expect(JSON.parse(execFileSync(process.execPath, ['-e', cjs], { cwd: repoRoot, encoding: 'utf8' }))).toEqual([
+      'function',
+      'anytool-schema',
+      'function',
+      'function',
+    ]);
   });
 
   it('has no run-time entry: compiled code imports @anytool/core/runtime, and @anytool/core is a peer', () => {
-    const manifest = JSON.parse(readFileSync(join(schemaRoot, 'package.json'), 'utf8')) as { exports: Record<string, unknown>; dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(join(schemaRoot, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+      dependencies: Record<string, string>;
+      peerDependencies: Record<string, string>;
+    };
     expect(Object.keys(manifest.exports)).not.toContain('./runtime');
     expect(manifest.dependencies['@anytool/core']).toBeUndefined();
     expect(manifest.peerDependencies['@anytool/core']).toBe('^0.1.0');

@@ -63,7 +63,9 @@ describe('each way in refuses an unsupported TypeScript, naming it', () => {
     }
     expect(error).toBeInstanceOf(AnytoolError);
     expect((error as AnytoolError).code).toBe(ErrorCode.UnsupportedTypeScript);
-    expect((error as AnytoolError).message).toMatch(/anytool \(ts-jest\): TypeScript 5\.4\.5 is older than 5\.5, and the build step supports TypeScript 5\.5 through 6\.0/);
+    expect((error as AnytoolError).message).toMatch(
+      /anytool \(ts-jest\): TypeScript 5\.4\.5 is older than 5\.5, and the build step supports TypeScript 5\.5 through 6\.0/,
+    );
   });
 
   it('ts-patch: an ANYTOOL91006 error diagnostic in tspc, and the files are left as they are', () => {

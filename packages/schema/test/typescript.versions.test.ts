@@ -37,7 +37,10 @@ async function setUp(version: Version): Promise<void> {
   mkdirSync(cjs);
   writeFileSync(join(base, 'package.json'), '{ "private": true }\n');
   const packages = [`typescript@${version}`, ...(version.startsWith('7.') ? [] : ['ts-patch@3.3.0'])];
-  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel=error', ...packages], { cwd: base, env: npmEnv() });
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--loglevel=error', ...packages], {
+    cwd: base,
+    env: npmEnv(),
+  });
   mkdirSync(join(base, 'node_modules', '@anytool'), { recursive: true });
   for (const name of ['core', 'schema']) symlinkSync(join(repoRoot, 'packages', name), join(base, 'node_modules', '@anytool', name), 'dir');
   await run(process.execPath, [join(base, 'node_modules', 'typescript', 'bin', 'tsc'), '--init'], { cwd: app });
@@ -47,7 +50,10 @@ async function setUp(version: Version): Promise<void> {
   copyFileSync(join(fixtures, 'versions', 'tools.ts'), join(app, 'tools.ts'));
   writeFileSync(join(cjs, 'package.json'), '{ "type": "commonjs" }\n');
   copyFileSync(join(fixtures, 'versions', 'tools.ts'), join(cjs, 'tools.ts'));
-  writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true, skipLibCheck: true, types: [] }, files: ['tools.ts'] }));
+  writeFileSync(
+    join(cjs, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', strict: true, skipLibCheck: true, types: [] }, files: ['tools.ts'] }),
+  );
 }
 
 beforeAll(async () => {
@@ -73,7 +79,12 @@ const expected = [
   {
     name: 'add',
     description: 'Add two numbers.',
-    parameters: { type: 'object', properties: { a: { type: 'number', description: 'The first' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { a: { type: 'number', description: 'The first' }, b: { type: 'number' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'mul',
@@ -93,7 +104,9 @@ describe.each(versions)('a project with TypeScript %s and the tsconfig of its ts
     } else {
       // The project's TypeScript is not supported: one line says which one was used instead.
       const reason = version.startsWith('7.') ? `TypeScript ${version} has no JavaScript compiler API` : `TypeScript ${version} is older than 5.5`;
-      expect(result.stderr).toBe(`anytool build: this project's ${reason}${version.startsWith('7.') ? ' (from 7.0 on, TypeScript is a native program)' : ''}; compiling with TypeScript 6.0.3, which @anytool/schema ships (the build step supports 5.5 through 6.0)\n`);
+      expect(result.stderr).toBe(
+        `anytool build: this project's ${reason}${version.startsWith('7.') ? ' (from 7.0 on, TypeScript is a native program)' : ''}; compiling with TypeScript 6.0.3, which @anytool/schema ships (the build step supports 5.5 through 6.0)\n`,
+      );
     }
     expect(result.status).toBe(0);
     expect(definitionsOf(join(dir(), 'tools.js'), dir())).toEqual(expected);
@@ -101,32 +114,54 @@ describe.each(versions)('a project with TypeScript %s and the tsconfig of its ts
 
   if (version.startsWith('7.')) return;
 
-  it(supported.includes(version) ? 'tspc with the ts-patch plugin compiles it with the schemas' : 'tspc with the ts-patch plugin fails, naming the version, the supported range and the fix', () => {
-    const tsconfig = { extends: './tsconfig.json', compilerOptions: { target: 'ES2022', outDir: 'tspc-out', plugins: [{ transform: '@anytool/schema/ts-patch', import: 'tspcTransformer' }] }, files: ['tools.ts'] };
-    writeFileSync(join(dir(), 'tsconfig.tspc.json'), JSON.stringify(tsconfig));
-    const result = node([join(nodeModules(version), 'ts-patch', 'bin', 'tspc.js'), '-p', 'tsconfig.tspc.json'], dir());
-    if (supported.includes(version)) {
-      expect(result.stdout + result.stderr).toBe('');
-      expect(result.status).toBe(0);
-      expect(definitionsOf(join(dir(), 'tspc-out', 'tools.js'), dir())).toEqual(expected);
-    } else {
-      expect(result.status).not.toBe(0);
-      expect(result.stdout).toMatch(/error TS91006: anytool \(ts-patch\): TypeScript 5\.4\.5 is older than 5\.5, and the build step supports TypeScript 5\.5 through 6\.0; install a supported one in your project \(npm i -D typescript@~5\.9, or typescript@~6\.0\), or compile with `anytool build`/);
-    }
-  });
+  it(
+    supported.includes(version)
+      ? 'tspc with the ts-patch plugin compiles it with the schemas'
+      : 'tspc with the ts-patch plugin fails, naming the version, the supported range and the fix',
+    () => {
+      const tsconfig = {
+        extends: './tsconfig.json',
+        compilerOptions: { target: 'ES2022', outDir: 'tspc-out', plugins: [{ transform: '@anytool/schema/ts-patch', import: 'tspcTransformer' }] },
+        files: ['tools.ts'],
+      };
+      writeFileSync(join(dir(), 'tsconfig.tspc.json'), JSON.stringify(tsconfig));
+      const result = node([join(nodeModules(version), 'ts-patch', 'bin', 'tspc.js'), '-p', 'tsconfig.tspc.json'], dir());
+      if (supported.includes(version)) {
+        expect(result.stdout + result.stderr).toBe('');
+        expect(result.status).toBe(0);
+        expect(definitionsOf(join(dir(), 'tspc-out', 'tools.js'), dir())).toEqual(expected);
+      } else {
+        expect(result.status).not.toBe(0);
+        expect(result.stdout).toMatch(
+          /error TS91006: anytool \(ts-patch\): TypeScript 5\.4\.5 is older than 5\.5, and the build step supports TypeScript 5\.5 through 6\.0; install a supported one in your project \(npm i -D typescript@~5\.9, or typescript@~6\.0\), or compile with `anytool build`/,
+        );
+      }
+    },
+  );
 
   if (version === '6.0.3') {
     it('tspc with the unchanged tsconfig of tsc --init ("target": "esnext") stops at the decorator, naming the fix', () => {
-      writeFileSync(join(dir(), 'tsconfig.esnext.json'), JSON.stringify({ extends: './tsconfig.json', compilerOptions: { outDir: 'esnext-out', plugins: [{ transform: '@anytool/schema/ts-patch', import: 'tspcTransformer' }] }, files: ['tools.ts'] }));
+      writeFileSync(
+        join(dir(), 'tsconfig.esnext.json'),
+        JSON.stringify({
+          extends: './tsconfig.json',
+          compilerOptions: { outDir: 'esnext-out', plugins: [{ transform: '@anytool/schema/ts-patch', import: 'tspcTransformer' }] },
+          files: ['tools.ts'],
+        }),
+      );
       const result = node([join(nodeModules(version), 'ts-patch', 'bin', 'tspc.js'), '-p', 'tsconfig.esnext.json'], dir());
       expect(result.status).not.toBe(0);
-      expect(result.stdout).toMatch(/tools\.ts\(9,3\): error TS91007: @Tool\(\) on Calc\.add would stay as written in the JavaScript, and Node cannot run decorators: .* set "target": "ES2025" \(or lower\) in tsconfig\.json, or compile with `anytool build`/);
+      expect(result.stdout).toMatch(
+        /tools\.ts\(9,3\): error TS91007: @Tool\(\) on Calc\.add would stay as written in the JavaScript, and Node cannot run decorators: .* set "target": "ES2025" \(or lower\) in tsconfig\.json, or compile with `anytool build`/,
+      );
     });
   }
 
-  it(supported.includes(version) ? 'ts-node with the transformer loads it with the schemas' : 'ts-node with the transformer refuses it, naming the version', () => {
-    const cjs = join(root, version, 'cjs');
-    const script = `
+  it(
+    supported.includes(version) ? 'ts-node with the transformer loads it with the schemas' : 'ts-node with the transformer refuses it, naming the version',
+    () => {
+      const cjs = join(root, version, 'cjs');
+      const script = `
       const { anytoolTransformer } = require('@anytool/schema');
       require(${JSON.stringify(require.resolve('ts-node'))}).register({
         compiler: require.resolve('typescript', { paths: [${JSON.stringify(cjs)}] }),
@@ -138,12 +173,19 @@ describe.each(versions)('a project with TypeScript %s and the tsconfig of its ts
       } catch (error) {
         process.stdout.write(JSON.stringify({ code: error.code, message: error.message }));
       }`;
-    const result = node(['-e', script], cjs);
-    expect(result.stderr).toBe('');
-    const out = JSON.parse(result.stdout) as unknown;
-    if (supported.includes(version)) expect(out).toEqual(expected);
-    else expect(out).toEqual({ code: 'UNSUPPORTED_TYPESCRIPT', message: expect.stringMatching(/^anytool \(anytoolTransformer\): TypeScript 5\.4\.5 is older than 5\.5, and the build step supports TypeScript 5\.5 through 6\.0/) });
-  });
+      const result = node(['-e', script], cjs);
+      expect(result.stderr).toBe('');
+      const out = JSON.parse(result.stdout) as unknown;
+      if (supported.includes(version)) expect(out).toEqual(expected);
+      else
+        expect(out).toEqual({
+          code: 'UNSUPPORTED_TYPESCRIPT',
+          message: expect.stringMatching(
+            /^anytool \(anytoolTransformer\): TypeScript 5\.4\.5 is older than 5\.5, and the build step supports TypeScript 5\.5 through 6\.0/,
+          ),
+        });
+    },
+  );
 });
 
 describe('ts-jest with its compiler set to the project TypeScript', () => {
@@ -157,7 +199,16 @@ describe('ts-jest with its compiler set to the project TypeScript', () => {
     const config = {
       rootDir: cjs,
       testEnvironment: 'node',
-      transform: { '^.+\\.ts$': [require.resolve('ts-jest'), { tsconfig: join(cjs, 'tsconfig.json'), compiler: join(nodeModules(version), 'typescript'), astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } }] },
+      transform: {
+        '^.+\\.ts$': [
+          require.resolve('ts-jest'),
+          {
+            tsconfig: join(cjs, 'tsconfig.json'),
+            compiler: join(nodeModules(version), 'typescript'),
+            astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] },
+          },
+        ],
+      },
     };
     const result = node([require.resolve('jest/bin/jest'), '--config', JSON.stringify(config), '--ci', '--no-cache', '--colors=false'], cjs);
     return { status: result.status, output: result.stdout + result.stderr };

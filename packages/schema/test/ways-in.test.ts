@@ -29,7 +29,13 @@ function runCompiled(file: string): unknown {
 function tsconfigIn(dir: string, extra: Record<string, unknown> = {}, sources = join(fixtures, 'same-tool')): string {
   writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
   const file = join(dir, 'tsconfig.json');
-  writeFileSync(file, JSON.stringify({ compilerOptions: { ...compilerOptions, rootDir: sources, outDir: join(dir, 'out'), ...extra }, files: [join(sources, 'weather-tools.ts')] }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      compilerOptions: { ...compilerOptions, rootDir: sources, outDir: join(dir, 'out'), ...extra },
+      files: [join(sources, 'weather-tools.ts')],
+    }),
+  );
   return file;
 }
 

@@ -72,7 +72,9 @@ export class AnthropicModel implements Model {
       try {
         this.client = new Anthropic(clientOptions);
       } catch (error) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, `new AnthropicModel(): the @anthropic-ai/sdk client could not be created: ${describeError(error)}`, { cause: error });
+        throw new AnytoolError(ErrorCode.InvalidOptions, `new AnthropicModel(): the @anthropic-ai/sdk client could not be created: ${describeError(error)}`, {
+          cause: error,
+        });
       }
     }
   }
@@ -107,7 +109,12 @@ export class AnthropicModel implements Model {
         if (content.length > 0) messages.push({ role: 'assistant', content });
       }
     }
-    const params: CreateParams = { ...this.params, model: this.model, max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens, messages };
+    const params: CreateParams = {
+      ...this.params,
+      model: this.model,
+      max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens,
+      messages,
+    };
     // The code execution container of the last turn that had one: its files stay for the next calls.
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
@@ -142,7 +149,10 @@ export class AnthropicModel implements Model {
     const turn = new StreamedMessage(this.name, request.tools);
     const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
       try {
-        const events = await this.client.messages.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+        const events = await this.client.messages.create(
+          { ...this.toParams(request), stream: true },
+          request.signal === undefined ? undefined : { signal: request.signal },
+        );
         return events[Symbol.asyncIterator]();
       } catch (error) {
         if (request.signal?.aborted) throw error;
@@ -271,7 +281,13 @@ function toResultContent(result: ToolResult): ToolResultContent {
   return blocks;
 }
 
-const STOP_REASONS: Record<string, ModelStopReason> = { end_turn: 'end', stop_sequence: 'end', tool_use: 'tool_calls', max_tokens: 'max_tokens', refusal: 'content_filter' };
+const STOP_REASONS: Record<string, ModelStopReason> = {
+  end_turn: 'end',
+  stop_sequence: 'end',
+  tool_use: 'tool_calls',
+  max_tokens: 'max_tokens',
+  refusal: 'content_filter',
+};
 
 const FORMAT = 'anthropic';
 
@@ -304,7 +320,9 @@ function serverToolName(name: string, tools: readonly ToolDefinition[]): string 
 function serverResult(block: ServerToolResultBlock): ToolResult {
   const content = block.content as Record<string, unknown> | unknown[] | null;
   if (Array.isArray(content)) {
-    const lines = content.map((r) => (isRecord(r) && r['type'] === 'web_search_result' ? `${String(r['title'] ?? '')} ${String(r['url'] ?? '')}`.trim() : JSON.stringify(r)));
+    const lines = content.map((r) =>
+      isRecord(r) && r['type'] === 'web_search_result' ? `${String(r['title'] ?? '')} ${String(r['url'] ?? '')}`.trim() : JSON.stringify(r),
+    );
     return textResult(lines.join('\n'));
   }
   if (!isRecord(content)) return textResult(JSON.stringify(content));
@@ -321,7 +339,9 @@ function serverResult(block: ServerToolResultBlock): ToolResult {
     const stderr = String(content['stderr'] ?? '');
     const output = [stdout, stderr].filter((t) => t !== '').join('\n');
     const code = content['return_code'];
-    return code === 0 ? textResult(output) : errorResult(ErrorCode.ToolFailed, output === '' ? `The command exited with code ${String(code)}.` : `Exit code ${String(code)}: ${output}`);
+    return code === 0
+      ? textResult(output)
+      : errorResult(ErrorCode.ToolFailed, output === '' ? `The command exited with code ${String(code)}.` : `Exit code ${String(code)}: ${output}`);
   }
   return textResult(JSON.stringify(content));
 }
@@ -380,4 +400,3 @@ function lastContainer(messages: readonly ModelMessage[]): string | undefined {
   }
   return undefined;
 }
-

@@ -1,7 +1,26 @@
-import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, toGeminiToolList, type ToolDefinition, type ToolResult } from '@anytool/core';
+import {
+  AnytoolError,
+  ErrorCode,
+  errorResult,
+  lowerDefinitions,
+  resultText,
+  textResult,
+  toGeminiToolList,
+  type ToolDefinition,
+  type ToolResult,
+} from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { randomUUID } from 'node:crypto';
-import { GoogleGenAI, type Candidate, type Content, type GenerateContentParameters, type GenerateContentResponse, type GoogleGenAIOptions, type Part, type Tool } from '@google/genai';
+import {
+  GoogleGenAI,
+  type Candidate,
+  type Content,
+  type GenerateContentParameters,
+  type GenerateContentResponse,
+  type GoogleGenAIOptions,
+  type Part,
+  type Tool,
+} from '@google/genai';
 import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
@@ -56,7 +75,10 @@ export class GeminiModel implements Model {
     } else {
       const apiKey = options.apiKey ?? process.env['GEMINI_API_KEY'] ?? process.env['GOOGLE_API_KEY'];
       if (apiKey === undefined || apiKey.trim() === '') {
-        throw new AnytoolError(ErrorCode.MissingCredentials, 'new GeminiModel(): no API key: pass { apiKey } or set GEMINI_API_KEY (for Vertex AI, pass a `client` configured for it)');
+        throw new AnytoolError(
+          ErrorCode.MissingCredentials,
+          'new GeminiModel(): no API key: pass { apiKey } or set GEMINI_API_KEY (for Vertex AI, pass a `client` configured for it)',
+        );
       }
       const httpOptions: NonNullable<GoogleGenAIOptions['httpOptions']> = { retryOptions: { attempts: this.maxRetries + 1 } };
       if (options.baseURL !== undefined) httpOptions.baseUrl = options.baseURL;
@@ -65,7 +87,9 @@ export class GeminiModel implements Model {
       try {
         this.client = new GoogleGenAI({ apiKey, httpOptions });
       } catch (error) {
-        throw new AnytoolError(ErrorCode.InvalidOptions, `new GeminiModel(): the @google/genai client could not be created: ${describeError(error)}`, { cause: error });
+        throw new AnytoolError(ErrorCode.InvalidOptions, `new GeminiModel(): the @google/genai client could not be created: ${describeError(error)}`, {
+          cause: error,
+        });
       }
     }
   }
@@ -104,7 +128,11 @@ export class GeminiModel implements Model {
       config.tools = toGeminiToolList(lowerDefinitions(FORMAT, request.tools).tools) as Tool[];
       // The built-ins' calls and responses come back as parts (`toolCall`, `toolResponse`), recorded as the calls
       // they are. A Gemini API field: Vertex AI rejects it.
-      if (!this.client.vertexai && config.toolConfig?.includeServerSideToolInvocations === undefined && request.tools.some((d) => d.builtin?.declarations[FORMAT] !== undefined)) {
+      if (
+        !this.client.vertexai &&
+        config.toolConfig?.includeServerSideToolInvocations === undefined &&
+        request.tools.some((d) => d.builtin?.declarations[FORMAT] !== undefined)
+      ) {
         config.toolConfig = { ...config.toolConfig, includeServerSideToolInvocations: true };
       }
     }
@@ -178,7 +206,10 @@ class StreamedTurn implements ChunkMapper<GenerateContentResponse> {
       if (part.functionCall !== undefined) {
         const id = part.functionCall.id ?? `call_${randomUUID()}`;
         this.callIds.push(id);
-        events.push({ type: 'tool_call_start', id, name: part.functionCall.name ?? '' }, { type: 'tool_call_delta', id, delta: JSON.stringify(part.functionCall.args ?? {}) });
+        events.push(
+          { type: 'tool_call_start', id, name: part.functionCall.name ?? '' },
+          { type: 'tool_call_delta', id, delta: JSON.stringify(part.functionCall.args ?? {}) },
+        );
         this.parts.push(part);
         continue;
       }
@@ -192,7 +223,15 @@ class StreamedTurn implements ChunkMapper<GenerateContentResponse> {
   private addPart(part: Part): void {
     const previous = this.parts.at(-1);
     const plain = (p: Part): boolean => Object.keys(p).every((key) => key === 'text' || key === 'thought' || key === 'thoughtSignature');
-    if (previous !== undefined && typeof part.text === 'string' && typeof previous.text === 'string' && plain(part) && plain(previous) && previous.thought === part.thought && previous.thoughtSignature === undefined) {
+    if (
+      previous !== undefined &&
+      typeof part.text === 'string' &&
+      typeof previous.text === 'string' &&
+      plain(part) &&
+      plain(previous) &&
+      previous.thought === part.thought &&
+      previous.thoughtSignature === undefined
+    ) {
       previous.text += part.text;
       if (part.thoughtSignature !== undefined) previous.thoughtSignature = part.thoughtSignature;
     } else {
@@ -264,8 +303,16 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
       const key = BUILTIN_KEYS[part.toolResponse.toolType ?? ''] ?? String(part.toolResponse.toolType ?? 'tool');
       invoked.add(key);
       const answer = part.toolResponse.response ?? {};
-      const result = answer['error'] !== undefined ? errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${JSON.stringify(answer['error'])}.`) : textResult(JSON.stringify(answer));
-      builtinCalls.push({ id: id || `${response.responseId ?? 'response'}_${key}_${i}`, name: toolNameOf(key, tools), arguments: serverCalls.get(id) ?? {}, result });
+      const result =
+        answer['error'] !== undefined
+          ? errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${JSON.stringify(answer['error'])}.`)
+          : textResult(JSON.stringify(answer));
+      builtinCalls.push({
+        id: id || `${response.responseId ?? 'response'}_${key}_${i}`,
+        name: toolNameOf(key, tools),
+        arguments: serverCalls.get(id) ?? {},
+        result,
+      });
     } else if (part.functionCall !== undefined) {
       toolCalls.push({ id: part.functionCall.id ?? '', name: part.functionCall.name ?? '', arguments: part.functionCall.args ?? {} });
     } else if (part.executableCode !== undefined) {
@@ -273,8 +320,14 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
     } else if (part.codeExecutionResult !== undefined) {
       const outcome = part.codeExecutionResult.outcome;
       const output = part.codeExecutionResult.output ?? '';
-      const result = outcome === 'OUTCOME_OK' || outcome === undefined ? textResult(output) : errorResult(ErrorCode.ToolFailed, output || `The code ended with ${outcome}.`);
-      builtinCalls.push({ id: part.codeExecutionResult.id ?? code?.id ?? `code_${i}`, name: toolNameOf('codeExecution', tools), arguments: { code: code?.code ?? '' }, result });
+      const result =
+        outcome === 'OUTCOME_OK' || outcome === undefined ? textResult(output) : errorResult(ErrorCode.ToolFailed, output || `The code ended with ${outcome}.`);
+      builtinCalls.push({
+        id: part.codeExecutionResult.id ?? code?.id ?? `code_${i}`,
+        name: toolNameOf('codeExecution', tools),
+        arguments: { code: code?.code ?? '' },
+        result,
+      });
       code = undefined;
     } else if (typeof part.text === 'string' && part.thought !== true) {
       texts.push(part.text);
@@ -284,21 +337,39 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
   // Searches and pages read already recorded from their invocation parts are not recorded again from the metadata.
   if (!invoked.has('googleSearch') && grounding?.webSearchQueries !== undefined && grounding.webSearchQueries.length > 0) {
     const sources = (grounding.groundingChunks ?? []).map((chunk) => `${chunk.web?.title ?? ''} ${chunk.web?.uri ?? ''}`.trim()).filter((s) => s !== '');
-    builtinCalls.push({ id: `${response.responseId ?? 'response'}_search`, name: toolNameOf('googleSearch', tools), arguments: { queries: grounding.webSearchQueries }, result: textResult(sources.join('\n')) });
+    builtinCalls.push({
+      id: `${response.responseId ?? 'response'}_search`,
+      name: toolNameOf('googleSearch', tools),
+      arguments: { queries: grounding.webSearchQueries },
+      result: textResult(sources.join('\n')),
+    });
   }
   const urls = candidate?.urlContextMetadata?.urlMetadata;
   if (!invoked.has('urlContext') && urls !== undefined && urls.length > 0) {
     // Each page's retrieval status; no page read at all is an error result.
     const lines = urls.map((u) => `${u.retrievedUrl ?? ''}: ${u.urlRetrievalStatus ?? ''}`).join('\n');
     const read = urls.some((u) => u.urlRetrievalStatus === 'URL_RETRIEVAL_STATUS_SUCCESS');
-    builtinCalls.push({ id: `${response.responseId ?? 'response'}_urls`, name: toolNameOf('urlContext', tools), arguments: { urls: urls.map((u) => u.retrievedUrl) }, result: read ? textResult(lines) : errorResult(ErrorCode.ToolFailed, `No page could be read:\n${lines}`) });
+    builtinCalls.push({
+      id: `${response.responseId ?? 'response'}_urls`,
+      name: toolNameOf('urlContext', tools),
+      arguments: { urls: urls.map((u) => u.retrievedUrl) },
+      result: read ? textResult(lines) : errorResult(ErrorCode.ToolFailed, `No page could be read:\n${lines}`),
+    });
   }
   const usage = response.usageMetadata;
   const input = usage?.promptTokenCount ?? 0;
   const output = (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0);
   const finish = candidate?.finishReason ?? response.promptFeedback?.blockReason;
   const stopReason: ModelStopReason =
-    toolCalls.length > 0 ? 'tool_calls' : response.promptFeedback?.blockReason !== undefined || (finish !== undefined && FILTERED.has(finish)) ? 'content_filter' : finish === 'MAX_TOKENS' ? 'max_tokens' : finish === 'STOP' ? 'end' : 'other';
+    toolCalls.length > 0
+      ? 'tool_calls'
+      : response.promptFeedback?.blockReason !== undefined || (finish !== undefined && FILTERED.has(finish))
+        ? 'content_filter'
+        : finish === 'MAX_TOKENS'
+          ? 'max_tokens'
+          : finish === 'STOP'
+            ? 'end'
+            : 'other';
   const result: ModelResponse = {
     text: texts.join(''),
     toolCalls,
@@ -311,4 +382,3 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   return result;
 }
-

@@ -1,11 +1,39 @@
-import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import {
+  AnytoolError,
+  ErrorCode,
+  errorResult,
+  lowerDefinitions,
+  resultText,
+  textResult,
+  toolResult,
+  type ToolDefinition,
+  type ToolResult,
+} from '@anytool/core';
 import { describeError, sniffMimeType } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { Response, ResponseCreateParamsNonStreaming, ResponseFunctionWebSearch, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type {
+  Response,
+  ResponseCreateParamsNonStreaming,
+  ResponseFunctionWebSearch,
+  ResponseInputItem,
+  ResponseOutputItem,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
-import type { BuiltinApproval, BuiltinApprovalRequest, BuiltinToolCall, Model, ModelDiagnostic, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type {
+  BuiltinApproval,
+  BuiltinApprovalRequest,
+  BuiltinToolCall,
+  Model,
+  ModelDiagnostic,
+  ModelRequest,
+  ModelResponse,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelToolCall,
+} from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -59,7 +87,11 @@ export class OpenAIResponsesModel implements Model {
       try {
         this.client = new OpenAI(clientOptions);
       } catch (error) {
-        throw new AnytoolError(ErrorCode.MissingCredentials, `new OpenAIResponsesModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
+        throw new AnytoolError(
+          ErrorCode.MissingCredentials,
+          `new OpenAIResponsesModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`,
+          { cause: error },
+        );
       }
     }
   }
@@ -79,7 +111,8 @@ export class OpenAIResponsesModel implements Model {
           continue;
         }
         if (message.content !== '') input.push({ role: 'assistant', content: message.content });
-        for (const call of message.toolCalls ?? []) input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentString(call.arguments) });
+        for (const call of message.toolCalls ?? [])
+          input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentString(call.arguments) });
       } else {
         input.push({ type: 'function_call_output', call_id: message.callId, output: outputText(message.result) });
       }
@@ -118,7 +151,10 @@ export class OpenAIResponsesModel implements Model {
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
     const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
       try {
-        const events = await this.client.responses.create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal });
+        const events = await this.client.responses.create(
+          { ...this.toParams(request), stream: true },
+          request.signal === undefined ? undefined : { signal: request.signal },
+        );
         return events[Symbol.asyncIterator]();
       } catch (error) {
         if (request.signal?.aborted) throw error;
@@ -226,7 +262,12 @@ function builtinCallOf(item: ResponseOutputItem, tools: readonly ToolDefinition[
       return call({ code: item.code }, failed ? errorResult(ErrorCode.ToolFailed, logs || 'The code failed.') : textResult(logs));
     }
     case 'image_generation_call':
-      return call({}, item.result === null || failed ? errorResult(ErrorCode.ToolFailed, 'No image was generated.') : toolResult({ content: [{ type: 'image', data: item.result, mimeType: imageType(item.result) }], isError: false }));
+      return call(
+        {},
+        item.result === null || failed
+          ? errorResult(ErrorCode.ToolFailed, 'No image was generated.')
+          : toolResult({ content: [{ type: 'image', data: item.result, mimeType: imageType(item.result) }], isError: false }),
+      );
     case 'mcp_call':
       // A call the user approved is known by its approval request's id: the agent recorded the call under it.
       return {
@@ -304,7 +345,16 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const input = response.usage?.input_tokens ?? 0;
   const output = response.usage?.output_tokens ?? 0;
   const incomplete = response.incomplete_details?.reason;
-  const stopReason: ModelStopReason = toolCalls.length > 0 || approvalRequests.length > 0 ? 'tool_calls' : refused || incomplete === 'content_filter' ? 'content_filter' : incomplete === 'max_output_tokens' ? 'max_tokens' : response.status === 'completed' ? 'end' : 'other';
+  const stopReason: ModelStopReason =
+    toolCalls.length > 0 || approvalRequests.length > 0
+      ? 'tool_calls'
+      : refused || incomplete === 'content_filter'
+        ? 'content_filter'
+        : incomplete === 'max_output_tokens'
+          ? 'max_tokens'
+          : response.status === 'completed'
+            ? 'end'
+            : 'other';
   const result: ModelResponse = {
     text: texts.join(''),
     toolCalls,
@@ -319,4 +369,3 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   if (diagnostics.length > 0) result.diagnostics = diagnostics;
   return result;
 }
-

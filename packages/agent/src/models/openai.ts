@@ -1,7 +1,13 @@
 import { AnytoolError, ErrorCode, lowerDefinitions, resultText } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionContentPart, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
@@ -58,7 +64,11 @@ export class OpenAIModel implements Model {
       try {
         this.client = new OpenAI(clientOptions);
       } catch (error) {
-        throw new AnytoolError(ErrorCode.MissingCredentials, `new OpenAIModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`, { cause: error });
+        throw new AnytoolError(
+          ErrorCode.MissingCredentials,
+          `new OpenAIModel(): the openai client could not be created: ${describeError(error)}; pass { apiKey } or set OPENAI_API_KEY`,
+          { cause: error },
+        );
       }
     }
   }
@@ -195,7 +205,15 @@ class StreamedTurn implements ChunkMapper<ChatCompletionChunk> {
     if (this.finishReason === undefined && this.text === '' && this.calls.length === 0) {
       throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the stream ended without a choice`);
     }
-    return { type: 'response', response: toResponse(this.text || this.refusal, this.calls.filter((call) => call !== undefined), this.usage, this.finishReason) };
+    return {
+      type: 'response',
+      response: toResponse(
+        this.text || this.refusal,
+        this.calls.filter((call) => call !== undefined),
+        this.usage,
+        this.finishReason,
+      ),
+    };
   }
 }
 
@@ -203,7 +221,13 @@ function argumentString(args: unknown): string {
   return typeof args === 'string' ? args : JSON.stringify(args ?? {});
 }
 
-const STOP_REASONS: Record<string, ModelStopReason> = { stop: 'end', tool_calls: 'tool_calls', function_call: 'tool_calls', length: 'max_tokens', content_filter: 'content_filter' };
+const STOP_REASONS: Record<string, ModelStopReason> = {
+  stop: 'end',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+  length: 'max_tokens',
+  content_filter: 'content_filter',
+};
 
 function fromCompletion(completion: ChatCompletion, name: string): ModelResponse {
   const choice = completion.choices?.[0];
@@ -227,4 +251,3 @@ function toResponse(text: string, toolCalls: ModelToolCall[], usage: ChatComplet
   if (finishReason !== undefined) response.providerStopReason = finishReason;
   return response;
 }
-

@@ -65,12 +65,25 @@ export class ScriptedModel implements Model {
     this.requests.push({ ...request, messages: [...request.messages] });
     const step = this.script[index];
     if (step === undefined) {
-      throw new AnytoolError(ErrorCode.ModelFailed, `ScriptedModel "${this.name}": the script has ${this.script.length} turn(s) and turn ${index + 1} was asked for; add a turn (or lower maxSteps)`);
+      throw new AnytoolError(
+        ErrorCode.ModelFailed,
+        `ScriptedModel "${this.name}": the script has ${this.script.length} turn(s) and turn ${index + 1} was asked for; add a turn (or lower maxSteps)`,
+      );
     }
     // A function step is raced against the request's signal: one that never settles cannot hold up an abort.
-    const turn = typeof step === 'function' ? await untilAborted(Promise.resolve().then(() => step(request, index + 1)), request.signal) : step;
+    const turn =
+      typeof step === 'function'
+        ? await untilAborted(
+            Promise.resolve().then(() => step(request, index + 1)),
+            request.signal,
+          )
+        : step;
     request.signal?.throwIfAborted();
-    const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({ id: call.id ?? `call_t${index + 1}_${i + 1}`, name: call.name, arguments: call.arguments ?? {} }));
+    const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({
+      id: call.id ?? `call_t${index + 1}_${i + 1}`,
+      name: call.name,
+      arguments: call.arguments ?? {},
+    }));
     const inputTokens = turn.usage?.inputTokens ?? this.usage.inputTokens ?? 0;
     const outputTokens = turn.usage?.outputTokens ?? this.usage.outputTokens ?? 0;
     const response: ModelResponse = {

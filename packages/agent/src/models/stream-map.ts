@@ -149,5 +149,3 @@ class MappingIterator<C> implements MappedStream {
 function isList(mapped: ModelStreamEvent | readonly ModelStreamEvent[]): mapped is readonly ModelStreamEvent[] {
   return Array.isArray(mapped);
 }
-
-

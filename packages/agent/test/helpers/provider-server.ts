@@ -44,15 +44,26 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
-      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+      };
       requests.push(received);
       const next = replies[requests.length - 1];
-      const reply: Reply = next === undefined ? { status: 500, body: { error: { message: 'the test server has no reply left', type: 'server_error' } } } : typeof next === 'function' ? next(received) : next;
+      const reply: Reply =
+        next === undefined
+          ? { status: 500, body: { error: { message: 'the test server has no reply left', type: 'server_error' } } }
+          : typeof next === 'function'
+            ? next(received)
+            : next;
       if (reply.hang === true) return;
       if (reply.events !== undefined) {
         res.writeHead(reply.status ?? 200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...reply.headers });
         // Chat Completions and Gemini chunks have no `type`: data lines only, as those APIs send them.
-        for (const event of reply.events) res.write(`${typeof event['type'] === 'string' ? `event: ${event['type']}\n` : ''}data: ${JSON.stringify(event)}\n\n`);
+        for (const event of reply.events)
+          res.write(`${typeof event['type'] === 'string' ? `event: ${event['type']}\n` : ''}data: ${JSON.stringify(event)}\n\n`);
         if (reply.hangAfterEvents !== true) res.end();
         return;
       }

@@ -15,7 +15,11 @@ const weather = tool(({ city }: { city: string }) => `${city}: 21 celsius`, {
 });
 
 /** A Messages API response (https://platform.claude.com/docs/en/api/messages/create), server tool usage included. */
-function message(content: Anthropic.ContentBlock[], stopReason: Anthropic.StopReason, serverToolUse = { web_search_requests: 0, web_fetch_requests: 0 }): Record<string, unknown> {
+function message(
+  content: Anthropic.ContentBlock[],
+  stopReason: Anthropic.StopReason,
+  serverToolUse = { web_search_requests: 0, web_fetch_requests: 0 },
+): Record<string, unknown> {
   return {
     id: 'msg_builtins',
     type: 'message',
@@ -33,20 +37,38 @@ const text = (value: string): Anthropic.TextBlock => ({ type: 'text', text: valu
 
 // https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool ("Response"): the call,
 // then its result block of web_search_result entries (the page content encrypted, for the next turn).
-const search = { type: 'server_tool_use', id: 'srvtoolu_search', name: 'web_search', input: { query: 'Bergen harbour festival dates' }, caller: direct } satisfies Anthropic.ServerToolUseBlock;
+const search = {
+  type: 'server_tool_use',
+  id: 'srvtoolu_search',
+  name: 'web_search',
+  input: { query: 'Bergen harbour festival dates' },
+  caller: direct,
+} satisfies Anthropic.ServerToolUseBlock;
 const searchResult = {
   type: 'web_search_tool_result',
   tool_use_id: 'srvtoolu_search',
   caller: direct,
   content: [
-    { type: 'web_search_result', url: 'https://example.org/bergen/festival', title: 'Harbour festival 2026', encrypted_content: 'EqgfCioIARgB', page_age: '2 days ago' },
+    {
+      type: 'web_search_result',
+      url: 'https://example.org/bergen/festival',
+      title: 'Harbour festival 2026',
+      encrypted_content: 'EqgfCioIARgB',
+      page_age: '2 days ago',
+    },
     { type: 'web_search_result', url: 'https://example.net/events', title: 'Events in Bergen', encrypted_content: 'Eo8BCioIARgC', page_age: null },
   ],
 } satisfies Anthropic.WebSearchToolResultBlock;
 
 // https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-fetch-tool ("Response"): a
 // web_fetch_result holding the page as a plain-text document.
-const fetchCall = { type: 'server_tool_use', id: 'srvtoolu_fetch', name: 'web_fetch', input: { url: 'https://example.org/bergen/festival' }, caller: direct } satisfies Anthropic.ServerToolUseBlock;
+const fetchCall = {
+  type: 'server_tool_use',
+  id: 'srvtoolu_fetch',
+  name: 'web_fetch',
+  input: { url: 'https://example.org/bergen/festival' },
+  caller: direct,
+} satisfies Anthropic.ServerToolUseBlock;
 const fetchResult = {
   type: 'web_fetch_tool_result',
   tool_use_id: 'srvtoolu_fetch',
@@ -55,7 +77,12 @@ const fetchResult = {
     type: 'web_fetch_result',
     url: 'https://example.org/bergen/festival',
     retrieved_at: '2026-11-30T09:15:00Z',
-    content: { type: 'document', title: 'Harbour festival 2026', citations: null, source: { type: 'text', media_type: 'text/plain', data: 'The festival runs 12-14 June on the quay.' } },
+    content: {
+      type: 'document',
+      title: 'Harbour festival 2026',
+      citations: null,
+      source: { type: 'text', media_type: 'text/plain', data: 'The festival runs 12-14 June on the quay.' },
+    },
   },
 } satisfies Anthropic.WebFetchToolResultBlock;
 
@@ -68,15 +95,41 @@ const writeFile = {
   input: { command: 'create', path: 'days.py', file_text: 'print(14 - 12 + 1)\n' },
   caller: direct,
 } satisfies Anthropic.ServerToolUseBlock;
-const written = { type: 'text_editor_code_execution_tool_result', tool_use_id: 'srvtoolu_write', content: { type: 'text_editor_code_execution_create_result', is_file_update: false } } satisfies Anthropic.TextEditorCodeExecutionToolResultBlock;
-const runFile = { type: 'server_tool_use', id: 'srvtoolu_bash', name: 'bash_code_execution', input: { command: 'python days.py' }, caller: direct } satisfies Anthropic.ServerToolUseBlock;
-const ran = { type: 'bash_code_execution_tool_result', tool_use_id: 'srvtoolu_bash', content: { type: 'bash_code_execution_result', stdout: '3\n', stderr: '', return_code: 0, content: [] } } satisfies Anthropic.BashCodeExecutionToolResultBlock;
+const written = {
+  type: 'text_editor_code_execution_tool_result',
+  tool_use_id: 'srvtoolu_write',
+  content: { type: 'text_editor_code_execution_create_result', is_file_update: false },
+} satisfies Anthropic.TextEditorCodeExecutionToolResultBlock;
+const runFile = {
+  type: 'server_tool_use',
+  id: 'srvtoolu_bash',
+  name: 'bash_code_execution',
+  input: { command: 'python days.py' },
+  caller: direct,
+} satisfies Anthropic.ServerToolUseBlock;
+const ran = {
+  type: 'bash_code_execution_tool_result',
+  tool_use_id: 'srvtoolu_bash',
+  content: { type: 'bash_code_execution_result', stdout: '3\n', stderr: '', return_code: 0, content: [] },
+} satisfies Anthropic.BashCodeExecutionToolResultBlock;
 
 // https://platform.claude.com/docs/en/agents-and-tools/tool-use/bash-tool, .../text-editor-tool and
 // .../memory-tool: the model calls client tools with tool_use blocks in the tools' fixed input shapes.
 const bashCall = { type: 'tool_use', id: 'toolu_bash', name: 'bash', input: { command: 'ls ~/trips' }, caller: direct } satisfies Anthropic.ToolUseBlock;
-const editorCall = { type: 'tool_use', id: 'toolu_edit', name: 'str_replace_based_edit_tool', input: { command: 'view', path: 'trips/bergen.md' }, caller: direct } satisfies Anthropic.ToolUseBlock;
-const memoryCall = { type: 'tool_use', id: 'toolu_memory', name: 'memory', input: { command: 'view', path: '/memories' }, caller: direct } satisfies Anthropic.ToolUseBlock;
+const editorCall = {
+  type: 'tool_use',
+  id: 'toolu_edit',
+  name: 'str_replace_based_edit_tool',
+  input: { command: 'view', path: 'trips/bergen.md' },
+  caller: direct,
+} satisfies Anthropic.ToolUseBlock;
+const memoryCall = {
+  type: 'tool_use',
+  id: 'toolu_memory',
+  name: 'memory',
+  input: { command: 'view', path: '/memories' },
+  caller: direct,
+} satisfies Anthropic.ToolUseBlock;
 
 describe('Anthropic built-in tools through AnthropicModel', () => {
   let server: ProviderServer | undefined;
@@ -85,7 +138,7 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     server = undefined;
   });
 
-  it('declares each tool in the documented shape, records the server tools\' calls and results, runs the client tools and sends the turn back verbatim', async () => {
+  it("declares each tool in the documented shape, records the server tools' calls and results, runs the client tools and sends the turn back verbatim", async () => {
     const handled: Array<[string, unknown]> = [];
     const handler =
       (name: string) =>
@@ -94,7 +147,20 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
         handled.push([name, args]);
         return `${name} done`;
       };
-    const firstTurn = [search, searchResult, fetchCall, fetchResult, writeFile, written, runFile, ran, text('The festival lasts 3 days. Checking your notes.'), bashCall, editorCall, memoryCall];
+    const firstTurn = [
+      search,
+      searchResult,
+      fetchCall,
+      fetchResult,
+      writeFile,
+      written,
+      runFile,
+      ran,
+      text('The festival lasts 3 days. Checking your notes.'),
+      bashCall,
+      editorCall,
+      memoryCall,
+    ];
     server = await startProviderServer([
       { body: message(firstTurn, 'tool_use', { web_search_requests: 1, web_fetch_requests: 1 }) },
       { body: message([text('It runs 12-14 June; your notes say you arrive on the 12th.')], 'end_turn') },
@@ -102,7 +168,11 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const tools = [
       weather,
-      builtin.anthropic.webSearch({ max_uses: 2, allowed_domains: ['example.org', 'example.net'], user_location: { type: 'approximate', city: 'Bergen', country: 'NO', timezone: 'Europe/Oslo' } }),
+      builtin.anthropic.webSearch({
+        max_uses: 2,
+        allowed_domains: ['example.org', 'example.net'],
+        user_location: { type: 'approximate', city: 'Bergen', country: 'NO', timezone: 'Europe/Oslo' },
+      }),
       builtin.anthropic.webFetch({ max_uses: 1, citations: { enabled: true }, max_content_tokens: 20_000 }),
       builtin.anthropic.codeExecution(),
       builtin.anthropic.bash(handler('bash')),
@@ -118,9 +188,19 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     expect(result.text).toBe('It runs 12-14 June; your notes say you arrive on the 12th.');
     const [first, second] = server.requests;
     expect(first!.body['tools']).toEqual([
-      { name: 'get_weather', description: 'Current weather in a city.', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+      {
+        name: 'get_weather',
+        description: 'Current weather in a city.',
+        input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
       // https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool ("Tool definition")
-      { type: 'web_search_20250305', name: 'web_search', max_uses: 2, allowed_domains: ['example.org', 'example.net'], user_location: { type: 'approximate', city: 'Bergen', country: 'NO', timezone: 'Europe/Oslo' } },
+      {
+        type: 'web_search_20250305',
+        name: 'web_search',
+        max_uses: 2,
+        allowed_domains: ['example.org', 'example.net'],
+        user_location: { type: 'approximate', city: 'Bergen', country: 'NO', timezone: 'Europe/Oslo' },
+      },
       // https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-fetch-tool ("Tool definition")
       { type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 1, citations: { enabled: true }, max_content_tokens: 20_000 },
       // https://platform.claude.com/docs/en/agents-and-tools/tool-use/code-execution-tool
@@ -170,8 +250,17 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     ]);
     const builtinResults = events.filter((e) => e.type === 'tool_result' && e.callId.startsWith('srvtoolu_'));
     expect(builtinResults).toMatchObject([
-      { ranBy: 'anthropic', result: { isError: false, content: [{ text: 'Harbour festival 2026 https://example.org/bergen/festival\nEvents in Bergen https://example.net/events' }] } },
-      { ranBy: 'anthropic', result: { isError: false, content: [{ text: 'https://example.org/bergen/festival Harbour festival 2026\nThe festival runs 12-14 June on the quay.' }] } },
+      {
+        ranBy: 'anthropic',
+        result: {
+          isError: false,
+          content: [{ text: 'Harbour festival 2026 https://example.org/bergen/festival\nEvents in Bergen https://example.net/events' }],
+        },
+      },
+      {
+        ranBy: 'anthropic',
+        result: { isError: false, content: [{ text: 'https://example.org/bergen/festival Harbour festival 2026\nThe festival runs 12-14 June on the quay.' }] },
+      },
       { ranBy: 'anthropic', result: { isError: false } },
       { ranBy: 'anthropic', result: { isError: false, content: [{ text: '3\n' }] } },
     ]);
@@ -189,10 +278,20 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
           [
             { ...search, id: 'srvtoolu_s2' },
             // web-search-tool page, "Errors": the result block's content is an error object, the request still succeeds.
-            { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_s2', caller: direct, content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' } } satisfies Anthropic.WebSearchToolResultBlock,
+            {
+              type: 'web_search_tool_result',
+              tool_use_id: 'srvtoolu_s2',
+              caller: direct,
+              content: { type: 'web_search_tool_result_error', error_code: 'max_uses_exceeded' },
+            } satisfies Anthropic.WebSearchToolResultBlock,
             { ...fetchCall, id: 'srvtoolu_f2' },
             // web-fetch-tool page, "Errors"
-            { type: 'web_fetch_tool_result', tool_use_id: 'srvtoolu_f2', caller: direct, content: { type: 'web_fetch_tool_result_error', error_code: 'url_not_accessible' } } satisfies Anthropic.WebFetchToolResultBlock,
+            {
+              type: 'web_fetch_tool_result',
+              tool_use_id: 'srvtoolu_f2',
+              caller: direct,
+              content: { type: 'web_fetch_tool_result_error', error_code: 'url_not_accessible' },
+            } satisfies Anthropic.WebFetchToolResultBlock,
             { ...runFile, id: 'srvtoolu_b2', input: { command: 'python missing.py' } },
             // code-execution-tool page: a command that fails still has a result, with its exit code.
             {
@@ -207,7 +306,9 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
       },
     ]);
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const result = await new Agent({ model, tools: [builtin.anthropic.webSearch(), builtin.anthropic.webFetch(), builtin.anthropic.codeExecution()] }).run('Try everything.');
+    const result = await new Agent({ model, tools: [builtin.anthropic.webSearch(), builtin.anthropic.webFetch(), builtin.anthropic.codeExecution()] }).run(
+      'Try everything.',
+    );
     expect(result.text).toBe('None of that worked.');
     const results = result.context.events.filter((e) => e.type === 'tool_result');
     expect(results).toMatchObject([
@@ -222,7 +323,11 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     // https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool ("Streaming"): the call's
     // input streams as input_json_delta; its result block arrives whole in content_block_start.
     const events: Anthropic.RawMessageStreamEvent[] = [
-      { type: 'content_block_start', index: 0, content_block: { type: 'server_tool_use', id: 'srvtoolu_search', name: 'web_search', input: {}, caller: direct } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'server_tool_use', id: 'srvtoolu_search', name: 'web_search', input: {}, caller: direct },
+      },
       { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"query": "Bergen harbour ' } },
       { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: 'festival dates"}' } },
       { type: 'content_block_stop', index: 0 },
@@ -239,7 +344,12 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     server = await startProviderServer([
       {
         body: null,
-        events: [start, ...events, { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } }, { type: 'message_stop' }] as Array<Record<string, unknown>>,
+        events: [
+          start,
+          ...events,
+          { type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { output_tokens: 30 } },
+          { type: 'message_stop' },
+        ] as Array<Record<string, unknown>>,
       },
       {
         body: null,
@@ -257,7 +367,11 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     const seen: AgentStreamEvent[] = [];
     for await (const event of new Agent({ model, tools: [weather, builtin.anthropic.webSearch()] }).stream('Festival dates and weather?')) seen.push(event);
 
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_result' ? `result ${e.tool}` : e.type === 'tool_call_start' ? `start ${e.name}` : e.type))).toEqual([
+    expect(
+      seen.map((e) =>
+        e.type === 'text_delta' ? e.text : e.type === 'tool_result' ? `result ${e.tool}` : e.type === 'tool_call_start' ? `start ${e.name}` : e.type,
+      ),
+    ).toEqual([
       '12-14 June. ',
       'The weather:',
       'start get_weather',
@@ -269,11 +383,19 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     ]);
     const last = seen.at(-1)!;
     expect(last.type === 'result' && last.result.text).toBe('Bergen: 21 celsius.');
-    expect(seen.find((e) => e.type === 'tool_result' && e.tool === 'anthropic_web_search')).toMatchObject({ callId: 'srvtoolu_search', result: { content: [{ text: expect.stringContaining('https://example.org/bergen/festival') }] } });
+    expect(seen.find((e) => e.type === 'tool_result' && e.tool === 'anthropic_web_search')).toMatchObject({
+      callId: 'srvtoolu_search',
+      result: { content: [{ text: expect.stringContaining('https://example.org/bergen/festival') }] },
+    });
     const sent = (server.requests[1]!.body['messages'] as Anthropic.MessageParam[])[1]!;
     expect(sent).toEqual({
       role: 'assistant',
-      content: [{ ...search }, searchResult, text('12-14 June. The weather:'), { type: 'tool_use', id: 'toolu_w', name: 'get_weather', input: { city: 'Bergen' }, caller: direct }],
+      content: [
+        { ...search },
+        searchResult,
+        text('12-14 June. The weather:'),
+        { type: 'tool_use', id: 'toolu_w', name: 'get_weather', input: { city: 'Bergen' }, caller: direct },
+      ],
     });
   });
 
@@ -306,14 +428,20 @@ describe('Anthropic built-in tools through AnthropicModel', () => {
     // The next question of the conversation runs in the same container.
     await agent.run([...result.messages, { role: 'user', content: 'Check again?' }]);
     expect(server.requests[2]!.body['container']).toBe(container.id);
-    expect(new AnthropicModel({ model: 'claude-test', apiKey: 'k', params: { container: 'mine' } }).toParams({ messages: result.messages, tools: [] }).container).toBe('mine');
+    expect(
+      new AnthropicModel({ model: 'claude-test', apiKey: 'k', params: { container: 'mine' } }).toParams({ messages: result.messages, tools: [] }).container,
+    ).toBe('mine');
   });
 
   it('sends the newer tool versions the client knows when asked for by `type`', () => {
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
     const params = model.toParams({
       messages: [{ role: 'user', content: 'x' }],
-      tools: [builtin.anthropic.webSearch({ type: 'web_search_20260209' }), builtin.anthropic.webFetch({ type: 'web_fetch_20260209' }), builtin.anthropic.codeExecution({ type: 'code_execution_20260120' })].map((t) => t.definition),
+      tools: [
+        builtin.anthropic.webSearch({ type: 'web_search_20260209' }),
+        builtin.anthropic.webFetch({ type: 'web_fetch_20260209' }),
+        builtin.anthropic.codeExecution({ type: 'code_execution_20260120' }),
+      ].map((t) => t.definition),
     });
     // Tool reference (https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-reference): both
     // versions of each are current; the 2026 ones filter results with code and are not ZDR-eligible.

@@ -34,9 +34,13 @@ describe('AnthropicModel (Messages through the official client)', () => {
     server = undefined;
   });
 
-  it('sends Anthropic\'s web search beside a local tool, records its call and result, and sends the turn back verbatim', async () => {
+  it("sends Anthropic's web search beside a local tool, records its call and result, and sends the turn back verbatim", async () => {
     const search = { type: 'server_tool_use', id: 'srvtoolu_1', name: 'web_search', input: { query: 'Oslo events today' } };
-    const found = { type: 'web_search_tool_result', tool_use_id: 'srvtoolu_1', content: [{ type: 'web_search_result', url: 'https://example.com/oslo', title: 'Oslo events', encrypted_content: 'e', page_age: null }] };
+    const found = {
+      type: 'web_search_tool_result',
+      tool_use_id: 'srvtoolu_1',
+      content: [{ type: 'web_search_result', url: 'https://example.com/oslo', title: 'Oslo events', encrypted_content: 'e', page_age: null }],
+    };
     const call = { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Oslo' } };
     server = await startProviderServer([
       { body: message([search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call], 'tool_use') },
@@ -48,11 +52,19 @@ describe('AnthropicModel (Messages through the official client)', () => {
     expect(result.text).toBe('A concert tonight, 21 celsius.');
     const [first, second] = server.requests;
     expect((first!.body['tools'] as unknown[]).slice(1)).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }]);
-    expect((second!.body['messages'] as unknown[])[1]).toEqual({ role: 'assistant', content: [search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call] });
+    expect((second!.body['messages'] as unknown[])[1]).toEqual({
+      role: 'assistant',
+      content: [search, found, { type: 'text', text: 'A concert tonight. Checking the weather.', citations: null }, call],
+    });
     const calls = result.context.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
     expect(calls).toMatchObject([
       { type: 'tool_call', callId: 'srvtoolu_1', tool: 'anthropic_web_search', args: { query: 'Oslo events today' } },
-      { type: 'tool_result', callId: 'srvtoolu_1', tool: 'anthropic_web_search', result: { isError: false, content: [{ text: expect.stringContaining('https://example.com/oslo') }] } },
+      {
+        type: 'tool_result',
+        callId: 'srvtoolu_1',
+        tool: 'anthropic_web_search',
+        result: { isError: false, content: [{ text: expect.stringContaining('https://example.com/oslo') }] },
+      },
       { type: 'tool_call', callId: 'toolu_1', tool: 'get_weather' },
       { type: 'tool_result', callId: 'toolu_1', result: { content: [{ text: 'Oslo: 21 celsius' }] } },
     ]);
@@ -89,11 +101,21 @@ describe('AnthropicModel (Messages through the official client)', () => {
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const seen: AgentStreamEvent[] = [];
     for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":', '"Oslo"}', 'tool_result', 'Oslo is ', '21 celsius.', 'result']);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual([
+      'tool_call_start',
+      '{"city":',
+      '"Oslo"}',
+      'tool_result',
+      'Oslo is ',
+      '21 celsius.',
+      'result',
+    ]);
     const last = seen.at(-1)!;
     expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2 });
     expect(server.requests[0]!.body).toMatchObject({ stream: true });
-    expect((server.requests[1]!.body['messages'] as Array<{ content: unknown }>)[2]!.content).toEqual([{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Oslo: 21 celsius' }] }]);
+    expect((server.requests[1]!.body['messages'] as Array<{ content: unknown }>)[2]!.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Oslo: 21 celsius' }] },
+    ]);
   });
 
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
@@ -142,7 +164,12 @@ describe('AnthropicModel (Messages through the official client)', () => {
     // @anthropic-ai/sdk 1.x sends the key as a bearer token; 0.x as x-api-key.
     const key = expectedSdkMajor('anthropic') === 0 ? { 'x-api-key': 'test-key' } : { authorization: 'Bearer test-key' };
     expect(first).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { ...key, 'anthropic-version': expect.any(String) } });
-    expect(first!.body).toMatchObject({ model: 'claude-test', max_tokens: 4096, system: 'You report weather.', messages: [{ role: 'user', content: 'Weather in Oslo and Paris?' }] });
+    expect(first!.body).toMatchObject({
+      model: 'claude-test',
+      max_tokens: 4096,
+      system: 'You report weather.',
+      messages: [{ role: 'user', content: 'Weather in Oslo and Paris?' }],
+    });
     expect(first!.body['tools']).toEqual([{ name: 'get_weather', description: 'Current weather in a city.', input_schema: weather.definition.parameters }]);
 
     const messages = second!.body['messages'] as Array<{ role: string; content: unknown }>;
@@ -184,7 +211,12 @@ describe('AnthropicModel (Messages through the official client)', () => {
     else expect(params).not.toHaveProperty('temperature');
     expect(params).not.toHaveProperty('tools');
     expect(params.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'draw', input: {} }] });
-    expect(params.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] }] });
+    expect(params.messages[2]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] },
+      ],
+    });
   });
 
   it('leaves an empty assistant answer out of the history (the API rejects empty content)', () => {
@@ -208,7 +240,11 @@ describe('AnthropicModel (Messages through the official client)', () => {
     delete process.env['ANTHROPIC_API_KEY'];
     delete process.env['ANTHROPIC_AUTH_TOKEN'];
     try {
-      const missing = expect.objectContaining({ name: 'AnytoolError', code: ErrorCode.MissingCredentials, message: expect.stringMatching(/^new AnthropicModel\(\): no API key: pass \{ apiKey \} or set ANTHROPIC_API_KEY/) });
+      const missing = expect.objectContaining({
+        name: 'AnytoolError',
+        code: ErrorCode.MissingCredentials,
+        message: expect.stringMatching(/^new AnthropicModel\(\): no API key: pass \{ apiKey \} or set ANTHROPIC_API_KEY/),
+      });
       expect(() => new AnthropicModel({ model: 'claude-test' })).toThrow(missing);
       expect(() => new AnthropicModel({ model: 'claude-test', apiKey: '' })).toThrow(missing);
       process.env['ANTHROPIC_API_KEY'] = '  ';
@@ -223,7 +259,10 @@ describe('AnthropicModel (Messages through the official client)', () => {
       const client = new AnthropicModel({ model: 'claude-test', apiKey: 'k' }).client;
       expect(new AnthropicModel({ model: 'claude-test', client }).client).toBe(client);
     } finally {
-      for (const [name, value] of [['ANTHROPIC_API_KEY', saved.key], ['ANTHROPIC_AUTH_TOKEN', saved.token]] as const) {
+      for (const [name, value] of [
+        ['ANTHROPIC_API_KEY', saved.key],
+        ['ANTHROPIC_AUTH_TOKEN', saved.token],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
@@ -256,7 +295,10 @@ describe('AnthropicModel (Messages through the official client)', () => {
     const agent = new Agent({ model });
     expect((await agent.run('first')).text).toBe('recovered');
     expect(server.requests).toHaveLength(2);
-    await expect(agent.run('second')).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/anthropic claude-test.*maxRetries 1.*Overloaded/) });
+    await expect(agent.run('second')).rejects.toMatchObject({
+      code: ErrorCode.ModelFailed,
+      message: expect.stringMatching(/anthropic claude-test.*maxRetries 1.*Overloaded/),
+    });
     expect(server.requests).toHaveLength(4);
   });
 });

@@ -4,7 +4,20 @@
 // (`satisfies`) and follows the page cited beside it.
 import { ErrorCode, builtin, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
-import { FinishReason, Language, Outcome, ToolType, UrlRetrievalStatus, type Candidate, type Content, type GenerateContentResponse, type GroundingMetadata, type Part, type Tool, type UrlContextMetadata } from '@google/genai';
+import {
+  FinishReason,
+  Language,
+  Outcome,
+  ToolType,
+  UrlRetrievalStatus,
+  type Candidate,
+  type Content,
+  type GenerateContentResponse,
+  type GroundingMetadata,
+  type Part,
+  type Tool,
+  type UrlContextMetadata,
+} from '@google/genai';
 import { GeminiModel } from '../../src/models/gemini.js';
 import { startProviderServer, type ProviderServer } from '../helpers/provider-server.js';
 
@@ -75,7 +88,15 @@ describe('Gemini built-in tools through GeminiModel', () => {
     // The REST examples write google_search / code_execution / url_context; the client sends the same
     // fields in proto JSON's camelCase, which the API takes alike.
     expect(first!.body['tools']).toEqual([
-      { functionDeclarations: [{ name: 'get_weather', description: 'Current weather in a city.', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }] },
+      {
+        functionDeclarations: [
+          {
+            name: 'get_weather',
+            description: 'Current weather in a city.',
+            parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+          },
+        ],
+      },
       // https://ai.google.dev/gemini-api/docs/google-search ("Configure search tool")
       { googleSearch: {} },
       // https://ai.google.dev/gemini-api/docs/code-execution ("Enable code execution")
@@ -106,24 +127,47 @@ describe('Gemini built-in tools through GeminiModel', () => {
       { args: { code: 'print(14 - 12 + 1)' } },
       { ranBy: 'gcp.gemini', result: { isError: false, content: [{ text: '3\n' }] } },
       { args: { queries: ['Bergen harbour festival 2026 dates'] } },
-      { ranBy: 'gcp.gemini', result: { isError: false, content: [{ text: 'example.org https://example.org/bergen/festival\nexample.net https://example.net/events' }] } },
+      {
+        ranBy: 'gcp.gemini',
+        result: { isError: false, content: [{ text: 'example.org https://example.org/bergen/festival\nexample.net https://example.net/events' }] },
+      },
       { args: { urls: ['https://example.org/bergen/programme', 'https://example.org/bergen/gone'] } },
       {
         ranBy: 'gcp.gemini',
-        result: { isError: false, content: [{ text: 'https://example.org/bergen/programme: URL_RETRIEVAL_STATUS_SUCCESS\nhttps://example.org/bergen/gone: URL_RETRIEVAL_STATUS_ERROR' }] },
+        result: {
+          isError: false,
+          content: [
+            { text: 'https://example.org/bergen/programme: URL_RETRIEVAL_STATUS_SUCCESS\nhttps://example.org/bergen/gone: URL_RETRIEVAL_STATUS_ERROR' },
+          ],
+        },
       },
     ]);
     for (const event of events.slice(0, 6)) if (event.type === 'tool_result') expect(event).not.toHaveProperty('durationMs');
   });
 
-  it('asks for the built-ins\' server-side invocations and records each once, from its toolCall and toolResponse parts', async () => {
+  it("asks for the built-ins' server-side invocations and records each once, from its toolCall and toolResponse parts", async () => {
     // GenerateContentConfig.toolConfig.includeServerSideToolInvocations (Gemini API): the response then
     // carries each built-in's call (toolCall) and its response (toolResponse) as parts, echoed back as they came.
-    const searchCall = { toolCall: { id: 'tc_search', toolType: ToolType.GOOGLE_SEARCH_WEB, args: { queries: ['Bergen harbour festival 2026 dates'] } } } satisfies Part;
-    const searchAnswer = { toolResponse: { id: 'tc_search', toolType: ToolType.GOOGLE_SEARCH_WEB, response: { results: [{ uri: 'https://example.org/bergen/festival', title: 'example.org' }] } } } satisfies Part;
+    const searchCall = {
+      toolCall: { id: 'tc_search', toolType: ToolType.GOOGLE_SEARCH_WEB, args: { queries: ['Bergen harbour festival 2026 dates'] } },
+    } satisfies Part;
+    const searchAnswer = {
+      toolResponse: {
+        id: 'tc_search',
+        toolType: ToolType.GOOGLE_SEARCH_WEB,
+        response: { results: [{ uri: 'https://example.org/bergen/festival', title: 'example.org' }] },
+      },
+    } satisfies Part;
     const pageCall = { toolCall: { id: 'tc_page', toolType: ToolType.URL_CONTEXT, args: { urls: ['https://example.org/bergen/gone'] } } } satisfies Part;
     const pageAnswer = { toolResponse: { id: 'tc_page', toolType: ToolType.URL_CONTEXT, response: { error: 'URL_RETRIEVAL_STATUS_ERROR' } } } satisfies Part;
-    server = await startProviderServer([{ body: response([searchCall, searchAnswer, pageCall, pageAnswer, { text: '12-14 June.' }], { groundingMetadata: grounding, urlContextMetadata: urlContext }) }]);
+    server = await startProviderServer([
+      {
+        body: response([searchCall, searchAnswer, pageCall, pageAnswer, { text: '12-14 June.' }], {
+          groundingMetadata: grounding,
+          urlContextMetadata: urlContext,
+        }),
+      },
+    ]);
     const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
     const result = await new Agent({ model, tools: [builtin.gemini.googleSearch(), builtin.gemini.urlContext()] }).run('When is the festival?');
 
@@ -132,7 +176,12 @@ describe('Gemini built-in tools through GeminiModel', () => {
     // Once each: the grounding and URL metadata of the same turn are not recorded again.
     expect(events).toMatchObject([
       { type: 'tool_call', callId: 'tc_search', tool: 'gemini_google_search', args: { queries: ['Bergen harbour festival 2026 dates'] } },
-      { type: 'tool_result', callId: 'tc_search', ranBy: 'gcp.gemini', result: { isError: false, content: [{ text: expect.stringContaining('https://example.org/bergen/festival') }] } },
+      {
+        type: 'tool_result',
+        callId: 'tc_search',
+        ranBy: 'gcp.gemini',
+        result: { isError: false, content: [{ text: expect.stringContaining('https://example.org/bergen/festival') }] },
+      },
       { type: 'tool_call', callId: 'tc_page', tool: 'gemini_url_context', args: { urls: ['https://example.org/bergen/gone'] } },
       { type: 'tool_result', callId: 'tc_page', result: { isError: true, content: [{ text: expect.stringContaining('URL_RETRIEVAL_STATUS_ERROR') }] } },
     ]);
@@ -140,21 +189,33 @@ describe('Gemini built-in tools through GeminiModel', () => {
     // Only with a built-in in the toolset, and not over the caller's own setting.
     expect(model.toParams({ messages: [{ role: 'user', content: 'x' }], tools: [weather.definition] }).config?.toolConfig).toBeUndefined();
     const mine = new GeminiModel({ model: 'gemini-test', apiKey: 'k', config: { toolConfig: { includeServerSideToolInvocations: false } } });
-    expect(mine.toParams({ messages: [{ role: 'user', content: 'x' }], tools: [builtin.gemini.googleSearch().definition] }).config?.toolConfig).toEqual({ includeServerSideToolInvocations: false });
+    expect(mine.toParams({ messages: [{ role: 'user', content: 'x' }], tools: [builtin.gemini.googleSearch().definition] }).config?.toolConfig).toEqual({
+      includeServerSideToolInvocations: false,
+    });
   });
 
   it('reports failed code and unreadable pages as error results', async () => {
     server = await startProviderServer([
       {
-        body: response([code, { codeExecutionResult: { outcome: Outcome.OUTCOME_FAILED, output: 'ZeroDivisionError: division by zero' } }, { text: 'That failed.' }], {
-          urlContextMetadata: { urlMetadata: [{ retrievedUrl: 'https://example.org/private', urlRetrievalStatus: UrlRetrievalStatus.URL_RETRIEVAL_STATUS_ERROR }] },
-        }),
+        body: response(
+          [code, { codeExecutionResult: { outcome: Outcome.OUTCOME_FAILED, output: 'ZeroDivisionError: division by zero' } }, { text: 'That failed.' }],
+          {
+            urlContextMetadata: {
+              urlMetadata: [{ retrievedUrl: 'https://example.org/private', urlRetrievalStatus: UrlRetrievalStatus.URL_RETRIEVAL_STATUS_ERROR }],
+            },
+          },
+        ),
       },
     ]);
     const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
-    const result = await new Agent({ model, tools: [builtin.gemini.codeExecution(), builtin.gemini.urlContext()] }).run('Divide, and read https://example.org/private.');
+    const result = await new Agent({ model, tools: [builtin.gemini.codeExecution(), builtin.gemini.urlContext()] }).run(
+      'Divide, and read https://example.org/private.',
+    );
     expect(result.context.events.filter((e) => e.type === 'tool_result')).toMatchObject([
-      { tool: 'gemini_code_execution', result: { isError: true, error: { code: ErrorCode.ToolFailed }, content: [{ text: 'ZeroDivisionError: division by zero' }] } },
+      {
+        tool: 'gemini_code_execution',
+        result: { isError: true, error: { code: ErrorCode.ToolFailed }, content: [{ text: 'ZeroDivisionError: division by zero' }] },
+      },
       { tool: 'gemini_url_context', result: { isError: true, content: [{ text: expect.stringContaining('No page could be read') }] } },
     ]);
   });
@@ -175,16 +236,26 @@ describe('Gemini built-in tools through GeminiModel', () => {
           chunk([codeResult]),
           chunk([{ text: '12-14 June, ' }]),
           chunk([{ text: '3 days.' }]),
-          chunk([{ functionCall: { id: 'fc_w', name: 'get_weather', args: { city: 'Bergen' } }, thoughtSignature: 'c2ln' }], { finishReason: FinishReason.STOP, groundingMetadata: grounding }),
+          chunk([{ functionCall: { id: 'fc_w', name: 'get_weather', args: { city: 'Bergen' } }, thoughtSignature: 'c2ln' }], {
+            finishReason: FinishReason.STOP,
+            groundingMetadata: grounding,
+          }),
         ],
       },
       { body: null, events: [chunk([{ text: 'Bergen: 21 celsius.' }], { finishReason: FinishReason.STOP })] },
     ]);
     const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
     const seen: AgentStreamEvent[] = [];
-    for await (const event of new Agent({ model, tools: [weather, builtin.gemini.codeExecution(), builtin.gemini.googleSearch()] }).stream('Festival days and weather?')) seen.push(event);
+    for await (const event of new Agent({ model, tools: [weather, builtin.gemini.codeExecution(), builtin.gemini.googleSearch()] }).stream(
+      'Festival days and weather?',
+    ))
+      seen.push(event);
 
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_result' ? `result ${e.tool}` : e.type === 'tool_call_start' ? `start ${e.name}` : e.type))).toEqual([
+    expect(
+      seen.map((e) =>
+        e.type === 'text_delta' ? e.text : e.type === 'tool_result' ? `result ${e.tool}` : e.type === 'tool_call_start' ? `start ${e.name}` : e.type,
+      ),
+    ).toEqual([
       '12-14 June, ',
       '3 days.',
       'start get_weather',
@@ -196,6 +267,14 @@ describe('Gemini built-in tools through GeminiModel', () => {
       'result',
     ]);
     const contents = server.requests[1]!.body['contents'] as Content[];
-    expect(contents[1]).toEqual({ role: 'model', parts: [code, codeResult, { text: '12-14 June, 3 days.' }, { functionCall: { id: 'fc_w', name: 'get_weather', args: { city: 'Bergen' } }, thoughtSignature: 'c2ln' }] } satisfies Content);
+    expect(contents[1]).toEqual({
+      role: 'model',
+      parts: [
+        code,
+        codeResult,
+        { text: '12-14 June, 3 days.' },
+        { functionCall: { id: 'fc_w', name: 'get_weather', args: { city: 'Bergen' } }, thoughtSignature: 'c2ln' },
+      ],
+    } satisfies Content);
   });
 });

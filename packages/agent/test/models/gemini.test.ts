@@ -17,7 +17,11 @@ const add = tool(({ a, b }: { a: number; b: number }) => a + b, {
 });
 
 /** A generateContent response, in the documented (REST, camelCase) shape. */
-function response(parts: Part[], extra: Record<string, unknown> = {}, usage = { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 }): Record<string, unknown> {
+function response(
+  parts: Part[],
+  extra: Record<string, unknown> = {},
+  usage = { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 },
+): Record<string, unknown> {
   return {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0, ...extra }],
     usageMetadata: usage,
@@ -40,32 +44,58 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
     server = undefined;
   });
 
-  it('runs Gemini\'s code execution and search grounding, a local tool and an MCP tool in one run', async () => {
+  it("runs Gemini's code execution and search grounding, a local tool and an MCP tool in one run", async () => {
     const mcpServer = await serveMcp(new Toolset(add), { transport: 'http', port: 0 });
     const mcp = await McpToolset.connect({ mcpServers: { math: { url: mcpServer.url! } } });
     try {
       const mcpName = new Toolset(mcp).names[0]!;
       server = await startProviderServer([
         {
-          body: response([thought, code, codeResult, { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }, { functionCall: { id: 'fc_add', name: mcpName, args: { a: 2, b: 3 } } }], {
-            finishReason: 'STOP',
-            groundingMetadata: { webSearchQueries: ['Oslo events today'], groundingChunks: [{ web: { uri: 'https://example.com/oslo', title: 'Oslo events' } }] },
-          }),
+          body: response(
+            [
+              thought,
+              code,
+              codeResult,
+              { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } },
+              { functionCall: { id: 'fc_add', name: mcpName, args: { a: 2, b: 3 } } },
+            ],
+            {
+              finishReason: 'STOP',
+              groundingMetadata: {
+                webSearchQueries: ['Oslo events today'],
+                groundingChunks: [{ web: { uri: 'https://example.com/oslo', title: 'Oslo events' } }],
+              },
+            },
+          ),
         },
-        { body: response([{ text: 'Oslo: 21 celsius; 6 * 7 = 42; 2 + 3 = 5.' }], {}, { promptTokenCount: 90, candidatesTokenCount: 10, totalTokenCount: 100 }) },
+        {
+          body: response([{ text: 'Oslo: 21 celsius; 6 * 7 = 42; 2 + 3 = 5.' }], {}, { promptTokenCount: 90, candidatesTokenCount: 10, totalTokenCount: 100 }),
+        },
       ]);
       const model = new GeminiModel({ model: 'gemini-test', apiKey: 'test-key', baseURL: server.url, fetch, maxRetries: 0 });
-      const agent = new Agent({ model, tools: [weather, mcp, builtin.gemini.codeExecution(), builtin.gemini.googleSearch(), builtin.openai.webSearch()], instructions: 'Be brief.' });
+      const agent = new Agent({
+        model,
+        tools: [weather, mcp, builtin.gemini.codeExecution(), builtin.gemini.googleSearch(), builtin.openai.webSearch()],
+        instructions: 'Be brief.',
+      });
       const result = await agent.run('Weather in Oslo, 6 * 7 and 2 + 3?');
 
-      expect(result).toMatchObject({ text: 'Oslo: 21 celsius; 6 * 7 = 42; 2 + 3 = 5.', stopReason: 'final_answer', usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 } });
+      expect(result).toMatchObject({
+        text: 'Oslo: 21 celsius; 6 * 7 = 42; 2 + 3 = 5.',
+        stopReason: 'final_answer',
+        usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 },
+      });
       const [first, second] = server.requests;
       expect(first).toMatchObject({ method: 'POST', path: '/v1beta/models/gemini-test:generateContent', headers: { 'x-goog-api-key': 'test-key' } });
       // The wire tools as the client's `Tool` type and the API reference describe them; OpenAI's web search is left out.
       const tools: Tool[] = [
         {
           functionDeclarations: [
-            { name: 'get_weather', description: 'Current weather in a city.', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+            {
+              name: 'get_weather',
+              description: 'Current weather in a city.',
+              parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            },
             expect.objectContaining({ name: mcpName }),
           ],
         },
@@ -80,7 +110,16 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
 
       // The model's turn goes back verbatim (the thought signature too), then both results in one user turn.
       const contents = second!.body['contents'] as Content[];
-      expect(contents[1]).toEqual({ role: 'model', parts: [thought, code, codeResult, expect.objectContaining({ functionCall: expect.objectContaining({ name: 'get_weather' }) }), expect.objectContaining({ functionCall: expect.objectContaining({ id: 'fc_add' }) })] });
+      expect(contents[1]).toEqual({
+        role: 'model',
+        parts: [
+          thought,
+          code,
+          codeResult,
+          expect.objectContaining({ functionCall: expect.objectContaining({ name: 'get_weather' }) }),
+          expect.objectContaining({ functionCall: expect.objectContaining({ id: 'fc_add' }) }),
+        ],
+      });
       expect(contents[2]).toEqual({
         role: 'user',
         parts: [
@@ -113,33 +152,58 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
     server = await startProviderServer([
       {
         body: null,
-        events: [part([{ text: 'Let me look', thought: true }]), part([{ text: '.', thought: true, thoughtSignature: 'c2ln' }]), part([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }], { finishReason: 'STOP', usage: { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 } })],
+        events: [
+          part([{ text: 'Let me look', thought: true }]),
+          part([{ text: '.', thought: true, thoughtSignature: 'c2ln' }]),
+          part([{ functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }], {
+            finishReason: 'STOP',
+            usage: { promptTokenCount: 50, candidatesTokenCount: 20, totalTokenCount: 70 },
+          }),
+        ],
       },
       {
         body: null,
-        events: [part([{ text: 'Oslo is ' }]), part([{ text: '21 celsius.' }], { finishReason: 'STOP', usage: { promptTokenCount: 80, candidatesTokenCount: 5, totalTokenCount: 85 } })],
+        events: [
+          part([{ text: 'Oslo is ' }]),
+          part([{ text: '21 celsius.' }], { finishReason: 'STOP', usage: { promptTokenCount: 80, candidatesTokenCount: 5, totalTokenCount: 85 } }),
+        ],
       },
     ]);
     const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
     const seen: AgentStreamEvent[] = [];
     for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":"Oslo"}', 'tool_result', 'Oslo is ', '21 celsius.', 'result']);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual([
+      'tool_call_start',
+      '{"city":"Oslo"}',
+      'tool_result',
+      'Oslo is ',
+      '21 celsius.',
+      'result',
+    ]);
     const start = seen[0]!;
     expect(start).toMatchObject({ type: 'tool_call_start', step: 1, name: 'get_weather' });
     const callId = start.type === 'tool_call_start' ? start.callId : '';
     expect(seen[2]).toMatchObject({ type: 'tool_result', callId, result: { content: [{ text: 'Oslo: 21 celsius' }] } });
-    expect(seen.at(-1)).toMatchObject({ type: 'result', result: { text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 } } });
+    expect(seen.at(-1)).toMatchObject({
+      type: 'result',
+      result: { text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 } },
+    });
     expect(server.requests[0]!.path).toMatch(/:streamGenerateContent\?alt=sse$/);
     const contents = server.requests[1]!.body['contents'] as Content[];
     // The thought joined into one part with its signature, then the call, then its response under the id the events used.
     expect(contents.slice(1)).toEqual([
-      { role: 'model', parts: [{ text: 'Let me look.', thought: true, thoughtSignature: 'c2ln' }, { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }] },
+      {
+        role: 'model',
+        parts: [{ text: 'Let me look.', thought: true, thoughtSignature: 'c2ln' }, { functionCall: { name: 'get_weather', args: { city: 'Oslo' } } }],
+      },
       { role: 'user', parts: [{ functionResponse: { id: callId, name: 'get_weather', response: { output: 'Oslo: 21 celsius' } } }] },
     ]);
   });
 
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
-    server = await startProviderServer([{ body: null, hangAfterEvents: true, events: [{ candidates: [{ content: { role: 'model', parts: [{ text: 'Once upon ' }] }, index: 0 }] }] }]);
+    server = await startProviderServer([
+      { body: null, hangAfterEvents: true, events: [{ candidates: [{ content: { role: 'model', parts: [{ text: 'Once upon ' }] }, index: 0 }] }] },
+    ]);
     const model = new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0 });
     const texts: string[] = [];
     for await (const event of new Agent({ model }).stream('A long story.')) {
@@ -162,10 +226,15 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
   });
 
   it('says a 401 was rejected (one request) and points at the API key', async () => {
-    server = await startProviderServer([{ status: 401, body: { error: { code: 401, message: 'API key not valid. Please pass a valid API key.', status: 'UNAUTHENTICATED' } } }]);
+    server = await startProviderServer([
+      { status: 401, body: { error: { code: 401, message: 'API key not valid. Please pass a valid API key.', status: 'UNAUTHENTICATED' } } },
+    ]);
     const model = new GeminiModel({ model: 'gemini-test', apiKey: 'bad', baseURL: server.url, fetch, maxRetries: 3 });
     const failed = new Agent({ model }).run('hello?');
-    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/gemini gemini-test: the request was rejected with 401.*API key not valid.*GEMINI_API_KEY/s) });
+    await expect(failed).rejects.toMatchObject({
+      code: ErrorCode.ModelFailed,
+      message: expect.stringMatching(/gemini gemini-test: the request was rejected with 401.*API key not valid.*GEMINI_API_KEY/s),
+    });
     expect(server.requests).toHaveLength(1);
   });
 
@@ -182,7 +251,9 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
     delete process.env['GEMINI_API_KEY'];
     delete process.env['GOOGLE_API_KEY'];
     try {
-      expect(() => new GeminiModel({ model: 'gemini-test' })).toThrow(expect.objectContaining({ code: ErrorCode.MissingCredentials, message: expect.stringContaining('GEMINI_API_KEY') }));
+      expect(() => new GeminiModel({ model: 'gemini-test' })).toThrow(
+        expect.objectContaining({ code: ErrorCode.MissingCredentials, message: expect.stringContaining('GEMINI_API_KEY') }),
+      );
     } finally {
       if (saved[0] !== undefined) process.env['GEMINI_API_KEY'] = saved[0];
       if (saved[1] !== undefined) process.env['GOOGLE_API_KEY'] = saved[1];

@@ -29,7 +29,13 @@ function response(output: ResponseOutputItem[]): Record<string, unknown> {
     tools: [],
     incomplete_details: null,
     error: null,
-    usage: { input_tokens: 200, output_tokens: 60, total_tokens: 260, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      input_tokens: 200,
+      output_tokens: 60,
+      total_tokens: 260,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
   };
 }
 
@@ -66,7 +72,12 @@ const codeInterpreter = {
 } satisfies ResponseOutputItem;
 // https://platform.openai.com/docs/guides/tools-image-generation ("Response"): the image as base64
 // (here the first bytes of a PNG).
-const imageGeneration = { type: 'image_generation_call', id: 'ig_1', status: 'completed', result: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB' } satisfies ResponseOutputItem;
+const imageGeneration = {
+  type: 'image_generation_call',
+  id: 'ig_1',
+  status: 'completed',
+  result: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB',
+} satisfies ResponseOutputItem;
 // https://platform.openai.com/docs/guides/tools-remote-mcp ("Step 1: listing available tools",
 // "Step 2: calling tools"): the server's tools once a conversation, then each call with its output.
 const listTools = {
@@ -94,9 +105,28 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
   });
 
   it('declares each hosted tool in the documented shape, records every call and result, and sends the items back verbatim', async () => {
-    const functionCall = { type: 'function_call', id: 'fc_1', call_id: 'call_weather', name: 'get_weather', arguments: '{"city":"Bergen"}', status: 'completed' } satisfies ResponseOutputItem;
-    const firstTurn = [webSearch, fileSearch, codeInterpreter, imageGeneration, listTools, mcpCall, message('Found it all; checking the weather.', 'msg_0'), functionCall];
-    server = await startProviderServer([{ body: response(firstTurn) }, { body: response([message('12-14 June, 3 days, stalls at 10:00, 21 celsius. Here is a poster.')]) }]);
+    const functionCall = {
+      type: 'function_call',
+      id: 'fc_1',
+      call_id: 'call_weather',
+      name: 'get_weather',
+      arguments: '{"city":"Bergen"}',
+      status: 'completed',
+    } satisfies ResponseOutputItem;
+    const firstTurn = [
+      webSearch,
+      fileSearch,
+      codeInterpreter,
+      imageGeneration,
+      listTools,
+      mcpCall,
+      message('Found it all; checking the weather.', 'msg_0'),
+      functionCall,
+    ];
+    server = await startProviderServer([
+      { body: response(firstTurn) },
+      { body: response([message('12-14 June, 3 days, stalls at 10:00, 21 celsius. Here is a poster.')]) },
+    ]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const tools = [
       weather,
@@ -111,7 +141,13 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
     expect(result.text).toBe('12-14 June, 3 days, stalls at 10:00, 21 celsius. Here is a poster.');
     const [first, second] = server.requests;
     expect(first!.body['tools']).toEqual([
-      { type: 'function', name: 'get_weather', description: 'Current weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }, strict: true },
+      {
+        type: 'function',
+        name: 'get_weather',
+        description: 'Current weather in a city.',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+        strict: true,
+      },
       // https://platform.openai.com/docs/guides/tools-web-search ("User location", "Search context size")
       { type: 'web_search', search_context_size: 'low', user_location: { type: 'approximate', country: 'NO', city: 'Bergen' } },
       // https://platform.openai.com/docs/guides/tools-file-search ("Limiting the number of results")
@@ -126,7 +162,11 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
 
     // The whole first turn goes back as it came (the MCP tool list too), then the function's output.
     const input = second!.body['input'] as ResponseInputItem[];
-    expect(input).toEqual([{ role: 'user', content: 'When is the Bergen harbour festival, how long, and make a poster.' }, ...firstTurn, { type: 'function_call_output', call_id: 'call_weather', output: 'Bergen: 21 celsius' }]);
+    expect(input).toEqual([
+      { role: 'user', content: 'When is the Bergen harbour festival, how long, and make a poster.' },
+      ...firstTurn,
+      { type: 'function_call_output', call_id: 'call_weather', output: 'Bergen: 21 celsius' },
+    ]);
 
     const events = result.context.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
     expect(events.map((e) => `${e.type} ${e.callId} ${e.tool}`)).toEqual([
@@ -145,7 +185,10 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
     ]);
     const hosted = events.filter((e) => e.type === 'tool_result' && e.callId !== 'call_weather');
     expect(hosted).toMatchObject([
-      { ranBy: 'openai', result: { isError: false, content: [{ type: 'text', text: 'Searched: Bergen harbour festival 2026\nhttps://example.org/bergen/festival' }] } },
+      {
+        ranBy: 'openai',
+        result: { isError: false, content: [{ type: 'text', text: 'Searched: Bergen harbour festival 2026\nhttps://example.org/bergen/festival' }] },
+      },
       { ranBy: 'openai', result: { isError: false, content: [{ type: 'text', text: 'trip.md (0.92): Arrive in Bergen on 12 June.' }] } },
       { ranBy: 'openai', result: { isError: false, content: [{ type: 'text', text: '3\n' }] } },
       { ranBy: 'openai', result: { isError: false, content: [{ type: 'image', mimeType: 'image/png', data: imageGeneration.result }] } },
@@ -164,12 +207,37 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
   it('asks the approve callback about each MCP call OpenAI holds for approval and answers with mcp_approval_response items', async () => {
     // https://platform.openai.com/docs/guides/tools-remote-mcp ("Approvals"): the call waits as an
     // mcp_approval_request item; the next request answers it, and the call then runs.
-    const askSearch = { type: 'mcp_approval_request', id: 'mcpr_search', server_label: 'festival_docs', name: 'search_docs', arguments: '{"q":"tickets"}' } satisfies ResponseOutputItem;
-    const askDelete = { type: 'mcp_approval_request', id: 'mcpr_delete', server_label: 'festival_docs', name: 'delete_page', arguments: '{"page":"tickets"}' } satisfies ResponseOutputItem;
-    const ranSearch = { ...mcpCall, id: 'mcp_2', arguments: '{"q":"tickets"}', output: 'Tickets cost 200 NOK.', approval_request_id: 'mcpr_search' } satisfies ResponseOutputItem;
-    server = await startProviderServer([{ body: response([listTools, askSearch, askDelete]) }, { body: response([ranSearch, message('Tickets cost 200 NOK; I did not delete anything.')]) }]);
+    const askSearch = {
+      type: 'mcp_approval_request',
+      id: 'mcpr_search',
+      server_label: 'festival_docs',
+      name: 'search_docs',
+      arguments: '{"q":"tickets"}',
+    } satisfies ResponseOutputItem;
+    const askDelete = {
+      type: 'mcp_approval_request',
+      id: 'mcpr_delete',
+      server_label: 'festival_docs',
+      name: 'delete_page',
+      arguments: '{"page":"tickets"}',
+    } satisfies ResponseOutputItem;
+    const ranSearch = {
+      ...mcpCall,
+      id: 'mcp_2',
+      arguments: '{"q":"tickets"}',
+      output: 'Tickets cost 200 NOK.',
+      approval_request_id: 'mcpr_search',
+    } satisfies ResponseOutputItem;
+    server = await startProviderServer([
+      { body: response([listTools, askSearch, askDelete]) },
+      { body: response([ranSearch, message('Tickets cost 200 NOK; I did not delete anything.')]) },
+    ]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const docs = builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp', require_approval: { never: { tool_names: ['list_pages'] } } });
+    const docs = builtin.openai.mcp({
+      server_label: 'festival_docs',
+      server_url: 'https://mcp.example.org/mcp',
+      require_approval: { never: { tool_names: ['list_pages'] } },
+    });
     const asked: ApprovalRequest[] = [];
     const approve = (request: ApprovalRequest) => {
       asked.push(request);
@@ -200,41 +268,91 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
 
     // One call event a request; the refused one ends at once, the approved one when OpenAI ran it.
     const events = result.context.events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result');
-    expect(events.map((e) => `${e.type} ${e.callId}`)).toEqual(['tool_call mcpr_search', 'tool_call mcpr_delete', 'tool_result mcpr_delete', 'tool_result mcpr_search']);
-    expect(events[2]).toMatchObject({ tool: 'openai_mcp_festival_docs', durationMs: expect.any(Number), result: { isError: true, error: { code: ErrorCode.ApprovalDenied } } });
-    expect(events[3]).toMatchObject({ tool: 'openai_mcp_festival_docs', ranBy: 'openai', result: { isError: false, content: [{ text: 'Tickets cost 200 NOK.' }] } });
+    expect(events.map((e) => `${e.type} ${e.callId}`)).toEqual([
+      'tool_call mcpr_search',
+      'tool_call mcpr_delete',
+      'tool_result mcpr_delete',
+      'tool_result mcpr_search',
+    ]);
+    expect(events[2]).toMatchObject({
+      tool: 'openai_mcp_festival_docs',
+      durationMs: expect.any(Number),
+      result: { isError: true, error: { code: ErrorCode.ApprovalDenied } },
+    });
+    expect(events[3]).toMatchObject({
+      tool: 'openai_mcp_festival_docs',
+      ranBy: 'openai',
+      result: { isError: false, content: [{ text: 'Tickets cost 200 NOK.' }] },
+    });
   });
 
   it('reports a hosted MCP server whose tools OpenAI could not list as a diagnostic', async () => {
     // https://platform.openai.com/docs/api-reference/responses/object: an mcp_list_tools item carries
     // `error` when the server could not list its tools; the model answers without them.
-    const failedList = { type: 'mcp_list_tools', id: 'mcpl_2', server_label: 'festival_docs', tools: [], error: 'Error retrieving tool list from MCP server: 401 Unauthorized' } satisfies ResponseOutputItem;
+    const failedList = {
+      type: 'mcp_list_tools',
+      id: 'mcpl_2',
+      server_label: 'festival_docs',
+      tools: [],
+      error: 'Error retrieving tool list from MCP server: 401 Unauthorized',
+    } satisfies ResponseOutputItem;
     server = await startProviderServer([{ body: response([failedList, message('I cannot reach the festival docs.')]) }]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const result = await new Agent({ model, tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp' })] }).run('Opening hours?');
+    const result = await new Agent({ model, tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp' })] }).run(
+      'Opening hours?',
+    );
     expect(result.text).toBe('I cannot reach the festival docs.');
     const diagnostics = result.context.events.filter((e) => e.type === 'diagnostic');
     expect(diagnostics).toMatchObject([
-      { code: ErrorCode.McpConnectFailed, source: 'openai-responses gpt-test', tool: 'openai_mcp_festival_docs', message: expect.stringMatching(/could not list the tools of the MCP server "festival_docs".*401 Unauthorized/) },
+      {
+        code: ErrorCode.McpConnectFailed,
+        source: 'openai-responses gpt-test',
+        tool: 'openai_mcp_festival_docs',
+        message: expect.stringMatching(/could not list the tools of the MCP server "festival_docs".*401 Unauthorized/),
+      },
     ]);
     // A list that worked reports nothing.
     await server.close();
     server = await startProviderServer([{ body: response([listTools, message('Listed.')]) }]);
-    const ok = await new Agent({ model: new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 }), tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp' })] }).run('Hi');
+    const ok = await new Agent({
+      model: new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 }),
+      tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp' })],
+    }).run('Hi');
     expect(ok.context.events.filter((e) => e.type === 'diagnostic')).toEqual([]);
   });
 
   it('refuses a held MCP call when the agent has no approve callback, as it refuses local tools', async () => {
-    const ask = { type: 'mcp_approval_request', id: 'mcpr_1', server_label: 'festival_docs', name: 'search_docs', arguments: '{}' } satisfies ResponseOutputItem;
+    const ask = {
+      type: 'mcp_approval_request',
+      id: 'mcpr_1',
+      server_label: 'festival_docs',
+      name: 'search_docs',
+      arguments: '{}',
+    } satisfies ResponseOutputItem;
     server = await startProviderServer([{ body: response([ask]) }, { body: response([message('I could not look it up.')]) }]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
-    const result = await new Agent({ model, tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp', require_approval: 'always' })] }).run('Look it up.');
+    const result = await new Agent({
+      model,
+      tools: [builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp', require_approval: 'always' })],
+    }).run('Look it up.');
     expect(result.text).toBe('I could not look it up.');
-    expect((server.requests[1]!.body['input'] as ResponseInputItem[]).at(-1)).toEqual({ type: 'mcp_approval_response', approval_request_id: 'mcpr_1', approve: false, reason: expect.stringContaining('no approve callback') });
+    expect((server.requests[1]!.body['input'] as ResponseInputItem[]).at(-1)).toEqual({
+      type: 'mcp_approval_response',
+      approval_request_id: 'mcpr_1',
+      approve: false,
+      reason: expect.stringContaining('no approve callback'),
+    });
   });
 
   it('streams a code interpreter call: the call and its result as run events, the text deltas, the items back verbatim', async () => {
-    const call = { type: 'function_call', id: 'fc_1', call_id: 'call_weather', name: 'get_weather', arguments: '{"city":"Bergen"}', status: 'completed' } satisfies ResponseOutputItem;
+    const call = {
+      type: 'function_call',
+      id: 'fc_1',
+      call_id: 'call_weather',
+      name: 'get_weather',
+      arguments: '{"city":"Bergen"}',
+      status: 'completed',
+    } satisfies ResponseOutputItem;
     let n = 0;
     const events = (list: Array<Partial<ResponseStreamEvent>>): Array<Record<string, unknown>> => list.map((e) => ({ ...e, sequence_number: n++ }));
     // https://platform.openai.com/docs/api-reference/responses-streaming: the item is added, its code
@@ -264,19 +382,24 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
     ]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const seen: AgentStreamEvent[] = [];
-    for await (const event of new Agent({ model, tools: [weather, builtin.openai.codeInterpreter()] }).stream('How many days, and the weather?')) seen.push(event);
+    for await (const event of new Agent({ model, tools: [weather, builtin.openai.codeInterpreter()] }).stream('How many days, and the weather?'))
+      seen.push(event);
 
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_result' ? `result ${e.tool}` : e.type === 'tool_call_start' ? `start ${e.name}` : e.type))).toEqual([
-      '3 days. ',
-      'start get_weather',
-      'tool_call_delta',
-      'result openai_code_interpreter',
-      'result get_weather',
-      'Bergen: 21 celsius.',
-      'result',
-    ]);
-    expect(seen.find((e) => e.type === 'tool_result' && e.tool === 'openai_code_interpreter')).toMatchObject({ callId: 'ci_1', result: { content: [{ text: '3\n' }] } });
+    expect(
+      seen.map((e) =>
+        e.type === 'text_delta' ? e.text : e.type === 'tool_result' ? `result ${e.tool}` : e.type === 'tool_call_start' ? `start ${e.name}` : e.type,
+      ),
+    ).toEqual(['3 days. ', 'start get_weather', 'tool_call_delta', 'result openai_code_interpreter', 'result get_weather', 'Bergen: 21 celsius.', 'result']);
+    expect(seen.find((e) => e.type === 'tool_result' && e.tool === 'openai_code_interpreter')).toMatchObject({
+      callId: 'ci_1',
+      result: { content: [{ text: '3\n' }] },
+    });
     const input = server.requests[1]!.body['input'] as ResponseInputItem[];
-    expect(input.slice(1)).toEqual([codeInterpreter, message('3 days. ', 'msg_0'), call, { type: 'function_call_output', call_id: 'call_weather', output: 'Bergen: 21 celsius' }]);
+    expect(input.slice(1)).toEqual([
+      codeInterpreter,
+      message('3 days. ', 'msg_0'),
+      call,
+      { type: 'function_call_output', call_id: 'call_weather', output: 'Bergen: 21 celsius' },
+    ]);
   });
 });

@@ -2,7 +2,13 @@ import { ErrorCode, Toolset, builtin, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
 import type OpenAI from 'openai';
-import type { ResponseCreateParamsNonStreaming, ResponseCreateParamsStreaming, ResponseInputItem, ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type {
+  ResponseCreateParamsNonStreaming,
+  ResponseCreateParamsStreaming,
+  ResponseInputItem,
+  ResponseOutputItem,
+  ResponseStreamEvent,
+} from 'openai/resources/responses/responses';
 import { OpenAIResponsesModel } from '../../src/models/openai-responses.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from '../helpers/provider-server.js';
 
@@ -18,7 +24,11 @@ const add = tool(({ a, b }: { a: number; b: number }) => a + b, {
 });
 
 /** A Responses API response, in the documented shape. */
-function response(output: ResponseOutputItem[], usage = { input_tokens: 50, output_tokens: 20, total_tokens: 70 }, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function response(
+  output: ResponseOutputItem[],
+  usage = { input_tokens: 50, output_tokens: 20, total_tokens: 70 },
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     id: 'resp_test',
     object: 'response',
@@ -40,8 +50,18 @@ function message(text: string): ResponseOutputItem {
   return { type: 'message', id: 'msg_1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
 }
 
-const reasoning = { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Look it up, then call the tools.' }], encrypted_content: 'opaque-state' } satisfies ResponseOutputItem;
-const webSearch = { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'Oslo events today' } } satisfies ResponseOutputItem;
+const reasoning = {
+  type: 'reasoning',
+  id: 'rs_1',
+  summary: [{ type: 'summary_text', text: 'Look it up, then call the tools.' }],
+  encrypted_content: 'opaque-state',
+} satisfies ResponseOutputItem;
+const webSearch = {
+  type: 'web_search_call',
+  id: 'ws_1',
+  status: 'completed',
+  action: { type: 'search', query: 'Oslo events today' },
+} satisfies ResponseOutputItem;
 
 describe('OpenAIResponsesModel (Responses API through the official client)', () => {
   let server: ProviderServer | undefined;
@@ -70,12 +90,23 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
       const agent = new Agent({ model, tools: [weather, mcp, builtin.openai.webSearch(), builtin.anthropic.webFetch()], instructions: 'Be brief.' });
       const result = await agent.run('Weather and events in Oslo, and 2 + 3?');
 
-      expect(result).toMatchObject({ text: 'Oslo: 21 celsius, a concert tonight; 2 + 3 = 5.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 } });
+      expect(result).toMatchObject({
+        text: 'Oslo: 21 celsius, a concert tonight; 2 + 3 = 5.',
+        stopReason: 'final_answer',
+        steps: 2,
+        usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 },
+      });
       const [first, second] = server.requests;
       expect(first).toMatchObject({ method: 'POST', path: '/v1/responses', headers: { authorization: 'Bearer test-key' } });
       // The wire request, as the client's request type and the API reference describe it.
       const expectedTools: OpenAI.Responses.Tool[] = [
-        { type: 'function', name: 'get_weather', description: 'Current weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false }, strict: true },
+        {
+          type: 'function',
+          name: 'get_weather',
+          description: 'Current weather in a city.',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+          strict: true,
+        },
         expect.objectContaining({ type: 'function', name: mcpName }),
         { type: 'web_search' },
       ];
@@ -88,7 +119,12 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
 
       // The second turn sends the first one back verbatim (reasoning included), then the function outputs.
       const input = second!.body['input'] as ResponseInputItem[];
-      expect(input.slice(1, 5)).toEqual([reasoning, webSearch, expect.objectContaining({ type: 'function_call', call_id: 'call_weather' }), expect.objectContaining({ type: 'function_call', call_id: 'call_add' })]);
+      expect(input.slice(1, 5)).toEqual([
+        reasoning,
+        webSearch,
+        expect.objectContaining({ type: 'function_call', call_id: 'call_weather' }),
+        expect.objectContaining({ type: 'function_call', call_id: 'call_add' }),
+      ]);
       expect(input.slice(5)).toEqual([
         { type: 'function_call_output', call_id: 'call_weather', output: 'Oslo: 21 celsius' },
         { type: 'function_call_output', call_id: 'call_add', output: '5' },
@@ -96,9 +132,16 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
 
       // The hosted call is in the run's events like the two local ones.
       const calls = result.context.events.filter((e) => e.type === 'tool_call');
-      expect(calls.map((e) => e.type === 'tool_call' && [e.callId, e.tool])).toEqual([['ws_1', 'openai_web_search'], ['call_weather', 'get_weather'], ['call_add', mcpName]]);
+      expect(calls.map((e) => e.type === 'tool_call' && [e.callId, e.tool])).toEqual([
+        ['ws_1', 'openai_web_search'],
+        ['call_weather', 'get_weather'],
+        ['call_add', mcpName],
+      ]);
       const hosted = result.context.events.find((e) => e.type === 'tool_result' && e.callId === 'ws_1');
-      expect(hosted).toMatchObject({ tool: 'openai_web_search', result: { isError: false, content: [{ type: 'text', text: expect.stringContaining('Oslo events today') }] } });
+      expect(hosted).toMatchObject({
+        tool: 'openai_web_search',
+        result: { isError: false, content: [{ type: 'text', text: expect.stringContaining('Oslo events today') }] },
+      });
     } finally {
       await mcp.close();
       await mcpServer.close();
@@ -106,7 +149,14 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
   });
 
   it('streams: argument deltas, the tool result, text deltas in order, then the result (also in context.events)', async () => {
-    const call = { type: 'function_call', id: 'fc_1', call_id: 'call_weather', name: 'get_weather', arguments: '{"city":"Oslo"}', status: 'completed' } satisfies ResponseOutputItem;
+    const call = {
+      type: 'function_call',
+      id: 'fc_1',
+      call_id: 'call_weather',
+      name: 'get_weather',
+      arguments: '{"city":"Oslo"}',
+      status: 'completed',
+    } satisfies ResponseOutputItem;
     let n = 0;
     const events = (list: Array<Record<string, unknown>>): Array<Record<string, unknown>> => list.map((e) => ({ ...e, sequence_number: n++ }));
     server = await startProviderServer([
@@ -133,11 +183,22 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
     const seen: AgentStreamEvent[] = [];
     for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
 
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":', '"Oslo"}', 'tool_result', 'Oslo is ', '21 ', 'celsius.', 'result']);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual([
+      'tool_call_start',
+      '{"city":',
+      '"Oslo"}',
+      'tool_result',
+      'Oslo is ',
+      '21 ',
+      'celsius.',
+      'result',
+    ]);
     expect(seen[0]).toEqual({ type: 'tool_call_start', step: 1, callId: 'call_weather', name: 'get_weather' });
     const last = seen.at(-1)!;
     expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2 });
-    expect(last.type === 'result' && last.result.context.events.filter((e) => e.type === 'tool_result')).toMatchObject([{ callId: 'call_weather', result: { content: [{ text: 'Oslo: 21 celsius' }] } }]);
+    expect(last.type === 'result' && last.result.context.events.filter((e) => e.type === 'tool_result')).toMatchObject([
+      { callId: 'call_weather', result: { content: [{ text: 'Oslo: 21 celsius' }] } },
+    ]);
     expect(server.requests[0]!.body).toMatchObject({ stream: true, model: 'gpt-test' } satisfies Partial<ResponseCreateParamsStreaming>);
     expect(server.requests[1]!.body['input']).toContainEqual({ type: 'function_call_output', call_id: 'call_weather', output: 'Oslo: 21 celsius' });
   });
@@ -167,7 +228,11 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
 
   it('lets the client retry a 429, then goes on', async () => {
     server = await startProviderServer([
-      { status: 429, body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded', param: null } }, headers: { 'retry-after-ms': '1' } },
+      {
+        status: 429,
+        body: { error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded', param: null } },
+        headers: { 'retry-after-ms': '1' },
+      },
       { body: response([message('after the wait')]) },
     ]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 1 });
@@ -177,16 +242,25 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
   });
 
   it('says a 401 was rejected (one request, no retries) and points at the API key', async () => {
-    server = await startProviderServer([{ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } }]);
+    server = await startProviderServer([
+      { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } },
+    ]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'bad', baseURL: `${server.url}/v1`, maxRetries: 3 });
     const failed = new Agent({ model }).run('hello?');
-    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai-responses gpt-test: the request was rejected with 401: Incorrect API key.*OPENAI_API_KEY/) });
+    await expect(failed).rejects.toMatchObject({
+      code: ErrorCode.ModelFailed,
+      message: expect.stringMatching(/openai-responses gpt-test: the request was rejected with 401: Incorrect API key.*OPENAI_API_KEY/),
+    });
     expect(server.requests).toHaveLength(1);
   });
 
   it('takes a refusal and a content-filter stop as stop reasons, not failures', async () => {
     server = await startProviderServer([
-      { body: response([{ type: 'message', id: 'msg_r', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] }]) },
+      {
+        body: response([
+          { type: 'message', id: 'msg_r', role: 'assistant', status: 'completed', content: [{ type: 'refusal', refusal: 'I cannot help with that.' }] },
+        ]),
+      },
       { body: response([], undefined, { status: 'incomplete', incomplete_details: { reason: 'content_filter' } }) },
     ]);
     const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });

@@ -14,13 +14,19 @@ const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsiu
 });
 
 /** A Chat Completions response, in the documented shape. */
-function completion(message: Record<string, unknown>, finishReason: string, usage = { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 }): Record<string, unknown> {
+function completion(
+  message: Record<string, unknown>,
+  finishReason: string,
+  usage = { prompt_tokens: 50, completion_tokens: 20, total_tokens: 70 },
+): Record<string, unknown> {
   return {
     id: 'chatcmpl-test',
     object: 'chat.completion',
     created: 1_760_000_000,
     model: 'gpt-test',
-    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: null, annotations: [], ...message }, logprobs: null, finish_reason: finishReason }],
+    choices: [
+      { index: 0, message: { role: 'assistant', content: null, refusal: null, annotations: [], ...message }, logprobs: null, finish_reason: finishReason },
+    ],
     usage,
     service_tier: 'default',
     system_fingerprint: null,
@@ -29,12 +35,25 @@ function completion(message: Record<string, unknown>, finishReason: string, usag
 
 /** A Chat Completions stream chunk, in the documented shape. */
 function chunk(delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> {
-  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-test', choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_760_000_000,
+    model: 'gpt-test',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  };
 }
 
 /** The last chunk of a stream with `include_usage`: no choices, the usage. */
 function usageChunk(prompt: number, completion: number): Record<string, unknown> {
-  return { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1_760_000_000, model: 'gpt-test', choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } };
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion.chunk',
+    created: 1_760_000_000,
+    model: 'gpt-test',
+    choices: [],
+    usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+  };
 }
 
 describe('OpenAIModel (Chat Completions through the official client)', () => {
@@ -62,7 +81,11 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'test-key', baseURL: `${server.url}/v1`, maxRetries: 0 });
     const result = await new Agent({ model, tools: [weather], instructions: 'You report weather.' }).run('Weather in Oslo and Paris?');
 
-    expect(result).toMatchObject({ text: 'Oslo is 21 celsius; Paris failed.', stopReason: 'final_answer', usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 } });
+    expect(result).toMatchObject({
+      text: 'Oslo is 21 celsius; Paris failed.',
+      stopReason: 'final_answer',
+      usage: { inputTokens: 140, outputTokens: 30, totalTokens: 170 },
+    });
     const [first, second] = server.requests;
     expect(first).toMatchObject({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: 'Bearer test-key' } });
     expect(first!.body['tools']).toEqual([
@@ -99,12 +122,22 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     expect(messages[3]).toEqual({ role: 'tool', tool_call_id: 'call_oslo', content: 'Oslo: 21 celsius' });
     expect(messages[4]).toMatchObject({ role: 'tool', tool_call_id: 'call_paris', content: expect.stringContaining('not valid JSON') });
     const events = result.context.events.filter((e) => e.type === 'tool_result');
-    expect(events.map((e) => e.type === 'tool_result' && [e.callId, e.result.error?.code])).toEqual([['call_oslo', undefined], ['call_paris', ErrorCode.InvalidArguments]]);
+    expect(events.map((e) => e.type === 'tool_result' && [e.callId, e.result.error?.code])).toEqual([
+      ['call_oslo', undefined],
+      ['call_paris', ErrorCode.InvalidArguments],
+    ]);
   });
 
   it('sends schemas as they are when strict mode is off, and no tools when there are none', async () => {
     server = await startProviderServer([{ body: completion({ content: 'hi' }, 'stop') }, { body: completion({ content: 'hi' }, 'stop') }]);
-    const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, strict: false, parallelToolCalls: true, params: { seed: 7, model: 'ignored' } });
+    const model = new OpenAIModel({
+      model: 'gpt-test',
+      apiKey: 'k',
+      baseURL: `${server.url}/v1`,
+      strict: false,
+      parallelToolCalls: true,
+      params: { seed: 7, model: 'ignored' },
+    });
     await new Agent({ model, tools: [weather], settings: { temperature: 0, maxTokens: 100 } }).run('hi');
     await new Agent({ model }).run('hi');
     const [withTools, without] = server.requests;
@@ -120,7 +153,11 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
   });
 
   it('lets the client retry a failed request, then ends the run with MODEL_FAILED', async () => {
-    const overloaded = { status: 500, body: { error: { message: 'The server is overloaded', type: 'server_error', code: null, param: null } }, headers: { 'retry-after-ms': '1' } };
+    const overloaded = {
+      status: 500,
+      body: { error: { message: 'The server is overloaded', type: 'server_error', code: null, param: null } },
+      headers: { 'retry-after-ms': '1' },
+    };
     server = await startProviderServer([overloaded, { body: completion({ content: 'recovered' }, 'stop') }, overloaded, overloaded]);
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: `${server.url}/v1`, maxRetries: 1 });
     const agent = new Agent({ model });
@@ -145,10 +182,15 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
   });
 
   it('says a 401 was rejected (one request, no retries) and points at the API key', async () => {
-    server = await startProviderServer([{ status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } }]);
+    server = await startProviderServer([
+      { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key', param: null } } },
+    ]);
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'bad', baseURL: `${server.url}/v1`, maxRetries: 3 });
     const failed = new Agent({ model }).run('hello?');
-    await expect(failed).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringMatching(/openai gpt-test: the request was rejected with 401: Incorrect API key.*OPENAI_API_KEY/) });
+    await expect(failed).rejects.toMatchObject({
+      code: ErrorCode.ModelFailed,
+      message: expect.stringMatching(/openai gpt-test: the request was rejected with 401: Incorrect API key.*OPENAI_API_KEY/),
+    });
     await expect(failed).rejects.toMatchObject({ message: expect.not.stringContaining('retries') });
     expect(server.requests).toHaveLength(1);
   });
@@ -158,7 +200,11 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
       {
         body: null,
         events: [
-          chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+          chunk({
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+          }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: '"Oslo"}' } }] }),
           chunk({}, 'tool_calls'),
@@ -167,20 +213,44 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
       },
       {
         body: null,
-        events: [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Oslo is ' }), chunk({ content: '21 celsius.' }), chunk({}, 'stop'), usageChunk(80, 5)],
+        events: [
+          chunk({ role: 'assistant', content: '' }),
+          chunk({ content: 'Oslo is ' }),
+          chunk({ content: '21 celsius.' }),
+          chunk({}, 'stop'),
+          usageChunk(80, 5),
+        ],
       },
     ]);
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const seen: AgentStreamEvent[] = [];
     for await (const event of new Agent({ model, tools: [weather] }).stream('Weather in Oslo?')) seen.push(event);
-    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual(['tool_call_start', '{"city":', '"Oslo"}', 'tool_result', 'Oslo is ', '21 celsius.', 'result']);
+    expect(seen.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : e.type))).toEqual([
+      'tool_call_start',
+      '{"city":',
+      '"Oslo"}',
+      'tool_result',
+      'Oslo is ',
+      '21 celsius.',
+      'result',
+    ]);
     expect(seen[0]).toEqual({ type: 'tool_call_start', step: 1, callId: 'call_1', name: 'get_weather' });
     const last = seen.at(-1)!;
-    expect(last.type === 'result' && last.result).toMatchObject({ text: 'Oslo is 21 celsius.', stopReason: 'final_answer', steps: 2, usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 } });
+    expect(last.type === 'result' && last.result).toMatchObject({
+      text: 'Oslo is 21 celsius.',
+      stopReason: 'final_answer',
+      steps: 2,
+      usage: { inputTokens: 130, outputTokens: 25, totalTokens: 155 },
+    });
     expect(server.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     // The same deltas, in the same order, in the run's events.
     const recorded = (last.type === 'result' ? last.result.context.events : []).filter((e) => e.type === 'text_delta' || e.type === 'tool_call_delta');
-    expect(recorded.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : ''))).toEqual(['{"city":', '"Oslo"}', 'Oslo is ', '21 celsius.']);
+    expect(recorded.map((e) => (e.type === 'text_delta' ? e.text : e.type === 'tool_call_delta' ? e.delta : ''))).toEqual([
+      '{"city":',
+      '"Oslo"}',
+      'Oslo is ',
+      '21 celsius.',
+    ]);
     // The call went back as the deltas built it.
     expect((server.requests[1]!.body['messages'] as unknown[]).slice(1)).toEqual([
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } }] },
@@ -270,20 +340,29 @@ describe('OpenAIModel (Chat Completions through the official client)', () => {
     const saved = process.env['OPENAI_API_KEY'];
     delete process.env['OPENAI_API_KEY'];
     try {
-      expect(() => new OpenAIModel({ model: 'gpt-test' })).toThrow(expect.objectContaining({ code: ErrorCode.MissingCredentials, message: expect.stringContaining('OPENAI_API_KEY') }));
+      expect(() => new OpenAIModel({ model: 'gpt-test' })).toThrow(
+        expect.objectContaining({ code: ErrorCode.MissingCredentials, message: expect.stringContaining('OPENAI_API_KEY') }),
+      );
       expect(() => new OpenAIModel({ model: '' })).toThrow(/model id/);
     } finally {
       if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
     }
   });
 
-  it('sends image results after the turn\'s tool messages, in one user message labelled with the call ids', () => {
+  it("sends image results after the turn's tool messages, in one user message labelled with the call ids", () => {
     const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k' });
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
     const params = model.toParams({
       messages: [
         { role: 'user', content: 'draw' },
-        { role: 'assistant', content: '', toolCalls: [{ id: 't1', name: 'draw', arguments: '{}' }, { id: 't2', name: 'echo', arguments: '{}' }] },
+        {
+          role: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: 't1', name: 'draw', arguments: '{}' },
+            { id: 't2', name: 'echo', arguments: '{}' },
+          ],
+        },
         { role: 'tool', callId: 't1', name: 'draw', result: imageResult(png) },
         { role: 'tool', callId: 't2', name: 'echo', result: { content: [{ type: 'text', text: 'hi' }], isError: false } },
         { role: 'assistant', content: 'A square.' },

@@ -12,7 +12,10 @@ export type ContextDecorator = (target: object, propertyKey: string | symbol | u
 export function Context(): ContextDecorator {
   return (target, propertyKey, parameterIndex) => {
     if (propertyKey === undefined) {
-      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Context() on a constructor parameter of ${(target as Function).name}: put it on a parameter of a @Tool() method`);
+      throw new AnytoolError(
+        ErrorCode.InvalidToolDefinition,
+        `@Context() on a constructor parameter of ${(target as Function).name}: put it on a parameter of a @Tool() method`,
+      );
     }
     const owner = typeof target === 'function' ? target : target.constructor;
     setContextParam(owner, propertyKey, parameterIndex);

@@ -40,14 +40,18 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
         throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on ${what} (${String(context.name)}): put @Tool() on a public instance method`);
       }
       // Decorator metadata exists only where `Symbol.metadata` did when the class was defined; without it the method holds the record.
-      if (typeof context.metadata === 'object' && context.metadata !== null) addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
+      if (typeof context.metadata === 'object' && context.metadata !== null)
+        addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
       else addToMethod(value as Function, record(context.name, options, build));
       return;
     }
     const target = value as object;
     const key = context as string | symbol;
     if (typeof target === 'function') {
-      throw new AnytoolError(ErrorCode.InvalidToolDefinition, `@Tool() on static method ${target.name}.${String(key)}: put @Tool() on a public instance method`);
+      throw new AnytoolError(
+        ErrorCode.InvalidToolDefinition,
+        `@Tool() on static method ${target.name}.${String(key)}: put @Tool() on a public instance method`,
+      );
     }
     addToClass(target.constructor, record(key, options, build));
   }) as ToolDecorator;
@@ -59,9 +63,17 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
  * @example
  * defineTool(Weather, 'getWeather', { description: 'Current weather.', parameters: { type: 'object', ... } });
  */
-export function defineTool<T extends object>(target: abstract new (...args: never[]) => T, method: keyof T & (string | symbol), options?: ToolOptions, build?: ToolBuildInfo): void {
+export function defineTool<T extends object>(
+  target: abstract new (...args: never[]) => T,
+  method: keyof T & (string | symbol),
+  options?: ToolOptions,
+  build?: ToolBuildInfo,
+): void {
   if (typeof (target.prototype as Record<PropertyKey, unknown>)[method] !== 'function') {
-    throw new AnytoolError(ErrorCode.InvalidToolDefinition, `defineTool(${target.name}, ${String(method)}): ${target.name}.prototype.${String(method)} is not a method`);
+    throw new AnytoolError(
+      ErrorCode.InvalidToolDefinition,
+      `defineTool(${target.name}, ${String(method)}): ${target.name}.prototype.${String(method)} is not a method`,
+    );
   }
   addToClass(target, record(method, options, build));
 }

@@ -80,7 +80,8 @@ type Asked = Pick<ToolCall, 'name' | 'args' | 'callId' | 'context'>;
 async function ask(call: Asked, tool: BaseTool, approve: ApprovalCallback | undefined): Promise<ToolResult | undefined> {
   const { context } = call;
   if (context.signal?.aborted) return stopped(call, 'before the approval question was asked');
-  if (approve === undefined) return refused(call, `tool "${tool.name}" needs approval and no approve callback was given (pass { approve } to new Agent, or to approval())`);
+  if (approve === undefined)
+    return refused(call, `tool "${tool.name}" needs approval and no approve callback was given (pass { approve } to new Agent, or to approval())`);
   let decision: unknown;
   try {
     decision = await untilAborted(() => approve({ tool, args: call.args, callId: call.callId, context }), context.signal);

@@ -38,7 +38,8 @@ function partSize(part: ContentPart): number {
  */
 export function outputBudget(options: OutputBudgetOptions): Middleware {
   const max = options.maxChars;
-  if (!Number.isInteger(max) || max < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): maxChars must be a whole number of characters from 1, got ${String(max)}`);
+  if (!Number.isInteger(max) || max < 1)
+    throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): maxChars must be a whole number of characters from 1, got ${String(max)}`);
   const over = options.over ?? 'truncate';
   return {
     name: 'output budget',
@@ -48,10 +49,26 @@ export function outputBudget(options: OutputBudgetOptions): Middleware {
       if (size <= max) return undefined;
       const what = `tool "${call.name}" returned ${size} characters of content, over its budget of ${max}`;
       if (over === 'error') {
-        call.context.diagnose({ code: ErrorCode.ResultTooLarge, source: 'output budget', message: `${what}; the result was replaced by an error`, callId: call.callId, tool: call.name });
-        return errorResult(ErrorCode.ResultTooLarge, `Tool "${call.name}" returned ${size} characters, more than the ${max} allowed. Call it again asking for less (a narrower query, a page, a limit).`, what);
+        call.context.diagnose({
+          code: ErrorCode.ResultTooLarge,
+          source: 'output budget',
+          message: `${what}; the result was replaced by an error`,
+          callId: call.callId,
+          tool: call.name,
+        });
+        return errorResult(
+          ErrorCode.ResultTooLarge,
+          `Tool "${call.name}" returned ${size} characters, more than the ${max} allowed. Call it again asking for less (a narrower query, a page, a limit).`,
+          what,
+        );
       }
-      call.context.diagnose({ code: ErrorCode.ResultTooLarge, source: 'output budget', message: `${what}; it was cut to the budget`, callId: call.callId, tool: call.name });
+      call.context.diagnose({
+        code: ErrorCode.ResultTooLarge,
+        source: 'output budget',
+        message: `${what}; it was cut to the budget`,
+        callId: call.callId,
+        tool: call.name,
+      });
       return truncate(result, max, size);
     },
   };

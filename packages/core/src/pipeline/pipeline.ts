@@ -57,7 +57,10 @@ export function checkMiddleware(value: unknown, owner: string): Middleware {
     if (bad === undefined && hooks.some((h) => typeof m[h] === 'function')) return value as Middleware;
     if (bad !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}.use(): the middleware's "${bad}" is a ${typeof m[bad]}, not a function`);
   }
-  throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}.use(): expected middleware, an object with before, around or after functions; got ${value === null ? 'null' : typeof value}`);
+  throw new AnytoolError(
+    ErrorCode.InvalidOptions,
+    `${owner}.use(): expected middleware, an object with before, around or after functions; got ${value === null ? 'null' : typeof value}`,
+  );
 }
 
 function nameOf(middleware: Middleware): string {
@@ -68,14 +71,22 @@ function nameOf(middleware: Middleware): string {
 function hookFailed(call: ToolCall, middleware: Middleware, hook: string, error: unknown): ToolResult {
   const detail = describeError(error);
   const who = nameOf(middleware);
-  return errorResult(ErrorCode.MiddlewareFailed, `The call to tool "${call.name}" failed in ${who}: ${detail.slice(0, 300)}`, `tool "${call.name}" (call ${call.callId}): the ${hook} hook of ${who} threw: ${detail}`);
+  return errorResult(
+    ErrorCode.MiddlewareFailed,
+    `The call to tool "${call.name}" failed in ${who}: ${detail.slice(0, 300)}`,
+    `tool "${call.name}" (call ${call.callId}): the ${hook} hook of ${who} threw: ${detail}`,
+  );
 }
 
 function asResult(call: ToolCall, middleware: Middleware, hook: string, value: unknown): ToolResult {
   if (isToolResult(value)) return value;
   const what = describeError(value).slice(0, 100);
   const who = nameOf(middleware);
-  return errorResult(ErrorCode.MiddlewareFailed, `The call to tool "${call.name}" failed in ${who}.`, `tool "${call.name}" (call ${call.callId}): the ${hook} hook of ${who} returned ${what}, which is not a ToolResult`);
+  return errorResult(
+    ErrorCode.MiddlewareFailed,
+    `The call to tool "${call.name}" failed in ${who}.`,
+    `tool "${call.name}" (call ${call.callId}): the ${hook} hook of ${who} returned ${what}, which is not a ToolResult`,
+  );
 }
 
 /** Runs `call` through the chain's phases to `terminal`. Never throws; a promise it returns never rejects. */
@@ -164,7 +175,8 @@ export function recordCallEnd(context: ExecutionContext, callId: string, name: s
   return result;
 }
 
-const toolStage: Terminal = (call) => (call.tool as unknown as Record<typeof TOOL_STAGE, ToolStage>)[TOOL_STAGE](call.context, call.callId, call.args, call.options);
+const toolStage: Terminal = (call) =>
+  (call.tool as unknown as Record<typeof TOOL_STAGE, ToolStage>)[TOOL_STAGE](call.context, call.callId, call.args, call.options);
 
 /**
  * The one path of a call through a toolset or a tool: records `tool_call`, runs
@@ -186,7 +198,8 @@ export function invokeThrough(
   const started = now();
   const stage = tool === undefined ? undefined : (tool as unknown as Partial<Record<typeof TOOL_STAGE, ToolStage>>)[TOOL_STAGE];
   // A tool from an older copy of core has no stage: its own invoke runs (and records) the call.
-  if (tool !== undefined && stage === undefined) return invokeInside(chain, tool, name, ctx, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
+  if (tool !== undefined && stage === undefined)
+    return invokeInside(chain, tool, name, ctx, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
   recordCallStart(ctx, callId, name, args, started);
   let out: Outcome;
   if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx, callId, args, options);
@@ -263,6 +276,8 @@ export class Pipeline {
     } catch {
       tool = undefined;
     }
-    return invokeInside(this.chain, tool, name, ctx, callId, now(), args, options, (call, forward) => toolset.invoke(call.name, call.args, call.context, forward));
+    return invokeInside(this.chain, tool, name, ctx, callId, now(), args, options, (call, forward) =>
+      toolset.invoke(call.name, call.args, call.context, forward),
+    );
   }
 }

@@ -29,7 +29,15 @@ export class ToolCall {
   reached = false;
   private locals: Map<unknown, unknown> | undefined;
 
-  constructor(name: string, tool: BaseTool | undefined, callId: string, args: unknown, context: ExecutionContext, options: InvokeOptions | undefined, started: number) {
+  constructor(
+    name: string,
+    tool: BaseTool | undefined,
+    callId: string,
+    args: unknown,
+    context: ExecutionContext,
+    options: InvokeOptions | undefined,
+    started: number,
+  ) {
     this.name = name;
     this.tool = tool;
     this.callId = callId;

@@ -10,7 +10,8 @@ export interface GeminiFunctionDeclaration {
 }
 
 /** One of Gemini's built-in tools (`{ googleSearch: {} }`, `{ codeExecution: {} }`, `{ urlContext: {} }`): a `Tool` of `config.tools`. */
-export type GeminiBuiltinTool = NotAFunction & ({ googleSearch: Record<string, unknown> } | { codeExecution: Record<string, never> } | { urlContext: Record<string, never> });
+export type GeminiBuiltinTool = NotAFunction &
+  ({ googleSearch: Record<string, unknown> } | { codeExecution: Record<string, never> } | { urlContext: Record<string, never> });
 
 /** What a built-in lacks of a function declaration: code reading `name` off the list still compiles, and finds none. */
 interface NotAFunction {
@@ -38,9 +39,28 @@ export function toGeminiToolList(tools: ReadonlyArray<GeminiFunctionDeclaration 
 
 /** Keywords of the subset Gemini accepts for function parameters. */
 const GEMINI_KEYWORDS = new Set([
-  'type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems',
-  'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'properties', 'required',
-  'additionalProperties', 'propertyOrdering', 'nullable', 'minProperties', 'maxProperties',
+  'type',
+  'format',
+  'title',
+  'description',
+  'enum',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'anyOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyOrdering',
+  'nullable',
+  'minProperties',
+  'maxProperties',
 ]);
 
 /** How deep a recursive type is unrolled before it is cut off. */
@@ -88,7 +108,12 @@ function inline(node: JsonSchema, ref: string, path: string, pass: Pass): JsonSc
   }
   const open = pass.open.get(ref) ?? 0;
   if (open >= MAX_RECURSION) {
-    notes.push({ tool, path, action: 'changed', detail: `recursive type "${ref}" cut off after ${MAX_RECURSION} levels (Gemini takes no $ref); deeper values are still validated` });
+    notes.push({
+      tool,
+      path,
+      action: 'changed',
+      detail: `recursive type "${ref}" cut off after ${MAX_RECURSION} levels (Gemini takes no $ref); deeper values are still validated`,
+    });
     return stub(target, 'object');
   }
   if (pass.refs >= pass.maxRefs) return stub(target);
@@ -165,7 +190,8 @@ function lower(node: unknown, path: string, pass: Pass): JsonSchema {
         break;
       default:
         if (GEMINI_KEYWORDS.has(key)) out[key] = value;
-        else if (!SILENT_KEYWORDS.has(key)) notes.push({ tool, path: at, action: 'dropped', detail: `"${key}" is not supported by Gemini; arguments are still validated against it` });
+        else if (!SILENT_KEYWORDS.has(key))
+          notes.push({ tool, path: at, action: 'dropped', detail: `"${key}" is not supported by Gemini; arguments are still validated against it` });
     }
   }
   if (inlined) pass.level--;
@@ -216,6 +242,10 @@ function inlineWithinBounds(definition: ToolDefinition, notes: LoweringNote[]): 
 /** Gemini function declarations: `$ref`s inlined (within bounds), the keywords Gemini rejects dropped and noted. */
 export function toGeminiTools(definitions: readonly ToolDefinition[]): Lowered<GeminiFunctionDeclaration> {
   const notes: LoweringNote[] = [];
-  const tools = definitions.map((d): GeminiFunctionDeclaration => ({ name: d.name, description: d.description, parametersJsonSchema: inlineWithinBounds(d, notes) }));
+  const tools = definitions.map((d): GeminiFunctionDeclaration => ({
+    name: d.name,
+    description: d.description,
+    parametersJsonSchema: inlineWithinBounds(d, notes),
+  }));
   return { tools, notes };
 }

@@ -4,7 +4,14 @@ import { toAnthropicTools, type AnthropicBuiltinTool, type AnthropicTool } from 
 import { toGeminiTools, type GeminiBuiltinTool, type GeminiFunctionDeclaration } from './gemini.js';
 import type { Lowered, LoweringNote } from './lowering.js';
 import { toMcpTools, type McpToolDefinition } from './mcp.js';
-import { toOpenAIChatTools, toOpenAIResponsesTools, type OpenAIChatTool, type OpenAIFormatOptions, type OpenAIResponsesBuiltinTool, type OpenAIResponsesTool } from './openai.js';
+import {
+  toOpenAIChatTools,
+  toOpenAIResponsesTools,
+  type OpenAIChatTool,
+  type OpenAIFormatOptions,
+  type OpenAIResponsesBuiltinTool,
+  type OpenAIResponsesTool,
+} from './openai.js';
 
 export type { Lowered, LoweringNote } from './lowering.js';
 
@@ -29,7 +36,11 @@ const PROVIDER_NAMES: Record<BuiltinFormat, string> = { 'openai-responses': 'Ope
  * format one the provider runs is left out with a note (never a broken request),
  * and a client tool is lowered from its local schema like any tool.
  */
-export function lowerDefinitions<F extends DefinitionFormat>(format: F, neutral: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+export function lowerDefinitions<F extends DefinitionFormat>(
+  format: F,
+  neutral: readonly ToolDefinition[],
+  options?: FormatOptions<F>,
+): Lowered<FormatTool<F>> {
   // The caller gets its own copy: mutating an emitted definition never changes a tool.
   const definitions = structuredClone(neutral) as ToolDefinition[];
   if (!definitions.some((d) => d.builtin !== undefined)) return lowerPlain(format, definitions, options);
@@ -44,7 +55,12 @@ export function lowerDefinitions<F extends DefinitionFormat>(format: F, neutral:
       tools.push(declaration as FormatTool<F>);
     } else if (d.builtin?.runs === 'provider') {
       const owners = Object.keys(d.builtin.declarations).map((f) => `the ${PROVIDER_NAMES[f as BuiltinFormat] ?? f} format`);
-      notes.push({ tool: d.name, path: '', action: 'dropped', detail: `a provider's built-in tool, declared only for ${owners.join(' and ')}; the ${format} format cannot carry it, so it is left out` });
+      notes.push({
+        tool: d.name,
+        path: '',
+        action: 'dropped',
+        detail: `a provider's built-in tool, declared only for ${owners.join(' and ')}; the ${format} format cannot carry it, so it is left out`,
+      });
     } else {
       tools.push(lowered.tools[next++]!);
     }
@@ -69,6 +85,9 @@ function lowerPlain<F extends DefinitionFormat>(format: F, definitions: ToolDefi
     case 'mcp':
       return toMcpTools(definitions) as Lowered<FormatTool<F>>;
     default:
-      throw new AnytoolError(ErrorCode.InvalidOptions, `unknown definition format ${JSON.stringify(format)}; use openai, openai-responses, anthropic, gemini or mcp`);
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `unknown definition format ${JSON.stringify(format)}; use openai, openai-responses, anthropic, gemini or mcp`,
+      );
   }
 }

@@ -25,7 +25,13 @@ export function toMcpTools(definitions: readonly ToolDefinition[]): Lowered<McpT
     if (d.title !== undefined) tool.title = d.title;
     if (d.outputSchema !== undefined) {
       if (d.outputSchema['type'] === 'object') tool.outputSchema = { ...d.outputSchema, type: 'object' };
-      else notes.push({ tool: d.name, path: '/outputSchema', action: 'dropped', detail: 'MCP output schemas must have type "object" at the root; the result is still sent as content' });
+      else
+        notes.push({
+          tool: d.name,
+          path: '/outputSchema',
+          action: 'dropped',
+          detail: 'MCP output schemas must have type "object" at the root; the result is still sent as content',
+        });
     }
     const a = d.annotations;
     if (a !== undefined || d.title !== undefined) {

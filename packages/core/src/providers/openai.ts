@@ -33,13 +33,29 @@ export interface OpenAIFormatOptions {
 
 /** Keywords strict mode accepts, apart from the structural ones handled below. */
 const STRICT_KEYWORDS = new Set([
-  'type', 'description', 'title', 'enum', 'const', 'pattern', 'format',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', '$ref',
+  'type',
+  'description',
+  'title',
+  'enum',
+  'const',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  '$ref',
 ]);
 const STRICT_FORMATS = new Set(['date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid']);
 
 class NotStrict extends Error {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(reason);
   }
 }
@@ -63,7 +79,8 @@ function lowerStrict(node: unknown, path: string, tool: string, notes: LoweringN
       case '$defs':
       case 'definitions': {
         const defs: Record<string, JsonSchema> = {};
-        for (const [name, def] of Object.entries(value as Record<string, unknown>)) defs[name] = lowerStrict(def, pointer(pointer(path, key), name), tool, notes);
+        for (const [name, def] of Object.entries(value as Record<string, unknown>))
+          defs[name] = lowerStrict(def, pointer(pointer(path, key), name), tool, notes);
         out['$defs'] = { ...((out['$defs'] as object | undefined) ?? {}), ...defs };
         break;
       }
@@ -73,7 +90,13 @@ function lowerStrict(node: unknown, path: string, tool: string, notes: LoweringN
         break;
       case 'anyOf':
       case 'oneOf':
-        if (key === 'oneOf') notes.push({ tool, path: pointer(path, key), action: 'changed', detail: 'oneOf sent as anyOf (strict mode has no oneOf); arguments are still validated against oneOf' });
+        if (key === 'oneOf')
+          notes.push({
+            tool,
+            path: pointer(path, key),
+            action: 'changed',
+            detail: 'oneOf sent as anyOf (strict mode has no oneOf); arguments are still validated against oneOf',
+          });
         out['anyOf'] = (value as unknown[]).map((option, i) => lowerStrict(option, pointer(pointer(path, key), i), tool, notes));
         break;
       case 'allOf':
@@ -98,14 +121,21 @@ function lowerStrict(node: unknown, path: string, tool: string, notes: LoweringN
         throw new NotStrict(pointer(path, key), `the keyword "${key}"`);
       default:
         if (STRICT_KEYWORDS.has(key)) out[key] = value;
-        else if (!SILENT_KEYWORDS.has(key)) notes.push({ tool, path: pointer(path, key), action: 'dropped', detail: `"${key}" is not supported in strict mode; arguments are still validated against it` });
+        else if (!SILENT_KEYWORDS.has(key))
+          notes.push({
+            tool,
+            path: pointer(path, key),
+            action: 'dropped',
+            detail: `"${key}" is not supported in strict mode; arguments are still validated against it`,
+          });
     }
   }
   const isObject = node['type'] === 'object' || isSchema(node['properties']);
   if (isObject) {
     const extra = node['additionalProperties'];
     const properties = isSchema(node['properties']) ? (node['properties'] as Record<string, unknown>) : {};
-    if (extra !== undefined && extra !== false) throw new NotStrict(pointer(path, 'additionalProperties'), 'an object with open-ended keys (a record or index signature)');
+    if (extra !== undefined && extra !== false)
+      throw new NotStrict(pointer(path, 'additionalProperties'), 'an object with open-ended keys (a record or index signature)');
     if (Object.keys(properties).length === 0 && extra === undefined && path !== '') throw new NotStrict(path, 'a free-form object with no declared properties');
     const required = new Set(Array.isArray(node['required']) ? (node['required'] as string[]) : []);
     const lowered: Record<string, JsonSchema> = {};
@@ -114,7 +144,12 @@ function lowerStrict(node: unknown, path: string, tool: string, notes: LoweringN
       let schema = lowerStrict(child, childPath, tool, notes);
       if (!required.has(name)) {
         schema = makeNullable(schema);
-        notes.push({ tool, path: childPath, action: 'changed', detail: 'optional property sent as required and nullable; a null from the model reaches the tool as absent' });
+        notes.push({
+          tool,
+          path: childPath,
+          action: 'changed',
+          detail: 'optional property sent as required and nullable; a null from the model reaches the tool as absent',
+        });
       }
       lowered[name] = schema;
     }
@@ -151,7 +186,12 @@ function lowerParameters(definition: ToolDefinition, strict: boolean, notes: Low
     return { parameters, strict: true };
   } catch (error) {
     if (!(error instanceof NotStrict)) throw error;
-    notes.push({ tool: definition.name, path: error.path, action: 'not-strict', detail: `sent without strict mode: strict mode cannot express ${error.reason}` });
+    notes.push({
+      tool: definition.name,
+      path: error.path,
+      action: 'not-strict',
+      detail: `sent without strict mode: strict mode cannot express ${error.reason}`,
+    });
     return { parameters: definition.parameters, strict: false };
   }
 }

@@ -48,6 +48,7 @@ function readTraceContext(fields: Record<string, unknown>): TraceContext | undef
   const spanContext = { traceId: match[2]!, spanId: match[3]!, traceFlags: parseInt(match[4]!, 16), isRemote: true };
   if (!isSpanContextValid(spanContext)) return extracted === ROOT_CONTEXT ? undefined : extracted;
   const tracestate = fields['tracestate'];
-  const withState = typeof tracestate === 'string' && tracestate.length <= MAX_TRACESTATE ? { ...spanContext, traceState: createTraceState(tracestate) } : spanContext;
+  const withState =
+    typeof tracestate === 'string' && tracestate.length <= MAX_TRACESTATE ? { ...spanContext, traceState: createTraceState(tracestate) } : spanContext;
   return trace.setSpanContext(extracted, withState);
 }

@@ -41,7 +41,9 @@ export function tracing(options: TracingOptions = {}): GatedMiddleware {
   return {
     name: 'tracing',
     // Nothing to do while neither an SDK's tracer nor its meter is registered: calls skip the chain.
-    [ACTIVE]: given ? () => tracer() !== undefined || duration() !== undefined : () => !nothingRegistered() && (tracer() !== undefined || duration() !== undefined),
+    [ACTIVE]: given
+      ? () => tracer() !== undefined || duration() !== undefined
+      : () => !nothingRegistered() && (tracer() !== undefined || duration() !== undefined),
     before(call: ToolCall): void {
       const active = tracer();
       if (active === undefined) return;
@@ -50,7 +52,12 @@ export function tracing(options: TracingOptions = {}): GatedMiddleware {
         `execute_tool ${call.name}`,
         {
           kind: SpanKind.INTERNAL,
-          attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': call.name, 'gen_ai.tool.call.id': call.callId, 'gen_ai.tool.type': 'function' },
+          attributes: {
+            'gen_ai.operation.name': 'execute_tool',
+            'gen_ai.tool.name': call.name,
+            'gen_ai.tool.call.id': call.callId,
+            'gen_ai.tool.type': 'function',
+          },
         },
         parent,
       );

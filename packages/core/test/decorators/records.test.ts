@@ -32,7 +32,11 @@ describe('decorator records live with the class', () => {
           return 'a';
         }
       }
-      expect(toolsFrom(new After()).map((t) => t.name).sort()).toEqual(['after', 'before']);
+      expect(
+        toolsFrom(new After())
+          .map((t) => t.name)
+          .sort(),
+      ).toEqual(['after', 'before']);
       expect(toolsFrom(new Before()).map((t) => t.name)).toEqual(['before']);
     } finally {
       delete symbol.metadata;

@@ -32,7 +32,11 @@ class Deploy extends BaseTool {
 
 describe('scopes', () => {
   it('flow from @Tool, defineTool, tool() and BaseTool to the tool', () => {
-    const toolset = new Toolset(new Admin(), new Deploy(), tool(() => 'hi', { name: 'hi', description: 'Says hi.', parameters: EMPTY, scopes: ['greet'] }));
+    const toolset = new Toolset(
+      new Admin(),
+      new Deploy(),
+      tool(() => 'hi', { name: 'hi', description: 'Says hi.', parameters: EMPTY, scopes: ['greet'] }),
+    );
     expect(toolset.get('purge')!.scopes).toEqual(['admin', 'notes:write']);
     expect(toolset.get('read')!.scopes).toBeUndefined();
     expect(toolset.get('later')!.scopes).toEqual(['later']);

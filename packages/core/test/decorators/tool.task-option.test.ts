@@ -38,8 +38,19 @@ class Backup extends BaseTool {
 
 describe('task and resumable', () => {
   it('flow from @Tool, defineTool, tool() and BaseTool to the tool', () => {
-    const toolset = new Toolset(new Jobs(), new Backup(), tool(() => 'hi', { name: 'hi', description: 'Says hi.', parameters: EMPTY, task: 'required' }));
-    expect(['render', 'import', 'read', 'later', 'backup', 'hi'].map((name) => [name, toolset.get(name)!.task, toolset.get(name)!.resumable, toolset.get(name)!.deferTask])).toEqual([
+    const toolset = new Toolset(
+      new Jobs(),
+      new Backup(),
+      tool(() => 'hi', { name: 'hi', description: 'Says hi.', parameters: EMPTY, task: 'required' }),
+    );
+    expect(
+      ['render', 'import', 'read', 'later', 'backup', 'hi'].map((name) => [
+        name,
+        toolset.get(name)!.task,
+        toolset.get(name)!.resumable,
+        toolset.get(name)!.deferTask,
+      ]),
+    ).toEqual([
       ['render', true, false, false],
       ['import', 'required', true, true],
       ['read', false, false, false],

@@ -1,6 +1,10 @@
 import { ExecutionContext, Tool, Toolset, defineTool, toolsFrom, ErrorCode, AnytoolError } from '@anytool/core';
 
-const citySchema = { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' } }, required: ['city'] } as const;
+const citySchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' } },
+  required: ['city'],
+} as const;
 
 class WeatherTools {
   calls = 0;
@@ -11,7 +15,10 @@ class WeatherTools {
     return `${city}: 21 ${unit}`;
   }
 
-  @Tool({ name: 'remember', description: 'Store a note in the run state.' }, { parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, paramNames: ['note'], contextIndex: 0 })
+  @Tool(
+    { name: 'remember', description: 'Store a note in the run state.' },
+    { parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, paramNames: ['note'], contextIndex: 0 },
+  )
   remember(context: ExecutionContext, note: string): number {
     const notes = (context.state.get('notes') as string[] | undefined) ?? [];
     notes.push(note);
@@ -25,7 +32,10 @@ class WeatherTools {
 }
 
 class MoreWeather extends WeatherTools {
-  @Tool({ description: 'Forecast for tomorrow.' }, { parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, paramNames: ['city'] })
+  @Tool(
+    { description: 'Forecast for tomorrow.' },
+    { parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }, paramNames: ['city'] },
+  )
   forecast(city: string): string {
     return `${city}: sunny`;
   }
@@ -72,7 +82,12 @@ describe('@Tool methods', () => {
         return value * 2;
       }
     }
-    defineTool(Plain, 'double', { description: 'Double a number.' }, { parameters: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] }, paramNames: ['value'] });
+    defineTool(
+      Plain,
+      'double',
+      { description: 'Double a number.' },
+      { parameters: { type: 'object', properties: { value: { type: 'number' } }, required: ['value'] }, paramNames: ['value'] },
+    );
     const result = await new Toolset(new Plain()).invoke('double', { value: 21 });
     expect(result.structured).toBe(42);
   });
@@ -83,12 +98,14 @@ describe('@Tool methods', () => {
         return `${args.greeting} from ${context.runId}`;
       }
     }
-    defineTool(Explicit, 'whoami', { description: 'Greets.', parameters: { type: 'object', properties: { greeting: { type: 'string' } }, required: ['greeting'] } });
+    defineTool(Explicit, 'whoami', {
+      description: 'Greets.',
+      parameters: { type: 'object', properties: { greeting: { type: 'string' } }, required: ['greeting'] },
+    });
     defineContext(Explicit, 'whoami', 1);
     const context = new ExecutionContext({ runId: 'run-7' });
     expect((await new Toolset(new Explicit()).invoke('whoami', { greeting: 'hi' }, context)).content).toEqual([{ type: 'text', text: 'hi from run-7' }]);
   });
-
 });
 
 import { defineContext } from '@anytool/core';

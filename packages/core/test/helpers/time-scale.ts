@@ -20,6 +20,7 @@ export function scaled(ms: number): number {
 function readTimeScale(text: string | undefined): number {
   if (text === undefined || text.trim() === '') return 1;
   const scale = Number(text);
-  if (!Number.isFinite(scale) || scale < 1) throw new Error(`ANYTOOL_TEST_TIME_SCALE must be a number of 1 or more (how many times longer the tests wait), got ${JSON.stringify(text)}`);
+  if (!Number.isFinite(scale) || scale < 1)
+    throw new Error(`ANYTOOL_TEST_TIME_SCALE must be a number of 1 or more (how many times longer the tests wait), got ${JSON.stringify(text)}`);
   return scale;
 }

@@ -46,7 +46,8 @@ function logging(label: string, log: string[]): Middleware {
 }
 
 /** The tool_call / tool_result pairs of a run, as [type, callId] in order. */
-const pairs = (events: readonly RunEvent[]): string[][] => events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result').map((e) => [e.type, (e as { callId: string }).callId]);
+const pairs = (events: readonly RunEvent[]): string[][] =>
+  events.filter((e) => e.type === 'tool_call' || e.type === 'tool_result').map((e) => [e.type, (e as { callId: string }).callId]);
 
 describe('middleware', () => {
   it('runs every before (outer first), the around wrappers (outer outside), the tool, every after (inner first), at toolset, source and tool level', async () => {
@@ -57,11 +58,19 @@ describe('middleware', () => {
     const result = await toolset.invoke('add', '{"n":2}');
     expect(resultText(result)).toBe('add 2');
     expect(log).toEqual([
-      'toolset.before', 'source.before', 'tool.before',
-      'toolset.around>', 'source.around>', 'tool.around>',
+      'toolset.before',
+      'source.before',
+      'tool.before',
+      'toolset.around>',
+      'source.around>',
+      'tool.around>',
       'add ran',
-      'tool.around<', 'source.around<', 'toolset.around<',
-      'tool.after', 'source.after', 'toolset.after',
+      'tool.around<',
+      'source.around<',
+      'toolset.around<',
+      'tool.after',
+      'source.after',
+      'toolset.after',
     ]);
   });
 
@@ -79,18 +88,29 @@ describe('middleware', () => {
   it('a before that returns a result ends the call there; the afters of the levels entered still see it; one pair of events', async () => {
     const log: string[] = [];
     const refusal = errorResult(ErrorCode.ApprovalDenied, 'no');
-    const toolset = new Toolset(new Toolset(echo('add', log).use(logging('tool', log))).use({ name: 'guard', before: () => refusal, after: () => void log.push('guard.after') })).use(logging('toolset', log));
+    const toolset = new Toolset(
+      new Toolset(echo('add', log).use(logging('tool', log))).use({ name: 'guard', before: () => refusal, after: () => void log.push('guard.after') }),
+    ).use(logging('toolset', log));
     const context = new ExecutionContext();
     const result = await toolset.invoke('add', {}, context, { callId: 'c1' });
     expect(result).toBe(refusal);
     expect(log).toEqual(['toolset.before', 'guard.after', 'toolset.after']);
-    expect(pairs(context.events)).toEqual([['tool_call', 'c1'], ['tool_result', 'c1']]);
+    expect(pairs(context.events)).toEqual([
+      ['tool_call', 'c1'],
+      ['tool_result', 'c1'],
+    ]);
   });
 
   it('an around may run the rest again (a retry): the tool runs twice, the call still has one pair of events', async () => {
     let runs = 0;
     const flaky = tool(() => (++runs === 1 ? Promise.reject(new Error('blip')) : 'ok'), { name: 'flaky', description: 'Fails once.', parameters });
-    const retry: Middleware = { name: 'retry', around: async (_call, next) => { const first = await next(); return first.isError ? next() : first; } };
+    const retry: Middleware = {
+      name: 'retry',
+      around: async (_call, next) => {
+        const first = await next();
+        return first.isError ? next() : first;
+      },
+    };
     const context = new ExecutionContext();
     const result = await new Toolset(flaky).use(retry).invoke('flaky', {}, context);
     expect(resultText(result)).toBe('ok');
@@ -127,26 +147,44 @@ describe('middleware', () => {
   const failures: Array<{ name: string; middleware: Middleware; ran: boolean; says: string }> = [
     { name: 'a before that throws', middleware: { name: 'm', before: boom }, ran: false, says: 'hook broke' },
     { name: 'a before that rejects', middleware: { name: 'm', before: () => Promise.reject(new Error('hook broke')) }, ran: false, says: 'hook broke' },
-    { name: 'a before that returns a non-result', middleware: { name: 'm', before: () => ({ nope: true }) as unknown as ToolResult }, ran: false, says: 'not a ToolResult' },
+    {
+      name: 'a before that returns a non-result',
+      middleware: { name: 'm', before: () => ({ nope: true }) as unknown as ToolResult },
+      ran: false,
+      says: 'not a ToolResult',
+    },
     { name: 'an around that throws', middleware: { name: 'm', around: boom }, ran: false, says: 'hook broke' },
-    { name: 'an around that returns undefined', middleware: { name: 'm', around: async (_c, next) => void (await next()) as unknown as ToolResult }, ran: true, says: 'not a ToolResult' },
+    {
+      name: 'an around that returns undefined',
+      middleware: { name: 'm', around: async (_c, next) => void (await next()) as unknown as ToolResult },
+      ran: true,
+      says: 'not a ToolResult',
+    },
     { name: 'an after that throws', middleware: { name: 'm', after: boom }, ran: true, says: 'hook broke' },
-    { name: 'an after that rejects with a revoked proxy', middleware: { name: 'm', after: () => Promise.reject(Proxy.revocable({}, {}).proxy) }, ran: true, says: 'failed in middleware "m"' },
+    {
+      name: 'an after that rejects with a revoked proxy',
+      middleware: { name: 'm', after: () => Promise.reject(Proxy.revocable({}, {}).proxy) },
+      ran: true,
+      says: 'failed in middleware "m"',
+    },
   ];
 
-  it.each(failures)('$name: the call ends with MIDDLEWARE_FAILED naming it, the outer after sees it, the pair of events is there', async ({ middleware, ran, says }) => {
-    const log: string[] = [];
-    let outerSaw: ToolResult | undefined;
-    const toolset = new Toolset(new Toolset(echo('add', log)).use(middleware)).use({ name: 'outer', after: (_call, result) => void (outerSaw = result) });
-    const context = new ExecutionContext();
-    const result = await toolset.invoke('add', {}, context);
-    expect(result.error?.code).toBe(ErrorCode.MiddlewareFailed);
-    expect(`${resultText(result)}\n${result.error?.message}`).toContain(says);
-    expect(resultText(result)).toContain('tool "add"');
-    expect(outerSaw).toBe(result);
-    expect(log).toEqual(ran ? ['add ran'] : []);
-    expect(pairs(context.events).map(([type]) => type)).toEqual(['tool_call', 'tool_result']);
-  });
+  it.each(failures)(
+    '$name: the call ends with MIDDLEWARE_FAILED naming it, the outer after sees it, the pair of events is there',
+    async ({ middleware, ran, says }) => {
+      const log: string[] = [];
+      let outerSaw: ToolResult | undefined;
+      const toolset = new Toolset(new Toolset(echo('add', log)).use(middleware)).use({ name: 'outer', after: (_call, result) => void (outerSaw = result) });
+      const context = new ExecutionContext();
+      const result = await toolset.invoke('add', {}, context);
+      expect(result.error?.code).toBe(ErrorCode.MiddlewareFailed);
+      expect(`${resultText(result)}\n${result.error?.message}`).toContain(says);
+      expect(resultText(result)).toContain('tool "add"');
+      expect(outerSaw).toBe(result);
+      expect(log).toEqual(ran ? ['add ran'] : []);
+      expect(pairs(context.events).map(([type]) => type)).toEqual(['tool_call', 'tool_result']);
+    },
+  );
 
   it('calls to unknown names pass through the toolset middleware, with no tool', async () => {
     const seen: Array<[string, boolean]> = [];
@@ -177,7 +215,14 @@ describe('Pipeline', () => {
     expect(approved.isError).toBe(false);
     expect(resultText(free)).toBe('add 3');
     expect(log).toEqual(['deleted', 'add ran']);
-    expect(pairs(context.events)).toEqual([['tool_call', 'a'], ['tool_result', 'a'], ['tool_call', 'b'], ['tool_result', 'b'], ['tool_call', 'c'], ['tool_result', 'c']]);
+    expect(pairs(context.events)).toEqual([
+      ['tool_call', 'a'],
+      ['tool_result', 'a'],
+      ['tool_call', 'b'],
+      ['tool_result', 'b'],
+      ['tool_call', 'c'],
+      ['tool_result', 'c'],
+    ]);
   });
 });
 
@@ -189,7 +234,9 @@ describe('outputBudget', () => {
     const result = await new Toolset(big).use(outputBudget({ maxChars: 100 })).invoke('big', {}, context);
     expect(result.content[0]).toEqual({ type: 'text', text: 'x'.repeat(100) });
     expect(resultText(result)).toContain('900 of 1000 characters cut');
-    expect(context.events.filter((e) => e.type === 'diagnostic')).toEqual([expect.objectContaining({ code: ErrorCode.ResultTooLarge, tool: 'big', source: 'output budget' })]);
+    expect(context.events.filter((e) => e.type === 'diagnostic')).toEqual([
+      expect.objectContaining({ code: ErrorCode.ResultTooLarge, tool: 'big', source: 'output budget' }),
+    ]);
   });
 
   it("with over: 'error' the model gets RESULT_TOO_LARGE instead; a result within the budget passes untouched", async () => {

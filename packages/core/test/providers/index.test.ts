@@ -9,7 +9,9 @@ const treeSchema: JsonSchema = {
   type: 'object',
   properties: { root: { $ref: '#/$defs/Node' } },
   required: ['root'],
-  $defs: { Node: { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['value'] } },
+  $defs: {
+    Node: { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['value'] },
+  },
 };
 
 const samples = [
@@ -22,15 +24,33 @@ const samples = [
         query: { type: 'string', minLength: 1, description: 'What to look for' },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
         sort: { type: 'string', enum: ['new', 'top'] },
-        filters: { type: 'object', properties: { since: { type: 'string', format: 'date-time' }, tags: { type: 'array', items: { type: 'string' }, uniqueItems: true } } },
-        shape: { oneOf: [{ type: 'object', properties: { kind: { const: 'circle' }, r: { type: 'number' } }, required: ['kind', 'r'] }, { type: 'object', properties: { kind: { const: 'square' }, side: { type: 'number' } }, required: ['kind', 'side'] }] },
+        filters: {
+          type: 'object',
+          properties: { since: { type: 'string', format: 'date-time' }, tags: { type: 'array', items: { type: 'string' }, uniqueItems: true } },
+        },
+        shape: {
+          oneOf: [
+            { type: 'object', properties: { kind: { const: 'circle' }, r: { type: 'number' } }, required: ['kind', 'r'] },
+            { type: 'object', properties: { kind: { const: 'square' }, side: { type: 'number' } }, required: ['kind', 'side'] },
+          ],
+        },
       },
       required: ['query'],
     },
   }),
   tool(() => 1, { name: 'tree_sum', description: 'Sum a tree.', parameters: treeSchema }),
-  tool(() => 1, { name: 'tally', description: 'Tally by key.', parameters: { type: 'object', properties: { counts: { type: 'object', additionalProperties: { type: 'number' } } }, required: ['counts'] } }),
-  tool(() => 1, { name: 'noop', description: 'Takes nothing.', parameters: { type: 'object', properties: {} }, annotations: { readOnly: true, idempotent: true }, title: 'No-op' }),
+  tool(() => 1, {
+    name: 'tally',
+    description: 'Tally by key.',
+    parameters: { type: 'object', properties: { counts: { type: 'object', additionalProperties: { type: 'number' } } }, required: ['counts'] },
+  }),
+  tool(() => 1, {
+    name: 'noop',
+    description: 'Takes nothing.',
+    parameters: { type: 'object', properties: {} },
+    annotations: { readOnly: true, idempotent: true },
+    title: 'No-op',
+  }),
 ];
 const toolset = new Toolset(samples);
 
@@ -46,7 +66,30 @@ describe('provider formats', () => {
   });
 
   it('Gemini schemas use only the keywords Gemini accepts', () => {
-    const allowed = new Set(['type', 'format', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems', 'maxItems', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern', 'anyOf', 'properties', 'required', 'additionalProperties', 'propertyOrdering', 'nullable', 'minProperties', 'maxProperties']);
+    const allowed = new Set([
+      'type',
+      'format',
+      'title',
+      'description',
+      'enum',
+      'items',
+      'prefixItems',
+      'minItems',
+      'maxItems',
+      'minimum',
+      'maximum',
+      'minLength',
+      'maxLength',
+      'pattern',
+      'anyOf',
+      'properties',
+      'required',
+      'additionalProperties',
+      'propertyOrdering',
+      'nullable',
+      'minProperties',
+      'maxProperties',
+    ]);
     const walk = (node: unknown, where: string): void => {
       if (typeof node !== 'object' || node === null) return;
       for (const [key, value] of Object.entries(node)) {
@@ -98,7 +141,9 @@ describe('provider formats', () => {
   it('reports everything a lowering dropped or changed', () => {
     const { notes } = toolset.lower('openai');
     const by = (tool: string, action: string) => notes.filter((n) => n.tool === tool && n.action === action).map((n) => n.path);
-    expect(by('search', 'dropped')).toEqual(expect.arrayContaining(['/properties/query/minLength', '/properties/limit/default', '/properties/filters/properties/tags/uniqueItems']));
+    expect(by('search', 'dropped')).toEqual(
+      expect.arrayContaining(['/properties/query/minLength', '/properties/limit/default', '/properties/filters/properties/tags/uniqueItems']),
+    );
     expect(by('search', 'changed')).toEqual(expect.arrayContaining(['/properties/shape/oneOf', '/properties/limit']));
     expect(by('tally', 'not-strict')).toEqual(['/properties/counts/additionalProperties']);
     expect(toolset.definitions('openai').find((t) => t.function.name === 'tally')!.function.strict).toBe(false);
@@ -154,7 +199,18 @@ describe('OpenAI strict round trip', () => {
         return `${city} ${unit} ${days}`;
       },
       { name: 'forecast', description: 'Forecast.' },
-      { parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' }, days: { type: 'integer', default: 3 } }, required: ['city'] }, paramNames: ['city', 'unit', 'days'] },
+      {
+        parameters: {
+          type: 'object',
+          properties: {
+            city: { type: 'string' },
+            unit: { type: 'string', enum: ['celsius', 'fahrenheit'], default: 'celsius' },
+            days: { type: 'integer', default: 3 },
+          },
+          required: ['city'],
+        },
+        paramNames: ['city', 'unit', 'days'],
+      },
     );
     const own = new Toolset(forecast);
     const [definition] = own.definitions('openai');

@@ -1,7 +1,17 @@
 // Hostile schemas against every provider lowering: each case is data in one table, and every
 // lowering must settle (well within a generous bound that only catches hangs), stay small, and
 // leave the tool callable with arguments the full schema accepts.
-import { ErrorCode, ExecutionContext, Toolset, lowerDefinitions, resultText, tool, type DefinitionFormat, type GeminiFunctionDeclaration, type JsonSchema } from '@anytool/core';
+import {
+  ErrorCode,
+  ExecutionContext,
+  Toolset,
+  lowerDefinitions,
+  resultText,
+  tool,
+  type DefinitionFormat,
+  type GeminiFunctionDeclaration,
+  type JsonSchema,
+} from '@anytool/core';
 
 const HANG_BOUND_MS = 10_000;
 /** The old Gemini lowering took 247 MB for 22 levels and never finished 30. */
@@ -13,7 +23,8 @@ const FORMATS: DefinitionFormat[] = ['openai', 'openai-responses', 'anthropic', 
 function refDag(levels: number): JsonSchema {
   const $defs: Record<string, JsonSchema> = {};
   for (let i = 0; i < levels; i++) {
-    $defs[`L${i}`] = i === levels - 1 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/$defs/L${i + 1}` }, b: { $ref: `#/$defs/L${i + 1}` } } };
+    $defs[`L${i}`] =
+      i === levels - 1 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/$defs/L${i + 1}` }, b: { $ref: `#/$defs/L${i + 1}` } } };
   }
   return { type: 'object', properties: { root: { $ref: '#/$defs/L0' } }, required: ['root'], $defs };
 }
@@ -21,7 +32,8 @@ function refDag(levels: number): JsonSchema {
 /** `length` definitions, each an object holding the next one once. */
 function refChain(length: number): JsonSchema {
   const $defs: Record<string, JsonSchema> = {};
-  for (let i = 0; i < length; i++) $defs[`C${i}`] = i === length - 1 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/$defs/C${i + 1}` } } };
+  for (let i = 0; i < length; i++)
+    $defs[`C${i}`] = i === length - 1 ? { type: 'string' } : { type: 'object', properties: { a: { $ref: `#/$defs/C${i + 1}` } } };
   return { type: 'object', properties: { root: { $ref: '#/$defs/C0' } }, required: ['root'], $defs };
 }
 
@@ -38,7 +50,11 @@ function expand(node: unknown, defs: Record<string, JsonSchema>): unknown {
   if (Array.isArray(node)) return node.map((n) => expand(n, defs));
   const record = node as Record<string, unknown>;
   if (typeof record['$ref'] === 'string') return expand(defs[record['$ref'].replace('#/$defs/', '')], defs);
-  return Object.fromEntries(Object.entries(record).filter(([key]) => key !== '$defs').map(([key, value]) => [key, expand(value, defs)]));
+  return Object.fromEntries(
+    Object.entries(record)
+      .filter(([key]) => key !== '$defs')
+      .map(([key, value]) => [key, expand(value, defs)]),
+  );
 }
 
 interface Case {
@@ -65,10 +81,20 @@ const cases: Case[] = [
   { name: '20-level $ref DAG, each definition using the next twice (62 MB in 6.7 s before)', schema: refDag(20), args: nestedArgs(19), cut: true },
   { name: '22-level $ref DAG (247 MB in 26 s before)', schema: refDag(22), args: nestedArgs(21), cut: true },
   { name: '30-level $ref DAG (never finished before)', schema: refDag(30), args: nestedArgs(29), cut: true },
-  { name: 'a chain of 200 definitions, each holding the next once (inlined deeper than 100 levels)', schema: refChain(200), args: nestedArgs(40, {}), cut: true },
+  {
+    name: 'a chain of 200 definitions, each holding the next once (inlined deeper than 100 levels)',
+    schema: refChain(200),
+    args: nestedArgs(40, {}),
+    cut: true,
+  },
   { name: 'a chain of 2,000 definitions (too deep for the validator)', schema: refChain(2_000), args: {}, cut: true, refused: TOO_DEEP },
   { name: 'a $ref cycle with nothing between (A is B, B is A)', schema: cycle, args: {}, cut: false, refused: TOO_DEEP },
-  { name: 'a recursive tree type', schema: tree, args: { root: { label: 'a', children: [{ label: 'b', children: [{ label: 'c', children: [{ label: 'd', children: [] }] }] }] } }, cut: false },
+  {
+    name: 'a recursive tree type',
+    schema: tree,
+    args: { root: { label: 'a', children: [{ label: 'b', children: [{ label: 'c', children: [{ label: 'd', children: [] }] }] }] } },
+    cut: false,
+  },
   { name: 'an 8-level $ref DAG (inlined in full)', schema: refDag(8), args: nestedArgs(7), cut: false },
 ];
 
@@ -88,7 +114,11 @@ describe('hostile schemas: every lowering is linear in the schema, or bounded', 
       // Inlined in full, or the note says how deep, and that the full schema still validates.
       if (cutNote !== undefined) expect(cutNote.detail).toContain('still validated against the full schema');
     }
-    const hostile = tool((received: Record<string, unknown>) => JSON.stringify(received).length, { name: 'hostile', description: 'Takes a hostile schema.', parameters: schema });
+    const hostile = tool((received: Record<string, unknown>) => JSON.stringify(received).length, {
+      name: 'hostile',
+      description: 'Takes a hostile schema.',
+      parameters: schema,
+    });
     if (refused !== undefined) {
       expect(() => new Toolset(hostile)).toThrow(expect.objectContaining({ code: ErrorCode.InvalidSchema, message: expect.stringContaining(refused) }));
     } else {
@@ -134,9 +164,19 @@ describe('hostile schemas: every lowering is linear in the schema, or bounded', 
       return schema;
     };
     const make = (name: string, parameters: JsonSchema) => tool(() => name, { name, description: `Tool ${name}.`, parameters });
-    let tools = [make('good', { type: 'object' }), make('cycle', cycle), make('deep', deep(1_000)), make('draft4', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' })];
+    let tools = [
+      make('good', { type: 'object' }),
+      make('cycle', cycle),
+      make('deep', deep(1_000)),
+      make('draft4', { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }),
+    ];
     const listeners = new Set<() => void>();
-    const source = { get tools() { return tools; }, subscribe: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)) };
+    const source = {
+      get tools() {
+        return tools;
+      },
+      subscribe: (listener: () => void) => (listeners.add(listener), () => listeners.delete(listener)),
+    };
     const toolset = new Toolset(source);
     expect(toolset.names).toEqual(['good']);
     expect(toolset.warnings).toEqual([

@@ -28,7 +28,12 @@ describe('tracing()', () => {
     const [ok, failed, invalid] = otel.spans();
     expect(ok!.name).toBe('execute_tool add');
     expect(ok!.kind).toBe(SpanKind.INTERNAL);
-    expect(ok!.attributes).toEqual({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'add', 'gen_ai.tool.call.id': 'call_a', 'gen_ai.tool.type': 'function' });
+    expect(ok!.attributes).toEqual({
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'add',
+      'gen_ai.tool.call.id': 'call_a',
+      'gen_ai.tool.type': 'function',
+    });
     expect(ok!.status.code).toBe(SpanStatusCode.UNSET);
     expect(failed!.attributes['error.type']).toBe(ErrorCode.ToolFailed);
     expect(failed!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'Tool "fail" failed: disk full' });
@@ -55,7 +60,11 @@ describe('tracing()', () => {
     expect(points).toEqual(
       expect.arrayContaining([
         { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'add' }, count: 2, sum: expect.any(Number) },
-        { attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'fail', 'error.type': ErrorCode.ToolFailed }, count: 1, sum: expect.any(Number) },
+        {
+          attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'fail', 'error.type': ErrorCode.ToolFailed },
+          count: 1,
+          sum: expect.any(Number),
+        },
       ]),
     );
     expect(points.every((p) => p.sum >= 0 && p.sum < 5)).toBe(true);
@@ -128,7 +137,17 @@ describe('trace context on the wire (W3C traceparent / tracestate)', () => {
     ['version ff', { traceparent: 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }],
     ['version 00 with more fields', { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra' }],
     ['a megabyte', { traceparent: `00-${'a'.repeat(1 << 20)}` }],
-    ['a proxy whose traps throw', new Proxy({}, { get: () => { throw new Error('trap'); } })],
+    [
+      'a proxy whose traps throw',
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw new Error('trap');
+          },
+        },
+      ),
+    ],
   ];
 
   it.each(malformed)('ignores a carrier with %s', (_name, carrier) => {

@@ -20,7 +20,10 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
  */
 
 /** Each content kind's own schema: checked alone, a bad part gets that kind's problems only. */
-const PART_SCHEMAS: Record<string, typeof TextContentSchema | typeof ImageContentSchema | typeof AudioContentSchema | typeof ResourceLinkSchema | typeof EmbeddedResourceSchema> = {
+const PART_SCHEMAS: Record<
+  string,
+  typeof TextContentSchema | typeof ImageContentSchema | typeof AudioContentSchema | typeof ResourceLinkSchema | typeof EmbeddedResourceSchema
+> = {
   text: TextContentSchema,
   image: ImageContentSchema,
   audio: AudioContentSchema,
@@ -55,12 +58,18 @@ export function checkCallResult(result: Record<string, unknown>, where: string, 
     const shown = content.map((part: unknown) => {
       if (!isUnknownKind(part)) return part;
       kinds.add(JSON.stringify(part.type.slice(0, 64)));
-      return { type: 'text', text: `[content of type ${JSON.stringify(part.type.slice(0, 64))}, which this client does not know, as JSON: ${JSON.stringify(part)}]` };
+      return {
+        type: 'text',
+        text: `[content of type ${JSON.stringify(part.type.slice(0, 64))}, which this client does not know, as JSON: ${JSON.stringify(part)}]`,
+      };
     });
     note(`${where} returned content of a type this client does not know (${[...kinds].join(', ')}); it was kept as text`);
     return checkCallResult({ ...result, content: shown }, where, note);
   }
-  throw new AnytoolError(ErrorCode.McpInvalidResult, `${where} returned a result that is not valid MCP: ${summarize(resultProblems(result, parsed.error.issues))}.`);
+  throw new AnytoolError(
+    ErrorCode.McpInvalidResult,
+    `${where} returned a result that is not valid MCP: ${summarize(resultProblems(result, parsed.error.issues))}.`,
+  );
 }
 
 /** Up to three problems in one line, each short. */

@@ -3,7 +3,15 @@ import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { nextRequestId } from './sdk-internals.js';
-import { TOOL_ERROR, errorTypeOf, mcpTelemetryActive, startMcpOperation, type McpOperation, type McpOperationInfo, type McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
+import {
+  TOOL_ERROR,
+  errorTypeOf,
+  mcpTelemetryActive,
+  startMcpOperation,
+  type McpOperation,
+  type McpOperationInfo,
+  type McpTelemetryOptions,
+} from '../telemetry/mcp-telemetry.js';
 
 export type { McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
 
@@ -18,10 +26,22 @@ export interface CallTelemetry {
  * Starts the CLIENT span `tools/call {tool}` of a call to `config`'s server,
  * a child of `parent`: undefined while no OpenTelemetry SDK is registered.
  */
-export function callTelemetry(config: McpServerConfig, client: Client | undefined, transport: Transport | undefined, tool: string, parent: TraceContext | undefined, options: McpTelemetryOptions | undefined): CallTelemetry | undefined {
+export function callTelemetry(
+  config: McpServerConfig,
+  client: Client | undefined,
+  transport: Transport | undefined,
+  tool: string,
+  parent: TraceContext | undefined,
+  options: McpTelemetryOptions | undefined,
+): CallTelemetry | undefined {
   // Nothing registered: not even the span's attributes are gathered.
   if (!mcpTelemetryActive(options)) return undefined;
-  const info: McpOperationInfo = { method: 'tools/call', tool, transport: isHttpConfig(config) ? 'tcp' : 'pipe', protocolVersion: client?.getNegotiatedProtocolVersion() };
+  const info: McpOperationInfo = {
+    method: 'tools/call',
+    tool,
+    transport: isHttpConfig(config) ? 'tcp' : 'pipe',
+    protocolVersion: client?.getNegotiatedProtocolVersion(),
+  };
   if (isHttpConfig(config)) Object.assign(info, endpoint(config.url));
   // The 2025 era's HTTP session; the 2026-07-28 era has none.
   const session = (transport as { sessionId?: unknown } | undefined)?.sessionId;

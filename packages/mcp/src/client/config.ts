@@ -72,14 +72,19 @@ function fail(where: string, problem: string): never {
 
 function checkOne(name: string, value: unknown): McpServerConfig {
   const where = `MCP server "${name}"`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, `its configuration must be an object such as { "command": "npx", "args": [...] } or { "url": "https://..." } (got ${Array.isArray(value) ? 'an array' : typeof value})`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(
+      where,
+      `its configuration must be an object such as { "command": "npx", "args": [...] } or { "url": "https://..." } (got ${Array.isArray(value) ? 'an array' : typeof value})`,
+    );
   const config = value as Record<string, unknown>;
   const hasCommand = config['command'] !== undefined;
   const hasUrl = config['url'] !== undefined;
   if (hasCommand === hasUrl) fail(where, 'give exactly one of "command" (a server started as a child process) or "url" (a server reached over HTTP)');
   if (hasCommand) {
     if (typeof config['command'] !== 'string' || config['command'].trim() === '') fail(where, '"command" must be a non-empty string');
-    if (config['args'] !== undefined && (!Array.isArray(config['args']) || config['args'].some((a) => typeof a !== 'string'))) fail(where, '"args" must be an array of strings');
+    if (config['args'] !== undefined && (!Array.isArray(config['args']) || config['args'].some((a) => typeof a !== 'string')))
+      fail(where, '"args" must be an array of strings');
     if (config['cwd'] !== undefined && typeof config['cwd'] !== 'string') fail(where, '"cwd" must be a string');
   } else {
     if (typeof config['url'] !== 'string') fail(where, '"url" must be a string');
@@ -96,7 +101,8 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     const map = config[key];
     if (map === undefined) continue;
     const expected = key === 'toolTimeouts' ? 'number' : 'string';
-    if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== expected)) fail(where, `"${key}" must be an object of ${expected} values`);
+    if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== expected))
+      fail(where, `"${key}" must be an object of ${expected} values`);
   }
   for (const key of ['progress', 'disabled', 'inheritEnv'] as const) {
     if (config[key] !== undefined && typeof config[key] !== 'boolean') fail(where, `"${key}" must be true or false (got ${JSON.stringify(config[key])})`);
@@ -106,9 +112,11 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0))) fail(where, `"${key}" must be a positive number of milliseconds`);
   }
   const protocol = config['protocol'];
-  if (protocol !== undefined && protocol !== 'auto' && protocol !== 'legacy' && protocol !== 'modern') fail(where, `"protocol" must be "auto", "legacy" or "modern" (got ${JSON.stringify(protocol)})`);
+  if (protocol !== undefined && protocol !== 'auto' && protocol !== 'legacy' && protocol !== 'modern')
+    fail(where, `"protocol" must be "auto", "legacy" or "modern" (got ${JSON.stringify(protocol)})`);
   const max = config['maxResultBytes'];
-  if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0)) fail(where, `"maxResultBytes" must be a positive whole number of bytes (got ${JSON.stringify(max)})`);
+  if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0))
+    fail(where, `"maxResultBytes" must be a positive whole number of bytes (got ${JSON.stringify(max)})`);
   return config as unknown as McpServerConfig;
 }
 
@@ -120,13 +128,18 @@ const isText = (value: unknown): value is string => typeof value === 'string' &&
  * first, it could be sent to a server of anyone's choosing.
  */
 function needIssuer(where: string, auth: Record<string, unknown>): void {
-  if (!isText(auth['issuer'])) fail(where, '"auth.issuer" is needed with a client secret or private key: the issuer URL of the authorization server the credentials belong to (they are sent nowhere else)');
+  if (!isText(auth['issuer']))
+    fail(
+      where,
+      '"auth.issuer" is needed with a client secret or private key: the issuer URL of the authorization server the credentials belong to (they are sent nowhere else)',
+    );
 }
 
 /** The `auth` of an entry: one of the three kinds, with what it needs. */
 function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unknown): void {
   if (!hasUrl) fail(where, '"auth" (OAuth) applies to a server reached over HTTP ("url"), not to a command');
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(where, '"auth" must be an object such as { "type": "client_credentials", "clientId": "...", "clientSecret": "..." }');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(where, '"auth" must be an object such as { "type": "client_credentials", "clientId": "...", "clientSecret": "..." }');
   const auth = value as Record<string, unknown>;
   if (headers !== undefined && typeof headers === 'object' && headers !== null && Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
     fail(where, 'give either "auth" (OAuth) or an "Authorization" header, not both');
@@ -135,7 +148,14 @@ function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unkn
     if (auth[key] !== undefined && typeof auth[key] !== 'string') fail(where, `"auth.${key}" must be a string`);
   }
   const store = auth['store'] as Record<string, unknown> | undefined;
-  if (store !== undefined && (typeof store !== 'object' || store === null || typeof store['get'] !== 'function' || typeof store['set'] !== 'function' || typeof store['clear'] !== 'function')) {
+  if (
+    store !== undefined &&
+    (typeof store !== 'object' ||
+      store === null ||
+      typeof store['get'] !== 'function' ||
+      typeof store['set'] !== 'function' ||
+      typeof store['clear'] !== 'function')
+  ) {
     fail(where, '"auth.store" must be a token store (an object with get, set and clear), such as new FileTokenStore(path)');
   }
   switch (auth['type']) {
@@ -145,17 +165,22 @@ function checkAuth(where: string, value: unknown, hasUrl: boolean, headers: unkn
       needIssuer(where, auth);
       return;
     case 'authorization_code':
-      if (!isText(auth['redirectUrl'])) fail(where, '"auth.redirectUrl" is needed for "authorization_code" (startLoopbackRedirect() gives one for a command-line program)');
-      if (typeof auth['authorize'] !== 'function') fail(where, '"auth.authorize" must be a function that shows the user the authorization URL and returns the URL the browser came back to');
+      if (!isText(auth['redirectUrl']))
+        fail(where, '"auth.redirectUrl" is needed for "authorization_code" (startLoopbackRedirect() gives one for a command-line program)');
+      if (typeof auth['authorize'] !== 'function')
+        fail(where, '"auth.authorize" must be a function that shows the user the authorization URL and returns the URL the browser came back to');
       if (auth['clientMetadataUrl'] !== undefined) {
         const url = auth['clientMetadataUrl'];
-        if (typeof url !== 'string' || !/^https:\/\/[^/]+\/./.test(url)) fail(where, `"auth.clientMetadataUrl" must be an https URL with a path (got ${JSON.stringify(url)})`);
+        if (typeof url !== 'string' || !/^https:\/\/[^/]+\/./.test(url))
+          fail(where, `"auth.clientMetadataUrl" must be an https URL with a path (got ${JSON.stringify(url)})`);
       }
-      for (const key of ['clientId', 'clientSecret', 'clientName'] as const) if (auth[key] !== undefined && !isText(auth[key])) fail(where, `"auth.${key}" must be a non-empty string`);
+      for (const key of ['clientId', 'clientSecret', 'clientName'] as const)
+        if (auth[key] !== undefined && !isText(auth[key])) fail(where, `"auth.${key}" must be a non-empty string`);
       if (auth['clientSecret'] !== undefined || auth['privateKey'] !== undefined) needIssuer(where, auth);
       return;
     case 'provider':
-      if (typeof auth['provider'] !== 'object' || auth['provider'] === null) fail(where, '"auth.provider" must be an OAuthClientProvider (or AuthProvider) of the MCP SDK');
+      if (typeof auth['provider'] !== 'object' || auth['provider'] === null)
+        fail(where, '"auth.provider" must be an OAuthClientProvider (or AuthProvider) of the MCP SDK');
       return;
     default:
       fail(where, `"auth.type" must be "client_credentials", "authorization_code" or "provider" (got ${JSON.stringify(auth['type'])})`);
@@ -173,12 +198,16 @@ export function readMcpServers(input: McpServersConfig | Record<string, McpServe
     try {
       value = JSON.parse(value);
     } catch (error) {
-      fail('MCP configuration', `the text is not valid JSON (${error instanceof Error ? error.message : String(error)}); paste the { "mcpServers": { ... } } object`);
+      fail(
+        'MCP configuration',
+        `the text is not valid JSON (${error instanceof Error ? error.message : String(error)}); paste the { "mcpServers": { ... } } object`,
+      );
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('MCP configuration', 'expected { "mcpServers": { "<name>": { ... } } }');
   const servers = 'mcpServers' in value ? (value as { mcpServers: unknown }).mcpServers : value;
-  if (typeof servers !== 'object' || servers === null || Array.isArray(servers)) fail('MCP configuration', '"mcpServers" must be an object of server name to configuration');
+  if (typeof servers !== 'object' || servers === null || Array.isArray(servers))
+    fail('MCP configuration', '"mcpServers" must be an object of server name to configuration');
   const out = new Map<string, McpServerConfig>();
   for (const [name, config] of Object.entries(servers)) {
     if (name.trim() === '') fail('MCP configuration', 'a server name is empty');

@@ -34,7 +34,10 @@ import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
 import { VERSION } from '../version.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
-export type SamplingHandler = (params: CreateMessageRequestParams, extra: { server: string; signal: AbortSignal }) => CreateMessageResult | Promise<CreateMessageResult>;
+export type SamplingHandler = (
+  params: CreateMessageRequestParams,
+  extra: { server: string; signal: AbortSignal },
+) => CreateMessageResult | Promise<CreateMessageResult>;
 
 /** Answers a server's `elicitation/create` request (asks the user for input). */
 export type ElicitationHandler = (params: ElicitRequestParams, extra: { server: string; signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
@@ -158,7 +161,8 @@ function callOn(client: Client, params: CallParams, request: RequestOptions, mir
   const tool = mirrored.size === 0 ? undefined : mirrored.get(params.name);
   // A tool that declares `x-mcp-header` arguments has them mirrored into Mcp-Param-* headers on the modern era over
   // HTTP: only the SDK's callTool does that (its result is then checked by the SDK's schema too).
-  if (tool !== undefined && client.getProtocolEra() === 'modern') return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
+  if (tool !== undefined && client.getProtocolEra() === 'modern')
+    return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
   return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, ResultSchema, request);
 }
 
@@ -230,7 +234,10 @@ export class McpConnection {
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     this.taskHandles = options.taskHandles === undefined ? undefined : new TaskHandles(options.taskHandles);
-    this.toolLimits = { maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES), maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH) };
+    this.toolLimits = {
+      maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES),
+      maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH),
+    };
     this.supervisor = new SessionSupervisor(
       {
         name,
@@ -243,7 +250,13 @@ export class McpConnection {
       },
       {
         protocol: config.protocol ?? options.protocol ?? 'auto',
-        startTimeout: positive(config.startTimeoutMs, positive(options.startTimeoutMs, isHttpConfig(config) && config.auth?.type === 'authorization_code' ? SIGN_IN_START_TIMEOUT_MS : DEFAULT_START_TIMEOUT_MS)),
+        startTimeout: positive(
+          config.startTimeoutMs,
+          positive(
+            options.startTimeoutMs,
+            isHttpConfig(config) && config.auth?.type === 'authorization_code' ? SIGN_IN_START_TIMEOUT_MS : DEFAULT_START_TIMEOUT_MS,
+          ),
+        ),
         maxResultBytes: positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES)),
         restart: options.restart ?? {},
         onStderr: options.onStderr,
@@ -362,14 +375,24 @@ export class McpConnection {
     return this.call(name, args, options, map) as Promise<T>;
   }
 
-  private call<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
+  private call<T>(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+    map: ((result: CallToolResult) => T) | undefined,
+  ): Promise<T | CallToolResult> {
     const timeout = options.timeoutMs ?? this.defaultTimeout;
     const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
     if (options.onprogress !== undefined) request.onprogress = options.onprogress;
     if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
     const params: CallParams = { name, arguments: args };
     const signal = options.signal;
-    if (signal?.aborted === true) return Promise.reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, { cause: signal.reason }));
+    if (signal?.aborted === true)
+      return Promise.reject(
+        new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, {
+          cause: signal.reason,
+        }),
+      );
     const onstatus = options.onTaskStatus;
     const telemetry = callTelemetry(this.config, this.client, this.transport, name, options.trace, this.options.telemetry);
     if (telemetry === undefined) return this.dispatch(params, request, signal, map, onstatus);
@@ -383,11 +406,22 @@ export class McpConnection {
    * Sends a call. Each call gets a signal of its own, aborted with a fixed reason: the SDK tells the
    * server the reason of the signal it is given, and a run's abort reason may hold anything.
    */
-  private dispatch<T>(params: CallParams, request: RequestOptions, signal: AbortSignal | undefined, map: ((result: CallToolResult) => T) | undefined, onstatus: ((status: McpTaskStatus) => void) | undefined): Promise<T | CallToolResult> {
+  private dispatch<T>(
+    params: CallParams,
+    request: RequestOptions,
+    signal: AbortSignal | undefined,
+    map: ((result: CallToolResult) => T) | undefined,
+    onstatus: ((status: McpTaskStatus) => void) | undefined,
+  ): Promise<T | CallToolResult> {
     return signal === undefined ? this.send(params, request, map, onstatus) : this.callWithSignal(params, request, signal, map, onstatus);
   }
 
-  private send<T>(params: CallParams, request: RequestOptions, map: ((result: CallToolResult) => T) | undefined, onstatus?: (status: McpTaskStatus) => void): Promise<T | CallToolResult> {
+  private send<T>(
+    params: CallParams,
+    request: RequestOptions,
+    map: ((result: CallToolResult) => T) | undefined,
+    onstatus?: (status: McpTaskStatus) => void,
+  ): Promise<T | CallToolResult> {
     const client = this.client;
     const done = (result: Record<string, unknown>): T | CallToolResult => {
       const checked = checkCallResult(result, `Tool "${params.name}" on MCP server "${this.name}"`, (problem) => this.note(problem));
@@ -400,7 +434,9 @@ export class McpConnection {
     };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
     if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => failed(error, client).then(done));
-    return this.supervisor.reconnect().then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => failed(error, fresh).then(done)));
+    return this.supervisor
+      .reconnect()
+      .then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => failed(error, fresh).then(done)));
   }
 
   /**
@@ -408,12 +444,22 @@ export class McpConnection {
    * the server is being started again, and while a forgotten HTTP session is opened again for it.
    * It does not count on the SDK to reject the request on time, only to tell the server.
    */
-  private callWithSignal<T>(params: CallParams, request: RequestOptions, signal: AbortSignal, map: ((result: CallToolResult) => T) | undefined, onstatus?: (status: McpTaskStatus) => void): Promise<T | CallToolResult> {
+  private callWithSignal<T>(
+    params: CallParams,
+    request: RequestOptions,
+    signal: AbortSignal,
+    map: ((result: CallToolResult) => T) | undefined,
+    onstatus?: (status: McpTaskStatus) => void,
+  ): Promise<T | CallToolResult> {
     const own = new AbortController();
     request.signal = own.signal;
     return new Promise<T | CallToolResult>((resolve, reject) => {
       const stop = abortWatch(signal, () => {
-        reject(new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+        reject(
+          new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, {
+            cause: signal.reason,
+          }),
+        );
         this.cancel(own, params.name);
       });
       this.send<CallToolResult>(params, request, undefined, onstatus).then(
@@ -482,7 +528,11 @@ export class McpConnection {
    * @internal
    */
   async resumeTaskMapped<T>(handle: McpTaskHandle, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
-    if (handle.server !== this.name) throw new AnytoolError(ErrorCode.UnknownServer, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", not "${this.name}": resume it on that server's connection.`);
+    if (handle.server !== this.name)
+      throw new AnytoolError(
+        ErrorCode.UnknownServer,
+        `Task "${handle.taskId}" belongs to MCP server "${handle.server}", not "${this.name}": resume it on that server's connection.`,
+      );
     const own = new AbortController();
     const stop = options.signal === undefined ? () => undefined : abortWatch(options.signal, () => own.abort(CANCEL_REASON));
     try {
@@ -497,9 +547,17 @@ export class McpConnection {
   }
 
   /** A `tools/call` answered with a task: its handle is kept (when there is a store) and the task followed to its end. */
-  private followCreated(created: Record<string, unknown>, tool: string, request: RequestOptions, onstatus: ((status: McpTaskStatus) => void) | undefined): Promise<Record<string, unknown>> {
+  private followCreated(
+    created: Record<string, unknown>,
+    tool: string,
+    request: RequestOptions,
+    onstatus: ((status: McpTaskStatus) => void) | undefined,
+  ): Promise<Record<string, unknown>> {
     const task = readTask(created);
-    if (typeof task === 'string') return Promise.reject(new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" answered with a task that is not valid: ${task}.`));
+    if (typeof task === 'string')
+      return Promise.reject(
+        new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" answered with a task that is not valid: ${task}.`),
+      );
     const handle: McpTaskHandle = { server: this.name, tool, taskId: task.taskId, createdAt: new Date().toISOString() };
     if (task.ttlMs !== undefined) handle.ttlMs = task.ttlMs;
     if (task.requestState !== undefined) handle.requestState = task.requestState;
@@ -507,7 +565,12 @@ export class McpConnection {
     return this.followTask(task, handle, request, onstatus);
   }
 
-  private async followTask(task: WireTask, handle: McpTaskHandle, request: RequestOptions, onstatus: ((status: McpTaskStatus) => void) | undefined): Promise<Record<string, unknown>> {
+  private async followTask(
+    task: WireTask,
+    handle: McpTaskHandle,
+    request: RequestOptions,
+    onstatus: ((status: McpTaskStatus) => void) | undefined,
+  ): Promise<Record<string, unknown>> {
     const taskTimeout = this.config.taskTimeoutMs ?? this.options.taskTimeoutMs;
     try {
       return await followTask(this.taskHost(handle.tool), task, handle, {
@@ -566,7 +629,9 @@ export class McpConnection {
     const previous = this.handleWrites.get(handle) ?? Promise.resolve();
     const written = previous
       .then(() => (how === 'add' ? handles.add(handle) : how === 'update' ? handles.update(handle) : handles.remove(handle)))
-      .catch((error: unknown) => this.note(`could not ${how === 'remove' ? 'forget' : 'keep'} the handle of task "${handle.taskId}" in the taskHandles store: ${describeError(error)}`));
+      .catch((error: unknown) =>
+        this.note(`could not ${how === 'remove' ? 'forget' : 'keep'} the handle of task "${handle.taskId}" in the taskHandles store: ${describeError(error)}`),
+      );
     this.handleWrites.set(handle, written);
     return written;
   }
@@ -581,7 +646,10 @@ export class McpConnection {
   /** Replaces the roots and tells the server (`notifications/roots/list_changed`). Needs the `roots` option at open. */
   async setRoots(roots: McpRoot[]): Promise<void> {
     if (this.options.roots === undefined) {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `MCP server "${this.name}": setRoots() needs the client to offer roots; pass { roots: [] } (or the first roots) when connecting`);
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `MCP server "${this.name}": setRoots() needs the client to offer roots; pass { roots: [] } (or the first roots) when connecting`,
+      );
     }
     this.roots = roots;
     if (this.client !== undefined) await this.client.sendRootsListChanged();
@@ -627,7 +695,8 @@ export class McpConnection {
           }
         }),
       (error: unknown) => {
-        if (this.client === client && !this.supervisor.closed) this.note(`could not subscribe to tools/list_changed (subscriptions/listen): ${describeError(error)}`);
+        if (this.client === client && !this.supervisor.closed)
+          this.note(`could not subscribe to tools/list_changed (subscriptions/listen): ${describeError(error)}`);
       },
     );
   }
@@ -642,9 +711,11 @@ export class McpConnection {
     if (options.tasks !== false) capabilities.extensions = { [TASKS_EXTENSION]: {} };
     const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities, versionNegotiation });
     const sampling = options.sampling;
-    if (sampling !== undefined) client.setRequestHandler('sampling/createMessage', (request, context) => sampling(request.params, { server: this.name, signal: context.mcpReq.signal }));
+    if (sampling !== undefined)
+      client.setRequestHandler('sampling/createMessage', (request, context) => sampling(request.params, { server: this.name, signal: context.mcpReq.signal }));
     const elicitation = options.elicitation;
-    if (elicitation !== undefined) client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: this.name, signal: context.mcpReq.signal }));
+    if (elicitation !== undefined)
+      client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: this.name, signal: context.mcpReq.signal }));
     if (options.roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots: this.roots.map((r) => ({ ...r })) }));
     client.setNotificationHandler('notifications/tools/list_changed', () => this.scheduleRefresh(client));
     return client;
@@ -770,7 +841,9 @@ export class McpConnection {
     const signal = request.signal;
     // The SDK rejects a request cancelled by its signal with a RequestTimeout SdkError carrying the reason's text.
     if (signal?.aborted === true && (error === signal.reason || !isServerError(error))) {
-      return isAnytoolError(error) ? error : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
+      return isAnytoolError(error)
+        ? error
+        : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
     }
     const tooLarge = tooLargeOf(error);
     if (tooLarge !== undefined) {
@@ -782,7 +855,10 @@ export class McpConnection {
     }
     const issues = schemaIssues(error);
     if (issues !== undefined) {
-      return new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" returned a result that is not valid MCP: ${summarize(issues.map((issue) => describeIssue(issue)))}.`);
+      return new AnytoolError(
+        ErrorCode.McpInvalidResult,
+        `Tool "${tool}" on MCP server "${this.name}" returned a result that is not valid MCP: ${summarize(issues.map((issue) => describeIssue(issue)))}.`,
+      );
     }
     if (isTimeout(error)) {
       const timeout = request.timeout ?? this.defaultTimeout;
@@ -790,11 +866,19 @@ export class McpConnection {
         request.onprogress === undefined
           ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".`
           : '';
-      return new AnytoolError(ErrorCode.Timeout, `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`, { cause: error });
+      return new AnytoolError(
+        ErrorCode.Timeout,
+        `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`,
+        { cause: error },
+      );
     }
     if (isConnectionClosed(error)) return this.connectionClosed(tool, error);
     if (isServerError(error)) {
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`, { cause: error });
+      return new AnytoolError(
+        ErrorCode.McpProtocolError,
+        `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`,
+        { cause: error },
+      );
     }
     const status = httpStatus(error);
     if (status === 413) {
@@ -805,19 +889,38 @@ export class McpConnection {
       );
     }
     if (status !== undefined) {
-      return new AnytoolError(ErrorCode.McpProtocolError, `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${status}: ${this.quote(describeError(error))}`, { cause: error });
+      return new AnytoolError(
+        ErrorCode.McpProtocolError,
+        `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${status}: ${this.quote(describeError(error))}`,
+        { cause: error },
+      );
     }
     if (this.client === undefined || /not connected/i.test(describeError(error))) return this.connectionClosed(tool, error);
-    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${this.quote(describeError(error))}`, { cause: error });
+    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${this.quote(describeError(error))}`, {
+      cause: error,
+    });
   }
 
   private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {
-    if (this.supervisor.closed) return new AnytoolError(ErrorCode.McpConnectionClosed, `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`, { cause });
-    if (isHttpConfig(this.config)) return new AnytoolError(ErrorCode.McpConnectionClosed, `The session with MCP server "${this.name}" ended while tool "${tool}" was running; the next call opens a new session.`, { cause });
+    if (this.supervisor.closed)
+      return new AnytoolError(
+        ErrorCode.McpConnectionClosed,
+        `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`,
+        { cause },
+      );
+    if (isHttpConfig(this.config))
+      return new AnytoolError(
+        ErrorCode.McpConnectionClosed,
+        `The session with MCP server "${this.name}" ended while tool "${tool}" was running; the next call opens a new session.`,
+        { cause },
+      );
     await tick();
     const tail = isHttpConfig(this.config) ? '' : this.supervisor.stderrTail();
     const stderr = tail === '' ? '' : ` Last lines of its stderr:\n${tail}`;
-    return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.${stderr}`, { cause });
+    return new AnytoolError(
+      ErrorCode.McpConnectionClosed,
+      `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.${stderr}`,
+      { cause },
+    );
   }
-
 }

@@ -68,8 +68,11 @@ export function assumedDiscover(): DiscoverResult {
 /** The diagnostic that says which era a server speaks and how that was found. */
 export function describeVerdict(verdict: EraVerdict, assumed: boolean): string {
   if (verdict.era === 'legacy') {
-    return verdict.how === 'pinned' ? 'speaks the 2025 protocol (legacy era: initialize and sessions), as pinned by "protocol": "legacy"' : 'speaks the 2025 protocol (legacy era: initialize and sessions); it did not answer the server/discover probe as a 2026-07-28 server';
+    return verdict.how === 'pinned'
+      ? 'speaks the 2025 protocol (legacy era: initialize and sessions), as pinned by "protocol": "legacy"'
+      : 'speaks the 2025 protocol (legacy era: initialize and sessions); it did not answer the server/discover probe as a 2026-07-28 server';
   }
-  if (assumed) return `speaks the ${MODERN_REVISION} protocol (modern era), as pinned by "protocol": "modern"; it answered no server/discover, so its capabilities are taken from what it answers`;
+  if (assumed)
+    return `speaks the ${MODERN_REVISION} protocol (modern era), as pinned by "protocol": "modern"; it answered no server/discover, so its capabilities are taken from what it answers`;
   return `speaks the ${MODERN_REVISION} protocol (modern era: server/discover, no sessions)${verdict.how === 'pinned' ? ', as pinned by "protocol": "modern"' : ''}`;
 }

@@ -134,7 +134,7 @@ function relay(body: ReadableStream<Uint8Array>, limiter: Limiter, release: () =
     },
     // Reads until the limiter passes something on (a stream calls pull again only after an enqueue).
     async pull() {
-      for (const before = passed; passed === before && !stopped; ) {
+      for (const before = passed; passed === before && !stopped;) {
         let read: ReadableStreamReadResult<Uint8Array>;
         try {
           read = await reader.read();

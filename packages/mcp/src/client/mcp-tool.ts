@@ -52,7 +52,10 @@ export class McpTool extends BaseTool {
 
   constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = false) {
     const title = info.title ?? info.annotations?.title;
-    const description = info.description !== undefined && info.description.trim() !== '' ? info.description : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
+    const description =
+      info.description !== undefined && info.description.trim() !== ''
+        ? info.description
+        : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
     super({ name, description, parameters: info.inputSchema as Record<string, unknown> });
     if (title !== undefined) this.title = title;
     if (info.outputSchema !== undefined) this.outputSchema = info.outputSchema as Record<string, unknown>;
@@ -78,7 +81,12 @@ export class McpTool extends BaseTool {
     const origin = (this.origin ??= this.makeOrigin());
     const onTaskStatus = this.taskRecorder(context);
     // The run's trace (the tool call's span when traced): the server continues it.
-    return this.connection.callToolMapped(this.remoteName, args, { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace }, (result) => mapCallResult(result, origin));
+    return this.connection.callToolMapped(
+      this.remoteName,
+      args,
+      { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace },
+      (result) => mapCallResult(result, origin),
+    );
   }
 
   /**

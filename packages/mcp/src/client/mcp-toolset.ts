@@ -72,7 +72,11 @@ export class McpToolset implements DynamicToolSource {
     if (failures.length > 0) {
       await Promise.all(connections.map((c) => c.close()));
       if (failures.length === 1) throw failures[0];
-      throw new AnytoolError(ErrorCode.McpConnectFailed, `${failures.length} MCP servers could not be started:\n${failures.map((f) => `- ${describeError(f)}`).join('\n')}`, { cause: failures[0] });
+      throw new AnytoolError(
+        ErrorCode.McpConnectFailed,
+        `${failures.length} MCP servers could not be started:\n${failures.map((f) => `- ${describeError(f)}`).join('\n')}`,
+        { cause: failures[0] },
+      );
     }
     try {
       return new McpToolset(connections, options);
@@ -130,8 +134,13 @@ export class McpToolset implements DynamicToolSource {
     const tool = this.current.find((t) => t.server === handle.server && t.remoteName === handle.tool);
     if (tool !== undefined) return tool.resume(handle, options);
     const connection = this.connectionsByName.get(handle.server);
-    if (connection === undefined) return Promise.reject(new AnytoolError(ErrorCode.UnknownServer, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", which is not in this toolset.`));
-    return Promise.reject(new AnytoolError(ErrorCode.UnknownTool, `Task "${handle.taskId}" is of tool "${handle.tool}", which MCP server "${handle.server}" no longer lists.`));
+    if (connection === undefined)
+      return Promise.reject(
+        new AnytoolError(ErrorCode.UnknownServer, `Task "${handle.taskId}" belongs to MCP server "${handle.server}", which is not in this toolset.`),
+      );
+    return Promise.reject(
+      new AnytoolError(ErrorCode.UnknownTool, `Task "${handle.taskId}" is of tool "${handle.tool}", which MCP server "${handle.server}" no longer lists.`),
+    );
   }
 
   subscribe(listener: () => void): () => void {
@@ -173,7 +182,8 @@ export class McpToolset implements DynamicToolSource {
     const byName = new Map<string, McpTool>();
     const prefix = this.options.prefix === true;
     for (const connection of this.connectionsByName.values()) {
-      const leaveOut = (info: McpToolInfo, why: string): void => this.warn(`MCP server "${connection.name}": tool ${toolLabel(info.name)} was left out: ${why}`, connection);
+      const leaveOut = (info: McpToolInfo, why: string): void =>
+        this.warn(`MCP server "${connection.name}": tool ${toolLabel(info.name)} was left out: ${why}`, connection);
       for (const info of connection.tools) {
         const name = mcpToolName(connection.name, info.name, prefix);
         if (info.execution?.taskSupport === 'required') {
@@ -220,4 +230,3 @@ export class McpToolset implements DynamicToolSource {
     }
   }
 }
-

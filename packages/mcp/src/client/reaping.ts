@@ -23,7 +23,10 @@ export async function closeStdioSession(pid: number | undefined, grouped: boolea
     // The SDK gives the server 2 s after the end of its stdin before SIGTERM; give the processes it started the same,
     // then end them: a wrapper (npx, sh -c) waiting on a server that ignores the end of stdin then exits by itself.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceOver = await Promise.race([closed.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STDIO_GRACE_MS)))]);
+    const graceOver = await Promise.race([
+      closed.then(() => false),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STDIO_GRACE_MS))),
+    ]);
     clearTimeout(timer);
     if (graceOver) await endLeftovers(tree);
   }

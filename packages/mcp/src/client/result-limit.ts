@@ -108,7 +108,9 @@ export class OversizedMessage {
 
   /** A few words on what was dropped, for a diagnostic. */
   describe(exact: boolean): string {
-    const method = /"method"\s*:\s*"((?:[^"\\]|\\.){0,64})/.exec(this.json(this.head))?.[1] ?? /"method"\s*:\s*"((?:[^"\\]|\\.){0,64})"/.exec(this.tail.toString('utf8'))?.[1];
+    const method =
+      /"method"\s*:\s*"((?:[^"\\]|\\.){0,64})/.exec(this.json(this.head))?.[1] ??
+      /"method"\s*:\s*"((?:[^"\\]|\\.){0,64})"/.exec(this.tail.toString('utf8'))?.[1];
     const what = method === undefined ? 'a message without a response id' : `a ${method} message`;
     return `dropped ${what} from the server, too large: ${describeSize({ size: this.size, exact, limit: this.limit })}`;
   }

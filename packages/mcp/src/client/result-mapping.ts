@@ -52,8 +52,15 @@ export function mapCallResult(result: CallToolResult, origin: ResultOrigin): Too
   const structured = result.structuredContent;
   if (result.isError === true) {
     if (content.length === 0) content.push({ type: 'text', text: `Tool "${origin.tool}" failed on MCP server "${origin.server}" and gave no reason.` });
-    const text = content.map((p) => (p.type === 'text' ? p.text : '')).filter((t) => t !== '').join('\n');
-    const out: ToolResult = { content, isError: true, error: { code: ErrorCode.ToolFailed, message: `MCP server "${origin.server}", tool "${origin.tool}" returned an error: ${text}` } };
+    const text = content
+      .map((p) => (p.type === 'text' ? p.text : ''))
+      .filter((t) => t !== '')
+      .join('\n');
+    const out: ToolResult = {
+      content,
+      isError: true,
+      error: { code: ErrorCode.ToolFailed, message: `MCP server "${origin.server}", tool "${origin.tool}" returned an error: ${text}` },
+    };
     if (structured !== undefined) out.structured = structured;
     return out;
   }

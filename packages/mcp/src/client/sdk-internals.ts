@@ -18,7 +18,11 @@ import { OversizedMessage } from './result-limit.js';
  * - `_process.stdin` gets no listener limit: many concurrent calls each wait for
  *   'drain' on it, which is expected, not a leak.
  */
-export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid: number | undefined, running?: () => boolean) => void, problem: (message: string) => void): void {
+export function watchStdioStart(
+  transport: StdioClientTransport,
+  onSpawned: (pid: number | undefined, running?: () => boolean) => void,
+  problem: (message: string) => void,
+): void {
   const original = (transport as { start?: unknown }).start;
   if (typeof original !== 'function') {
     problem('the MCP SDK StdioClientTransport has no start() method any more: the pid of a server that hangs at start is not known until it answers');
@@ -28,12 +32,15 @@ export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid
   transport.start = async () => {
     onSpawned(undefined);
     await start();
-    const child = (transport as unknown as Record<string, unknown>)['_process'] as { stdin?: { setMaxListeners?: unknown } | null; exitCode?: unknown; signalCode?: unknown } | undefined;
+    const child = (transport as unknown as Record<string, unknown>)['_process'] as
+      { stdin?: { setMaxListeners?: unknown } | null; exitCode?: unknown; signalCode?: unknown } | undefined;
     // Whether the child still runs (so its pid is not yet free for another process); unknown without the field.
     const running = child !== undefined && 'exitCode' in child ? () => child.exitCode === null && child.signalCode === null : undefined;
     onSpawned(transport.pid ?? undefined, running);
     if (child === undefined || typeof child.stdin?.setMaxListeners !== 'function') {
-      problem('the MCP SDK StdioClientTransport has no _process.stdin any more: the listener limit on the server stdin stays at its default (harmless warnings under many concurrent calls)');
+      problem(
+        'the MCP SDK StdioClientTransport has no _process.stdin any more: the listener limit on the server stdin stays at its default (harmless warnings under many concurrent calls)',
+      );
       return;
     }
     (child.stdin.setMaxListeners as (n: number) => void).call(child.stdin, 0);
@@ -47,7 +54,10 @@ export function watchStdioStart(transport: StdioClientTransport, onSpawned: (pid
  * not patched (its own start runs), and `sdk-internals.test.ts` fails until
  * this list is checked against it.
  */
-export const KNOWN_STDIO_STARTS = new Set(['0b78813d14947cad08f974c0564c814325c1eb08f0a15cb47c9198b5025b1160', '6261fd0a31d1d5840174a8bb2c7383c674ba6c408fca9754d1cc4c7d986c2072']);
+export const KNOWN_STDIO_STARTS = new Set([
+  '0b78813d14947cad08f974c0564c814325c1eb08f0a15cb47c9198b5025b1160',
+  '6261fd0a31d1d5840174a8bb2c7383c674ba6c408fca9754d1cc4c7d986c2072',
+]);
 
 /**
  * Makes the transport start its server as the leader of a process group of its
@@ -66,11 +76,14 @@ export function startInOwnGroup(transport: StdioClientTransport, onExit: (pid: n
   const start = (transport as { start?: unknown }).start;
   const known = typeof start === 'function' && KNOWN_STDIO_STARTS.has(createHash('sha256').update(start.toString()).digest('hex'));
   if (!known || typeof fields['_serverParams'] !== 'object' || typeof fields['processReadBuffer'] !== 'function') {
-    problem('this MCP SDK version starts stdio servers differently: the server does not get a process group of its own, and a process it started that no longer descends from it is not ended with it');
+    problem(
+      'this MCP SDK version starts stdio servers differently: the server does not get a process group of its own, and a process it started that no longer descends from it is not ended with it',
+    );
     return false;
   }
   transport.start = () => {
-    if (fields['_process'] !== undefined) return Promise.reject(new Error('StdioClientTransport already started! If using Client class, note that connect() calls start() automatically.'));
+    if (fields['_process'] !== undefined)
+      return Promise.reject(new Error('StdioClientTransport already started! If using Client class, note that connect() calls start() automatically.'));
     const params = fields['_serverParams'] as StdioServerParameters;
     return new Promise<void>((resolve, reject) => {
       // As the SDK's start(), with `detached`.
@@ -116,7 +129,9 @@ export function useStdioReadBuffer(transport: StdioClientTransport, problem: (me
   const fields = transport as unknown as Record<string, unknown>;
   const sdkBuffer = fields['_readBuffer'];
   if (!(sdkBuffer instanceof ReadBuffer)) {
-    problem("the MCP SDK StdioClientTransport has no _readBuffer any more: the server's stdout is read with the SDK's own parser, and a message over maxResultBytes closes the connection");
+    problem(
+      "the MCP SDK StdioClientTransport has no _readBuffer any more: the server's stdout is read with the SDK's own parser, and a message over maxResultBytes closes the connection",
+    );
     return;
   }
   const limit = (sdkBuffer as unknown as Record<string, unknown>)['_maxBufferSize'];
@@ -180,7 +195,8 @@ export class StdioReadBuffer {
       if (this.bufferTail + this.partsSize > this.maxBufferSize) this.skipLine(this.buffer?.length ?? 0);
       return;
     }
-    const all = this.buffer === undefined && this.parts.length === 0 ? chunk : Buffer.concat([...(this.buffer === undefined ? [] : [this.buffer]), ...this.parts, chunk]);
+    const all =
+      this.buffer === undefined && this.parts.length === 0 ? chunk : Buffer.concat([...(this.buffer === undefined ? [] : [this.buffer]), ...this.parts, chunk]);
     this.buffer = all;
     this.parts = [];
     this.partsSize = 0;
@@ -262,7 +278,8 @@ function isResultResponse(value: unknown): value is { jsonrpc: '2.0'; id: string
   if (typeof value !== 'object' || value === null) return false;
   const { jsonrpc, id, result } = value as Record<string, unknown>;
   if (jsonrpc !== '2.0' || !(typeof id === 'string' || Number.isSafeInteger(id))) return false;
-  if (typeof result !== 'object' || result === null || Array.isArray(result) || Object.hasOwn(result, '_meta') || Object.hasOwn(result, '__proto__')) return false;
+  if (typeof result !== 'object' || result === null || Array.isArray(result) || Object.hasOwn(result, '_meta') || Object.hasOwn(result, '__proto__'))
+    return false;
   let keys = 0;
   for (const key in value) if (Object.hasOwn(value, key)) keys++;
   return keys === 3;

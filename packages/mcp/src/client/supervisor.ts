@@ -224,7 +224,10 @@ export class SessionSupervisor {
   }
 
   closedError(): AnytoolError {
-    return new AnytoolError(ErrorCode.McpConnectionClosed, `MCP server "${this.host.name}": the connection was closed with close(); open a new one to call its tools.`);
+    return new AnytoolError(
+      ErrorCode.McpConnectionClosed,
+      `MCP server "${this.host.name}": the connection was closed with close(); open a new one to call its tools.`,
+    );
   }
 
   private async restart(): Promise<Client> {
@@ -238,14 +241,23 @@ export class SessionSupervisor {
       if (delay > 0) await sleep(delay, this.stopping.signal);
       if (this.isClosed) throw this.closedError();
       try {
-        this.host.note(`${isHttpConfig(this.host.config) ? 'connecting to the server again' : 'starting the server again'} (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`);
+        this.host.note(
+          `${isHttpConfig(this.host.config) ? 'connecting to the server again' : 'starting the server again'} (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`,
+        );
         return await this.start();
       } catch (error) {
         if (this.isClosed) throw this.closedError();
         last = error;
       }
     }
-    throw redactError(new AnytoolError(ErrorCode.McpConnectFailed, `MCP server "${this.host.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`, { cause: last }), (text) => this.host.redact(text));
+    throw redactError(
+      new AnytoolError(
+        ErrorCode.McpConnectFailed,
+        `MCP server "${this.host.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`,
+        { cause: last },
+      ),
+      (text) => this.host.redact(text),
+    );
   }
 
   private async start(): Promise<Client> {
@@ -290,7 +302,11 @@ export class SessionSupervisor {
           await this.abandon(client, transport);
           if (this.isClosed) throw this.closedError();
           // Say why both failed: the streamable HTTP answer is often the real problem (a wrong path, a missing header).
-          const both = new AnytoolError(ErrorCode.McpConnectFailed, `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`, { cause: sseError });
+          const both = new AnytoolError(
+            ErrorCode.McpConnectFailed,
+            `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`,
+            { cause: sseError },
+          );
           throw await this.startError(both, 'initialize', true);
         }
       }
@@ -415,18 +431,27 @@ export class SessionSupervisor {
     if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
     const denied = this.authFailure(error, step);
     if (denied !== undefined) {
-      const what = denied.message.startsWith(`MCP server "${this.host.name}"`) ? denied.message.slice(`MCP server "${this.host.name}"`.length).replace(/^:\s*/, '') : denied.message;
-      return redactError(new AnytoolError(ErrorCode.McpAuthFailed, `Could not connect to ${this.describeServer()}: ${what}`, { cause: denied.cause ?? error }), (text) => this.host.redact(text));
+      const what = denied.message.startsWith(`MCP server "${this.host.name}"`)
+        ? denied.message.slice(`MCP server "${this.host.name}"`.length).replace(/^:\s*/, '')
+        : denied.message;
+      return redactError(
+        new AnytoolError(ErrorCode.McpAuthFailed, `Could not connect to ${this.describeServer()}: ${what}`, { cause: denied.cause ?? error }),
+        (text) => this.host.redact(text),
+      );
     }
     await tick(); // let the last stderr chunks of a dead process arrive
     let reason: string;
     if (isConnectionClosed(error)) reason = `it exited (or closed its output) before answering ${step}`;
     else if (isTimeout(error)) reason = `it did not answer ${step} within ${this.settings.startTimeout} ms (startTimeoutMs)`;
-    else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') reason = `the command was not found (${describeError(error)}); check "command" and PATH`;
+    else if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT')
+      reason = `the command was not found (${describeError(error)}); check "command" and PATH`;
     else reason = describeError(error);
     const isStdio = !isHttpConfig(this.host.config);
     const tail = isStdio ? this.stderrTail() : '';
     const stderr = !isStdio ? '' : tail === '' ? ' It wrote nothing to stderr.' : `\nLast lines of its stderr:\n${tail}`;
-    return redactError(new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason.replace(/\.$/, '')}.${stderr}`, { cause: error }), (text) => this.host.redact(text));
+    return redactError(
+      new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason.replace(/\.$/, '')}.${stderr}`, { cause: error }),
+      (text) => this.host.redact(text),
+    );
   }
 }

@@ -97,7 +97,8 @@ export function readTask(value: unknown): WireTask | string {
   if (!isObject(value)) return 'it is not an object';
   const { taskId, status } = value;
   if (typeof taskId !== 'string' || taskId === '') return 'it has no "taskId" string';
-  if (typeof status !== 'string' || !STATUSES.has(status)) return `its "status" ${JSON.stringify(status)?.slice(0, 40)} is not one of ${[...STATUSES].join(', ')}`;
+  if (typeof status !== 'string' || !STATUSES.has(status))
+    return `its "status" ${JSON.stringify(status)?.slice(0, 40)} is not one of ${[...STATUSES].join(', ')}`;
   const task: WireTask = { taskId, status: status as McpTaskStatusName };
   if (typeof value['statusMessage'] === 'string') task.statusMessage = value['statusMessage'];
   if (typeof value['lastUpdatedAt'] === 'string') task.lastUpdatedAt = value['lastUpdatedAt'];
@@ -157,7 +158,11 @@ export class TaskCreations {
     const token = `${process.pid}.${++this.next}`;
     this.unclaimed.set(token, result);
     if (this.unclaimed.size > MAX_UNCLAIMED) this.unclaimed.delete(this.unclaimed.keys().next().value!);
-    return { jsonrpc: '2.0', id: message.id, error: { code: TASK_CREATED_CODE, message: 'The server answered with a task (resultType "task").', data: { [TOKEN_KEY]: token } } };
+    return {
+      jsonrpc: '2.0',
+      id: message.id,
+      error: { code: TASK_CREATED_CODE, message: 'The server answered with a task (resultType "task").', data: { [TOKEN_KEY]: token } },
+    };
   }
 }
 
@@ -166,7 +171,12 @@ export interface TaskHost {
   server: string;
   tool: string;
   /** Sends `tasks/get`, `tasks/update` or `tasks/cancel` on the connection's current session (started again when it ended). */
-  request(method: 'tasks/get' | 'tasks/update' | 'tasks/cancel', params: Record<string, unknown>, timeout: number, signal: AbortSignal | undefined): Promise<Record<string, unknown>>;
+  request(
+    method: 'tasks/get' | 'tasks/update' | 'tasks/cancel',
+    params: Record<string, unknown>,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Record<string, unknown>>;
   /** Answers one input request through the client's handlers (elicitation, sampling, roots). */
   answer(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>>;
   /** Writes a changed handle (kept for a resume), or forgets it when its task ended; never rejects. */
@@ -246,7 +256,10 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
       }
       case 'cancelled':
         await host.keep(handle, true);
-        throw new AnytoolError(ErrorCode.Aborted, `${where} was cancelled by the server${task.statusMessage === undefined ? '' : `: ${clip(task.statusMessage)}`}.`);
+        throw new AnytoolError(
+          ErrorCode.Aborted,
+          `${where} was cancelled by the server${task.statusMessage === undefined ? '' : `: ${clip(task.statusMessage)}`}.`,
+        );
       case 'input_required':
         await answerInputs(host, task, handle, answered, policy);
         break;
@@ -262,7 +275,10 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
       if (!isAborted(policy)) {
         await cancel(host, handle);
         await host.keep(handle, true);
-        throw new AnytoolError(ErrorCode.Timeout, `${where} did not finish within taskTimeoutMs (${policy.taskTimeout} ms); task "${task.taskId}" was cancelled. Raise "taskTimeoutMs" for longer tasks.`);
+        throw new AnytoolError(
+          ErrorCode.Timeout,
+          `${where} did not finish within taskTimeoutMs (${policy.taskTimeout} ms); task "${task.taskId}" was cancelled. Raise "taskTimeoutMs" for longer tasks.`,
+        );
       }
     } else {
       await sleep(pause, policy.signal);
@@ -275,20 +291,33 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
     } catch (error) {
       if (isAborted(policy)) throw await cancelled(host, handle, where);
       if (host.closed()) {
-        throw new AnytoolError(ErrorCode.McpConnectionClosed, `${where} was cut off: the connection to the server was closed by the client. Task "${handle.taskId}" goes on on the server; a client with the same taskHandles store can resume it.`, { cause: error });
+        throw new AnytoolError(
+          ErrorCode.McpConnectionClosed,
+          `${where} was cut off: the connection to the server was closed by the client. Task "${handle.taskId}" goes on on the server; a client with the same taskHandles store can resume it.`,
+          { cause: error },
+        );
       }
       if (isServerError(error)) {
         await host.keep(handle, true);
-        throw new AnytoolError(ErrorCode.McpProtocolError, `${where}: the server no longer knows task "${handle.taskId}" (tasks/get answered error ${error.code}: ${clip(error.message)}). It may have expired or been lost when the server restarted.`, { cause: error });
+        throw new AnytoolError(
+          ErrorCode.McpProtocolError,
+          `${where}: the server no longer knows task "${handle.taskId}" (tasks/get answered error ${error.code}: ${clip(error.message)}). It may have expired or been lost when the server restarted.`,
+          { cause: error },
+        );
       }
       if (++failures >= MAX_POLL_FAILURES) {
-        throw new AnytoolError(ErrorCode.McpConnectionClosed, `${where}: ${MAX_POLL_FAILURES} polls of task "${handle.taskId}" failed in a row, the last with: ${clip(describeTransient(error))}. The task may still run on the server; resume it later with its handle.`, { cause: error });
+        throw new AnytoolError(
+          ErrorCode.McpConnectionClosed,
+          `${where}: ${MAX_POLL_FAILURES} polls of task "${handle.taskId}" failed in a row, the last with: ${clip(describeTransient(error))}. The task may still run on the server; resume it later with its handle.`,
+          { cause: error },
+        );
       }
       host.note(`polling task "${handle.taskId}" of tool "${host.tool}" failed (${failures} in a row), trying again: ${describeTransient(error)}`);
       continue;
     }
     const read = readTask(answer);
-    if (typeof read === 'string') throw new AnytoolError(ErrorCode.McpInvalidResult, `${where}: the server's tasks/get answer for task "${handle.taskId}" is not a task: ${read}.`);
+    if (typeof read === 'string')
+      throw new AnytoolError(ErrorCode.McpInvalidResult, `${where}: the server's tasks/get answer for task "${handle.taskId}" is not a task: ${read}.`);
     task = read;
   }
 }
@@ -322,7 +351,11 @@ async function answerInputs(host: TaskHost, task: WireTask, handle: McpTaskHandl
       } catch (error) {
         await cancel(host, handle);
         await host.keep(handle, true);
-        throw new AnytoolError(ErrorCode.McpProtocolError, `Tool "${host.tool}" on MCP server "${host.server}" needed input (${typeof method === 'string' ? method : 'an unknown request'}) this client could not give: ${describeError(error)}. Task "${handle.taskId}" was cancelled.`, { cause: error });
+        throw new AnytoolError(
+          ErrorCode.McpProtocolError,
+          `Tool "${host.tool}" on MCP server "${host.server}" needed input (${typeof method === 'string' ? method : 'an unknown request'}) this client could not give: ${describeError(error)}. Task "${handle.taskId}" was cancelled.`,
+          { cause: error },
+        );
       }
     }),
   );

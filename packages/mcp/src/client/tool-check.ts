@@ -69,7 +69,8 @@ function sizeProblem(raw: unknown, { maxToolBytes, maxToolDepth }: ToolLimits): 
     const [value, depth] = pending.pop()!;
     if (typeof value === 'string') bytes += value.length + 2;
     else if (typeof value !== 'object' || value === null) bytes += String(value).length;
-    else if (depth > maxToolDepth) return `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
+    else if (depth > maxToolDepth)
+      return `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
     else {
       const keys = Object.keys(value);
       // Brackets and commas; each key of an object also costs its quotes and colon.

@@ -1,4 +1,11 @@
-import { SSEClientTransport, StreamableHTTPClientTransport, type AuthProvider, type FetchLike, type OAuthClientProvider, type Transport } from '@modelcontextprotocol/client';
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type AuthProvider,
+  type FetchLike,
+  type OAuthClientProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { limitedFetch } from './http-limits.js';

@@ -38,7 +38,9 @@ export function redactor(url: string): (text: string) => string {
     return (text) => text;
   }
   const values = [parsed.username, parsed.password, ...parsed.searchParams.values()];
-  const secrets = [...new Set(values.flatMap((v) => [v, safeDecode(v), encodeURIComponent(v)]))].filter((v) => v.length >= MIN_SECRET).sort((a, b) => b.length - a.length);
+  const secrets = [...new Set(values.flatMap((v) => [v, safeDecode(v), encodeURIComponent(v)]))]
+    .filter((v) => v.length >= MIN_SECRET)
+    .sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text.replace(URL_IN_TEXT, redactUrl);
     for (const secret of secrets) out = out.split(secret).join('***');

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AnytoolError, ErrorCode, type ExecutionContext, type Toolset } from '@anytool/core';
-import { OAuthError, OAuthErrorCode, bearerAuthChallengeResponse, getOAuthProtectedResourceMetadataUrl, verifyBearerToken, type AuthInfo } from '@modelcontextprotocol/server';
+import {
+  OAuthError,
+  OAuthErrorCode,
+  bearerAuthChallengeResponse,
+  getOAuthProtectedResourceMetadataUrl,
+  verifyBearerToken,
+  type AuthInfo,
+} from '@modelcontextprotocol/server';
 import type { JwtVerifier } from './jwt.js';
 import { isLoopback } from './host-check.js';
 
@@ -138,7 +145,8 @@ function optionsError(problem: string): AnytoolError {
 
 function checkScopes(scopes: readonly unknown[] | undefined, where: string): void {
   const bad = scopes?.find((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope));
-  if (bad !== undefined) throw optionsError(`${where} must be OAuth scope names (printable characters, no spaces, quotes or backslashes), got ${JSON.stringify(bad)}`);
+  if (bad !== undefined)
+    throw optionsError(`${where} must be OAuth scope names (printable characters, no spaces, quotes or backslashes), got ${JSON.stringify(bad)}`);
 }
 
 /**
@@ -179,7 +187,9 @@ export class ResourceServer {
     this.requiredScopes = [...(options.requiredScopes ?? [])];
     for (const [i, entry] of (options.tokens ?? []).entries()) {
       if (typeof entry.token !== 'string' || entry.token.length < MIN_STATIC_TOKEN_LENGTH) {
-        throw optionsError(`tokens[${i}].token must be a secret of at least ${MIN_STATIC_TOKEN_LENGTH} characters (make one with: node -e "console.log(crypto.randomBytes(32).toString('base64url'))")`);
+        throw optionsError(
+          `tokens[${i}].token must be a secret of at least ${MIN_STATIC_TOKEN_LENGTH} characters (make one with: node -e "console.log(crypto.randomBytes(32).toString('base64url'))")`,
+        );
       }
       if (typeof entry.subject !== 'string' || entry.subject === '') throw optionsError(`tokens[${i}].subject must name who holds the token`);
       checkScopes(entry.scopes, `tokens[${i}].scopes`);
@@ -190,7 +200,8 @@ export class ResourceServer {
     this.jwt = options.jwt;
     if (this.jwt !== undefined) {
       const issuerProblem = insecureUrl(this.jwt.issuer);
-      if (issuerProblem !== undefined) throw optionsError(`jwt.issuer must be the identity provider's issuer URL: ${JSON.stringify(this.jwt.issuer)} ${issuerProblem}`);
+      if (issuerProblem !== undefined)
+        throw optionsError(`jwt.issuer must be the identity provider's issuer URL: ${JSON.stringify(this.jwt.issuer)} ${issuerProblem}`);
       const keysProblem = this.jwt.jwksUri === undefined ? undefined : insecureUrl(this.jwt.jwksUri);
       if (keysProblem !== undefined) throw optionsError(`jwt.jwksUri must be the URL of the issuer's keys: ${JSON.stringify(this.jwt.jwksUri)} ${keysProblem}`);
     }
@@ -203,7 +214,11 @@ export class ResourceServer {
   /** The caller's verified auth info, or the 401 (or 500) response to send. */
   async authenticate(req: IncomingMessage): Promise<AuthInfo | Response> {
     const header = req.headers.authorization;
-    const options = { verifier: { verifyAccessToken: (token: string) => this.verify(token) }, requiredScopes: this.requiredScopes, resourceMetadataUrl: this.metadataUrl };
+    const options = {
+      verifier: { verifyAccessToken: (token: string) => this.verify(token) },
+      requiredScopes: this.requiredScopes,
+      resourceMetadataUrl: this.metadataUrl,
+    };
     try {
       return await verifyBearerToken(header, options);
     } catch (error) {
@@ -229,7 +244,11 @@ export class ResourceServer {
     if (pathname !== suffixed && pathname !== '/.well-known/oauth-protected-resource') return undefined;
     const cors = { 'access-control-allow-origin': '*' };
     if (method === 'OPTIONS') return new Response(null, { status: 204, headers: { ...cors, 'access-control-allow-methods': 'GET, HEAD, OPTIONS' } });
-    if (method !== 'GET' && method !== 'HEAD') return Response.json({ error: 'method_not_allowed', error_description: `${method} is not allowed here` }, { status: 405, headers: { ...cors, allow: 'GET, HEAD, OPTIONS' } });
+    if (method !== 'GET' && method !== 'HEAD')
+      return Response.json(
+        { error: 'method_not_allowed', error_description: `${method} is not allowed here` },
+        { status: 405, headers: { ...cors, allow: 'GET, HEAD, OPTIONS' } },
+      );
     const scopes = new Set(this.requiredScopes);
     for (const tool of this.toolset.tools) for (const scope of tool.scopes ?? []) scopes.add(scope);
     const document: Record<string, unknown> = { resource: this.resource, bearer_methods_supported: ['header'], scopes_supported: [...scopes] };

@@ -34,7 +34,8 @@ export interface ConnectionState {
   logLevel: LoggingLevel | undefined;
 }
 
-type Asked = { kind: 'sampling'; method: 'sampling/createMessage' } | { kind: 'elicitation'; method: 'elicitation/create' } | { kind: 'roots'; method: 'roots/list' };
+type Asked =
+  { kind: 'sampling'; method: 'sampling/createMessage' } | { kind: 'elicitation'; method: 'elicitation/create' } | { kind: 'roots'; method: 'roots/list' };
 const SAMPLING: Asked = { kind: 'sampling', method: 'sampling/createMessage' };
 const ELICITATION: Asked = { kind: 'elicitation', method: 'elicitation/create' };
 const ROOTS: Asked = { kind: 'roots', method: 'roots/list' };
@@ -142,7 +143,8 @@ export class CallSession implements McpSession {
   }
 
   private ask(asked: Asked, request: InputRequest, options: McpAskOptions | undefined): Promise<unknown> {
-    if (this.input === undefined) throw new AnytoolError(ErrorCode.McpProtocolError, `tool "${this.toolName}": this server cannot ask the client for input on the 2026-07-28 era`);
+    if (this.input === undefined)
+      throw new AnytoolError(ErrorCode.McpProtocolError, `tool "${this.toolName}": this server cannot ask the client for input on the 2026-07-28 era`);
     const key = options?.inputKey ?? `${asked.kind}-${++this.asked}`;
     return this.input.ask(key, request, options?.signal);
   }

@@ -21,10 +21,17 @@ const UNTRACED: ServedCallTelemetry = { trace: undefined, end: () => undefined }
  * OpenTelemetry SDK registered no span is made, but the caller's trace is still
  * handed on (to the MCP servers the tool calls in turn).
  */
-export function servedCallTelemetry(server: Server, ctx: ServerContext, tool: string, transport: 'stdio' | 'http' | undefined, options: McpTelemetryOptions | undefined): ServedCallTelemetry {
+export function servedCallTelemetry(
+  server: Server,
+  ctx: ServerContext,
+  tool: string,
+  transport: 'stdio' | 'http' | undefined,
+  options: McpTelemetryOptions | undefined,
+): ServedCallTelemetry {
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
   // Only the trace's own fields: baggage from a client is not trusted, nor handed on to the servers the tool calls.
-  const parent = meta === undefined || !('traceparent' in meta) ? undefined : extractTraceContext({ traceparent: meta['traceparent'], tracestate: meta['tracestate'] });
+  const parent =
+    meta === undefined || !('traceparent' in meta) ? undefined : extractTraceContext({ traceparent: meta['traceparent'], tracestate: meta['tracestate'] });
   if (!mcpTelemetryActive(options)) return parent === undefined ? UNTRACED : { trace: parent, end: () => undefined };
   const stdio = transport === undefined ? server.transport instanceof StdioServerTransport : transport === 'stdio';
   const claimed = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];

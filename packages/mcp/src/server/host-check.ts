@@ -44,7 +44,12 @@ function hostnameOf(value: string, withScheme: boolean): string | undefined {
  * `allowedOrigins` (host names; `"*"` allows any). Returns the reason a request
  * is refused, or undefined when it passes. Ports are not compared.
  */
-export function rebindingProblem(host: string | undefined, origin: string | undefined, allowedHosts: readonly string[], allowedOrigins: readonly string[]): string | undefined {
+export function rebindingProblem(
+  host: string | undefined,
+  origin: string | undefined,
+  allowedHosts: readonly string[],
+  allowedOrigins: readonly string[],
+): string | undefined {
   if (host === undefined || host === '') return 'the request has no Host header';
   const hostname = hostnameOf(host, false);
   if (hostname === undefined || !allowedHosts.includes(hostname)) return `Host "${host}" is not allowed (allowed: ${allowedHosts.join(', ')})`;

@@ -4,7 +4,19 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY, type AuthInfo, classifyInboundRequest, createMcpHandler, isInitializeRequest, isJSONRPCRequest, isLegacyRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  isLegacyRequest,
+  type EventStore,
+  type RequestId,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { ResourceServer, missingScopes, principalOf, type McpAuthOptions } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
@@ -221,7 +233,10 @@ function claimIds(pending: Map<RequestId, ServerResponse>, body: unknown, res: S
 
 function positive(value: number, option: string, integer: boolean): number {
   if (integer ? Number.isInteger(value) && value >= 1 : value > 0) return value;
-  throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive ${integer ? 'integer' : 'number of milliseconds (Infinity for no limit)'}, got ${String(value)}`);
+  throw new AnytoolError(
+    ErrorCode.InvalidOptions,
+    `serveMcp(): ${option} must be a positive ${integer ? 'integer' : 'number of milliseconds (Infinity for no limit)'}, got ${String(value)}`,
+  );
 }
 
 function hasInitialize(body: unknown): boolean {
@@ -298,7 +313,10 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     );
   }
   if (options.auth !== undefined && options.toolsListCacheScope === 'public') {
-    throw new AnytoolError(ErrorCode.ConflictingOptions, 'serveMcp(): toolsListCacheScope "public" does not fit auth: each caller sees the tools its scopes allow; leave it out (with auth it is "private")');
+    throw new AnytoolError(
+      ErrorCode.ConflictingOptions,
+      'serveMcp(): toolsListCacheScope "public" does not fit auth: each caller sees the tools its scopes allow; leave it out (with auth it is "private")',
+    );
   }
   // With auth, what a caller lists depends on who it is: no shared cache may keep it.
   const serverOptions: McpServerOptions = options.auth === undefined ? options : { ...options, toolsListCacheScope: 'private' };
@@ -309,11 +327,21 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   let closing = false;
   /** Who sends the modern request being served, for the server instance the handler makes for it. */
   const caller = new AsyncLocalStorage<string | undefined>();
-  const modernHandler = createMcpHandler(({ era }) => createMcpServer(served, serverOptions, { era, rounds: served.rounds, owner: caller.getStore(), authenticated: resourceServer !== undefined, transport: 'http' }), {
-    legacy: 'reject',
-    ...(options.onError === undefined ? {} : { onerror: options.onError }),
-    maxRequestBodySize: maxBody,
-  });
+  const modernHandler = createMcpHandler(
+    ({ era }) =>
+      createMcpServer(served, serverOptions, {
+        era,
+        rounds: served.rounds,
+        owner: caller.getStore(),
+        authenticated: resourceServer !== undefined,
+        transport: 'http',
+      }),
+    {
+      legacy: 'reject',
+      ...(options.onError === undefined ? {} : { onerror: options.onError }),
+      maxRequestBodySize: maxBody,
+    },
+  );
   const modern = toNodeHandler(modernHandler);
   const stopNotifying = served.onChange(() => void modernHandler.notify.toolsChanged());
   const eventStore = options.eventStore ?? (options.store === undefined ? undefined : new StoreEventStore(options.store));
@@ -329,7 +357,10 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
 
   function endSession(id: string, session: Session): void {
     sessions.delete(id);
-    void session.transport.close().then(() => session.server.close()).catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
+    void session.transport
+      .close()
+      .then(() => session.server.close())
+      .catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))));
   }
 
   /**
@@ -340,18 +371,32 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const own = client === undefined ? [] : [...sessions].filter(([, session]) => session.client === client);
     if (own.length >= maxPerClient) {
       const idlest = own.filter(([, session]) => session.open === 0).sort(([, a], [, b]) => a.lastSeen - b.lastSeen)[0];
-      if (idlest === undefined) return `Too many sessions for this client: it holds ${maxPerClient} (maxSessionsPerClient), all of them busy. End one with DELETE, or retry when one is idle.`;
+      if (idlest === undefined)
+        return `Too many sessions for this client: it holds ${maxPerClient} (maxSessionsPerClient), all of them busy. End one with DELETE, or retry when one is idle.`;
       endSession(...idlest);
     }
-    if (sessions.size >= maxSessions) return `Too many sessions: this server holds ${maxSessions} (maxSessions). Retry later, or end unused sessions with DELETE; idle sessions end after sessionIdleTimeoutMs.`;
+    if (sessions.size >= maxSessions)
+      return `Too many sessions: this server holds ${maxSessions} (maxSessions). Retry later, or end unused sessions with DELETE; idle sessions end after sessionIdleTimeoutMs.`;
     return undefined;
   }
 
-  async function startSession(req: IncomingMessage, res: ServerResponse, body: unknown, client: string | undefined, principal: string | undefined): Promise<void> {
+  async function startSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    client: string | undefined,
+    principal: string | undefined,
+  ): Promise<void> {
     const full = makeRoom(client);
     if (full !== undefined) return sendJsonRpcError(res, 503, -32000, full);
     const id = randomUUID();
-    const server = createMcpServer(served, serverOptions, { era: 'legacy', rounds: served.rounds, owner: principal ?? client, authenticated: principal !== undefined, transport: 'http' });
+    const server = createMcpServer(served, serverOptions, {
+      era: 'legacy',
+      rounds: served.rounds,
+      owner: principal ?? client,
+      authenticated: principal !== undefined,
+      transport: 'http',
+    });
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       ...(eventStore === undefined ? {} : { eventStore: sessionEventStore(eventStore, id) }),
@@ -392,7 +437,13 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (protect) {
       const problem = rebindingProblem(req.headers.host, req.headers.origin, allowedHosts, allowedOrigins);
-      if (problem !== undefined) return sendJsonRpcError(res, 403, -32000, `Forbidden: ${problem}. This server only answers requests addressed to an allowed host (DNS-rebinding protection).`);
+      if (problem !== undefined)
+        return sendJsonRpcError(
+          res,
+          403,
+          -32000,
+          `Forbidden: ${problem}. This server only answers requests addressed to an allowed host (DNS-rebinding protection).`,
+        );
     }
     const metadata = resourceServer?.metadataResponse(req.method ?? 'GET', url.pathname);
     if (metadata !== undefined) return sendResponse(res, metadata);
@@ -435,7 +486,10 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       // Without a session only a 2025 initialize may come, and it is small; a 2026-07-28 request says so in its headers.
       const limit =
         session === undefined && !claimsModern(req)
-          ? { bytes: Math.min(maxBody, SMALL_BODY_BYTES), name: 'a request without Mcp-Session-Id and MCP-Protocol-Version 2026-07-28, which can only be initialize' }
+          ? {
+              bytes: Math.min(maxBody, SMALL_BODY_BYTES),
+              name: 'a request without Mcp-Session-Id and MCP-Protocol-Version 2026-07-28, which can only be initialize',
+            }
           : { bytes: maxBody, name: 'maxBodyBytes' };
       try {
         body = await readJsonBody(req, res, limit, budget);
@@ -453,7 +507,13 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     if (session !== undefined) {
       const taken = body === undefined ? undefined : claimIds(session.pending, body, res);
       if (taken !== undefined) {
-        return sendJsonRpcError(res, 400, -32600, `Invalid Request: id ${JSON.stringify(taken).slice(0, 80)} belongs to a request of this session that is not answered yet; give each request in flight its own id`, taken);
+        return sendJsonRpcError(
+          res,
+          400,
+          -32600,
+          `Invalid Request: id ${JSON.stringify(taken).slice(0, 80)} belongs to a request of this session that is not answered yet; give each request in flight its own id`,
+          taken,
+        );
       }
       return session.transport.handleRequest(req, res, body);
     }
@@ -466,7 +526,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
         return void res.end(tail);
       }
       const mismatch = paramMismatch(req, body);
-      if (mismatch !== undefined) return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
+      if (mismatch !== undefined)
+        return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
       return caller.run(owner, () => modern(req as NodeRequest, res, body));
     }
     if (hasInitialize(body)) return startSession(req, res, body, client, principal);
@@ -489,7 +550,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
     if (version !== MODERN_REVISION || method !== 'tools/list' || req.headers['mcp-name'] !== undefined) return undefined;
     const meta = body.params?._meta as Record<string, unknown> | undefined;
     const capabilities = meta?.[CLIENT_CAPABILITIES_META_KEY];
-    if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION || typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) return undefined;
+    if (meta?.[PROTOCOL_VERSION_META_KEY] !== MODERN_REVISION || typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities))
+      return undefined;
     const outcome = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: method, body });
     if (outcome.kind !== 'modern' || outcome.messageKind !== 'request') return undefined;
     const view: ToolView = served.view(authInfo?.scopes);
@@ -522,7 +584,11 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
 
   // Node takes whole milliseconds, 0 for no limit; it checks them every connectionsCheckingInterval (30 s by default).
   const ms = (value: number): number => (Number.isFinite(value) ? Math.ceil(value) : 0);
-  const timeouts = { headersTimeout: ms(headersTimeout), requestTimeout: ms(requestTimeout), connectionsCheckingInterval: Math.ceil(Math.min(1000, headersTimeout / 4)) };
+  const timeouts = {
+    headersTimeout: ms(headersTimeout),
+    requestTimeout: ms(requestTimeout),
+    connectionsCheckingInterval: Math.ceil(Math.min(1000, headersTimeout / 4)),
+  };
   const http = createServer(timeouts, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       options.onError?.(error instanceof Error ? error : new Error(String(error)));
@@ -572,10 +638,13 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
   let closed: Promise<void> | undefined;
   let sweeper: ReturnType<typeof setInterval> | undefined;
   if (Number.isFinite(idle)) {
-    sweeper = setInterval(() => {
-      const now = Date.now();
-      for (const [id, session] of sessions) if (session.open === 0 && now - session.lastSeen >= idle) endSession(id, session);
-    }, Math.min(Math.max(idle / 4, 10), 60_000));
+    sweeper = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [id, session] of sessions) if (session.open === 0 && now - session.lastSeen >= idle) endSession(id, session);
+      },
+      Math.min(Math.max(idle / 4, 10), 60_000),
+    );
     sweeper.unref();
   }
 

@@ -1,6 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, inputRequired, isSpecType, type CallToolResult, type ClientCapabilities, type InputRequest, type InputRequiredResult, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  inputRequired,
+  isSpecType,
+  type CallToolResult,
+  type ClientCapabilities,
+  type InputRequest,
+  type InputRequiredResult,
+  type Result,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 
 /**
  * Questions to the client on the 2026-07-28 era, for tools that ask in the
@@ -74,7 +87,11 @@ export function validAnswer(request: InputRequest, value: unknown): boolean {
 }
 
 /** The client capability each kind of question needs. */
-export const NEEDS: Record<string, keyof ClientCapabilities> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+export const NEEDS: Record<string, keyof ClientCapabilities> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -110,22 +127,36 @@ class ParkedCall implements InputRound {
       delete this.early![key];
       return Promise.resolve(early);
     }
-    if (this.questions.has(key)) return Promise.reject(new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`));
+    if (this.questions.has(key))
+      return Promise.reject(
+        new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`),
+      );
     if (this.controller.signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, 'the call ended before the client answered'));
     if (this.state === undefined && !this.rounds.hasRoom()) {
-      return Promise.reject(new AnytoolError(ErrorCode.McpProtocolError, `too many calls are waiting for the client's input (${this.rounds.maxParked}, maxParked); retry later`));
+      return Promise.reject(
+        new AnytoolError(ErrorCode.McpProtocolError, `too many calls are waiting for the client's input (${this.rounds.maxParked}, maxParked); retry later`),
+      );
     }
     return new Promise((resolve, reject) => {
       this.questions.set(key, { request, resolve, reject });
-      signal?.addEventListener('abort', () => {
-        if (this.questions.delete(key)) reject(signal.reason instanceof Error ? signal.reason : new AnytoolError(ErrorCode.Aborted, 'the question was withdrawn'));
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (this.questions.delete(key))
+            reject(signal.reason instanceof Error ? signal.reason : new AnytoolError(ErrorCode.Aborted, 'the question was withdrawn'));
+        },
+        { once: true },
+      );
       this.poke();
     });
   }
 
   async handOver(start: () => Promise<Result>): Promise<void> {
-    if (this.questions.size > 0) throw new AnytoolError(ErrorCode.McpProtocolError, `startTask() was called while a question to the client is open (${[...this.questions.keys()].join(', ')}); await the answers first`);
+    if (this.questions.size > 0)
+      throw new AnytoolError(
+        ErrorCode.McpProtocolError,
+        `startTask() was called while a question to the client is open (${[...this.questions.keys()].join(', ')}); await the answers first`,
+      );
     if (this.controller.signal.aborted) throw new AnytoolError(ErrorCode.Aborted, 'the call ended before it became a task');
     this.settle({ task: await start() });
   }
@@ -236,8 +267,10 @@ export class InputRounds {
   constructor(options: InputRoundsOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_INPUT_TTL_MS;
     this.maxParked = options.maxParked ?? DEFAULT_MAX_PARKED;
-    if (!(this.ttlMs > 0)) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): inputTtlMs must be a positive number of milliseconds, got ${String(options.ttlMs)}`);
-    if (!Number.isInteger(this.maxParked) || this.maxParked < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): maxParkedCalls must be a positive integer, got ${String(options.maxParked)}`);
+    if (!(this.ttlMs > 0))
+      throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): inputTtlMs must be a positive number of milliseconds, got ${String(options.ttlMs)}`);
+    if (!Number.isInteger(this.maxParked) || this.maxParked < 1)
+      throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): maxParkedCalls must be a positive integer, got ${String(options.maxParked)}`);
   }
 
   /** Calls waiting for a round. */
@@ -254,7 +287,11 @@ export class InputRounds {
    * request with a `requestState` resumes the call parked under it. `owner`
    * is who asks (the client identity): a call answers only its own client.
    */
-  serve(ctx: ServerContext, owner: string | undefined, start: (call: InputRound, signal: AbortSignal) => Promise<CallToolResult>): Promise<CallToolResult | InputRequiredResult> {
+  serve(
+    ctx: ServerContext,
+    owner: string | undefined,
+    start: (call: InputRound, signal: AbortSignal) => Promise<CallToolResult>,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const state = ctx.mcpReq.requestState();
     const responses = ctx.mcpReq.inputResponses;
     if (state === undefined) {
@@ -265,7 +302,11 @@ export class InputRounds {
     }
     const call = typeof state === 'string' ? this.parked.get(state) : undefined;
     if (call === undefined || call.owner !== owner) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState: no call of this client waits under it (it ended, timed out, or belongs to another server process); call the tool again', { reason: 'invalid_request_state' });
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'Invalid or expired requestState: no call of this client waits under it (it ended, timed out, or belongs to another server process); call the tool again',
+        { reason: 'invalid_request_state' },
+      );
     }
     this.parked.delete(state as string);
     call.state = undefined;

@@ -54,15 +54,18 @@ function scopesOf(payload: JWTPayload): string[] {
 function refusal(error: unknown, options: JwtAuthOptions, audiences: string[]): OAuthError | undefined {
   if (error instanceof errors.JWTExpired) return new OAuthError(OAuthErrorCode.InvalidToken, 'The token has expired');
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'aud') return new OAuthError(OAuthErrorCode.InvalidToken, `The token is for another audience; this server accepts ${audiences.join(', ')}`);
+    if (error.claim === 'aud')
+      return new OAuthError(OAuthErrorCode.InvalidToken, `The token is for another audience; this server accepts ${audiences.join(', ')}`);
     if (error.claim === 'iss') return new OAuthError(OAuthErrorCode.InvalidToken, `The token is from another issuer; this server accepts ${options.issuer}`);
     return new OAuthError(OAuthErrorCode.InvalidToken, `The token's ${error.claim} claim is not acceptable (${error.reason})`);
   }
   if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys || error instanceof errors.JWSSignatureVerificationFailed) {
     return new OAuthError(OAuthErrorCode.InvalidToken, `The token is not signed by a key of ${options.issuer}`);
   }
-  if (error instanceof errors.JOSEAlgNotAllowed) return new OAuthError(OAuthErrorCode.InvalidToken, 'The token is signed with an algorithm this server does not accept');
-  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid || error instanceof errors.JOSENotSupported) return new OAuthError(OAuthErrorCode.InvalidToken, 'The token is not a valid JWT');
+  if (error instanceof errors.JOSEAlgNotAllowed)
+    return new OAuthError(OAuthErrorCode.InvalidToken, 'The token is signed with an algorithm this server does not accept');
+  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid || error instanceof errors.JOSENotSupported)
+    return new OAuthError(OAuthErrorCode.InvalidToken, 'The token is not a valid JWT');
   return undefined;
 }
 
@@ -125,7 +128,8 @@ export function createJwtVerifier(options: JwtAuthOptions, audiences: string[]):
     } catch (error) {
       throw refusal(error, options, audiences) ?? error;
     }
-    if (payload.sub !== undefined && typeof payload.sub !== 'string') throw new OAuthError(OAuthErrorCode.InvalidToken, "The token's sub claim is not a string");
+    if (payload.sub !== undefined && typeof payload.sub !== 'string')
+      throw new OAuthError(OAuthErrorCode.InvalidToken, "The token's sub claim is not a string");
     const clientId = typeof payload['client_id'] === 'string' ? payload['client_id'] : typeof payload['azp'] === 'string' ? payload['azp'] : undefined;
     // A token of a client acting for itself is that client's, under a name no user's sub can take.
     const subject = payload.sub ?? (clientId === undefined ? undefined : `client:${clientId}`);

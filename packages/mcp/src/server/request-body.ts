@@ -60,7 +60,8 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, limit: {
   };
   // Made only when needed: an error captures a stack, which costs more than reading a small body.
   const tooLarge = (): BodyRefused => new BodyRefused(413, -32600, `Request body too large: at most ${limit.bytes} bytes (${limit.name})`);
-  const busy = (): BodyRefused => new BodyRefused(503, -32000, `Server busy: request bodies in flight would pass ${budget.limit} bytes (maxBodyBytesInFlight); retry shortly`);
+  const busy = (): BodyRefused =>
+    new BodyRefused(503, -32000, `Server busy: request bodies in flight would pass ${budget.limit} bytes (maxBodyBytesInFlight); retry shortly`);
   if (declared !== undefined && declared > limit.bytes) return drop(req, tooLarge());
   if (declared !== undefined && !hold(declared)) return drop(req, busy());
   return new Promise((resolve, reject) => {

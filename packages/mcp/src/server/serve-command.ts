@@ -142,7 +142,8 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
         break;
       case '--store':
         options.store = value();
-        if (!/^rediss?:\/\//.test(options.store)) throw usageError(`--store takes a Redis URL (redis://host:port), got "${options.store.replace(/\/\/[^@/]*@/, '//')}"`);
+        if (!/^rediss?:\/\//.test(options.store))
+          throw usageError(`--store takes a Redis URL (redis://host:port), got "${options.store.replace(/\/\/[^@/]*@/, '//')}"`);
         break;
       default:
         if (arg.startsWith('-')) throw usageError(`unknown option ${arg}`);
@@ -152,14 +153,19 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
   if (modules.length !== 1) throw usageError(modules.length === 0 ? 'name the module to serve' : `serve one module at a time, got ${modules.join(', ')}`);
   options.module = modules[0]!;
   const authFlags = options.tokensFile !== undefined || options.jwtIssuer !== undefined;
-  if (!options.http && (authFlags || options.resource !== undefined)) throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
+  if (!options.http && (authFlags || options.resource !== undefined))
+    throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
   if (options.store !== undefined && !options.http) throw usageError('--store applies to --http (a stdio server has one client and nothing to share)');
   if (options.jwksUri !== undefined && options.jwtIssuer === undefined) throw usageError('--jwks-uri needs --jwt-issuer');
   if (options.jwtIssuer !== undefined && options.resource === undefined && isWildcard(options.host)) {
-    throw usageError(`--jwt-issuer on ${options.host} (every interface) needs --resource, the URL clients reach the endpoint at: tokens are bound to it as their audience`);
+    throw usageError(
+      `--jwt-issuer on ${options.host} (every interface) needs --resource, the URL clients reach the endpoint at: tokens are bound to it as their audience`,
+    );
   }
   if (options.http && !authFlags && !options.allowUnauthenticated && !isLoopback(options.host)) {
-    throw usageError(`refusing to serve without authentication on ${options.host}, which is not a loopback address; give --tokens-file or --jwt-issuer, or --allow-unauthenticated to serve it open behind a proxy that authenticates`);
+    throw usageError(
+      `refusing to serve without authentication on ${options.host}, which is not a loopback address; give --tokens-file or --jwt-issuer, or --allow-unauthenticated to serve it open behind a proxy that authenticates`,
+    );
   }
   return options;
 }
@@ -199,7 +205,8 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
     const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
     size = toolset.size;
     // Each call gets an execute_tool span under its tools/call span (when an SDK is registered), unless the module's toolset traces its calls already.
-    if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing'))) toolset.use(tracing({ captureContent: options.traceContent }));
+    if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing')))
+      toolset.use(tracing({ captureContent: options.traceContent }));
     const serveOptions = serveOptionsFor(options, stdout?.protocol, command);
     if (options.store !== undefined && serveOptions.transport === 'http') {
       store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`${command}: store: ${error.message}\n`) });
@@ -265,7 +272,9 @@ function shownStoreUrl(url: string): string {
 
 /** The tools served, each with the scopes it needs: what a caller may reach. */
 function toolsLine(toolset: Toolset): string {
-  return toolset.tools.map((tool) => (tool.scopes === undefined || tool.scopes.length === 0 ? tool.name : `${tool.name} [${tool.scopes.join(' ')}]`)).join(', ');
+  return toolset.tools
+    .map((tool) => (tool.scopes === undefined || tool.scopes.length === 0 ? tool.name : `${tool.name} [${tool.scopes.join(' ')}]`))
+    .join(', ');
 }
 
 /** Where in `text` a JSON parse error is, as " (line L, column C)", or nothing if the parser did not say. */
@@ -280,7 +289,10 @@ function jsonErrorPlace(error: unknown, text: string): string {
 function warnIfShared(file: string, command: string): void {
   if (process.platform === 'win32') return;
   const mode = statSync(file).mode & 0o777;
-  if ((mode & 0o077) !== 0) process.stderr.write(`${command}: warning: --tokens-file ${file} can be read by other users (mode ${mode.toString(8)}); make it owner-only: chmod 600 ${file}\n`);
+  if ((mode & 0o077) !== 0)
+    process.stderr.write(
+      `${command}: warning: --tokens-file ${file} can be read by other users (mode ${mode.toString(8)}); make it owner-only: chmod 600 ${file}\n`,
+    );
 }
 
 /** The `auth` option from the command's flags; the tokens file is read now, so a bad one stops the start. */
@@ -301,12 +313,15 @@ function authFor(options: ServeCommandOptions, command: string): McpAuthOptions 
       tokens = JSON.parse(text);
     } catch (error) {
       // The parser's message quotes the text around the problem: a part of a token, never shown.
-      throw usageError(`--tokens-file ${options.tokensFile} is not valid JSON${jsonErrorPlace(error, text)}; its content is not shown (it holds tokens). It must hold a JSON array of { "token", "subject", "scopes" }`);
+      throw usageError(
+        `--tokens-file ${options.tokensFile} is not valid JSON${jsonErrorPlace(error, text)}; its content is not shown (it holds tokens). It must hold a JSON array of { "token", "subject", "scopes" }`,
+      );
     }
     if (!Array.isArray(tokens)) throw usageError(`--tokens-file ${options.tokensFile} must hold a JSON array of { "token", "subject", "scopes" }`);
     auth.tokens = tokens as StaticToken[];
   }
-  if (options.jwtIssuer !== undefined) auth.jwt = options.jwksUri === undefined ? { issuer: options.jwtIssuer } : { issuer: options.jwtIssuer, jwksUri: options.jwksUri };
+  if (options.jwtIssuer !== undefined)
+    auth.jwt = options.jwksUri === undefined ? { issuer: options.jwtIssuer } : { issuer: options.jwtIssuer, jwksUri: options.jwksUri };
   if (options.resource !== undefined) auth.resource = options.resource;
   return auth;
 }

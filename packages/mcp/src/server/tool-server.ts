@@ -1,4 +1,15 @@
-import { AnytoolError, ErrorCode, ExecutionContext, Toolset, errorResult, isToolset, resultText, type McpToolDefinition, type RunEvent, type ToolSource } from '@anytool/core';
+import {
+  AnytoolError,
+  ErrorCode,
+  ExecutionContext,
+  Toolset,
+  errorResult,
+  isToolset,
+  resultText,
+  type McpToolDefinition,
+  type RunEvent,
+  type ToolSource,
+} from '@anytool/core';
 import { unknownToolText } from '@anytool/core/internal';
 import {
   ProtocolError,
@@ -140,7 +151,11 @@ function reportUnawaited(options: McpServerOptions, error: unknown): void {
 }
 
 function taskManager(options: McpServerOptions): TaskManager {
-  return new TaskManager(options.store ?? new MemoryStore(), { ttlMs: options.taskTtlMs, pollIntervalMs: options.taskPollIntervalMs, leaseMs: options.taskLeaseMs }, options.onError);
+  return new TaskManager(
+    options.store ?? new MemoryStore(),
+    { ttlMs: options.taskTtlMs, pollIntervalMs: options.taskPollIntervalMs, leaseMs: options.taskLeaseMs },
+    options.onError,
+  );
 }
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -345,14 +360,20 @@ class ToolServer extends Server {
   /** Whether a call of the tool may become a task on one of its rounds (`deferTask`): its handler may throw a `TaskAnswer`. */
   defersTask: ((name: string) => boolean) | undefined;
 
-  protected override _wrapHandler(method: string, handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== 'tools/call') return wrapped;
     return (request, ctx) => {
       const params: Record<string, unknown> = isRecord(request.params) ? request.params : {};
       const name = params['name'];
       if (typeof name !== 'string') {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/call needs params.name, the name of the tool to call (a string), got ${name === undefined ? 'none' : typeof name}; tools/list gives the names`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `tools/call needs params.name, the name of the tool to call (a string), got ${name === undefined ? 'none' : typeof name}; tools/list gives the names`,
+        );
       }
       const args = params['arguments'];
       const plain = (): Promise<Result> => {
@@ -399,7 +420,14 @@ function withoutPayload(error: Error): Error {
   } catch {
     // not JSON after all: the kind stays unknown
   }
-  const kind = 'result' in message ? 'a result' : 'error' in message ? 'an error' : typeof message['method'] === 'string' ? `method ${message['method'].slice(0, 80)}` : 'a message';
+  const kind =
+    'result' in message
+      ? 'a result'
+      : 'error' in message
+        ? 'an error'
+        : typeof message['method'] === 'string'
+          ? `method ${message['method'].slice(0, 80)}`
+          : 'a message';
   const id = 'id' in message ? `request id ${JSON.stringify(message['id']).slice(0, 80)}` : 'no id';
   return new Error(`${match[1]} (${id}, ${kind}; its content is not logged)`);
 }
@@ -451,7 +479,11 @@ function cursorStart(cursor: unknown, view: ToolView, pageSize: number): number 
 
 function decodeCursor(cursor: string, view: ToolView, pageSize: number): number {
   const start = cursorStart(cursor, view, pageSize);
-  if (start === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `tools/list: the cursor ${JSON.stringify(cursor.slice(0, 100))} is not one this server gave out; call tools/list without a cursor to start over`);
+  if (start === undefined)
+    throw new ProtocolError(
+      ProtocolErrorCode.InvalidParams,
+      `tools/list: the cursor ${JSON.stringify(cursor.slice(0, 100))} is not one this server gave out; call tools/list without a cursor to start over`,
+    );
   return start;
 }
 
@@ -480,7 +512,11 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     throw new AnytoolError(ErrorCode.InvalidOptions, `createMcpServer(): pageSize must be a positive integer, got ${String(pageSize)}`);
   }
   const ttlMs = options.toolsListTtlMs ?? DEFAULT_TOOLS_LIST_TTL_MS;
-  if (!Number.isInteger(ttlMs) || ttlMs < 0) throw new AnytoolError(ErrorCode.InvalidOptions, `createMcpServer(): toolsListTtlMs must be a whole number of milliseconds, 0 or more, got ${String(ttlMs)}`);
+  if (!Number.isInteger(ttlMs) || ttlMs < 0)
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `createMcpServer(): toolsListTtlMs must be a whole number of milliseconds, 0 or more, got ${String(ttlMs)}`,
+    );
   const logging = options.logging ?? true;
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (logging) capabilities.logging = {};
@@ -493,7 +529,10 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   // may hand in auth info) must not be shared between callers.
   const perCaller = serving?.authenticated === true || served.scoped;
   const cacheHints = { 'tools/list': { ttlMs, cacheScope: options.toolsListCacheScope ?? (perCaller ? 'private' : 'public') } } as const;
-  const server = new ToolServer(info, options.instructions === undefined ? { capabilities, cacheHints } : { capabilities, cacheHints, instructions: options.instructions });
+  const server = new ToolServer(
+    info,
+    options.instructions === undefined ? { capabilities, cacheHints } : { capabilities, cacheHints, instructions: options.instructions },
+  );
   const connection: ConnectionState = { logging, logLevel: undefined };
   const onError = options.onError;
   if (onError) server.onerror = (error) => onError(withoutPayload(error));
@@ -535,15 +574,20 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
     const era = eraOf();
     // The call continues the caller's trace (`params._meta`) under a span of its own.
     const traced = servedCallTelemetry(server, ctx, name, serving?.transport, options.telemetry);
-    const pending = era === 'legacy' ? call(name, args, ctx, era, undefined, ctx.mcpReq.signal, traced.trace) : rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal, traced.trace));
-    return traced.trace === undefined ? pending : pending.then(
-      (result) => (traced.end(result as CallToolResult), result),
-      (error: unknown) => {
-        // A call that became a task: its span ends here, where its request was answered.
-        traced.end(error instanceof TaskAnswer ? { content: [] } : undefined, error);
-        throw error;
-      },
-    );
+    const pending =
+      era === 'legacy'
+        ? call(name, args, ctx, era, undefined, ctx.mcpReq.signal, traced.trace)
+        : rounds.serve(ctx, serving?.owner, (round, signal) => call(name, args, ctx, era, round, signal, traced.trace));
+    return traced.trace === undefined
+      ? pending
+      : pending.then(
+          (result) => (traced.end(result as CallToolResult), result),
+          (error: unknown) => {
+            // A call that became a task: its span ends here, where its request was answered.
+            traced.end(error instanceof TaskAnswer ? { content: [] } : undefined, error);
+            throw error;
+          },
+        );
   });
 
   /**
@@ -581,7 +625,16 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
    * for a call that runs as a task; a call of a `deferTask` tool may become one
    * on the way (`startTask()`).
    */
-  function call(name: string, args: unknown, ctx: ServerContext, era: 'legacy' | 'modern', round: InputRound | undefined, signal: AbortSignal, trace: TraceContext | undefined, taskProgress?: (progress: TaskProgress) => void): Promise<CallToolResult> {
+  function call(
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+    era: 'legacy' | 'modern',
+    round: InputRound | undefined,
+    signal: AbortSignal,
+    trace: TraceContext | undefined,
+    taskProgress?: (progress: TaskProgress) => void,
+  ): Promise<CallToolResult> {
     const tool = served.toolset.get(name);
     const handOver = round?.handOver?.bind(round);
     if (taskProgress !== undefined || handOver === undefined || tool === undefined || tool.task === false || !tool.deferTask) {
@@ -602,14 +655,17 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
       }
       await handOver(async () => {
         const quiet = quietContext(current);
-        const record = await tasks().start({ tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(current, request), resumable: tool.resumable }, (task, taskSignal, progress) => {
-          signal.removeEventListener('abort', abort);
-          taskSignal.addEventListener('abort', () => controller.abort(taskSignal.reason), { once: true });
-          session.becomeTask(task);
-          toTask.progress = progress;
-          // The rest of the call is the task's work.
-          return outcome;
-        });
+        const record = await tasks().start(
+          { tool: name, owner: serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(current, request), resumable: tool.resumable },
+          (task, taskSignal, progress) => {
+            signal.removeEventListener('abort', abort);
+            taskSignal.addEventListener('abort', () => controller.abort(taskSignal.reason), { once: true });
+            session.becomeTask(task);
+            toTask.progress = progress;
+            // The rest of the call is the task's work.
+            return outcome;
+          },
+        );
         return createTaskResult(record) as Result;
       });
       return true;
@@ -621,7 +677,15 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
   }
 
   /** Runs the tool of a call with its session; its progress goes to `toTask.progress` once it runs as a task. */
-  async function runCall(name: string, args: unknown, ctx: ServerContext, signal: AbortSignal, trace: TraceContext | undefined, session: CallSession, toTask: { progress?: ((progress: TaskProgress) => void) | undefined }): Promise<CallToolResult> {
+  async function runCall(
+    name: string,
+    args: unknown,
+    ctx: ServerContext,
+    signal: AbortSignal,
+    trace: TraceContext | undefined,
+    session: CallSession,
+    toTask: { progress?: ((progress: TaskProgress) => void) | undefined },
+  ): Promise<CallToolResult> {
     const context = new ExecutionContext({ signal, trace });
     context.state.set(MCP_SESSION_KEY, session);
     const authInfo = ctx.http?.authInfo;
@@ -654,7 +718,12 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
         // A client checks structured content against the output schema and fails the whole call without it:
         // say what went wrong as a result instead.
         return {
-          content: [{ type: 'text', text: `Tool "${name}" declares an output schema but returned no structured object; it returned: ${resultText(result).slice(0, 500)}` }],
+          content: [
+            {
+              type: 'text',
+              text: `Tool "${name}" declares an output schema but returned no structured object; it returned: ${resultText(result).slice(0, 500)}`,
+            },
+          ],
           isError: true,
         };
       }
@@ -671,7 +740,10 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
 
   function insufficientScope(name: string, held: readonly string[]): CallToolResult {
     const needed = missingScopes(served.toolset.get(name)?.scopes, held);
-    return { content: [{ type: 'text', text: `insufficient_scope: tool "${name}" needs the scope${needed.length === 1 ? '' : 's'} ${needed.join(' ')}` }], isError: true };
+    return {
+      content: [{ type: 'text', text: `insufficient_scope: tool "${name}" needs the scope${needed.length === 1 ? '' : 's'} ${needed.join(' ')}` }],
+      isError: true,
+    };
   }
 
   function report(error: unknown): void {

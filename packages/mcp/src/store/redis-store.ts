@@ -124,12 +124,16 @@ export class RedisStore implements McpStore {
 
   constructor(options: RedisStoreOptions) {
     if (typeof options?.url !== 'string' || !/^rediss?:\/\//.test(options.url)) {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: url must be a redis:// or rediss:// URL, got ${typeof options?.url === 'string' ? JSON.stringify(shownUrl(options.url)) : String(options?.url)}`);
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `RedisStore: url must be a redis:// or rediss:// URL, got ${typeof options?.url === 'string' ? JSON.stringify(shownUrl(options.url)) : String(options?.url)}`,
+      );
     }
     this.url = options.url;
     this.prefix = options.prefix ?? 'anytool:';
     this.poolSize = options.poolSize ?? 8;
-    if (!Number.isInteger(this.poolSize) || this.poolSize < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: poolSize must be a positive integer, got ${String(options.poolSize)}`);
+    if (!Number.isInteger(this.poolSize) || this.poolSize < 1)
+      throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: poolSize must be a positive integer, got ${String(options.poolSize)}`);
     let warned = false;
     this.onError =
       options.onError ??
@@ -182,7 +186,10 @@ export class RedisStore implements McpStore {
       if (fresh) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(attempt, 10)));
       fresh = true;
     }
-    throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`);
+    throw new AnytoolError(
+      ErrorCode.StoreFailed,
+      `RedisStore: update of "${key}" lost to other writers ${MAX_UPDATE_ATTEMPTS} times in a row; too many processes change this key at once`,
+    );
   }
 
   async delete(key: string): Promise<void> {
@@ -261,7 +268,8 @@ export class RedisStore implements McpStore {
       socket: {
         // A new Error (not the socket's own, which may come from another realm, e.g. under a test runner): the
         // client stops retrying only when handed an instance of its own realm's Error.
-        reconnectStrategy: (retries: number, cause: Error) => (!ready && retries >= FIRST_CONNECT_ATTEMPTS ? new Error(cause.message) : Math.min(50 * 2 ** retries, 2000)),
+        reconnectStrategy: (retries: number, cause: Error) =>
+          !ready && retries >= FIRST_CONNECT_ATTEMPTS ? new Error(cause.message) : Math.min(50 * 2 ** retries, 2000),
       },
     };
     const client = make(redis, options);
@@ -276,7 +284,10 @@ export class RedisStore implements McpStore {
       forget();
       client.destroy();
       const why = error instanceof Error ? error.message : String(error);
-      throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`);
+      throw new AnytoolError(
+        ErrorCode.StoreFailed,
+        `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`,
+      );
     }
   }
 }

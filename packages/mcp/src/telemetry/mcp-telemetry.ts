@@ -1,4 +1,14 @@
-import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context as TraceContext, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+import {
+  SpanKind,
+  SpanStatusCode,
+  context as otelContext,
+  metrics,
+  trace,
+  type Attributes,
+  type Context as TraceContext,
+  type MeterProvider,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { now } from '@anytool/core/internal';
 
 /*
@@ -66,7 +76,12 @@ export function mcpTelemetryActive(options: McpTelemetryOptions | undefined): bo
  * span on the client; on the server, the context `params._meta` carried), else
  * the active context. Undefined while no SDK is registered: nothing to record.
  */
-export function startMcpOperation(kind: 'client' | 'server', info: McpOperationInfo, parent: TraceContext | undefined, options?: McpTelemetryOptions): McpOperation | undefined {
+export function startMcpOperation(
+  kind: 'client' | 'server',
+  info: McpOperationInfo,
+  parent: TraceContext | undefined,
+  options?: McpTelemetryOptions,
+): McpOperation | undefined {
   if (!mcpTelemetryActive(options)) return undefined;
   const started = now();
   const tracer = (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
@@ -83,7 +98,11 @@ export function startMcpOperation(kind: 'client' | 'server', info: McpOperationI
   if (info.address !== undefined) attributes['server.address'] = info.address;
   if (info.port !== undefined) attributes['server.port'] = info.port;
   const context = parent ?? otelContext.active();
-  const span = tracer.startSpan(info.tool === undefined ? info.method : `${info.method} ${info.tool}`, { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.SERVER, attributes }, context);
+  const span = tracer.startSpan(
+    info.tool === undefined ? info.method : `${info.method} ${info.tool}`,
+    { kind: kind === 'client' ? SpanKind.CLIENT : SpanKind.SERVER, attributes },
+    context,
+  );
   const histogramName = kind === 'client' ? 'mcp.client.operation.duration' : 'mcp.server.operation.duration';
   let ended = false;
   return {
@@ -102,7 +121,13 @@ export function startMcpOperation(kind: 'client' | 'server', info: McpOperationI
       span.end();
       const meter = (options?.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE);
       meter
-        .createHistogram(histogramName, { unit: 's', description: kind === 'client' ? 'Duration of MCP requests as the client sees them, from sending to the response.' : 'Duration of MCP requests as the server sees them, from receiving to the response.' })
+        .createHistogram(histogramName, {
+          unit: 's',
+          description:
+            kind === 'client'
+              ? 'Duration of MCP requests as the client sees them, from sending to the response.'
+              : 'Duration of MCP requests as the server sees them, from receiving to the response.',
+        })
         .record((now() - started) / 1000, metricAttributes);
     },
   };

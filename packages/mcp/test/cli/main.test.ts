@@ -55,9 +55,20 @@ describe('anytool-mcp', () => {
 
   it('says what is wrong in one line with exit code 2, naming itself', async () => {
     expect(await runToEnd([BIN])).toEqual(expect.objectContaining({ code: 2, stdout: '' }));
-    expect(await runToEnd([BIN, 'build'])).toEqual({ code: 2, stdout: '', stderr: 'anytool-mcp: unknown command "build"; the command is serve (anytool-mcp --help)\n' });
-    expect(await runToEnd([BIN, 'serve', MODULE, '--bogus'])).toEqual({ code: 2, stdout: '', stderr: 'anytool-mcp serve: unknown option --bogus; run anytool-mcp serve --help for the usage\n' });
+    expect(await runToEnd([BIN, 'build'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'anytool-mcp: unknown command "build"; the command is serve (anytool-mcp --help)\n',
+    });
+    expect(await runToEnd([BIN, 'serve', MODULE, '--bogus'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'anytool-mcp serve: unknown option --bogus; run anytool-mcp serve --help for the usage\n',
+    });
     const missing = await runToEnd([BIN, 'serve', 'examples/dist/nowhere.js']);
-    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/^anytool-mcp serve: [^\n]*cannot load examples\/dist\/nowhere\.js: there is no such file[^\n]*\n$/)]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^anytool-mcp serve: [^\n]*cannot load examples\/dist\/nowhere\.js: there is no such file[^\n]*\n$/),
+    ]);
   });
 });

@@ -177,7 +177,11 @@ describe('McpToolset with the fixture server', () => {
       const boom = new Error('mapping failed');
       for (const signal of [undefined, new AbortController().signal]) {
         const options = signal === undefined ? {} : { signal };
-        await expect(connection.callToolMapped('echo', { message: 'x' }, options, () => { throw boom; })).rejects.toBe(boom);
+        await expect(
+          connection.callToolMapped('echo', { message: 'x' }, options, () => {
+            throw boom;
+          }),
+        ).rejects.toBe(boom);
         await expect(connection.callToolMapped('echo', { message: 'y' }, options, (result) => result.content)).resolves.toEqual([{ type: 'text', text: 'y' }]);
       }
       expect(connection.starts).toBe(1);
@@ -264,7 +268,11 @@ describe('the checked access to SDK internals', () => {
 
   it('records a diagnostic instead of throwing when the field it needs is missing', () => {
     const problems: string[] = [];
-    watchStdioStart({} as StdioClientTransport, () => undefined, (p) => problems.push(p));
+    watchStdioStart(
+      {} as StdioClientTransport,
+      () => undefined,
+      (p) => problems.push(p),
+    );
     expect(problems).toEqual([expect.stringContaining('no start() method')]);
   });
 });

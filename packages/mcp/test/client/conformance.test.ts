@@ -85,7 +85,8 @@ const EXPECTED_AUTH: Record<string, Record<string, true | string>> = {
   '2025-03-26': passing(['2025-03-26-oauth-metadata-backcompat', '2025-03-26-oauth-endpoint-fallback']),
   extension: {
     ...passing(['client-credentials-basic', 'client-credentials-jwt']),
-    'auth/enterprise-managed-authorization': 'extension left out: cross-app access (SEP-990) needs an identity provider token exchange the auth settings do not offer',
+    'auth/enterprise-managed-authorization':
+      'extension left out: cross-app access (SEP-990) needs an identity provider token exchange the auth settings do not offer',
     'auth/dpop': 'extension left out: DPoP-bound tokens (RFC 9449) are not implemented (nor by the SDK client anytool builds on)',
     'auth/dpop-nonce': 'extension left out: DPoP-bound tokens (RFC 9449) are not implemented (nor by the SDK client anytool builds on)',
     'auth/wif-jwt-bearer': 'extension left out: workload identity federation (the jwt-bearer grant) is not among the auth settings',
@@ -114,7 +115,9 @@ function readResults(out: string, prefix = ''): Map<string, { checks: Check[]; s
 
 function run(args: string[], cwd: string, timeout: number): Promise<string> {
   return new Promise((resolve) => {
-    execFile('npx', args, { cwd, maxBuffer: 64 * 1024 * 1024, timeout, env: { ...process.env, NO_COLOR: '1' } }, (_error, stdout, stderr) => resolve(`${stdout}\n${stderr}`));
+    execFile('npx', args, { cwd, maxBuffer: 64 * 1024 * 1024, timeout, env: { ...process.env, NO_COLOR: '1' } }, (_error, stdout, stderr) =>
+      resolve(`${stdout}\n${stderr}`),
+    );
   });
 }
 
@@ -139,7 +142,12 @@ describe('MCP conformance suite, client scenarios', () => {
       const command = `conformance client --command "${process.execPath} ${client}" --timeout 20000`;
       const version = (lane: string): string => (lane === 'extension' ? '' : ` --spec-version ${lane.split('#')[0]!}`);
       const out = (lane: string): string => `out-${lane.replace('#', '-')}`;
-      const scripts = lanes.map((lane) => `( ${Object.keys(expected[lane]!).map((scenario) => `${command} --scenario ${scenario}${version(lane)} -o ${out(lane)} > /dev/null 2>&1`).join('; ')} ) &`);
+      const scripts = lanes.map(
+        (lane) =>
+          `( ${Object.keys(expected[lane]!)
+            .map((scenario) => `${command} --scenario ${scenario}${version(lane)} -o ${out(lane)} > /dev/null 2>&1`)
+            .join('; ')} ) &`,
+      );
       const script = `conformance list --client > list.txt; ${scripts.join(' ')} wait`;
       const output = await run(['-y', '-p', 'node@22', '-p', SUITE, '-c', script], cwd, timeout);
 
@@ -171,15 +179,23 @@ describe('MCP conformance suite, client scenarios', () => {
     }
   }
 
-  it('passes the 2025-era scenarios in scope, and fails the 2026-07-28 ones only as listed', async () => {
-    const names = await runLanes(EXPECTED, 280_000);
-    // Every client scenario the suite lists is run here (this test or the auth one) or left out for a reason.
-    const run = (name: string): boolean => [EXPECTED, EXPECTED_AUTH].some((table) => Object.values(table).some((lane) => name in lane));
-    expect(names.filter((name) => !run(name) && !NOT_RUN.some(([pattern]) => pattern.test(name)))).toEqual([]);
-  }, scaled(300_000));
+  it(
+    'passes the 2025-era scenarios in scope, and fails the 2026-07-28 ones only as listed',
+    async () => {
+      const names = await runLanes(EXPECTED, 280_000);
+      // Every client scenario the suite lists is run here (this test or the auth one) or left out for a reason.
+      const run = (name: string): boolean => [EXPECTED, EXPECTED_AUTH].some((table) => Object.values(table).some((lane) => name in lane));
+      expect(names.filter((name) => !run(name) && !NOT_RUN.some(([pattern]) => pattern.test(name)))).toEqual([]);
+    },
+    scaled(300_000),
+  );
 
   // 47 scenario runs, each a Node 22 start of the suite and a start of the client: about 3 minutes on a busy machine.
-  it('passes the auth scenarios as an OAuth client, every revision, and the extensions as listed', async () => {
-    await runLanes(EXPECTED_AUTH, 560_000);
-  }, scaled(600_000));
+  it(
+    'passes the auth scenarios as an OAuth client, every revision, and the extensions as listed',
+    async () => {
+      await runLanes(EXPECTED_AUTH, 560_000);
+    },
+    scaled(600_000),
+  );
 });

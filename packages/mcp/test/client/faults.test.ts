@@ -116,7 +116,9 @@ describe('faulty servers', () => {
 
   it('one failing server of several: the others are closed', async () => {
     const stderr: string[] = [];
-    const error = await connectError(McpToolset.connect({ mcpServers: { good: fixture(), bad: fixture('exit-on-start') } }, { onStderr: (_server, text) => stderr.push(text) }));
+    const error = await connectError(
+      McpToolset.connect({ mcpServers: { good: fixture(), bad: fixture('exit-on-start') } }, { onStderr: (_server, text) => stderr.push(text) }),
+    );
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
     const good = pidsIn(stderr.join('')).filter((pid) => stderr.join('').includes(`fixture[${pid}]: ready`));
     expect(good).toHaveLength(1);
@@ -128,7 +130,12 @@ describe('faulty servers', () => {
     expect(resultText(await new Toolset(mcp).invoke('echo', { message: 'late but fine' }))).toBe('late but fine');
 
     const stderr: string[] = [];
-    const error = await connectError(McpToolset.connect({ mcpServers: { f: { ...fixture('slow-start', { START_DELAY_MS: '5000' }), startTimeoutMs: 300 } } }, { onStderr: (_s, t) => stderr.push(t) }));
+    const error = await connectError(
+      McpToolset.connect(
+        { mcpServers: { f: { ...fixture('slow-start', { START_DELAY_MS: '5000' }), startTimeoutMs: 300 } } },
+        { onStderr: (_s, t) => stderr.push(t) },
+      ),
+    );
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
     expect(error.message).toContain('within 300 ms');
     for (const pid of pidsIn(stderr.join(''))) await until(() => !alive(pid), 5_000);
@@ -168,7 +175,12 @@ describe('faulty servers', () => {
 
   it('a server behind a wrapper (sh -c) that hangs at start: the wrapper and the real server are both killed', async () => {
     const stderr: string[] = [];
-    const wrapped = { command: 'sh', args: ['-c', `"${process.execPath}" "${FIXTURE}" hang-on-start; true`], env: { IGNORE_STDIN_END: '1' }, startTimeoutMs: scaled(2_000) };
+    const wrapped = {
+      command: 'sh',
+      args: ['-c', `"${process.execPath}" "${FIXTURE}" hang-on-start; true`],
+      env: { IGNORE_STDIN_END: '1' },
+      startTimeoutMs: scaled(2_000),
+    };
     const error = await connectError(McpConnection.open('w', wrapped, { onStderr: (_s, t) => stderr.push(t) }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
     const [inner] = pidsIn(stderr.join(''));
@@ -207,7 +219,9 @@ describe('faulty servers', () => {
 
   it('close() during the backoff wait between restarts ends the wait', async () => {
     const flag = join(tempDir('flag'), 'broken');
-    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), { restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), {
+      restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
     writeFileSync(flag, '');
     process.kill(connection.pid!, 'SIGKILL');
     await until(() => !connection.connected, 5_000, 'the connection to notice the death');
@@ -283,7 +297,9 @@ describe('faulty servers', () => {
 describe('aborts outside a request', () => {
   it('a run abort while the server is being started again settles the call at once, and a signal aborted before the call sends nothing', async () => {
     const flag = join(tempDir('flag'), 'broken');
-    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), { restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 } });
+    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), {
+      restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
     try {
       writeFileSync(flag, '');
       process.kill(connection.pid!, 'SIGKILL');

@@ -287,7 +287,9 @@ describe('hostile results: every call settles with a code, memory stays bounded,
     let mcp: McpToolset | undefined;
     try {
       const main: McpServerConfig =
-        http === undefined ? { command: process.execPath, args: [SERVER, 'stdio', ...c.behaviours] } : { type: transport === 'sse' ? 'sse' : 'http', url: c.credentials === true ? withCredentials(http.url) : http.url };
+        http === undefined
+          ? { command: process.execPath, args: [SERVER, 'stdio', ...c.behaviours] }
+          : { type: transport === 'sse' ? 'sse' : 'http', url: c.credentials === true ? withCredentials(http.url) : http.url };
       const other: McpServerConfig = { command: process.execPath, args: [SERVER, 'stdio'] };
       mcp = await McpToolset.connect({ main: { ...main, ...c.server }, other }, { prefix: true, ...c.options });
       const toolset = new Toolset(mcp);
@@ -296,7 +298,12 @@ describe('hostile results: every call settles with a code, memory stays bounded,
 
       const controller = new AbortController();
       const timer = c.abort === undefined ? undefined : setTimeout(() => controller.abort(c.abort!.reason), c.abort.afterMs);
-      const { value: result, ms, rssMb, heapMb } = await measure(() => toolset.invoke(`main_${c.tool}`, c.args ?? {}, new ExecutionContext({ signal: controller.signal })));
+      const {
+        value: result,
+        ms,
+        rssMb,
+        heapMb,
+      } = await measure(() => toolset.invoke(`main_${c.tool}`, c.args ?? {}, new ExecutionContext({ signal: controller.signal })));
       clearTimeout(timer);
       measured.push(`${c.name} (${transport}): ${Math.round(ms)} ms, RSS +${rssMb.toFixed(0)} MB, heap +${heapMb.toFixed(0)} MB`);
 
@@ -313,7 +320,11 @@ describe('hostile results: every call settles with a code, memory stays bounded,
       if (c.then !== undefined) {
         const then = c.then;
         let seen = '';
-        await untilAsync(async () => then.says.test((seen = resultText(await toolset.invoke(`main_${then.tool}`, {})))), 5_000, `${then.tool} to answer ${then.says}`).catch(() => undefined);
+        await untilAsync(
+          async () => then.says.test((seen = resultText(await toolset.invoke(`main_${then.tool}`, {})))),
+          5_000,
+          `${then.tool} to answer ${then.says}`,
+        ).catch(() => undefined);
         expect(seen).toMatch(then.says);
         if (then.never !== undefined) expect(seen).not.toMatch(then.never);
       }
@@ -412,15 +423,29 @@ const event = (message: object, eol = '\n'): string => `event: message${eol}data
 const small = { jsonrpc: '2.0', id: 4, result: { content: [] } };
 const big = { result: { content: [{ type: 'text', text: 'x'.repeat(500) }] }, jsonrpc: '2.0', id: 5 };
 const bigNotice = { method: 'notifications/message', params: { data: 'y'.repeat(500) }, jsonrpc: '2.0' };
-const tooLarge = (id: number, exact: boolean) => expect.objectContaining({ id, error: expect.objectContaining({ code: -32090, data: { resultTooLarge: expect.objectContaining({ exact, limit: 200 }) } }) });
+const tooLarge = (id: number, exact: boolean) =>
+  expect.objectContaining({ id, error: expect.objectContaining({ code: -32090, data: { resultTooLarge: expect.objectContaining({ exact, limit: 200 }) } }) });
 
 const sseCases: Array<{ name: string; chunks: string[]; request?: string; messages: unknown[]; problem?: RegExp }> = [
   { name: 'small events pass unchanged, split anywhere', chunks: [event(small).slice(0, 7), event(small).slice(7) + event(small)], messages: [small, small] },
-  { name: 'CRLF line breaks, the blank line split across chunks', chunks: [event(small, '\r\n').slice(0, -1), '\n' + event(small, '\r\n')], messages: [small, small] },
+  {
+    name: 'CRLF line breaks, the blank line split across chunks',
+    chunks: [event(small, '\r\n').slice(0, -1), '\n' + event(small, '\r\n')],
+    messages: [small, small],
+  },
   { name: 'CR line breaks', chunks: [event(small, '\r') + event(small, '\r')], messages: [small, small] },
-  { name: 'a response over the limit on a GET stream: skipped, answered by its id', chunks: [event(small), event(big).slice(0, 300), event(big).slice(300), event(small)], messages: [small, tooLarge(5, true), small] },
+  {
+    name: 'a response over the limit on a GET stream: skipped, answered by its id',
+    chunks: [event(small), event(big).slice(0, 300), event(big).slice(300), event(small)],
+    messages: [small, tooLarge(5, true), small],
+  },
   { name: 'a response over the limit in one chunk', chunks: [event(big) + event(small)], messages: [tooLarge(5, true), small] },
-  { name: 'a notification over the limit: dropped with a problem', chunks: [event(bigNotice), event(small)], messages: [small], problem: /dropped a notifications\/message message/ },
+  {
+    name: 'a notification over the limit: dropped with a problem',
+    chunks: [event(bigNotice), event(small)],
+    messages: [small],
+    problem: /dropped a notifications\/message message/,
+  },
   {
     name: "the answer to a POSTed request over the limit: answered with the request's id, reading stops",
     request: '{"method":"tools/call","params":{"name":"x"},"jsonrpc":"2.0","id":9}',

@@ -46,18 +46,52 @@ const LONG_NAME = `long_${'x'.repeat(100_000)}`;
 const cases: Case[] = [
   { name: 'a 9 MB input schema (the event loop blocked 18 s, 1.3 GB)', behaviour: 'schema-wide-9mb', leftOut: [{ tool: 'wide_9mb', says: OVER_SIZE }] },
   // The page is over the default maxResultBytes (10 MiB), which would fail the start with RESULT_TOO_LARGE: raised for the server.
-  { name: 'a 20 MB input schema (blocked 39 s, 3.1 GB, then invoke threw)', behaviour: 'schema-wide-20mb', leftOut: [{ tool: 'wide_20mb', says: OVER_SIZE }], maxResultBytes: 64 * 1024 * 1024 },
-  { name: 'a 200 KB input schema (kept: under the limit)', behaviour: 'schema-wide-200kb', leftOut: [], kept: [{ tool: 'wide_200kb', args: { p0: 'a', p1: 'b' }, text: '2 arguments' }] },
+  {
+    name: 'a 20 MB input schema (blocked 39 s, 3.1 GB, then invoke threw)',
+    behaviour: 'schema-wide-20mb',
+    leftOut: [{ tool: 'wide_20mb', says: OVER_SIZE }],
+    maxResultBytes: 64 * 1024 * 1024,
+  },
+  {
+    name: 'a 200 KB input schema (kept: under the limit)',
+    behaviour: 'schema-wide-200kb',
+    leftOut: [],
+    kept: [{ tool: 'wide_200kb', args: { p0: 'a', p1: 'b' }, text: '2 arguments' }],
+  },
   { name: 'a 2 MB output schema', behaviour: 'schema-wide-output', leftOut: [{ tool: 'wide_output', says: OVER_SIZE }] },
   { name: 'a 2 MB description', behaviour: 'schema-long-description', leftOut: [{ tool: 'long_description', says: OVER_SIZE }] },
   { name: 'a schema nested 500 levels (broke new Toolset for every tool)', behaviour: 'schema-deep-500', leftOut: [{ tool: 'deep_500', says: TOO_DEEP }] },
-  { name: 'a schema nested 1,000 levels (connect threw an uncoded RangeError)', behaviour: 'schema-deep-1000', leftOut: [{ tool: 'deep_1000', says: TOO_DEEP }] },
+  {
+    name: 'a schema nested 1,000 levels (connect threw an uncoded RangeError)',
+    behaviour: 'schema-deep-1000',
+    leftOut: [{ tool: 'deep_1000', says: TOO_DEEP }],
+  },
   { name: 'a $ref cycle with nothing between (broke new Toolset)', behaviour: 'schema-ref-cycle', leftOut: [{ tool: 'ref_cycle', says: VALIDATOR_STACK }] },
-  { name: 'a $ref to a definition that is not there', behaviour: 'schema-ref-missing', leftOut: [{ tool: 'ref_missing', says: "can't resolve reference #/$defs/Nowhere" }] },
-  { name: 'a $ref to another document', behaviour: 'schema-ref-remote', leftOut: [{ tool: 'ref_remote', says: "can't resolve reference https://example.invalid/schema.json" }] },
-  { name: 'an unsupported $schema (failed connect)', behaviour: 'schema-draft-04', leftOut: [{ tool: 'draft_04', says: 'declares $schema "http://json-schema.org/draft-04/schema#", which anytool cannot validate' }] },
-  { name: 'a schema that is not JSON Schema', behaviour: 'schema-not-json-schema', leftOut: [{ tool: 'bad_type', says: 'its input schema is not valid JSON Schema' }] },
-  { name: 'a pattern that is not a regular expression', behaviour: 'schema-bad-pattern', leftOut: [{ tool: 'bad_pattern', says: 'Invalid regular expression: /(/u: Unterminated group' }] },
+  {
+    name: 'a $ref to a definition that is not there',
+    behaviour: 'schema-ref-missing',
+    leftOut: [{ tool: 'ref_missing', says: "can't resolve reference #/$defs/Nowhere" }],
+  },
+  {
+    name: 'a $ref to another document',
+    behaviour: 'schema-ref-remote',
+    leftOut: [{ tool: 'ref_remote', says: "can't resolve reference https://example.invalid/schema.json" }],
+  },
+  {
+    name: 'an unsupported $schema (failed connect)',
+    behaviour: 'schema-draft-04',
+    leftOut: [{ tool: 'draft_04', says: 'declares $schema "http://json-schema.org/draft-04/schema#", which anytool cannot validate' }],
+  },
+  {
+    name: 'a schema that is not JSON Schema',
+    behaviour: 'schema-not-json-schema',
+    leftOut: [{ tool: 'bad_type', says: 'its input schema is not valid JSON Schema' }],
+  },
+  {
+    name: 'a pattern that is not a regular expression',
+    behaviour: 'schema-bad-pattern',
+    leftOut: [{ tool: 'bad_pattern', says: 'Invalid regular expression: /(/u: Unterminated group' }],
+  },
   {
     name: 'shapes the SDK refuses (failed connect with a zod dump)',
     behaviour: 'schema-sdk-reject',
@@ -91,9 +125,20 @@ const cases: Case[] = [
     name: 'a recursive tree type (kept: legitimate recursion)',
     behaviour: 'schema-tree',
     leftOut: [],
-    kept: [{ tool: 'tree', args: { root: { label: 'a', children: [{ label: 'b', children: [] }] } }, text: '{"label":"a","children":[{"label":"b","children":[]}]}' }],
+    kept: [
+      {
+        tool: 'tree',
+        args: { root: { label: 'a', children: [{ label: 'b', children: [] }] } },
+        text: '{"label":"a","children":[{"label":"b","children":[]}]}',
+      },
+    ],
   },
-  { name: 'a 30-level $ref DAG (kept; Gemini lowering bounded)', behaviour: 'schema-dag-30', leftOut: [], kept: [{ tool: 'dag_30', args: { root: { a: { b: {} } } }, text: '{"a":{"b":{}}}' }] },
+  {
+    name: 'a 30-level $ref DAG (kept; Gemini lowering bounded)',
+    behaviour: 'schema-dag-30',
+    leftOut: [],
+    kept: [{ tool: 'dag_30', args: { root: { a: { b: {} } } }, text: '{"a":{"b":{}}}' }],
+  },
   {
     name: 'bad tools arriving through tools/list_changed (froze the list)',
     behaviour: 'schema-list-changed',
@@ -223,7 +268,11 @@ describe('hostile tool listings: one bad tool is left out, never the rest', () =
       try {
         // ok_echo nests 4 levels deep in 152 bytes of JSON, ok_add in 163.
         expect(connection.tools.map((t) => t.name)).toEqual([]);
-        expect(connection.diagnostics).toEqual([expect.stringMatching(/^speaks the 2025 protocol/), `MCP server "tight": tool "ok_echo" was left out: ${says}; fix the tool on the server, or raise the limit`, `MCP server "tight": tool "ok_add" was left out: ${says}; fix the tool on the server, or raise the limit`]);
+        expect(connection.diagnostics).toEqual([
+          expect.stringMatching(/^speaks the 2025 protocol/),
+          `MCP server "tight": tool "ok_echo" was left out: ${says}; fix the tool on the server, or raise the limit`,
+          `MCP server "tight": tool "ok_add" was left out: ${says}; fix the tool on the server, or raise the limit`,
+        ]);
       } finally {
         await connection.close();
       }

@@ -39,7 +39,11 @@ describe('server-everything over streamable HTTP', () => {
   it('lists and calls tools on a kept session, with progress, next to a local tool', async () => {
     const mcp = await McpToolset.connect({ mcpServers: { web: { type: 'http', url, progress: true } } }, { prefix: true });
     try {
-      const shout = tool(({ text }: { text: string }) => text.toUpperCase(), { name: 'shout', description: 'Upper-cases text.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+      const shout = tool(({ text }: { text: string }) => text.toUpperCase(), {
+        name: 'shout',
+        description: 'Upper-cases text.',
+        parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      });
       const toolset = new Toolset(shout, mcp);
       expect(resultText(await toolset.invoke('shout', { text: 'local' }))).toBe('LOCAL');
       const context = new ExecutionContext();
@@ -120,8 +124,12 @@ describe('HTTP sessions and old servers', () => {
     }
   });
 
-  it('arguments over the server\'s body limit end the call with PAYLOAD_TOO_LARGE, and smaller ones still go through', async () => {
-    const size = tool(({ text }: { text: string }) => text.length, { name: 'size', description: 'Counts characters.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+  it("arguments over the server's body limit end the call with PAYLOAD_TOO_LARGE, and smaller ones still go through", async () => {
+    const size = tool(({ text }: { text: string }) => text.length, {
+      name: 'size',
+      description: 'Counts characters.',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    });
     const server = await serveMcp(new Toolset(size), { transport: 'http', port: 0, maxBodyBytes: 4_000 });
     const mcp = await McpToolset.connect({ mcpServers: { small: { url: server.url! } } });
     try {

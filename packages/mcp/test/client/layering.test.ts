@@ -19,8 +19,12 @@ function specifiers(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) found.push(node.moduleSpecifier.text);
-    if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier))
+      found.push(node.moduleSpecifier.text);
+    if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       const [first] = node.arguments;
       found.push(first !== undefined && ts.isStringLiteralLike(first) ? first.text : `<computed: ${node.getText(source)}>`);
     }
@@ -54,7 +58,8 @@ describe('the MCP client and server are apart', () => {
         const to = target(file, specifier);
         const intoServer = to === server || to.startsWith(server + sep);
         // The package's own entries re-export the server; a computed specifier could be anything.
-        const viaEntry = /^@anytool\/mcp(\/|$)/.test(specifier) || to === join(src, 'index') || to === join(src, 'internal') || specifier.startsWith('<computed');
+        const viaEntry =
+          /^@anytool\/mcp(\/|$)/.test(specifier) || to === join(src, 'index') || to === join(src, 'internal') || specifier.startsWith('<computed');
         if (intoServer || viaEntry) offending.push(`${via}${relative(src, file)} -> ${specifier}`);
         else if (specifier.startsWith('.')) walk(`${to}.ts`, `${via}${relative(src, file)} -> `);
       }

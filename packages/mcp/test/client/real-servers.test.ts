@@ -15,7 +15,11 @@ describe('McpToolset over real npm servers (stdio)', () => {
   const sampled: string[] = [];
   let mcp: McpToolset;
   let toolset: Toolset;
-  const double = tool(({ n }: { n: number }) => n * 2, { name: 'double', description: 'Doubles a number.', parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } });
+  const double = tool(({ n }: { n: number }) => n * 2, {
+    name: 'double',
+    description: 'Doubles a number.',
+    parameters: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+  });
 
   beforeAll(async () => {
     writeFileSync(join(files, 'hello.txt'), 'hello from disk');
@@ -49,7 +53,15 @@ describe('McpToolset over real npm servers (stdio)', () => {
 
   it('lists every server’s tools with schemas, titles and annotations, next to local tools', () => {
     expect(toolset.has('double')).toBe(true);
-    for (const name of ['everything_echo', 'everything_get-sum', 'filesystem_read_text_file', 'filesystem_write_file', 'memory_create_entities', 'memory_read_graph']) expect(toolset.has(name)).toBe(true);
+    for (const name of [
+      'everything_echo',
+      'everything_get-sum',
+      'filesystem_read_text_file',
+      'filesystem_write_file',
+      'memory_create_entities',
+      'memory_read_graph',
+    ])
+      expect(toolset.has(name)).toBe(true);
     const echo = mcp.get('everything_echo')!;
     expect(echo.source).toBe('mcp everything');
     expect(echo.remoteName).toBe('echo');
@@ -69,7 +81,11 @@ describe('McpToolset over real npm servers (stdio)', () => {
     expect(resultText(sum)).toBe('The sum of 2 and 3 is 5.');
     const local = await toolset.invoke('double', { n: 21 }, context);
     expect(resultText(local)).toBe('42');
-    expect(context.events.filter((e) => e.type === 'tool_result').map((e) => (e as { tool: string }).tool)).toEqual(['everything_echo', 'everything_get-sum', 'double']);
+    expect(context.events.filter((e) => e.type === 'tool_result').map((e) => (e as { tool: string }).tool)).toEqual([
+      'everything_echo',
+      'everything_get-sum',
+      'double',
+    ]);
   });
 
   it('validates arguments before the call reaches the server', async () => {
@@ -82,7 +98,11 @@ describe('McpToolset over real npm servers (stdio)', () => {
     const result = await toolset.invoke('everything_get-tiny-image', {});
     const image = result.content.find((p) => p.type === 'image');
     expect(image).toMatchObject({ type: 'image', mimeType: 'image/png' });
-    expect(Buffer.from((image as { data: string }).data, 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from((image as { data: string }).data, 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
   });
 
   it('returns structured content checked against the output schema', async () => {
@@ -122,7 +142,9 @@ describe('McpToolset over real npm servers (stdio)', () => {
   });
 
   it('keeps a knowledge graph in MEMORY_FILE_PATH through server-memory', async () => {
-    const created = await toolset.invoke('memory_create_entities', { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }] });
+    const created = await toolset.invoke('memory_create_entities', {
+      entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],
+    });
     expect(created.isError).toBe(false);
     const graph = await toolset.invoke('memory_read_graph', {});
     expect(resultText(graph)).toContain('wrote the first program');

@@ -185,19 +185,34 @@ describe('StdioReadBuffer gives what the SDK ReadBuffer gives', () => {
     const notice = lines({ method: 'notifications/message', params: { data: 'y'.repeat(300) }, jsonrpc: '2.0' });
     const bigFirst = lines({ jsonrpc: '2.0', id: 'first', result: { text: 'z'.repeat(300) } });
     // The big line in small chunks (skipped as it comes), then lines over the limit that end in one chunk.
-    const chunks = [...Array.from({ length: Math.ceil(big.length / 50) }, (_, i) => big.subarray(i * 50, i * 50 + 50)), Buffer.concat([notice, bigFirst, lines(corpus[0])])];
+    const chunks = [
+      ...Array.from({ length: Math.ceil(big.length / 50) }, (_, i) => big.subarray(i * 50, i * 50 + 50)),
+      Buffer.concat([notice, bigFirst, lines(corpus[0])]),
+    ];
     const out = readAll(new StdioReadBuffer(128, (p) => problems.push(p)), chunks);
     const tooLarge = (id: unknown, size: number | undefined) => ({
-      message: { jsonrpc: '2.0', id, error: { code: -32090, message: expect.stringContaining('over the 128 bytes limit (maxResultBytes: 128)'), data: { resultTooLarge: { size: size ?? expect.any(Number), exact: true, limit: 128 } } } },
+      message: {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32090,
+          message: expect.stringContaining('over the 128 bytes limit (maxResultBytes: 128)'),
+          data: { resultTooLarge: { size: size ?? expect.any(Number), exact: true, limit: 128 } },
+        },
+      },
     });
     expect(out).toEqual([tooLarge(7, big.length - 1), tooLarge('first', bigFirst.length - 1), { message: corpus[0] }]);
-    expect(problems).toEqual([expect.stringMatching(/^dropped a notifications\/message message from the server, too large: 3\d\d bytes, over the 128 bytes limit/)]);
+    expect(problems).toEqual([
+      expect.stringMatching(/^dropped a notifications\/message message from the server, too large: 3\d\d bytes, over the 128 bytes limit/),
+    ]);
   });
 
   it('reads a line of exactly its limit (the line break not counted)', () => {
     const line = lines({ jsonrpc: '2.0', id: 1, result: { text: 'x'.repeat(100) } });
     expect(readAll(new StdioReadBuffer(line.length - 1), [line.subarray(0, 40), line.subarray(40)])).toEqual([{ message: JSON.parse(line.toString()) }]);
-    expect(readAll(new StdioReadBuffer(line.length - 2), [line.subarray(0, 40), line.subarray(40)])).toEqual([{ message: expect.objectContaining({ error: expect.objectContaining({ code: -32090 }) }) }]);
+    expect(readAll(new StdioReadBuffer(line.length - 2), [line.subarray(0, 40), line.subarray(40)])).toEqual([
+      { message: expect.objectContaining({ error: expect.objectContaining({ code: -32090 }) }) },
+    ]);
   });
 
   it('holds no more than its limit of a line it skips', () => {

@@ -37,7 +37,7 @@ function served(seen: { aborted: number; started: number }): Toolset {
     async function greetTwice(_args: object, context: ExecutionContext) {
       const session = mcpSession(context)!;
       const first = await session.elicitInput({ message: 'Your name?', requestedSchema: NAME }, { inputKey: 'who' });
-      const second = await session.elicitInput({ message: 'And your friend\'s?', requestedSchema: NAME }, { inputKey: 'who' });
+      const second = await session.elicitInput({ message: "And your friend's?", requestedSchema: NAME }, { inputKey: 'who' });
       return `hello ${String(first.content?.['name'])} and ${String(second.content?.['name'])}`;
     },
     { description: 'Greets two, asking under one key.', parameters: { type: 'object', properties: {} }, context: true, task: true },
@@ -54,9 +54,12 @@ function served(seen: { aborted: number; started: number }): Toolset {
     },
     { description: 'Welcomes.', parameters: { type: 'object', properties: {} }, context: true, task: true, deferTask: true },
   );
-  const quick = tool(function quick() {
-    return 'quick';
-  }, { description: 'Answers at once.', parameters: { type: 'object', properties: {} } });
+  const quick = tool(
+    function quick() {
+      return 'quick';
+    },
+    { description: 'Answers at once.', parameters: { type: 'object', properties: {} } },
+  );
   return new Toolset([report, greet, greetTwice, welcome, quick]);
 }
 
@@ -89,7 +92,7 @@ describe('McpToolset calling task tools of serveMcp', () => {
     expect(resultText(await new Toolset(mcp).invoke('quick', {}))).toBe('quick');
   });
 
-  it('answers the tool\'s question through the elicitation handler', async () => {
+  it("answers the tool's question through the elicitation handler", async () => {
     const mcp = await connect({ mcpServers: { a: { url: server.url! } } }, { elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) });
     expect(resultText(await new Toolset(mcp).invoke('greet', {}))).toBe('hello Ada');
   });
@@ -97,29 +100,35 @@ describe('McpToolset calling task tools of serveMcp', () => {
   it('answers a question asked again under the same key', async () => {
     const names = ['Ada', 'Bob'];
     const asked: string[] = [];
-    const mcp = await connect({ mcpServers: { a: { url: server.url! } } }, {
-      elicitation: (request) => {
-        asked.push(String(request.message));
-        return { action: 'accept', content: { name: names[asked.length - 1]! } };
+    const mcp = await connect(
+      { mcpServers: { a: { url: server.url! } } },
+      {
+        elicitation: (request) => {
+          asked.push(String(request.message));
+          return { action: 'accept', content: { name: names[asked.length - 1]! } };
+        },
       },
-    });
+    );
     expect(resultText(await new Toolset(mcp).invoke('greetTwice', {}))).toBe('hello Ada and Bob');
     expect(asked).toEqual(['Your name?', "And your friend's?"]);
   });
 
   it('asks in input_required rounds, then follows the task the call becomes: one call to the agent', async () => {
     const asked: string[] = [];
-    const mcp = await connect({ mcpServers: { a: { url: server.url!, timeoutMs: 3_000 } } }, {
-      elicitation: (request) => {
-        asked.push(String(request.message));
-        return { action: 'accept', content: { name: 'Ada' } };
+    const mcp = await connect(
+      { mcpServers: { a: { url: server.url!, timeoutMs: 3_000 } } },
+      {
+        elicitation: (request) => {
+          asked.push(String(request.message));
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
       },
-    });
+    );
     const context = new ExecutionContext();
     expect(resultText(await new Toolset(mcp).invoke('welcome', {}, context))).toBe('welcome Ada (task modern)');
     expect(asked).toEqual(['Your name?']);
     // The task's status reached the caller as progress (the request that created it carries none).
-    const messages = context.events.filter((e): e is ProgressEvent => e.type === 'progress').map((e) => e.message);
+    const messages = context.events.filter((e): e is RunProgressEvent => e.type === 'progress').map((e) => e.message);
     expect(messages.length).toBeGreaterThan(0);
   });
 
@@ -132,7 +141,7 @@ describe('McpToolset calling task tools of serveMcp', () => {
     expect(resultText(await new Toolset(legacy).invoke('welcome', {}))).toBe('welcome Bo (plain legacy)');
   });
 
-  it('cancels the task when the run aborts: the tool\'s own signal fires on the server', async () => {
+  it("cancels the task when the run aborts: the tool's own signal fires on the server", async () => {
     const mcp: McpToolset = await connect({ mcpServers: { a: { url: server.url! } } });
     const controller = new AbortController();
     const context = new ExecutionContext({ signal: controller.signal });

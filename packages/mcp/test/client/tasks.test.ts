@@ -127,12 +127,15 @@ describe('a call the server turns into a task', () => {
   it('answers input_required through the elicitation handler and tasks/update (stdio)', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const asked: string[] = [];
-    const mcp = await connect({ mcpServers: { t: stdio(file) } }, {
-      elicitation: (params, { server }) => {
-        asked.push(`${server}: ${params.message}`);
-        return { action: 'accept', content: { name: 'Ada' } };
+    const mcp = await connect(
+      { mcpServers: { t: stdio(file) } },
+      {
+        elicitation: (params, { server }) => {
+          asked.push(`${server}: ${params.message}`);
+          return { action: 'accept', content: { name: 'Ada' } };
+        },
       },
-    });
+    );
     expect(resultText(await new Toolset(mcp).invoke('ask', {}))).toBe('Hello, Ada!');
     // Asked once, although the server showed the request on more than one poll until the update landed.
     expect(asked).toEqual(['t: Please enter your name.']);
@@ -144,7 +147,9 @@ describe('a call the server turns into a task', () => {
     const mcp = await connect({ mcpServers: { t: stdio(file) } });
     const result = await new Toolset(mcp).invoke('ask', {});
     expect(result.isError).toBe(true);
-    expect(resultText(result)).toMatch(/Tool "ask" on MCP server "t" needed input \(elicitation\/create\) this client could not give: .*no elicitation handler.*cancelled/);
+    expect(resultText(result)).toMatch(
+      /Tool "ask" on MCP server "t" needed input \(elicitation\/create\) this client could not give: .*no elicitation handler.*cancelled/,
+    );
     expect(logOf(file).map((l) => l.method)).toContain('tasks/cancel');
   });
 
@@ -163,7 +168,7 @@ describe('a call the server turns into a task', () => {
     expect(resultText(toolError)).toBe('invalid input');
   });
 
-  it('turns a failed task into an error naming the server, the tool and the server\'s error text', async () => {
+  it("turns a failed task into an error naming the server, the tool and the server's error text", async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const connection = await McpConnection.open('t', stdio(file));
     try {
@@ -178,7 +183,7 @@ describe('a call the server turns into a task', () => {
     }
   });
 
-  it('is cancelled with tasks/cancel when the call\'s signal aborts', async () => {
+  it("is cancelled with tasks/cancel when the call's signal aborts", async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     // Slow polls, so the abort lands between two: a poll cut off in flight leaves the client the requestState
     // before it (the server's newer one never arrived), which this server refuses.
@@ -249,7 +254,11 @@ describe('a task outlives restarts', () => {
       expect((await call).content).toEqual([{ type: 'text', text: 'done: kept' }]);
       expect(second.child.pid).not.toBe(first.child.pid);
       // Polls reached both processes.
-      const pollers = new Set(logOf(file).filter((l) => l.method === 'tasks/get').map((l) => l.pid));
+      const pollers = new Set(
+        logOf(file)
+          .filter((l) => l.method === 'tasks/get')
+          .map((l) => l.pid),
+      );
       expect(pollers).toEqual(new Set([first.child.pid, second.child.pid]));
     } finally {
       await connection.close();
@@ -295,7 +304,10 @@ describe('a task outlives restarts', () => {
       try {
         const pending = await after.pendingTasks();
         expect(pending.map((h) => h.taskId)).toEqual([handle!.taskId]);
-        await expect(after.resumeTask({ ...pending[0]!, server: 'elsewhere' })).rejects.toMatchObject({ code: ErrorCode.UnknownServer, message: expect.stringContaining('"elsewhere", which is not in this toolset') });
+        await expect(after.resumeTask({ ...pending[0]!, server: 'elsewhere' })).rejects.toMatchObject({
+          code: ErrorCode.UnknownServer,
+          message: expect.stringContaining('"elsewhere", which is not in this toolset'),
+        });
         const result = await after.resumeTask(pending[0]!);
         expect(resultText(result)).toBe('done: resumed');
         expect(await after.pendingTasks()).toEqual([]);
@@ -317,8 +329,17 @@ describe('a task in an agent run', () => {
     const mcp = await McpToolset.connect({ mcpServers: { t: { url: server.url } } });
     try {
       const model = new ScriptedModel([
-        { toolCalls: [{ id: 'long', name: 'slow', arguments: { ms: 1_500, text: 'report' } }, { id: 'short', name: 'quick', arguments: { text: 'hi' } }] },
-        (request) => ({ text: latestToolResults(request).map((m) => resultText(m.result)).join(' | ') }),
+        {
+          toolCalls: [
+            { id: 'long', name: 'slow', arguments: { ms: 1_500, text: 'report' } },
+            { id: 'short', name: 'quick', arguments: { text: 'hi' } },
+          ],
+        },
+        (request) => ({
+          text: latestToolResults(request)
+            .map((m) => resultText(m.result))
+            .join(' | '),
+        }),
       ]);
       const result = await new Agent({ model, tools: mcp }).run('write the report and say hi');
       expect(result.text).toBe('done: report | quick: hi');

@@ -5,7 +5,16 @@
 // challenge names the scope), which is what starts a client's step-up.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OAuthError, OAuthErrorCode, Server, createMcpHandler, oauthMetadataResponse, requireBearerAuth, type AuthInfo, type OAuthMetadata } from '@modelcontextprotocol/server';
+import {
+  OAuthError,
+  OAuthErrorCode,
+  Server,
+  createMcpHandler,
+  oauthMetadataResponse,
+  requireBearerAuth,
+  type AuthInfo,
+  type OAuthMetadata,
+} from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import type { OidcProvider } from './oidc';
 
@@ -72,7 +81,14 @@ export async function startResourceServer(options: ResourceServerOptions): Promi
     async verifyAccessToken(token: string): Promise<AuthInfo> {
       try {
         const { payload } = await jwtVerify(token, jwks, { issuer: issuer.issuer, audience: url });
-        return { token, clientId: String(payload['client_id'] ?? payload.sub), scopes: String(payload['scope'] ?? '').split(' ').filter(Boolean), expiresAt: payload.exp! };
+        return {
+          token,
+          clientId: String(payload['client_id'] ?? payload.sub),
+          scopes: String(payload['scope'] ?? '')
+            .split(' ')
+            .filter(Boolean),
+          expiresAt: payload.exp!,
+        };
       } catch (error) {
         throw new OAuthError(OAuthErrorCode.InvalidToken, `token refused: ${(error as Error).message}`);
       }
@@ -81,7 +97,10 @@ export async function startResourceServer(options: ResourceServerOptions): Promi
 
   async function handle(request: Request): Promise<Response> {
     if (options.authorizationServer !== undefined && new URL(request.url).pathname === '/.well-known/oauth-protected-resource/mcp') {
-      return Response.json({ resource: url, authorization_servers: [options.authorizationServer === 'self' ? new URL(url).origin : options.authorizationServer] });
+      return Response.json({
+        resource: url,
+        authorization_servers: [options.authorizationServer === 'self' ? new URL(url).origin : options.authorizationServer],
+      });
     }
     const metadata = oauthMetadataResponse(request, { oauthMetadata: issuer.metadata as unknown as OAuthMetadata, resourceServerUrl: new URL(url) });
     if (metadata !== undefined) return metadata;
@@ -95,7 +114,10 @@ export async function startResourceServer(options: ResourceServerOptions): Promi
       if (missing.length > 0) {
         return new Response(JSON.stringify({ error: 'insufficient_scope' }), {
           status: 403,
-          headers: { 'content-type': 'application/json', 'www-authenticate': `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${resourceMetadataUrl()}"` },
+          headers: {
+            'content-type': 'application/json',
+            'www-authenticate': `Bearer error="insufficient_scope", scope="${needed.join(' ')}", resource_metadata="${resourceMetadataUrl()}"`,
+          },
         });
       }
       return handler.fetch(request, { authInfo: gate });
@@ -110,7 +132,11 @@ export async function startResourceServer(options: ResourceServerOptions): Promi
       const body = await readBody(req);
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method ?? 'GET', headers, ...(body === undefined ? {} : { body: new Uint8Array(body) }) });
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body === undefined ? {} : { body: new Uint8Array(body) }),
+      });
       await send(res, await handle(request));
     })().catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));

@@ -96,7 +96,14 @@ export interface OidcProvider {
    */
   authorize(url: string | URL, options?: { account?: string }): Promise<URL>;
   /** Redeems an authorization code. */
-  exchangeCode(options: { clientId: string; clientSecret?: string | undefined; code: string; codeVerifier: string; redirectUri: string; resource?: string | undefined }): Promise<TokenResponse>;
+  exchangeCode(options: {
+    clientId: string;
+    clientSecret?: string | undefined;
+    code: string;
+    codeVerifier: string;
+    redirectUri: string;
+    resource?: string | undefined;
+  }): Promise<TokenResponse>;
   /** The whole code flow: authorization URL, browser step, code exchange. */
   codeFlow(options: CodeFlowOptions): Promise<TokenResponse>;
   /** Uses a refresh token (each is good once: a new one comes back). */
@@ -172,7 +179,8 @@ function provider(issuer: string, metadata: Record<string, unknown>, config: Oid
     for (const [key, value] of Object.entries(params)) if (value !== undefined) body.set(key, value);
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
     if (client.clientSecret === undefined) body.set('client_id', client.clientId);
-    else headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+    else
+      headers['authorization'] = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
     const response = await fetch(tokenEndpoint, { method: 'POST', headers, body });
     const json = (await response.json()) as Record<string, unknown>;
     if (!response.ok) throw new OidcTokenError(response.status, String(json['error']), json['error_description'] as string | undefined);
@@ -239,7 +247,14 @@ function provider(issuer: string, metadata: Record<string, unknown>, config: Oid
       const back = await api.authorize(url, options.account === undefined ? {} : { account: options.account });
       const code = back.searchParams.get('code');
       if (code === null || back.searchParams.get('state') !== state) throw new Error(`the authorization step came back without a code: ${back.toString()}`);
-      return api.exchangeCode({ clientId: options.clientId, clientSecret: options.clientSecret, code, codeVerifier, redirectUri: options.redirectUri, resource: options.resource });
+      return api.exchangeCode({
+        clientId: options.clientId,
+        clientSecret: options.clientSecret,
+        code,
+        codeVerifier,
+        redirectUri: options.redirectUri,
+        resource: options.resource,
+      });
     },
     refresh({ clientId, clientSecret, refreshToken, resource }) {
       return token({ grant_type: 'refresh_token', refresh_token: refreshToken, resource }, { clientId, clientSecret });

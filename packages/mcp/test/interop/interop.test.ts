@@ -181,7 +181,11 @@ describe('interop: our client (McpToolset) against other servers', () => {
         // The first diagnostic says which era the server speaks; nothing else went wrong.
         const diagnostics = connection?.diagnostics.filter((d) => !d.includes('it can only run as an MCP task'));
         const speaks = cell.era === 'modern' ? /^speaks the 2026-07-28 protocol \(modern era/ : /^speaks the 2025 protocol \(legacy era/;
-        expect({ starts: connection?.starts, era: connection?.era, diagnostics }).toEqual({ starts: 1, era: cell.era, diagnostics: [expect.stringMatching(speaks)] });
+        expect({ starts: connection?.starts, era: connection?.era, diagnostics }).toEqual({
+          starts: 1,
+          era: cell.era,
+          diagnostics: [expect.stringMatching(speaks)],
+        });
         return {
           tools: toolset.names,
           ok: { isError: ok.isError === true, text: resultText(ok) },
@@ -209,7 +213,9 @@ describe('interop: other clients against our server (anytool serve)', () => {
   /** Runs one peer client; `era` is what the client reports it negotiated, where it can tell. */
   type Run = (transport: Transport, url: string) => Promise<Outcome>;
   const text = (content: unknown): string =>
-    Array.isArray(content) ? content.map((block: { type?: string; text?: string }) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n') : String(content);
+    Array.isArray(content)
+      ? content.map((block: { type?: string; text?: string }) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n')
+      : String(content);
 
   async function officialClient(sdk: 'v1' | 'v2', mode: 'legacy' | 'auto' | { pin: string }, transport: Transport, url: string): Promise<Outcome> {
     if (sdk === 'v1') {
@@ -217,12 +223,19 @@ describe('interop: other clients against our server (anytool serve)', () => {
       const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       const client = new Client({ name: 'interop-v1', version: '1.0.0' });
-      await client.connect(transport === 'stdio' ? new StdioClientTransport({ ...stdioServer, stderr: 'pipe' }) : new StreamableHTTPClientTransport(new URL(url)));
+      await client.connect(
+        transport === 'stdio' ? new StdioClientTransport({ ...stdioServer, stderr: 'pipe' }) : new StreamableHTTPClientTransport(new URL(url)),
+      );
       try {
         const { tools } = await client.listTools();
         const ok = await client.callTool({ name: OK.tool, arguments: OK.args });
         const failed = await client.callTool({ name: FAILED.tool, arguments: FAILED.args });
-        return { tools: tools.map((t) => t.name), ok: { isError: ok.isError === true, text: text(ok.content) }, failed: { isError: failed.isError === true, text: text(failed.content) }, era: 'legacy' };
+        return {
+          tools: tools.map((t) => t.name),
+          ok: { isError: ok.isError === true, text: text(ok.content) },
+          failed: { isError: failed.isError === true, text: text(failed.content) },
+          era: 'legacy',
+        };
       } finally {
         await client.close();
       }
@@ -230,12 +243,19 @@ describe('interop: other clients against our server (anytool serve)', () => {
     const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
     const client = new Client({ name: 'interop-v2', version: '1.0.0' }, { versionNegotiation: { mode } });
-    await client.connect(transport === 'stdio' ? new StdioClientTransport({ ...stdioServer, stderr: 'pipe' }) : new StreamableHTTPClientTransport(new URL(url)));
+    await client.connect(
+      transport === 'stdio' ? new StdioClientTransport({ ...stdioServer, stderr: 'pipe' }) : new StreamableHTTPClientTransport(new URL(url)),
+    );
     try {
       const { tools } = await client.listTools();
       const ok = await client.callTool({ name: OK.tool, arguments: OK.args });
       const failed = await client.callTool({ name: FAILED.tool, arguments: FAILED.args });
-      return { tools: tools.map((t) => t.name), ok: { isError: ok.isError === true, text: text(ok.content) }, failed: { isError: failed.isError === true, text: text(failed.content) }, era: client.getProtocolEra() };
+      return {
+        tools: tools.map((t) => t.name),
+        ok: { isError: ok.isError === true, text: text(ok.content) },
+        failed: { isError: failed.isError === true, text: text(failed.content) },
+        era: client.getProtocolEra(),
+      };
     } finally {
       await client.close();
     }
@@ -250,7 +270,9 @@ describe('interop: other clients against our server (anytool serve)', () => {
     'Vercel AI SDK (@ai-sdk/mcp)': async (t, url) => {
       const { createMCPClient } = await import('@ai-sdk/mcp');
       const { Experimental_StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
-      const client = await createMCPClient({ transport: t === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdioServer, stderr: 'pipe' }) : { type: 'http', url } });
+      const client = await createMCPClient({
+        transport: t === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdioServer, stderr: 'pipe' }) : { type: 'http', url },
+      });
       try {
         const tools = await client.tools();
         const call = async (name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> => {
@@ -273,7 +295,12 @@ describe('interop: other clients against our server (anytool serve)', () => {
         const failed = await server.callToolResult(FAILED.tool, FAILED.args);
         // The era its SDK client negotiated: not public, read where the package keeps it (undefined if it moved).
         const session = (server as unknown as { underlying?: { session?: { getProtocolEra?: () => Era | undefined } } }).underlying?.session;
-        return { tools: tools.map((tool) => tool.name), ok: { isError: ok.isError === true, text: text(ok.content) }, failed: { isError: failed.isError === true, text: text(failed.content) }, era: session?.getProtocolEra?.() };
+        return {
+          tools: tools.map((tool) => tool.name),
+          ok: { isError: ok.isError === true, text: text(ok.content) },
+          failed: { isError: failed.isError === true, text: text(failed.content) },
+          era: session?.getProtocolEra?.(),
+        };
       } finally {
         await server.close();
       }
@@ -281,15 +308,19 @@ describe('interop: other clients against our server (anytool serve)', () => {
     // LangChain's adapters (on the v1 SDK client): a failed call rejects with a ToolException carrying the server's text.
     'LangChain (@langchain/mcp-adapters)': async (t, url) => {
       const { MultiServerMCPClient } = await import('@langchain/mcp-adapters');
-      const client = new MultiServerMCPClient({ mcpServers: { anytool: t === 'stdio' ? { transport: 'stdio', ...stdioServer, stderr: 'pipe' } : { transport: 'http', url } } });
+      const client = new MultiServerMCPClient({
+        mcpServers: { anytool: t === 'stdio' ? { transport: 'stdio', ...stdioServer, stderr: 'pipe' } : { transport: 'http', url } },
+      });
       try {
         const tools = await client.getTools();
         const find = (name: string) => tools.find((tool) => tool.name === name || tool.name.endsWith(`__${name}`))!;
         const okText: unknown = await find(OK.tool).invoke(OK.args);
-        const failed = await find(FAILED.tool).invoke(FAILED.args).then(
-          (value: unknown) => ({ isError: false, text: text(value) }),
-          (error: Error) => ({ isError: error.name === 'ToolException', text: error.message }),
-        );
+        const failed = await find(FAILED.tool)
+          .invoke(FAILED.args)
+          .then(
+            (value: unknown) => ({ isError: false, text: text(value) }),
+            (error: Error) => ({ isError: error.name === 'ToolException', text: error.message }),
+          );
         return { tools: tools.map((tool) => tool.name.replace(/^.*__/, '')), ok: { isError: false, text: text(okText) }, failed, era: 'legacy' };
       } finally {
         await client.close();
@@ -297,7 +328,8 @@ describe('interop: other clients against our server (anytool serve)', () => {
     },
   };
 
-  const both = (client: string, era: Era, extra: Partial<Cell> = {}): Cell[] => (['stdio', 'http'] as const).map((transport) => ({ client, server: 'anytool serve', transport, era, ...extra }));
+  const both = (client: string, era: Era, extra: Partial<Cell> = {}): Cell[] =>
+    (['stdio', 'http'] as const).map((transport) => ({ client, server: 'anytool serve', transport, era, ...extra }));
   const cells: Cell[] = [
     ...both('v1 SDK Client', 'legacy'),
     ...both('v2 SDK Client, legacy mode', 'legacy'),

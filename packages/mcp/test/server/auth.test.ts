@@ -23,7 +23,12 @@ interface Seen {
 }
 
 /** An official SDK client in the given era, sending `token` as its bearer token; records the HTTP answers it gets. */
-async function connect(url: string, era: Era, token: string | undefined, seen: Seen[] = []): Promise<{ client: Client; transport: StreamableHTTPClientTransport; seen: Seen[] }> {
+async function connect(
+  url: string,
+  era: Era,
+  token: string | undefined,
+  seen: Seen[] = [],
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport; seen: Seen[] }> {
   const record = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const response = await fetch(input, init);
     seen.push({ status: response.status, challenge: response.headers.get('www-authenticate') });
@@ -125,7 +130,11 @@ describe('tokens the endpoint refuses with 401', () => {
   async function refused(bearer: string | undefined): Promise<{ status: number; challenge: string | null; body: Record<string, unknown> }> {
     const response = await fetch(server.url!, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }) },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     return { status: response.status, challenge: response.headers.get('www-authenticate'), body: (await response.json()) as Record<string, unknown> };
@@ -177,8 +186,19 @@ describe('tokens the endpoint refuses with 401', () => {
   async function callWith(bearer: string): Promise<number> {
     const response = await fetch(server.url!, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list', authorization: `Bearer ${bearer}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+        authorization: `Bearer ${bearer}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
     });
     await response.body?.cancel();
     return response.status;
@@ -194,7 +214,13 @@ describe('legacy sessions belong to the principal that opened them', () => {
       const listWith = async (bearer: string): Promise<number> => {
         const response = await fetch(server.url!, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${bearer}` },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': sessionId,
+            'mcp-protocol-version': '2025-11-25',
+            authorization: `Bearer ${bearer}`,
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list', params: {} }),
         });
         await response.body?.cancel();
@@ -284,7 +310,9 @@ describe('static bearer tokens', () => {
   });
 
   it('refuses a short token at start', async () => {
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { tokens: [{ token: 'short', subject: 'x' }] } })).rejects.toThrow(/at least 16 characters/);
+    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, auth: { tokens: [{ token: 'short', subject: 'x' }] } })).rejects.toThrow(
+      /at least 16 characters/,
+    );
   });
 
   it('publishes metadata with no authorization server', async () => {
@@ -299,7 +327,9 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   // socket is opened, so the test binds nothing.
   it('refuses 0.0.0.0 without auth, naming the option that allows it', async () => {
     const refused = serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0' });
-    await expect(refused).rejects.toThrow(/refusing to serve without authentication on 0\.0\.0\.0, which is not a loopback address.*allowUnauthenticated: true/);
+    await expect(refused).rejects.toThrow(
+      /refusing to serve without authentication on 0\.0\.0\.0, which is not a loopback address.*allowUnauthenticated: true/,
+    );
     await expect(refused).rejects.toMatchObject({ code: ErrorCode.InsecureServer });
   });
 
@@ -319,7 +349,14 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
   });
 
   it('a wildcard bind with auth but no allowed host names is refused too: it would accept any Host', async () => {
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host: '0.0.0.0', auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] } })).rejects.toMatchObject({
+    await expect(
+      serveMcp(new Toolset(new Notes()), {
+        transport: 'http',
+        port: 0,
+        host: '0.0.0.0',
+        auth: { tokens: [{ token: 'alpha-0123456789abcdef', subject: 'a' }] },
+      }),
+    ).rejects.toMatchObject({
       code: ErrorCode.InsecureServer,
       message: expect.stringContaining('allowedHosts'),
     });
@@ -327,7 +364,9 @@ describe('safe by default: a non-loopback bind without auth does not start', () 
 
   it.each(['0.0.0.0', '::'])('JWT auth on the wildcard %s needs the resource: the audience would be an address no token names', async (host) => {
     const jwt = { issuer: idp.issuer };
-    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host, allowedHosts: ['mcp.example.com'], auth: { jwt } })).rejects.toThrow(/needs auth\.resource, the URL clients reach the endpoint at/);
+    await expect(serveMcp(new Toolset(new Notes()), { transport: 'http', port: 0, host, allowedHosts: ['mcp.example.com'], auth: { jwt } })).rejects.toThrow(
+      /needs auth\.resource, the URL clients reach the endpoint at/,
+    );
   });
 });
 
@@ -336,13 +375,18 @@ describe('createMcpServer behind a gate of your own (the SDK handler given authI
     const handler = createMcpHandler(() => createMcpServer(new Toolset(new Notes())));
     const authInfo: AuthInfo = { token: 'opaque', clientId: 'gatekeeper-client', scopes: ['notes:read'], expiresAt: Math.floor(Date.now() / 1000) + 60 };
     const client = new Client({ name: 'own-gate', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (input, init) => handler.fetch(new Request(input, init), { authInfo }) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('http://127.0.0.1/mcp'), { fetch: (input, init) => handler.fetch(new Request(input, init), { authInfo }) }),
+    );
     try {
       const list = (await client.request({ method: 'tools/list', params: {} })) as { tools: { name: string }[]; cacheScope?: string };
       expect(list.tools.map((tool) => tool.name).sort()).toEqual(['read', 'whoami']);
       // Tools that ask for scopes make the list depend on the caller: private to it.
       expect(list.cacheScope).toBe('private');
-      const refused = (await client.request({ method: 'tools/call', params: { name: 'write', arguments: {} } })) as { content: { text: string }[]; isError?: boolean };
+      const refused = (await client.request({ method: 'tools/call', params: { name: 'write', arguments: {} } })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
       expect(refused.isError).toBe(true);
       expect(refused.content[0]!.text).toBe('insufficient_scope: tool "write" needs the scope notes:write');
       expect(await callText(client, 'whoami')).toBe('gatekeeper-client via gatekeeper-client from undefined [notes:read]');

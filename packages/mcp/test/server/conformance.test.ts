@@ -123,7 +123,8 @@ const RUNS: Record<string, Record<string, true | string>> = { ...EXPECTED, tasks
 
 /** The suite's arguments for a run: an era runs all its scenarios; an extension's scenarios run one by one. */
 function runArgs(run: string, url: string, out: string, scenario?: string): string[] {
-  if (run in EXPECTED) return [`conformance server --url ${url} ${scenario === undefined ? '--suite all' : `--scenario ${scenario}`} --spec-version ${run} -o ${out}`];
+  if (run in EXPECTED)
+    return [`conformance server --url ${url} ${scenario === undefined ? '--suite all' : `--scenario ${scenario}`} --spec-version ${run} -o ${out}`];
   return (scenario === undefined ? Object.keys(RUNS[run]!) : [scenario]).map((name) => `conformance server --url ${url} --scenario ${name} -o ${out}`);
 }
 
@@ -153,55 +154,58 @@ function readResults(out: string): Map<string, Check[]> {
 describe('MCP conformance suite, server mode, against the example server', () => {
   beforeAll(() => requireBuilt(EXAMPLE_MAIN));
 
-  it(
-    'passes every in-scope scenario of both eras on one endpoint',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'anytool-conformance-'));
-      const server = await startHttpChild([EXAMPLE_MAIN, '--http', '--port', '0']);
-      try {
-        const eras = Object.keys(RUNS);
-        // One npx (and one Node 22) for the scenario list, both eras and the extension, run one after the other.
-        const script = ['conformance list --server > list.txt', ...eras.flatMap((era) => runArgs(era, server.url, `out-${era}`).map((command) => `${command} >> run-${era}.txt 2>&1`))].join('; ');
-        const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-        const { output } = await run(npx, ['-y', '-p', 'node@22', '-p', CONFORMANCE, '-c', script], dir);
+  it('passes every in-scope scenario of both eras on one endpoint', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'anytool-conformance-'));
+    const server = await startHttpChild([EXAMPLE_MAIN, '--http', '--port', '0']);
+    try {
+      const eras = Object.keys(RUNS);
+      // One npx (and one Node 22) for the scenario list, both eras and the extension, run one after the other.
+      const script = [
+        'conformance list --server > list.txt',
+        ...eras.flatMap((era) => runArgs(era, server.url, `out-${era}`).map((command) => `${command} >> run-${era}.txt 2>&1`)),
+      ].join('; ');
+      const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+      const { output } = await run(npx, ['-y', '-p', 'node@22', '-p', CONFORMANCE, '-c', script], dir);
 
-        const report: string[] = [];
-        const actual: Record<string, Record<string, true | string>> = {};
-        for (const era of eras) {
-          const results = readResults(join(dir, `out-${era}`));
-          // A scenario the suite gave up on after its 30 s timeout (a busy machine) runs once more, alone.
-          // A failure, or a second timeout, stands; the report says which scenarios needed the second run.
-          const timedOut = [...results].filter(([, checks]) => String(verdict(checks)).startsWith('scenario-timeout')).map(([name]) => name);
-          for (const scenario of timedOut) {
-            const again = `again-${era}-${scenario}`;
-            await run(npx, ['-y', '-p', 'node@22', '-p', CONFORMANCE, '-c', `${runArgs(era, server.url, again, scenario)[0]!} > ${again}.txt 2>&1`], dir);
-            const second = readResults(join(dir, again)).get(scenario);
-            report.push(`${era} ${scenario} timed out; its second run: ${second === undefined ? 'not run' : verdict(second) === true ? 'pass' : verdict(second)}`);
-            if (second !== undefined) results.set(scenario, second);
-          }
-          actual[era] = {};
-          for (const scenario of new Set([...Object.keys(RUNS[era]!), ...results.keys()])) {
-            const got = verdict(results.get(scenario));
-            const want = RUNS[era]![scenario];
-            // An expected failure is met by any failure (not by not running); the reasons in EXPECTED are ours, the suite's go in the report.
-            actual[era]![scenario] = got === true ? true : got !== 'not run' && typeof want === 'string' ? want : got;
-            report.push(`${era} ${got === true ? 'pass' : want === undefined || want === true ? 'FAIL' : 'expected failure'} ${scenario}${got === true ? '' : `: ${got}`}`);
-          }
+      const report: string[] = [];
+      const actual: Record<string, Record<string, true | string>> = {};
+      for (const era of eras) {
+        const results = readResults(join(dir, `out-${era}`));
+        // A scenario the suite gave up on after its 30 s timeout (a busy machine) runs once more, alone.
+        // A failure, or a second timeout, stands; the report says which scenarios needed the second run.
+        const timedOut = [...results].filter(([, checks]) => String(verdict(checks)).startsWith('scenario-timeout')).map(([name]) => name);
+        for (const scenario of timedOut) {
+          const again = `again-${era}-${scenario}`;
+          await run(npx, ['-y', '-p', 'node@22', '-p', CONFORMANCE, '-c', `${runArgs(era, server.url, again, scenario)[0]!} > ${again}.txt 2>&1`], dir);
+          const second = readResults(join(dir, again)).get(scenario);
+          report.push(
+            `${era} ${scenario} timed out; its second run: ${second === undefined ? 'not run' : verdict(second) === true ? 'pass' : verdict(second)}`,
+          );
+          if (second !== undefined) results.set(scenario, second);
         }
-        process.stdout.write(`conformance (${CONFORMANCE}) against ${server.url}:\n${report.join('\n')}\n`);
-        expect(actual).toEqual(RUNS);
-
-        // Every scenario the suite lists is accounted for: a new one in a later release is decided on here.
-        const listed = readFileSync(join(dir, 'list.txt'), 'utf8');
-        const serverPart = listed.slice(0, listed.indexOf('Client scenarios'));
-        const names = [...serverPart.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!);
-        expect({ listed: names.length > 0, output: names.length > 0 ? '' : output.slice(-2000) }).toEqual({ listed: true, output: '' });
-        expect(names.filter((name) => !EXTENSIONS.test(name) && !eras.some((era) => name in RUNS[era]!))).toEqual([]);
-      } finally {
-        expect(await stopChild(server.child, server.exited)).toBe(0);
-        rmSync(dir, { recursive: true, force: true });
+        actual[era] = {};
+        for (const scenario of new Set([...Object.keys(RUNS[era]!), ...results.keys()])) {
+          const got = verdict(results.get(scenario));
+          const want = RUNS[era]![scenario];
+          // An expected failure is met by any failure (not by not running); the reasons in EXPECTED are ours, the suite's go in the report.
+          actual[era]![scenario] = got === true ? true : got !== 'not run' && typeof want === 'string' ? want : got;
+          report.push(
+            `${era} ${got === true ? 'pass' : want === undefined || want === true ? 'FAIL' : 'expected failure'} ${scenario}${got === true ? '' : `: ${got}`}`,
+          );
+        }
       }
-    },
-    300_000,
-  );
+      process.stdout.write(`conformance (${CONFORMANCE}) against ${server.url}:\n${report.join('\n')}\n`);
+      expect(actual).toEqual(RUNS);
+
+      // Every scenario the suite lists is accounted for: a new one in a later release is decided on here.
+      const listed = readFileSync(join(dir, 'list.txt'), 'utf8');
+      const serverPart = listed.slice(0, listed.indexOf('Client scenarios'));
+      const names = [...serverPart.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!);
+      expect({ listed: names.length > 0, output: names.length > 0 ? '' : output.slice(-2000) }).toEqual({ listed: true, output: '' });
+      expect(names.filter((name) => !EXTENSIONS.test(name) && !eras.some((era) => name in RUNS[era]!))).toEqual([]);
+    } finally {
+      expect(await stopChild(server.child, server.exited)).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

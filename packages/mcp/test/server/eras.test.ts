@@ -52,7 +52,18 @@ class Interview {
 type Mode = 'v1' | 'legacy' | 'auto' | { pin: string };
 
 /** A client of either SDK line that answers elicitation (names in turn) and sampling ("Dr."). */
-async function connect(mode: Mode, transport: 'http' | 'stdio', target: string, names = ['Ada', 'Lovelace'], capabilities: Record<string, object> = { elicitation: {}, sampling: {} }): Promise<{ call: (name: string) => Promise<{ text: string; isError: boolean }>; era: string | undefined; close: () => Promise<void>; raw: Client | V1Client }> {
+async function connect(
+  mode: Mode,
+  transport: 'http' | 'stdio',
+  target: string,
+  names = ['Ada', 'Lovelace'],
+  capabilities: Record<string, object> = { elicitation: {}, sampling: {} },
+): Promise<{
+  call: (name: string) => Promise<{ text: string; isError: boolean }>;
+  era: string | undefined;
+  close: () => Promise<void>;
+  raw: Client | V1Client;
+}> {
   const answers = [...names];
   const sample = () => ({ role: 'assistant' as const, content: { type: 'text' as const, text: 'Dr.' }, model: 'fake', stopReason: 'endTurn' });
   // Answers each question in the field its form asks for.
@@ -112,7 +123,10 @@ describe('serveMcp over HTTP, both eras on one endpoint', () => {
   });
 
   it('puts cache hints on tools/list for the 2026-07-28 era only', async () => {
-    for (const [mode, hints] of [[{ pin: '2026-07-28' }, { ttlMs: 60_000, cacheScope: 'public' }], ['legacy', { ttlMs: undefined, cacheScope: undefined }]] as const) {
+    for (const [mode, hints] of [
+      [{ pin: '2026-07-28' }, { ttlMs: 60_000, cacheScope: 'public' }],
+      ['legacy', { ttlMs: undefined, cacheScope: undefined }],
+    ] as const) {
       const client = await connect(mode, 'http', server.url!);
       try {
         const list = (await (client.raw as Client).request({ method: 'tools/list', params: {} })) as { ttlMs?: number; cacheScope?: string; tools: unknown[] };
@@ -184,10 +198,18 @@ describe('serveMcp over HTTP: tools/list of the 2026-07-28 era from prepared tex
     const server = await serveMcp(toolset, { transport: 'http', port: 0, ...options });
     const sdk = createMcpHandler(() => createMcpServer(toolset, options), { legacy: 'reject' });
     const list = async (fetchIt: (request: Request) => Promise<Response>, cursor?: string) => {
-      const params = { ...(cursor === undefined ? {} : { cursor }), _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } };
+      const params = {
+        ...(cursor === undefined ? {} : { cursor }),
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      };
       const request = new Request(server.url!, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/list',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list', params }),
       });
       const response = await fetchIt(request);
@@ -212,7 +234,7 @@ describe('serveMcp over HTTP: tools/list of the 2026-07-28 era from prepared tex
   });
 });
 
-describe('createMcpServer as the factory of the SDK\'s stateless handler', () => {
+describe("createMcpServer as the factory of the SDK's stateless handler", () => {
   it('keeps a call that asks the client across rounds, though each round gets a new server instance', async () => {
     const interview = new Interview();
     const toolset = new Toolset(interview);

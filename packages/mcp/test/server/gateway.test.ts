@@ -69,7 +69,16 @@ describe('a gateway: tools of two npm MCP servers plus local tools, served as on
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     expect(names).toEqual(gateway.names);
-    expect(names).toEqual(expect.arrayContaining(['everything_echo', 'everything_get-sum', 'everything_get-structured-content', 'memory_create_entities', 'memory_read_graph', 'double']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'everything_echo',
+        'everything_get-sum',
+        'everything_get-structured-content',
+        'memory_create_entities',
+        'memory_read_graph',
+        'double',
+      ]),
+    );
     const remote = upstream.get('everything_get-structured-content')!;
     const listed = tools.find((t) => t.name === 'everything_get-structured-content')!;
     expect(listed.inputSchema).toEqual(remote.definition.parameters);
@@ -80,7 +89,10 @@ describe('a gateway: tools of two npm MCP servers plus local tools, served as on
     expect(text(await client.callTool({ name: 'everything_echo', arguments: { message: 'through the gateway' } }))).toBe('Echo: through the gateway');
     expect(text(await client.callTool({ name: 'everything_get-sum', arguments: { a: 2, b: 3 } }))).toBe('The sum of 2 and 3 is 5.');
 
-    const created = await client.callTool({ name: 'memory_create_entities', arguments: { entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] } });
+    const created = await client.callTool({
+      name: 'memory_create_entities',
+      arguments: { entities: [{ name: 'Grace', entityType: 'person', observations: ['found a moth'] }] },
+    });
     expect(created.isError).toBeFalsy();
     expect(text(await client.callTool({ name: 'memory_read_graph', arguments: {} }))).toContain('found a moth');
     // server-memory wrote its own file: the call reached that process.
@@ -103,7 +115,9 @@ describe('a gateway: tools of two npm MCP servers plus local tools, served as on
 
     // Upstream progress becomes progress events of the gateway's call, which go on to the client.
     const seen: Progress[] = [];
-    const long = await client.callTool({ name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, undefined, { onprogress: (p) => seen.push(p) });
+    const long = await client.callTool({ name: 'everything_trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, undefined, {
+      onprogress: (p) => seen.push(p),
+    });
     expect(text(long)).toContain('Long running operation completed');
     expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen.every((p) => p.total === 4)).toBe(true);
@@ -146,22 +160,26 @@ describe('the example gateway module, served by anytool serve', () => {
   const ANYTOOL = join(ROOT, 'packages', 'schema', 'bin', 'anytool.mjs');
   const GATEWAY = 'examples/dist/mcp-server/gateway.js';
 
-  it('serves everything_*, memory_* and the local demo tools from one endpoint', async () => {
-    requireBuilt(ANYTOOL, join(ROOT, GATEWAY));
-    const server = await startHttpChild([ANYTOOL, 'serve', GATEWAY, '--http', '--port', '0']);
-    const { client } = await httpClient(server.url).catch(async (error: unknown) => {
-      await stopChild(server.child, server.exited);
-      throw error;
-    });
-    try {
-      const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['everything_echo', 'memory_read_graph', 'get_weather']));
-      expect(text(await client.callTool({ name: 'everything_echo', arguments: { message: 'hi' } }))).toBe('Echo: hi');
-      expect((await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })).structuredContent).toMatchObject({ city: 'Oslo' });
-      expect(text(await client.callTool({ name: 'memory_read_graph', arguments: {} }))).toContain('entities');
-    } finally {
-      await client.close();
-      expect(await stopChild(server.child, server.exited)).toBe(0);
-    }
-  }, scaled(60_000));
+  it(
+    'serves everything_*, memory_* and the local demo tools from one endpoint',
+    async () => {
+      requireBuilt(ANYTOOL, join(ROOT, GATEWAY));
+      const server = await startHttpChild([ANYTOOL, 'serve', GATEWAY, '--http', '--port', '0']);
+      const { client } = await httpClient(server.url).catch(async (error: unknown) => {
+        await stopChild(server.child, server.exited);
+        throw error;
+      });
+      try {
+        const names = (await client.listTools()).tools.map((t) => t.name);
+        expect(names).toEqual(expect.arrayContaining(['everything_echo', 'memory_read_graph', 'get_weather']));
+        expect(text(await client.callTool({ name: 'everything_echo', arguments: { message: 'hi' } }))).toBe('Echo: hi');
+        expect((await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })).structuredContent).toMatchObject({ city: 'Oslo' });
+        expect(text(await client.callTool({ name: 'memory_read_graph', arguments: {} }))).toContain('entities');
+      } finally {
+        await client.close();
+        expect(await stopChild(server.child, server.exited)).toBe(0);
+      }
+    },
+    scaled(60_000),
+  );
 });

@@ -36,7 +36,11 @@ export async function waitFor(check: () => boolean, ms = 10_000, what = 'conditi
 }
 
 /** Starts a node script and waits until its stderr shows an http URL; returns the URL. */
-export async function startHttpChild(args: string[], cwd = ROOT, env?: NodeJS.ProcessEnv): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string; exited: Promise<number | null> }> {
+export async function startHttpChild(
+  args: string[],
+  cwd = ROOT,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string; exited: Promise<number | null> }> {
   const child = spawn(process.execPath, args, env === undefined ? { cwd, stdio: 'pipe' } : { cwd, stdio: 'pipe', env });
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

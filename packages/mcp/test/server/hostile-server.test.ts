@@ -20,17 +20,25 @@ const MiB = 1024 * 1024;
 const OTHER_CLIENT = '127.0.0.2';
 const PROTOCOL = '2025-06-18';
 const POST_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'hostile', version: '1' } },
+};
 /** Text that must never reach a client or a log: validator dumps, stack frames, a secret. */
 const INTERNALS = /RangeError|TypeError|\n\s+at |"code": "invalid_type"|hunter2/;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const call = (id: number | string, name: string, args: unknown): string => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number | string, name: string, args: unknown): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const nested = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 
 async function within<T>(seconds: number, work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the attack did not settle within ${seconds} s`)), seconds * 1000)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`the attack did not settle within ${seconds} s`)), seconds * 1000)),
+  );
   try {
     return await Promise.race([work, timeout]);
   } finally {
@@ -66,7 +74,9 @@ function send(url: string, { method = 'POST', headers = {}, body, from }: Send):
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      res.on('error', (error: NodeJS.ErrnoException) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, error: error.code ?? error.message }));
+      res.on('error', (error: NodeJS.ErrnoException) =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, error: error.code ?? error.message }),
+      );
     });
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, headers: {}, body: '', error: error.code ?? error.message }));
     for (const piece of pieces) req.write(piece);
@@ -77,7 +87,10 @@ function send(url: string, { method = 'POST', headers = {}, body, from }: Send):
 /** The JSON-RPC messages of a reply (a JSON body or an SSE stream). */
 function messages(reply: Reply): Record<string, unknown>[] {
   if (String(reply.headers['content-type']).includes('text/event-stream')) {
-    return reply.body.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+    return reply.body
+      .split('\n')
+      .filter((line) => line.startsWith('data: '))
+      .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
   }
   try {
     const value = JSON.parse(reply.body) as Record<string, unknown> | Record<string, unknown>[];
@@ -124,11 +137,15 @@ async function openSession(url: string, from?: string): Promise<Record<string, s
 /** Opens a GET stream of a session and resolves once its headers arrived; `closed` settles when the server ends it. */
 function openStream(url: string, headers: Record<string, string>, from?: string): Promise<{ status: number; closed: Promise<void>; destroy(): void }> {
   return new Promise((resolve) => {
-    const req = request(url, { method: 'GET', headers: { ...headers, accept: 'text/event-stream' }, agent: false, ...(from === undefined ? {} : { localAddress: from }) }, (res) => {
-      const closed = new Promise<void>((done) => res.once('close', () => done()));
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, closed, destroy: () => req.destroy() });
-    });
+    const req = request(
+      url,
+      { method: 'GET', headers: { ...headers, accept: 'text/event-stream' }, agent: false, ...(from === undefined ? {} : { localAddress: from }) },
+      (res) => {
+        const closed = new Promise<void>((done) => res.once('close', () => done()));
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, closed, destroy: () => req.destroy() });
+      },
+    );
     req.on('error', () => resolve({ status: 0, closed: Promise.resolve(), destroy: () => undefined }));
     req.end();
   });
@@ -188,17 +205,27 @@ const useSessionOf =
 const concurrentBodies =
   ({ count, bytes, session }: { count: number; bytes: number; session: 'own' | 'unknown' | 'none' }): Attack =>
   async ({ url }) => {
-    const headers = session === 'own' ? await openSession(url, OTHER_CLIENT) : session === 'unknown' ? { ...POST_HEADERS, 'mcp-session-id': 'f'.repeat(36) } : POST_HEADERS;
+    const headers =
+      session === 'own' ? await openSession(url, OTHER_CLIENT) : session === 'unknown' ? { ...POST_HEADERS, 'mcp-session-id': 'f'.repeat(36) } : POST_HEADERS;
     const prefix = Buffer.from(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"ok_slow","arguments":{"ms":1000,"padding":"`);
     const padding = Buffer.alloc(bytes - prefix.length - 40, 'x');
     const replies = await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        send(url, { headers: { ...headers, 'content-length': String(prefix.length + padding.length + `"}},"id":${i}}`.length) }, body: [prefix, padding, `"}},"id":${i}}`], from: OTHER_CLIENT }),
+        send(url, {
+          headers: { ...headers, 'content-length': String(prefix.length + padding.length + `"}},"id":${i}}`.length) },
+          body: [prefix, padding, `"}},"id":${i}}`],
+          from: OTHER_CLIENT,
+        }),
       ),
     );
     const answers = replies.map(answer);
     const refused = answers.filter((a) => a.status !== 200);
-    return { statuses: tally(answers.map((a) => a.status)), refusedCodes: [...new Set(refused.map((a) => a.code))], errors: replies.filter((r) => r.error !== undefined).length, retryAfter: replies.every((r) => r.status !== 503 || r.headers['retry-after'] !== undefined) };
+    return {
+      statuses: tally(answers.map((a) => a.status)),
+      refusedCodes: [...new Set(refused.map((a) => a.code))],
+      errors: replies.filter((r) => r.error !== undefined).length,
+      retryAfter: replies.every((r) => r.status !== 503 || r.headers['retry-after'] !== undefined),
+    };
   };
 
 /** One body larger than the server takes: declared up front, or sent chunked with no length. */
@@ -207,7 +234,10 @@ const oversizedBody =
   async ({ url }) => {
     const session = await openSession(url, OTHER_CLIENT);
     const body = Buffer.alloc(bytes, ' ');
-    const pieces = [Buffer.from(call(1, 'ok_echo', { message: 'x' })), ...Array.from({ length: 8 }, (_, i) => body.subarray((i * bytes) / 8, ((i + 1) * bytes) / 8))];
+    const pieces = [
+      Buffer.from(call(1, 'ok_echo', { message: 'x' })),
+      ...Array.from({ length: 8 }, (_, i) => body.subarray((i * bytes) / 8, ((i + 1) * bytes) / 8)),
+    ];
     const headers = declared ? { ...session, 'content-length': String(pieces.reduce((sum, p) => sum + p.length, 0)) } : session;
     return answer(await send(url, { headers, body: pieces, from: OTHER_CLIENT }));
   };
@@ -217,7 +247,14 @@ const badRequest =
   (input: { headers: Record<string, string>; method?: string; body?: string }): Attack =>
   async ({ url }) => {
     const session = await openSession(url, OTHER_CLIENT);
-    return answer(await send(url, { method: input.method ?? 'POST', headers: { ...session, ...input.headers }, body: input.body ?? call(1, 'ok_echo', { message: 'x' }), from: OTHER_CLIENT }));
+    return answer(
+      await send(url, {
+        method: input.method ?? 'POST',
+        headers: { ...session, ...input.headers },
+        body: input.body ?? call(1, 'ok_echo', { message: 'x' }),
+        from: OTHER_CLIENT,
+      }),
+    );
   };
 
 /** One client opens many sessions (`holdStreams`: each keeps a GET stream open, so none is idle). */
@@ -231,7 +268,8 @@ const sessionFlood =
         Array.from({ length: Math.min(parallel, count - start) }, async () => {
           const init = await send(target.url, { headers: POST_HEADERS, body: JSON.stringify(INITIALIZE), from: OTHER_CLIENT });
           const id = init.headers['mcp-session-id'];
-          if (holdStreams && typeof id === 'string') streams.push(await openStream(target.url, { ...POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL }, OTHER_CLIENT));
+          if (holdStreams && typeof id === 'string')
+            streams.push(await openStream(target.url, { ...POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL }, OTHER_CLIENT));
           return init;
         }),
       );
@@ -259,7 +297,11 @@ const slowConnections =
           socket.once('close', () => clearInterval(timer));
         };
         if (sends === 'headers') drip(`POST ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\n`, 'X-Slow: 1\r\n');
-        if (sends === 'body') drip(`POST ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 10000\r\n\r\n`, ' ');
+        if (sends === 'body')
+          drip(
+            `POST ${pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 10000\r\n\r\n`,
+            ' ',
+          );
         return new Promise<string>((resolve) => socket.once('close', () => resolve(/^HTTP\/1\.1 (\d+)/.exec(received)?.[1] ?? 'closed')));
       }),
     );
@@ -290,7 +332,11 @@ const unknownResponse =
   ({ id, secret }: { id: number; secret: string }): Attack =>
   async ({ url, stderr }) => {
     const session = await openSession(url, OTHER_CLIENT);
-    const reply = await send(url, { headers: session, body: JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'accept', content: { password: secret } } }), from: OTHER_CLIENT });
+    const reply = await send(url, {
+      headers: session,
+      body: JSON.stringify({ jsonrpc: '2.0', id, result: { action: 'accept', content: { password: secret } } }),
+      from: OTHER_CLIENT,
+    });
     await sleep(200);
     return { status: reply.status, logsId: stderr().includes(`request id ${id}`), leaks: stderr().includes(secret) };
   };
@@ -313,7 +359,11 @@ const httpCases: HostileCase[] = [
   {
     name: 'a request id reused while the first request is in flight',
     attack: reuseRequestId({ id: 7, slowMs: 800 }),
-    expected: { first: { status: 200, isError: false, text: 'slept 800 ms' }, second: { status: 400, code: -32600, id: 7 }, again: { status: 200, isError: false, text: 'again' } },
+    expected: {
+      first: { status: 200, isError: false, text: 'slept 800 ms' },
+      second: { status: 400, code: -32600, id: 7 },
+      again: { status: 200, isError: false, text: 'again' },
+    },
     seconds: 20,
     growthMiB: 100,
   },
@@ -681,21 +731,34 @@ describe('anytool serve over stdio against a hostile client', () => {
 });
 
 describe('clientIdentity and the new limits as options', () => {
-  const echoTool = tool(({ message }: { message: string }) => message, { name: 'ok_echo', description: 'Echoes the message.', parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } });
+  const echoTool = tool(({ message }: { message: string }) => message, {
+    name: 'ok_echo',
+    description: 'Echoes the message.',
+    parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+  });
   const echoCall = (id: number): string => call(id, 'ok_echo', { message: `call ${id}` });
 
   it("with clientIdentity: 'none', a session answers whoever has its id", async () => {
     const server = await serveMcp(echoTool, { transport: 'http', port: 0, clientIdentity: 'none' });
     try {
       const session = await openSession(server.url!);
-      expect(answer(await send(server.url!, { headers: session, body: echoCall(1), from: OTHER_CLIENT }))).toEqual({ status: 200, isError: false, text: 'call 1' });
+      expect(answer(await send(server.url!, { headers: session, body: echoCall(1), from: OTHER_CLIENT }))).toEqual({
+        status: 200,
+        isError: false,
+        text: 'call 1',
+      });
     } finally {
       await server.close();
     }
   });
 
   it('with a clientIdentity function, sessions belong to the principal it returns, and are counted per principal', async () => {
-    const server = await serveMcp(echoTool, { transport: 'http', port: 0, maxSessionsPerClient: 1, clientIdentity: (req) => req.headers['x-user'] as string | undefined });
+    const server = await serveMcp(echoTool, {
+      transport: 'http',
+      port: 0,
+      maxSessionsPerClient: 1,
+      clientIdentity: (req) => req.headers['x-user'] as string | undefined,
+    });
     try {
       const init = (user: string): Promise<Reply> => send(server.url!, { headers: { ...POST_HEADERS, 'x-user': user }, body: JSON.stringify(INITIALIZE) });
       const first = await init('bob');
@@ -715,8 +778,17 @@ describe('clientIdentity and the new limits as options', () => {
   });
 
   it('refuses bad limits with coded errors naming the option', async () => {
-    for (const [option, value] of [['maxSessionsPerClient', 0], ['maxBodyBytesInFlight', 1.5], ['maxBodyBytes', -1], ['headersTimeoutMs', 0], ['requestTimeoutMs', Number.NaN]] as const) {
-      await expect(serveMcp(echoTool, { transport: 'http', port: 0, [option]: value })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining(option) });
+    for (const [option, value] of [
+      ['maxSessionsPerClient', 0],
+      ['maxBodyBytesInFlight', 1.5],
+      ['maxBodyBytes', -1],
+      ['headersTimeoutMs', 0],
+      ['requestTimeoutMs', Number.NaN],
+    ] as const) {
+      await expect(serveMcp(echoTool, { transport: 'http', port: 0, [option]: value })).rejects.toMatchObject({
+        code: ErrorCode.InvalidOptions,
+        message: expect.stringContaining(option),
+      });
     }
     const unlimited = await serveMcp(echoTool, { transport: 'http', port: 0, headersTimeoutMs: Infinity, requestTimeoutMs: Infinity });
     await unlimited.close();

@@ -23,54 +23,50 @@ function run(command: string, args: string[], cwd: string): Promise<{ code: numb
 describe('the MCP Inspector CLI against anytool serve', () => {
   beforeAll(() => requireBuilt(ANYTOOL, EXAMPLE_TOOLS));
 
-  it(
-    'lists the tools with --strict (no portability problem) and calls one, over stdio and HTTP, in every era',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'anytool-inspector-'));
-      const server = await startHttpChild([ANYTOOL, 'serve', EXAMPLE_TOOLS, '--http', '--port', '0']);
-      try {
-        const targets = { stdio: `--cwd ${ROOT} node ${ANYTOOL} serve ${EXAMPLE_TOOLS}`, http: server.url };
-        // One npx (and one Node 22) for every run; each run's exit code goes to a file of its own.
-        const script = Object.entries(targets)
-          .flatMap(([transport, target]) =>
-            ERAS.flatMap((era) => [
-              `mcp-inspector --cli --strict --quiet --protocol-era ${era} ${target} --method tools/list > list-${transport}-${era}.json 2> strict-${transport}-${era}.txt; echo $? > list-${transport}-${era}.rc`,
-              `mcp-inspector --cli --quiet --format json --protocol-era ${era} ${target} --method tools/call --tool-name echo --tool-arg text=hi > call-${transport}-${era}.json 2>&1; echo $? > call-${transport}-${era}.rc`,
-            ]),
-          )
-          .join('; ');
-        const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-        const { output } = await run(npx, ['-y', '-p', 'node@22', '-p', INSPECTOR, '-c', script], dir);
+  it('lists the tools with --strict (no portability problem) and calls one, over stdio and HTTP, in every era', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'anytool-inspector-'));
+    const server = await startHttpChild([ANYTOOL, 'serve', EXAMPLE_TOOLS, '--http', '--port', '0']);
+    try {
+      const targets = { stdio: `--cwd ${ROOT} node ${ANYTOOL} serve ${EXAMPLE_TOOLS}`, http: server.url };
+      // One npx (and one Node 22) for every run; each run's exit code goes to a file of its own.
+      const script = Object.entries(targets)
+        .flatMap(([transport, target]) =>
+          ERAS.flatMap((era) => [
+            `mcp-inspector --cli --strict --quiet --protocol-era ${era} ${target} --method tools/list > list-${transport}-${era}.json 2> strict-${transport}-${era}.txt; echo $? > list-${transport}-${era}.rc`,
+            `mcp-inspector --cli --quiet --format json --protocol-era ${era} ${target} --method tools/call --tool-name echo --tool-arg text=hi > call-${transport}-${era}.json 2>&1; echo $? > call-${transport}-${era}.rc`,
+          ]),
+        )
+        .join('; ');
+      const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+      const { output } = await run(npx, ['-y', '-p', 'node@22', '-p', INSPECTOR, '-c', script], dir);
 
-        const read = (file: string): string => {
-          try {
-            return readFileSync(join(dir, file), 'utf8').trim();
-          } catch {
-            return `(no ${file}; npx said: ${output.slice(-1500)})`;
-          }
-        };
-        const seen: Record<string, unknown> = {};
-        const want: Record<string, unknown> = {};
-        for (const transport of Object.keys(targets)) {
-          for (const era of ERAS) {
-            const cell = `${transport} ${era}`;
-            const list = read(`list-${transport}-${era}.json`);
-            seen[cell] = {
-              list: read(`list-${transport}-${era}.rc`),
-              strict: read(`strict-${transport}-${era}.txt`),
-              listsEcho: list.includes('"echo"') && list.includes('"test_input_required_result_elicitation"'),
-              call: read(`call-${transport}-${era}.rc`),
-              echoed: /"text":\s*"hi"/.test(read(`call-${transport}-${era}.json`)) ? 'hi' : read(`call-${transport}-${era}.json`).slice(0, 500),
-            };
-            want[cell] = { list: '0', strict: '', listsEcho: true, call: '0', echoed: 'hi' };
-          }
+      const read = (file: string): string => {
+        try {
+          return readFileSync(join(dir, file), 'utf8').trim();
+        } catch {
+          return `(no ${file}; npx said: ${output.slice(-1500)})`;
         }
-        expect(seen).toEqual(want);
-      } finally {
-        expect(await stopChild(server.child, server.exited)).toBe(0);
-        rmSync(dir, { recursive: true, force: true });
+      };
+      const seen: Record<string, unknown> = {};
+      const want: Record<string, unknown> = {};
+      for (const transport of Object.keys(targets)) {
+        for (const era of ERAS) {
+          const cell = `${transport} ${era}`;
+          const list = read(`list-${transport}-${era}.json`);
+          seen[cell] = {
+            list: read(`list-${transport}-${era}.rc`),
+            strict: read(`strict-${transport}-${era}.txt`),
+            listsEcho: list.includes('"echo"') && list.includes('"test_input_required_result_elicitation"'),
+            call: read(`call-${transport}-${era}.rc`),
+            echoed: /"text":\s*"hi"/.test(read(`call-${transport}-${era}.json`)) ? 'hi' : read(`call-${transport}-${era}.json`).slice(0, 500),
+          };
+          want[cell] = { list: '0', strict: '', listsEcho: true, call: '0', echoed: 'hi' };
+        }
       }
-    },
-    300_000,
-  );
+      expect(seen).toEqual(want);
+    } finally {
+      expect(await stopChild(server.child, server.exited)).toBe(0);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });

@@ -22,11 +22,21 @@ let server: McpServerHandle;
 const errors: Error[] = [];
 
 beforeAll(async () => {
-  [old, current, stranger] = await Promise.all([generateKeyPair('RS256', { extractable: true }), generateKeyPair('RS256', { extractable: true }), generateKeyPair('RS256', { extractable: true })]);
+  [old, current, stranger] = await Promise.all([
+    generateKeyPair('RS256', { extractable: true }),
+    generateKeyPair('RS256', { extractable: true }),
+    generateKeyPair('RS256', { extractable: true }),
+  ]);
   // Two keys published at once, as during a key rotation.
-  const jwks = { keys: [{ ...(await exportJWK(old.publicKey)), kid: 'old', alg: 'RS256', use: 'sig' }, { ...(await exportJWK(current.publicKey)), kid: 'current', alg: 'RS256', use: 'sig' }] };
+  const jwks = {
+    keys: [
+      { ...(await exportJWK(old.publicKey)), kid: 'old', alg: 'RS256', use: 'sig' },
+      { ...(await exportJWK(current.publicKey)), kid: 'current', alg: 'RS256', use: 'sig' },
+    ],
+  };
   issuerServer = createServer((req, res) => {
-    if (req.url === '/.well-known/oauth-authorization-server') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
+    if (req.url === '/.well-known/oauth-authorization-server')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ issuer, jwks_uri: `${issuer}/jwks` }));
     if (req.url === '/jwks') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(jwks));
     res.writeHead(404).end();
   });
@@ -59,7 +69,12 @@ async function answer(token: string): Promise<{ status: number; challenge: strin
   const response = await fetch(server.url!, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'jwt-test', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'jwt-test', version: '1' } },
+    }),
   });
   await response.body?.cancel();
   return { status: response.status, challenge: response.headers.get('www-authenticate') };
@@ -98,8 +113,16 @@ it("names a client acting for itself so it cannot pass for a user whose sub is t
 
 it('requires https for the issuer and the keys, except on a loopback host', async () => {
   const tools = new Toolset(new Notes());
-  await expect(serveMcp(tools, { transport: 'http', port: 0, auth: { jwt: { issuer: 'http://idp.example.com' } } })).rejects.toThrow(/jwt\.issuer .*must use https/);
-  await expect(serveMcp(tools, { transport: 'http', port: 0, auth: { jwt: { issuer: 'https://idp.example.com', jwksUri: 'http://idp.example.com/jwks' } } })).rejects.toThrow(/jwt\.jwksUri .*must use https/);
-  const loopback = await serveMcp(tools, { transport: 'http', port: 0, auth: { jwt: { issuer: 'https://idp.example.com', jwksUri: 'http://127.0.0.1:9/jwks' } } });
+  await expect(serveMcp(tools, { transport: 'http', port: 0, auth: { jwt: { issuer: 'http://idp.example.com' } } })).rejects.toThrow(
+    /jwt\.issuer .*must use https/,
+  );
+  await expect(
+    serveMcp(tools, { transport: 'http', port: 0, auth: { jwt: { issuer: 'https://idp.example.com', jwksUri: 'http://idp.example.com/jwks' } } }),
+  ).rejects.toThrow(/jwt\.jwksUri .*must use https/);
+  const loopback = await serveMcp(tools, {
+    transport: 'http',
+    port: 0,
+    auth: { jwt: { issuer: 'https://idp.example.com', jwksUri: 'http://127.0.0.1:9/jwks' } },
+  });
   await loopback.close();
 });

@@ -52,7 +52,11 @@ it('serves with a tokens file: says so at start, and answers only the token hold
     expect(server.stderr()).toContain(`anytool serve: auth: 1 static token, resource ${server.url}`);
     expect(server.stderr()).toMatch(/anytool serve: tools: \S+/);
 
-    const refused = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const refused = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toContain('resource_metadata=');
 

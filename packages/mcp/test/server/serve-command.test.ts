@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, loadToolModule } from '@anytool/core';
+import { ErrorCode } from '@anytool/core';
+import { loadToolModule } from '@anytool/core/internal';
 import { parseServeArgs } from '../../src/server/serve-command';
 import { EXAMPLE_TOOLS, MCP_DIST, ROOT, httpClient, requireBuilt, startHttpChild, stopChild } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -43,8 +44,14 @@ describe('anytool serve <module>', () => {
       expect(client.getServerVersion()?.name).toBe('tools');
       const { tools } = await client.listTools();
       expect(tools).toHaveLength(EXPECTED_TOOLS);
-      expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] });
-      expect((await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })).structuredContent).toEqual({ city: 'Oslo', temperatureC: 28, conditions: 'sunny' });
+      expect(await client.callTool({ name: 'test_simple_text', arguments: {} })).toEqual({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      });
+      expect((await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })).structuredContent).toEqual({
+        city: 'Oslo',
+        temperatureC: 28,
+        conditions: 'sunny',
+      });
       // A function tool (the bin loads the CommonJS build, which hands over to the ES build the module's tools come from).
       expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
     } finally {
@@ -95,13 +102,25 @@ describe('anytool serve <module>', () => {
     expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--bogus']), 'anytool serve: unknown option --bogus; run anytool serve --help for the usage');
     expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--port', 'x']), '--port must be a number from 0 to 65535, got "x"');
     expectUsageError(await runToEnd([ANYTOOL, 'serve']), 'name the module to serve');
-    expectUsageError(await runToEnd([ANYTOOL, 'serve', 'examples/mcp-server/tools.ts']), 'build TypeScript to JavaScript first (anytool build) and pass the compiled .js file');
+    expectUsageError(
+      await runToEnd([ANYTOOL, 'serve', 'examples/mcp-server/tools.ts']),
+      'build TypeScript to JavaScript first (anytool build) and pass the compiled .js file',
+    );
     expectUsageError(await runToEnd([ANYTOOL, 'serve', 'examples/dist/nowhere.js']), 'cannot load examples/dist/nowhere.js: there is no such file');
-    expectUsageError(await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs'), '--export', 'nothing']), 'no-tools.cjs has no export "nothing"; it exports helper (a function');
-    expectUsageError(await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs')]), 'no-tools.cjs exports no tools; it exports helper (a function: wrap it with tool() to make it a tool), LIMIT (a number); tools are');
+    expectUsageError(
+      await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs'), '--export', 'nothing']),
+      'no-tools.cjs has no export "nothing"; it exports helper (a function',
+    );
+    expectUsageError(
+      await runToEnd([ANYTOOL, 'serve', join(scratch, 'no-tools.cjs')]),
+      'no-tools.cjs exports no tools; it exports helper (a function: wrap it with tool() to make it a tool), LIMIT (a number); tools are',
+    );
 
     expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--store', 'redis://127.0.0.1:6379']), '--store applies to --http');
-    expectUsageError(await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--store', 'http://user:pw@127.0.0.1:6379']), '--store takes a Redis URL (redis://host:port), got "http://127.0.0.1:6379"');
+    expectUsageError(
+      await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--store', 'http://user:pw@127.0.0.1:6379']),
+      '--store takes a Redis URL (redis://host:port), got "http://127.0.0.1:6379"',
+    );
     // Nothing listens on port 1: the start stops, naming where, without the password.
     const unreachable = await runToEnd([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--store', 'redis://u:secret@127.0.0.1:1']);
     expectUsageError(unreachable, '--store: RedisStore: cannot reach Redis at redis://127.0.0.1:1');
@@ -113,7 +132,9 @@ describe('anytool serve <module>', () => {
   });
 
   it('codes what it refuses: bad arguments are INVALID_USAGE, a module it cannot serve INVALID_TOOL_MODULE', async () => {
-    expect(() => parseServeArgs([MODULE, '--bogus'])).toThrow(expect.objectContaining({ code: ErrorCode.InvalidUsage, message: expect.stringContaining('--help') }));
+    expect(() => parseServeArgs([MODULE, '--bogus'])).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidUsage, message: expect.stringContaining('--help') }),
+    );
     expect(() => parseServeArgs([])).toThrow(expect.objectContaining({ code: ErrorCode.InvalidUsage }));
     await expect(loadToolModule('examples/dist/nowhere.js')).rejects.toMatchObject({ code: ErrorCode.InvalidToolModule });
   });
@@ -155,7 +176,12 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('anytool serve over stdio: the protocol stream stays clean', () => {
   it.each([
-    ['a CommonJS module (module.exports = { t, set: new Toolset(t) })', 'logging.cjs', 'echo', ['logging.cjs: loading', 'logging.cjs: a raw write', 'echo called with hi', 'a raw write in the call']],
+    [
+      'a CommonJS module (module.exports = { t, set: new Toolset(t) })',
+      'logging.cjs',
+      'echo',
+      ['logging.cjs: loading', 'logging.cjs: a raw write', 'echo called with hi', 'a raw write in the call'],
+    ],
     ['an ES module', 'logging.mjs', 'shout', ['logging.mjs: loading', 'shout called with hi', "{ structured: 'logs too' }"]],
   ])('serves %s that writes to stdout; what it writes goes to stderr', async (_what, file, name, printed) => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [ANYTOOL, 'serve', file], cwd: scratch, stderr: 'pipe' });

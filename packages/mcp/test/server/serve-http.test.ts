@@ -55,7 +55,12 @@ class DemoTools {
     return imageResult(RED_PIXEL_PNG);
   }
 
-  @Tool({ name: 'count_slowly', description: 'Counts, reporting progress.', parameters: { type: 'object', properties: { to: { type: 'integer' }, stepMs: { type: 'integer' } }, required: ['to'] }, context: true })
+  @Tool({
+    name: 'count_slowly',
+    description: 'Counts, reporting progress.',
+    parameters: { type: 'object', properties: { to: { type: 'integer' }, stepMs: { type: 'integer' } }, required: ['to'] },
+    context: true,
+  })
   async countSlowly({ to, stepMs = 10 }: { to: number; stepMs?: number }, context: ExecutionContext): Promise<string> {
     for (let i = 1; i <= to; i++) {
       await sleep(stepMs);
@@ -64,7 +69,12 @@ class DemoTools {
     return `counted to ${to}`;
   }
 
-  @Tool({ name: 'long_task', description: 'Works until cancelled.', parameters: { type: 'object', properties: { seconds: { type: 'number' } } }, context: true })
+  @Tool({
+    name: 'long_task',
+    description: 'Works until cancelled.',
+    parameters: { type: 'object', properties: { seconds: { type: 'number' } } },
+    context: true,
+  })
   async longTask({ seconds = 30 }: { seconds?: number }, context: ExecutionContext): Promise<string> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, seconds * 1000);
@@ -80,14 +90,22 @@ class Probe {
   started = 0;
   aborted = 0;
 
-  @Tool({ description: 'Logs one message at each level it is given.', parameters: { type: 'object', properties: { levels: { type: 'array', items: { type: 'string' } } }, required: ['levels'] }, context: true })
+  @Tool({
+    description: 'Logs one message at each level it is given.',
+    parameters: { type: 'object', properties: { levels: { type: 'array', items: { type: 'string' } } }, required: ['levels'] },
+    context: true,
+  })
   async logAt({ levels }: { levels: Array<'debug' | 'info' | 'warning' | 'error'> }, context: ExecutionContext): Promise<string> {
     const sent: boolean[] = [];
     for (const level of levels) sent.push(await mcpSession(context)!.log(level, `a ${level} message`, 'probe'));
     return sent.map(String).join(',');
   }
 
-  @Tool({ description: "Asks the client's model.", parameters: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }, context: true })
+  @Tool({
+    description: "Asks the client's model.",
+    parameters: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] },
+    context: true,
+  })
   async ask({ prompt }: { prompt: string }, context: ExecutionContext): Promise<string> {
     const reply = await mcpSession(context)!.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 10 });
     return `model said: ${reply.content.type === 'text' ? reply.content.text : '?'}`;
@@ -95,7 +113,10 @@ class Probe {
 
   @Tool({ description: 'Asks the user for a name.', parameters: { type: 'object', properties: {} }, context: true })
   async askName(_args: object, context: ExecutionContext): Promise<string> {
-    const answer = await mcpSession(context)!.elicitInput({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
+    const answer = await mcpSession(context)!.elicitInput({
+      message: 'Your name?',
+      requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+    });
     return `${answer.action}: ${JSON.stringify(answer.content)}`;
   }
 
@@ -105,7 +126,10 @@ class Probe {
     return session === undefined ? 'not served over MCP' : `${session.clientInfo?.name ?? '?'} in session ${session.sessionId ?? '-'}`;
   }
 
-  @Tool({ description: 'Adds two numbers.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false } })
+  @Tool({
+    description: 'Adds two numbers.',
+    parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+  })
   add({ a, b }: { a: number; b: number }): number {
     return a + b;
   }
@@ -264,7 +288,11 @@ describe('serveMcp over streamable HTTP, official SDK client', () => {
   it('tells clients when tools are added or removed', async () => {
     let changes = 0;
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
-    const greet = tool(({ who }: { who: string }) => `hello ${who}`, { name: 'greet', description: 'Greets.', parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] } });
+    const greet = tool(({ who }: { who: string }) => `hello ${who}`, {
+      name: 'greet',
+      description: 'Greets.',
+      parameters: { type: 'object', properties: { who: { type: 'string' } }, required: ['who'] },
+    });
     toolset.add(greet);
     await waitFor(() => changes === 1, 10_000, 'tools/list_changed after add');
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('greet');
@@ -337,7 +365,12 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
 
   it('refuses requests addressed to another host or from another origin with 403, and accepts localhost', async () => {
     const server = await serveMcp(many, { transport: 'http', port: 0 });
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     const post = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
       rawRequest(server.url!, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, initialize);
     try {
@@ -356,7 +389,12 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
     }
     const open = await serveMcp(many, { transport: 'http', port: 0, dnsRebindingProtection: false });
     try {
-      const res = await rawRequest(open.url!, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'evil.example.com' }, initialize);
+      const res = await rawRequest(
+        open.url!,
+        'POST',
+        { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: 'evil.example.com' },
+        initialize,
+      );
       expect(res.status).toBe(200);
     } finally {
       await open.close();
@@ -414,7 +452,12 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
     try {
       // An SDK client keeps a GET stream open for server notifications: its session stays.
       const { client } = await httpClient(server.url!);
-      const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      const initialize = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
       const raw = await rawRequest(server.url!, 'POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, initialize);
       expect(raw.status).toBe(200);
       expect(server.sessionCount).toBe(2);
@@ -495,8 +538,14 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
 
   it('refuses bad options with coded errors', async () => {
     await expect(serveMcp(many, { transport: 'http', port: 0, sessionIdleTimeoutMs: 0 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
-    await expect(serveMcp(many, { transport: 'http', port: 0, maxSessions: 0 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('maxSessions') });
+    await expect(serveMcp(many, { transport: 'http', port: 0, maxSessions: 0 })).rejects.toMatchObject({
+      code: ErrorCode.InvalidOptions,
+      message: expect.stringContaining('maxSessions'),
+    });
     await expect(serveMcp(many, { transport: 'http', port: 70_000 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
-    await expect(serveMcp(many, { transport: 'carrier-pigeon' } as never)).rejects.toMatchObject({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('"stdio" or "http"') });
+    await expect(serveMcp(many, { transport: 'carrier-pigeon' } as never)).rejects.toMatchObject({
+      code: ErrorCode.InvalidOptions,
+      message: expect.stringContaining('"stdio" or "http"'),
+    });
   });
 });

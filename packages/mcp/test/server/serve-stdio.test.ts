@@ -36,7 +36,13 @@ describe('serveMcp over stdio: the example server, started by a client', () => {
       // The server writes its response a moment after the last notification; the SDK client drops a progress
       // notification that it reads in the same chunk as the response, so on a loaded machine the last one may be lost.
       expect(seen.length).toBeGreaterThanOrEqual(2);
-      expect(seen.map((p) => [p.progress, p.total])).toEqual([[1, 3], [2, 3], [3, 3]].slice(0, seen.length));
+      expect(seen.map((p) => [p.progress, p.total])).toEqual(
+        [
+          [1, 3],
+          [2, 3],
+          [3, 3],
+        ].slice(0, seen.length),
+      );
 
       const controller = new AbortController();
       const call = client.callTool({ name: 'long_task', arguments: { seconds: 30 } }, undefined, { signal: controller.signal });

@@ -22,7 +22,12 @@ beforeAll(async () => {
     transport: 'http',
     port: 0,
     eventStore: new MemoryEventStore(),
-    auth: { tokens: [{ token: ALICE, subject: 'alice' }, { token: BOB, subject: 'bob' }] },
+    auth: {
+      tokens: [
+        { token: ALICE, subject: 'alice' },
+        { token: BOB, subject: 'bob' },
+      ],
+    },
   });
 });
 
@@ -36,11 +41,22 @@ function headers(token: string, extra: Record<string, string> = {}): Record<stri
 
 /** Opens a legacy session for `token`; returns the headers that address it. */
 async function openSession(token: string): Promise<Record<string, string>> {
-  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'replay-test', version: '1' } } };
+  const init = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: 'replay-test', version: '1' } },
+  };
   const response = await fetch(server.url!, { method: 'POST', headers: headers(token), body: JSON.stringify(init) });
   await response.text();
   const session = { 'mcp-session-id': response.headers.get('mcp-session-id')!, 'mcp-protocol-version': VERSION };
-  await (await fetch(server.url!, { method: 'POST', headers: headers(token, session), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text();
+  await (
+    await fetch(server.url!, {
+      method: 'POST',
+      headers: headers(token, session),
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
+  ).text();
   return session;
 }
 
@@ -51,7 +67,12 @@ function listen(token: string, session: Record<string, string>, lastEventId?: st
   const abort = new AbortController();
   const done = fetch(server.url!, {
     method: 'GET',
-    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...session, ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      accept: 'text/event-stream',
+      ...session,
+      ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+    },
     signal: abort.signal,
   })
     .then(async (response) => {
@@ -108,7 +129,10 @@ it('replays to a session only its own events, even when its GET stream shares th
     expect(replay.ids.filter((id) => alice.ids.includes(id))).toEqual([]);
 
     // An event id of alice's session is not bob's to resume from.
-    const foreign = await fetch(server.url!, { method: 'GET', headers: { authorization: `Bearer ${BOB}`, accept: 'text/event-stream', ...bobSession, 'last-event-id': alice.ids[0]! } });
+    const foreign = await fetch(server.url!, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${BOB}`, accept: 'text/event-stream', ...bobSession, 'last-event-id': alice.ids[0]! },
+    });
     await foreign.body?.cancel();
     expect(foreign.status).toBe(400);
   } finally {

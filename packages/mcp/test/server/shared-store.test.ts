@@ -13,7 +13,11 @@ import { scaled } from '../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(60_000));
 
-const echo = tool(({ text }: { text: string }) => text, { name: 'echo', description: 'Echoes.', parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } });
+const echo = tool(({ text }: { text: string }) => text, {
+  name: 'echo',
+  description: 'Echoes.',
+  parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+});
 const extra = tool(() => 'extra', { name: 'extra', description: 'Added later.', parameters: { type: 'object', properties: {} } });
 
 interface Kind {
@@ -115,10 +119,19 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('serveMcp instanc
     const post = (body: object, session?: string) =>
       fetch(a.url!, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }),
+        },
         body: JSON.stringify(body),
       });
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     const session = init.headers.get('mcp-session-id')!;
     await init.text();
     await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();

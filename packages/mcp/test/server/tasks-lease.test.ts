@@ -62,11 +62,17 @@ describe('task leases across instances', () => {
     try {
       const record = await running.start(call, forever);
       // Alive: a heartbeat renews the lease.
-      const renewed = await poll(async () => stored(record.taskId), (current) => current.leaseUntil > record.leaseUntil);
+      const renewed = await poll(
+        async () => stored(record.taskId),
+        (current) => current.leaseUntil > record.leaseUntil,
+      );
       expect(renewed.status).toBe('working');
       expect((await other.get(record.taskId, 'ada'))?.status).toBe('working');
       first.cut();
-      const failed = await poll(async () => (await other.get(record.taskId, 'ada'))!, (current) => current.status !== 'working');
+      const failed = await poll(
+        async () => (await other.get(record.taskId, 'ada'))!,
+        (current) => current.status !== 'working',
+      );
       expect(failed).toMatchObject({ status: 'failed', error: { code: -32603, message: expect.stringContaining('stopped before it finished') } });
       expect(failed!.statusMessage).toBe(failed!.error!.message);
       // The verdict is in the store: every instance sees the same.
@@ -92,7 +98,10 @@ describe('task leases across instances', () => {
       expect((await running.get(cancelled.taskId, 'ada'))?.status).toBe('cancelled');
 
       const asking = await running.start(call, async (round) => {
-        const answer = (await round.ask('name', { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } } })) as { content: { name: string } };
+        const answer = (await round.ask('name', {
+          method: 'elicitation/create',
+          params: { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+        })) as { content: { name: string } };
         return { content: [{ type: 'text', text: `hi ${answer.content.name}` }] };
       });
       await sleep(20);
@@ -112,7 +121,18 @@ describe('task leases across instances', () => {
   it('gives a lease that ran out as long again before failing the task (clock skew, a blocked event loop)', async () => {
     const reader = new TaskManager(processView(shared), { leaseMs: 2_000 });
     const now = new Date().toISOString();
-    const record = (taskId: string, leaseUntil: number): TaskRecord => ({ taskId, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 500, tool: 'work', owner: 'ada', instance: 'elsewhere', leaseUntil });
+    const record = (taskId: string, leaseUntil: number): TaskRecord => ({
+      taskId,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: 60_000,
+      pollIntervalMs: 500,
+      tool: 'work',
+      owner: 'ada',
+      instance: 'elsewhere',
+      leaseUntil,
+    });
     try {
       await shared.set(taskKey('late'), JSON.stringify(record('late', Date.now() - 1_000)), 60_000);
       await shared.set(taskKey('gone'), JSON.stringify(record('gone', Date.now() - 2_100)), 60_000);
@@ -126,7 +146,10 @@ describe('task leases across instances', () => {
   it('does not keep a failed subscribe: the next task subscribes again, and close still works', async () => {
     let refuse = true;
     const view = processView(shared);
-    const store: McpStore = { ...view, subscribe: (channel, listener) => (refuse ? Promise.reject(new Error('store unreachable')) : view.subscribe(channel, listener)) };
+    const store: McpStore = {
+      ...view,
+      subscribe: (channel, listener) => (refuse ? Promise.reject(new Error('store unreachable')) : view.subscribe(channel, listener)),
+    };
     const running = new TaskManager(store, { leaseMs: 5_000 });
     try {
       await expect(running.start(call, forever)).rejects.toThrow('store unreachable');
@@ -145,7 +168,8 @@ describe('task leases across instances', () => {
     let down = false;
     let refused = 0;
     const view = processView(shared);
-    const update: McpStore['update'] = (key, change, ttlMs, known) => (down ? Promise.reject(new Error(`connection lost (${++refused})`)) : view.update(key, change, ttlMs, known));
+    const update: McpStore['update'] = (key, change, ttlMs, known) =>
+      down ? Promise.reject(new Error(`connection lost (${++refused})`)) : view.update(key, change, ttlMs, known);
     const running = new TaskManager({ ...view, update }, { leaseMs: 2_000 }, () => undefined);
     const other = new TaskManager(processView(shared), { leaseMs: 2_000 });
     try {
@@ -157,11 +181,17 @@ describe('task leases across instances', () => {
       down = true;
       finish();
       // The first tries of the final write fail; the task stays this instance's, not settled and forgotten.
-      await poll(async () => refused, (count) => count >= 3);
+      await poll(
+        async () => refused,
+        (count) => count >= 3,
+      );
       expect(running.size).toBe(1);
       expect((await other.get(record.taskId, 'ada'))?.status).toBe('working');
       down = false;
-      const completed = await poll(async () => (await other.get(record.taskId, 'ada'))!, (current) => current.status !== 'working');
+      const completed = await poll(
+        async () => (await other.get(record.taskId, 'ada'))!,
+        (current) => current.status !== 'working',
+      );
       expect(completed).toMatchObject({ status: 'completed', result: { content: [{ text: 'done once' }] } });
       expect(running.size).toBe(0);
     } finally {

@@ -46,7 +46,10 @@ function tools(gate: Gate, seen: { aborted: number }) {
     async function slow({ label }: { label?: string }, context: ExecutionContext) {
       context.progress(1, 2, `half of ${label ?? 'it'} done`);
       context.signal?.addEventListener('abort', () => seen.aborted++, { once: true });
-      await Promise.race([gate.opened, new Promise((_, reject) => context.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]);
+      await Promise.race([
+        gate.opened,
+        new Promise((_, reject) => context.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+      ]);
       return `finished ${label ?? 'it'}`;
     },
     { description: 'Works until released.', parameters: { type: 'object', properties: { label: { type: 'string' } } }, context: true, task: true },
@@ -65,9 +68,12 @@ function tools(gate: Gate, seen: { aborted: number }) {
     },
     { description: 'Asks the roots.', parameters: { type: 'object', properties: {} }, context: true, task: true },
   );
-  const plain = tool(function plain() {
-    return 'plain';
-  }, { description: 'Never a task.', parameters: { type: 'object', properties: {} } });
+  const plain = tool(
+    function plain() {
+      return 'plain';
+    },
+    { description: 'Never a task.', parameters: { type: 'object', properties: {} } },
+  );
   return new Toolset([slow, ask, roots, plain]);
 }
 
@@ -76,7 +82,16 @@ function tools(gate: Gate, seen: { aborted: number }) {
  * `resultType`), so a `CreateTaskResult` reaches the test as the JSON text of a plain result: the test reads
  * what the server sent, unchanged.
  */
-async function modernClient(url: string, options: { tasks?: boolean; user?: string; name?: string } = {}): Promise<{ client: Client; call(name: string, args?: object): Promise<Task | { content: Array<{ text?: string }> }>; get(taskId: string): Promise<Task>; update(taskId: string, answers: object): Promise<Record<string, unknown>>; cancel(taskId: string): Promise<Record<string, unknown>> }> {
+async function modernClient(
+  url: string,
+  options: { tasks?: boolean; user?: string; name?: string } = {},
+): Promise<{
+  client: Client;
+  call(name: string, args?: object): Promise<Task | { content: Array<{ text?: string }> }>;
+  get(taskId: string): Promise<Task>;
+  update(taskId: string, answers: object): Promise<Record<string, unknown>>;
+  cancel(taskId: string): Promise<Record<string, unknown>>;
+}> {
   const capabilities = { elicitation: {}, ...(options.tasks === false ? {} : { extensions: { [TASKS]: {} } }) };
   const client = new Client({ name: 'tasks-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities });
   // The SDK answers input_required rounds itself, through this handler.
@@ -97,7 +112,8 @@ async function modernClient(url: string, options: { tasks?: boolean; user?: stri
       return text.startsWith('{"created":') ? (JSON.parse(text) as { created: Task }).created : result;
     },
     get: (taskId) => client.request({ method: 'tasks/get', params: { taskId } }, anyResult) as Promise<Task>,
-    update: (taskId, inputResponses) => client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult) as Promise<Record<string, unknown>>,
+    update: (taskId, inputResponses) =>
+      client.request({ method: 'tasks/update', params: { taskId, inputResponses } }, anyResult) as Promise<Record<string, unknown>>,
     cancel: (taskId) => client.request({ method: 'tasks/cancel', params: { taskId } }, anyResult) as Promise<Record<string, unknown>>,
   };
 }
@@ -121,7 +137,12 @@ describe('task tools over HTTP (one server)', () => {
   beforeEach(async () => {
     gate = new Gate();
     seen.aborted = 0;
-    server = await serveMcp(tools(gate, seen), { transport: 'http', port: 0, taskPollIntervalMs: 50, clientIdentity: (req) => req.headers['x-user'] as string | undefined });
+    server = await serveMcp(tools(gate, seen), {
+      transport: 'http',
+      port: 0,
+      taskPollIntervalMs: 50,
+      clientIdentity: (req) => req.headers['x-user'] as string | undefined,
+    });
   });
   afterEach(async () => {
     gate.open();
@@ -141,7 +162,10 @@ describe('task tools over HTTP (one server)', () => {
         ttlMs: 3_600_000,
         pollIntervalMs: 50,
       });
-      const working = await until(() => get(created.taskId), (task) => task.statusMessage !== undefined);
+      const working = await until(
+        () => get(created.taskId),
+        (task) => task.statusMessage !== undefined,
+      );
       expect(working).toMatchObject({ status: 'working', statusMessage: 'half of the report done' });
       expect(working).not.toHaveProperty('result');
       gate.open();
@@ -177,7 +201,10 @@ describe('task tools over HTTP (one server)', () => {
     const { client, call, get, update } = await modernClient(server.url!);
     try {
       const created = (await call('ask')) as Task;
-      const asking = await until(() => get(created.taskId), (task) => task.status === 'input_required');
+      const asking = await until(
+        () => get(created.taskId),
+        (task) => task.status === 'input_required',
+      );
       expect(asking.inputRequests).toEqual({ who: { method: 'elicitation/create', params: expect.objectContaining({ message: 'Your name?' }) } });
       // Unknown keys are ignored; the answer to the open question goes through.
       expect(bare(await update(created.taskId, { nobody: { action: 'accept', content: {} } }))).toEqual({});
@@ -251,7 +278,10 @@ function deferredTools(gate: Gate, seen: { started: number; aborted: number; bec
       seen.becameTask.push(await session.startTask());
       context.signal?.addEventListener('abort', () => seen.aborted++, { once: true });
       context.progress(1, 2, `setting up ${name}`);
-      await Promise.race([gate.opened, new Promise((_, reject) => context.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]);
+      await Promise.race([
+        gate.opened,
+        new Promise((_, reject) => context.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+      ]);
       const confirm = await session.elicitInput({ message: `Sign up ${name}?`, requestedSchema: NAME }, { inputKey: 'confirm' });
       return `signed up ${name} as ${String(confirm.content?.['name'])}`;
     },
@@ -284,12 +314,23 @@ describe('a task tool that asks in the request first (deferTask)', () => {
       expect(created).not.toHaveProperty('inputRequests');
       expect(seen.becameTask).toEqual([true, true]);
       // Its progress is the task's status message; its next question the task's input_required.
-      expect(await until(() => get(created.taskId), (task) => task.statusMessage !== undefined)).toMatchObject({ status: 'working', statusMessage: 'setting up Ada' });
+      expect(
+        await until(
+          () => get(created.taskId),
+          (task) => task.statusMessage !== undefined,
+        ),
+      ).toMatchObject({ status: 'working', statusMessage: 'setting up Ada' });
       gate.open();
-      const asking = await until(() => get(created.taskId), (task) => task.status === 'input_required');
+      const asking = await until(
+        () => get(created.taskId),
+        (task) => task.status === 'input_required',
+      );
       expect(Object.keys(asking.inputRequests as object)).toEqual(['confirm']);
       await update(created.taskId, { confirm: { action: 'accept', content: { name: 'ada@example.org' } } });
-      expect(await until(() => get(created.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'signed up Ada as ada@example.org' }] } });
+      expect(await until(() => get(created.taskId), terminal)).toMatchObject({
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'signed up Ada as ada@example.org' }] },
+      });
       expect(seen.started).toBe(1);
     } finally {
       await client.close();
@@ -302,7 +343,11 @@ describe('a task tool that asks in the request first (deferTask)', () => {
       const created = (await call('signup')) as Task;
       await cancel(created.taskId);
       expect(await until(() => get(created.taskId), terminal)).toMatchObject({ status: 'cancelled' });
-      await until(async () => ({ taskId: '', status: seen.aborted === 1 ? 'done' : 'waiting' }), (task) => task.status === 'done', 5000);
+      await until(
+        async () => ({ taskId: '', status: seen.aborted === 1 ? 'done' : 'waiting' }),
+        (task) => task.status === 'done',
+        5000,
+      );
       expect(seen.aborted).toBe(1);
     } finally {
       await client.close();
@@ -333,14 +378,21 @@ describe('two servers on one store', () => {
     try {
       // A question asked on one, answered through the other.
       const asked = (await a.call('ask')) as Task;
-      await until(() => b.get(asked.taskId), (task) => task.status === 'input_required');
+      await until(
+        () => b.get(asked.taskId),
+        (task) => task.status === 'input_required',
+      );
       await b.update(asked.taskId, { who: { action: 'accept', content: { name: 'Grace' } } });
       expect(await until(() => b.get(asked.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ text: 'hello Grace' }] } });
       // A cancel through the other reaches the tool.
       const running = (await a.call('slow')) as Task;
       await b.cancel(running.taskId);
       expect(await until(() => a.get(running.taskId), terminal)).toMatchObject({ status: 'cancelled' });
-      await until(async () => ({ taskId: '', status: seen.aborted === 1 ? 'done' : 'waiting' }), (task) => task.status === 'done', 2000);
+      await until(
+        async () => ({ taskId: '', status: seen.aborted === 1 ? 'done' : 'waiting' }),
+        (task) => task.status === 'done',
+        2000,
+      );
       expect(seen.aborted).toBe(1);
     } finally {
       gate.open();
@@ -360,15 +412,23 @@ describe('two servers on one store', () => {
     const gate = new Gate();
     gate.open();
     const seen = { started: 0, aborted: 0, becameTask: [] as boolean[] };
-    const [one, two] = await Promise.all(stores.map((store) => serveMcp(deferredTools(gate, seen), { transport: 'http', port: 0, store, taskPollIntervalMs: 50 })));
+    const [one, two] = await Promise.all(
+      stores.map((store) => serveMcp(deferredTools(gate, seen), { transport: 'http', port: 0, store, taskPollIntervalMs: 50 })),
+    );
     const a = await modernClient(one!.url!, { name: 'Lin' });
     const b = await modernClient(two!.url!);
     try {
       const created = (await a.call('signup')) as Task;
       expect(seen.becameTask).toEqual([true, true]);
-      await until(() => b.get(created.taskId), (task) => task.status === 'input_required');
+      await until(
+        () => b.get(created.taskId),
+        (task) => task.status === 'input_required',
+      );
       await b.update(created.taskId, { confirm: { action: 'accept', content: { name: 'lin@example.org' } } });
-      expect(await until(() => b.get(created.taskId), terminal)).toMatchObject({ status: 'completed', result: { content: [{ text: 'signed up Lin as lin@example.org' }] } });
+      expect(await until(() => b.get(created.taskId), terminal)).toMatchObject({
+        status: 'completed',
+        result: { content: [{ text: 'signed up Lin as lin@example.org' }] },
+      });
     } finally {
       await a.client.close();
       await b.client.close();
@@ -408,7 +468,10 @@ describe('task tools over stdio', () => {
   beforeAll(() => requireBuilt(EXAMPLE_MAIN));
 
   it('serves tasks to a 2026-07-28 client that declares the extension', async () => {
-    const client = new Client({ name: 'tasks-stdio', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } });
+    const client = new Client(
+      { name: 'tasks-stdio', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } },
+    );
     const transport = new StdioClientTransport({ command: process.execPath, args: [EXAMPLE_MAIN], cwd: ROOT, stderr: 'pipe' });
     await client.connect(transport);
     try {

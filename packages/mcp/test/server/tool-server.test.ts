@@ -34,9 +34,14 @@ describe('toCallToolResult: a ToolResult as an MCP tools/call result', () => {
 
   it('sends structured content only for objects, and never on errors', () => {
     expect(toCallToolResult({ content: [], structured: { a: 1 }, isError: false })).toEqual({ content: [], structuredContent: { a: 1 } });
-    expect(toCallToolResult({ content: [{ type: 'text', text: '[1]' }], structured: [1], isError: false })).toEqual({ content: [{ type: 'text', text: '[1]' }] });
+    expect(toCallToolResult({ content: [{ type: 'text', text: '[1]' }], structured: [1], isError: false })).toEqual({
+      content: [{ type: 'text', text: '[1]' }],
+    });
     expect(toCallToolResult({ content: [{ type: 'text', text: '3' }], structured: 3, isError: false })).toEqual({ content: [{ type: 'text', text: '3' }] });
-    expect(toCallToolResult({ ...errorResult(ErrorCode.ToolFailed, 'no'), structured: { a: 1 } })).toEqual({ content: [{ type: 'text', text: 'no' }], isError: true });
+    expect(toCallToolResult({ ...errorResult(ErrorCode.ToolFailed, 'no'), structured: { a: 1 } })).toEqual({
+      content: [{ type: 'text', text: 'no' }],
+      isError: true,
+    });
   });
 });
 
@@ -107,7 +112,12 @@ describe('createMcpServer with a transport of your own', () => {
   });
 
   it('answers a tool that promised structured content and returned none with an isError result, not a failed call', async () => {
-    const liar = tool(() => 'sunny', { name: 'liar', description: 'Says it returns an object.', parameters: { type: 'object', properties: {} }, outputSchema: { type: 'object', properties: { sky: { type: 'string' } } } });
+    const liar = tool(() => 'sunny', {
+      name: 'liar',
+      description: 'Says it returns an object.',
+      parameters: { type: 'object', properties: {} },
+      outputSchema: { type: 'object', properties: { sky: { type: 'string' } } },
+    });
     const server = createMcpServer(liar);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);

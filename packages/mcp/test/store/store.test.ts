@@ -153,31 +153,39 @@ describe('RedisStore', () => {
     expect(() => new RedisStore({ url: 'http://127.0.0.1:6379' })).toThrow(/redis:\/\/ or rediss:\/\//);
   });
 
-  it('says where it could not connect, without the password', async () => {
-    const port = await freePort();
-    const store = new RedisStore({ url: `redis://user:secret@127.0.0.1:${port}` });
-    const failure = store.get('x');
-    await expect(failure).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port}`);
-    await expect(failure).rejects.toMatchObject({ code: ErrorCode.StoreFailed });
-    await expect(failure).rejects.not.toThrow('secret');
-    await store.close();
-  }, scaled(20_000));
+  it(
+    'says where it could not connect, without the password',
+    async () => {
+      const port = await freePort();
+      const store = new RedisStore({ url: `redis://user:secret@127.0.0.1:${port}` });
+      const failure = store.get('x');
+      await expect(failure).rejects.toThrow(`cannot reach Redis at redis://127.0.0.1:${port}`);
+      await expect(failure).rejects.toMatchObject({ code: ErrorCode.StoreFailed });
+      await expect(failure).rejects.not.toThrow('secret');
+      await store.close();
+    },
+    scaled(20_000),
+  );
 });
 
 (withRedis ? describe : describe.skip)('RedisStore keys of the tasks', () => {
-  it('puts one prefix before a task\'s key: the store\'s, not the tasks\' own as well', async () => {
-    const redis = await startRedis();
-    const store = new RedisStore({ url: redis.url });
-    const raw = new RedisStore({ url: redis.url, prefix: '' });
-    const tasks = new TaskManager(store);
-    try {
-      const record = await tasks.start({ tool: 'work', owner: undefined, ctx: {} as ServerContext, canAsk: () => undefined }, async () => ({ content: [] }));
-      expect(JSON.parse((await raw.get(`anytool:task:${record.taskId}`))!)).toMatchObject({ taskId: record.taskId, tool: 'work' });
-      expect(await raw.get(`anytool:anytool:task:${record.taskId}`)).toBeUndefined();
-    } finally {
-      await tasks.close();
-      await Promise.all([store.close(), raw.close()]);
-      await redis.stop();
-    }
-  }, scaled(20_000));
+  it(
+    "puts one prefix before a task's key: the store's, not the tasks' own as well",
+    async () => {
+      const redis = await startRedis();
+      const store = new RedisStore({ url: redis.url });
+      const raw = new RedisStore({ url: redis.url, prefix: '' });
+      const tasks = new TaskManager(store);
+      try {
+        const record = await tasks.start({ tool: 'work', owner: undefined, ctx: {} as ServerContext, canAsk: () => undefined }, async () => ({ content: [] }));
+        expect(JSON.parse((await raw.get(`anytool:task:${record.taskId}`))!)).toMatchObject({ taskId: record.taskId, tool: 'work' });
+        expect(await raw.get(`anytool:anytool:task:${record.taskId}`)).toBeUndefined();
+      } finally {
+        await tasks.close();
+        await Promise.all([store.close(), raw.close()]);
+        await redis.stop();
+      }
+    },
+    scaled(20_000),
+  );
 });

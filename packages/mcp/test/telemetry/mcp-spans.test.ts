@@ -36,7 +36,11 @@ describe.each(['legacy', 'modern'] as const)('MCP spans in one process (%s era)'
   const serverSide = memoryTelemetry();
 
   beforeAll(async () => {
-    server = await serveMcp(new Toolset(echo, fail, spy).use(tracing({ tracerProvider: serverSide.tracerProvider })), { transport: 'http', port: 0, telemetry: serverSide });
+    server = await serveMcp(new Toolset(echo, fail, spy).use(tracing({ tracerProvider: serverSide.tracerProvider })), {
+      transport: 'http',
+      port: 0,
+      telemetry: serverSide,
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -71,7 +75,12 @@ describe.each(['legacy', 'modern'] as const)('MCP spans in one process (%s era)'
     // The tool's own span says why: its error code.
     expect(served.find((s) => s.name === 'execute_tool fail')!.attributes['error.type']).toBe('TOOL_FAILED');
     const durations = await clientSide.histogram('mcp.client.operation.duration');
-    expect(durations).toEqual([expect.objectContaining({ count: 1, attributes: expect.objectContaining({ 'gen_ai.tool.name': 'fail', 'error.type': 'tool_error', 'network.transport': 'tcp' }) })]);
+    expect(durations).toEqual([
+      expect.objectContaining({
+        count: 1,
+        attributes: expect.objectContaining({ 'gen_ai.tool.name': 'fail', 'error.type': 'tool_error', 'network.transport': 'tcp' }),
+      }),
+    ]);
     const serverDurations = await serverSide.histogram('mcp.server.operation.duration');
     expect(serverDurations.some((p) => p.attributes['gen_ai.tool.name'] === 'fail' && p.attributes['error.type'] === 'tool_error')).toBe(true);
   });

@@ -91,7 +91,9 @@ function tree(spans: readonly SpanRecord[]): string {
   const ids = new Set(spans.map((s) => s.spanId));
   const lines: string[] = [];
   const walk = (parent: string | undefined, depth: number): void => {
-    const children = spans.filter((s) => (s.parentSpanId !== undefined && ids.has(s.parentSpanId) ? s.parentSpanId : undefined) === parent).sort((a, b) => a.start - b.start || a.name.localeCompare(b.name));
+    const children = spans
+      .filter((s) => (s.parentSpanId !== undefined && ids.has(s.parentSpanId) ? s.parentSpanId : undefined) === parent)
+      .sort((a, b) => a.start - b.start || a.name.localeCompare(b.name));
     for (const span of children) {
       lines.push(`${'  '.repeat(depth)}${span.name} (${KIND[span.kind] ?? span.kind}, ${span.process})`);
       walk(span.spanId, depth + 1);
@@ -126,12 +128,21 @@ describe.each([
     const stdioFile = join(dir, 'stdio-spans.jsonl');
     const httpFile = join(dir, 'http-spans.jsonl');
     const flags = content ? ['--trace-content'] : [];
-    const http = await startHttpChild(['--import', PRELOAD, ANYTOOL, 'serve', MODULE, '--http', '--port', '0', ...flags], ROOT, { ...process.env, OTEL_SPANS_FILE: httpFile });
+    const http = await startHttpChild(['--import', PRELOAD, ANYTOOL, 'serve', MODULE, '--http', '--port', '0', ...flags], ROOT, {
+      ...process.env,
+      OTEL_SPANS_FILE: httpFile,
+    });
     let mcp: McpToolset | undefined;
     try {
       mcp = await McpToolset.connect(
         {
-          piped: { command: process.execPath, args: ['--import', PRELOAD, ANYTOOL, 'serve', MODULE, ...flags], cwd: ROOT, env: { OTEL_SPANS_FILE: stdioFile }, protocol: era },
+          piped: {
+            command: process.execPath,
+            args: ['--import', PRELOAD, ANYTOOL, 'serve', MODULE, ...flags],
+            cwd: ROOT,
+            env: { OTEL_SPANS_FILE: stdioFile },
+            protocol: era,
+          },
           web: { url: http.url, protocol: era },
         },
         { prefix: true },
@@ -169,12 +180,21 @@ describe.each([
 
     // The MCP spans follow the MCP semantic conventions, on both sides.
     const version = era === 'modern' ? '2026-07-28' : expect.stringMatching(/^2025-/);
-    for (const [process, transport] of [['stdio', 'pipe'], ['http', 'tcp']] as const) {
+    for (const [process, transport] of [
+      ['stdio', 'pipe'],
+      ['http', 'tcp'],
+    ] as const) {
       const tool = process === 'stdio' ? 'echo' : 'get_weather';
       const client = spans.find((s) => s.process === 'agent' && s.name === `tools/call ${tool}`)!;
       const server = spans.find((s) => s.process === process && s.name === `tools/call ${tool}`)!;
       for (const span of [client, server]) {
-        expect(span.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool', 'network.transport': transport, 'mcp.protocol.version': version });
+        expect(span.attributes).toMatchObject({
+          'mcp.method.name': 'tools/call',
+          'gen_ai.tool.name': tool,
+          'gen_ai.operation.name': 'execute_tool',
+          'network.transport': transport,
+          'mcp.protocol.version': version,
+        });
         expect(span.attributes['error.type']).toBeUndefined();
       }
       // Both sides name the same JSON-RPC request.
@@ -192,10 +212,19 @@ describe.each([
     }
 
     // Arguments and results only when opted in, in every process.
-    const carrying = spans.filter((s) => 'gen_ai.tool.call.arguments' in s.attributes || 'gen_ai.tool.call.result' in s.attributes).map((s) => `${s.name} (${s.process})`);
+    const carrying = spans
+      .filter((s) => 'gen_ai.tool.call.arguments' in s.attributes || 'gen_ai.tool.call.result' in s.attributes)
+      .map((s) => `${s.name} (${s.process})`);
     if (!content) expect(carrying).toEqual([]);
     else {
-      expect(carrying.sort()).toEqual(['execute_tool add (agent)', 'execute_tool echo (stdio)', 'execute_tool get_weather (http)', 'execute_tool greet (agent)', 'execute_tool piped_echo (agent)', 'execute_tool web_get_weather (agent)']);
+      expect(carrying.sort()).toEqual([
+        'execute_tool add (agent)',
+        'execute_tool echo (stdio)',
+        'execute_tool get_weather (http)',
+        'execute_tool greet (agent)',
+        'execute_tool piped_echo (agent)',
+        'execute_tool web_get_weather (agent)',
+      ]);
       const served = spans.find((s) => s.process === 'http' && s.name === 'execute_tool get_weather')!;
       expect(JSON.parse(served.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ city: 'Oslo' });
       expect(JSON.parse(served.attributes['gen_ai.tool.call.result'] as string)).toMatchObject({ city: 'Oslo' });

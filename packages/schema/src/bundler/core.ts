@@ -43,7 +43,10 @@ export function createBundlerCore(options: AnytoolPluginOptions = {}): BundlerCo
   const included = include === undefined ? undefined : matcher(include);
   const excluded = exclude === undefined ? undefined : matcher(exclude);
   let compiler: FileCompiler | undefined;
-  const cached = new Projects(compilerOptions.tsconfig, (config, directory, hashes) => new ProjectCache(config, directory, compilerOptions.cacheDirectory, hashes));
+  const cached = new Projects(
+    compilerOptions.tsconfig,
+    (config, directory, hashes) => new ProjectCache(config, directory, compilerOptions.cacheDirectory, hashes),
+  );
   const accepts = (id: string): boolean => {
     const file = fileOf(id);
     if (file === undefined || !TYPESCRIPT_FILE.test(file) || DECLARATION_FILE.test(file) || NODE_MODULES.test(file)) return false;

@@ -42,7 +42,9 @@ function readProjectFiles(args: readonly string[], output: CommandOutput): TS.Pa
     return undefined;
   }
   if (commandLine.options.watch === true || args.includes('-b') || args.includes('--build')) {
-    output.err('anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (docs/build-setup.md).\n');
+    output.err(
+      'anytool build compiles once; --watch and --build are not supported. For watch mode use tspc --watch with the ts-patch plugin (docs/build-setup.md).\n',
+    );
     return undefined;
   }
   let project = commandLine.options.project;
@@ -133,7 +135,7 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean)
     diagnostics.push(...emitted.diagnostics);
   }
   diagnostics.push(...own);
-  const pretty = typeof parsed.options['pretty'] === "boolean" ? parsed.options['pretty'] : process.stdout.isTTY === true;
+  const pretty = typeof parsed.options['pretty'] === 'boolean' ? parsed.options['pretty'] : process.stdout.isTTY === true;
   if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, pretty));
   const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).length;
   if (errors > 0) output.err(`\nFound ${errors} error${errors === 1 ? '' : 's'}.\n`);
@@ -172,7 +174,10 @@ function createBuildProgram(parsed: TS.ParsedCommandLine): TS.Program {
 function hasDecorators(fileName: string): boolean {
   const text = ts.sys.readFile(fileName);
   if (text === undefined || !text.includes('@')) return false;
-  return firstDecorator(ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ESNext, jsDocParsingMode: ts.JSDocParsingMode.ParseNone })) !== undefined;
+  return (
+    firstDecorator(ts.createSourceFile(fileName, text, { languageVersion: ts.ScriptTarget.ESNext, jsDocParsingMode: ts.JSDocParsingMode.ParseNone })) !==
+    undefined
+  );
 }
 
 export function formatDiagnostics(diagnostics: readonly TS.Diagnostic[], pretty: boolean): string {

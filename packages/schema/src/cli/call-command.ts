@@ -23,7 +23,8 @@ async function readStdin(): Promise<string> {
 export async function callCommand(args: readonly string[], output: CommandOutput, readInput: ReadInput = readStdin): Promise<number> {
   const parsed = parseArgs('call', args, { values: ['--export'] });
   const [module, name, json, ...extra] = parsed.positionals;
-  if (module === undefined || name === undefined) throw usageError('call', `name the ${module === undefined ? 'module and the tool' : 'tool'}: anytool call <module.js> <tool> '<json>'`);
+  if (module === undefined || name === undefined)
+    throw usageError('call', `name the ${module === undefined ? 'module and the tool' : 'tool'}: anytool call <module.js> <tool> '<json>'`);
   if (extra.length > 0) throw usageError('call', `pass the arguments as one JSON object, got ${extra.length + 1} arguments after the tool name`);
   const toolArgs = parseJsonArguments(json === undefined ? '{}' : json === '-' ? await readInput() : json);
   // What the module prints, at import or in the call, goes to stderr: stdout is the result's.
@@ -31,7 +32,11 @@ export async function callCommand(args: readonly string[], output: CommandOutput
   let result: ToolResult;
   try {
     const toolset = await loadToolset(module, parsed.values.get('--export'));
-    if (!toolset.has(name)) throw new AnytoolError(ErrorCode.UnknownTool, `${module} has no tool "${name}"; its tools are ${toolset.names.join(', ')} (anytool list ${module} shows them)`);
+    if (!toolset.has(name))
+      throw new AnytoolError(
+        ErrorCode.UnknownTool,
+        `${module} has no tool "${name}"; its tools are ${toolset.names.join(', ')} (anytool list ${module} shows them)`,
+      );
     result = await toolset.invoke(name, toolArgs, new ExecutionContext());
   } finally {
     restore();

@@ -10,7 +10,10 @@ export function parseJsonArguments(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new AnytoolError(ErrorCode.InvalidUsage, `the arguments are not valid JSON: ${describeJsonError(text, error)}; pass one JSON object, such as '{"city":"Oslo"}' (single quotes keep the shell away from it)`);
+    throw new AnytoolError(
+      ErrorCode.InvalidUsage,
+      `the arguments are not valid JSON: ${describeJsonError(text, error)}; pass one JSON object, such as '{"city":"Oslo"}' (single quotes keep the shell away from it)`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
@@ -58,10 +61,11 @@ function firstJsonError(text: string): number | undefined {
       if (c === '\\') {
         i++;
         if (text[i] === 'u') {
-          for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) {
-            i += k;
-            fail();
-          }
+          for (let k = 1; k <= 4; k++)
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? '')) {
+              i += k;
+              fail();
+            }
           i += 4;
         } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
       }

@@ -14,11 +14,15 @@ const FORMATS: ReadonlyArray<DefinitionFormat | 'neutral'> = ['neutral', 'openai
 export async function listCommand(args: readonly string[], output: CommandOutput): Promise<number> {
   const parsed = parseArgs('list', args, { flags: ['--json'], values: ['--format', '--export'] });
   if (parsed.positionals.length !== 1) {
-    throw usageError('list', parsed.positionals.length === 0 ? 'name the module: anytool list <module.js>' : `list one module at a time, got ${parsed.positionals.join(', ')}`);
+    throw usageError(
+      'list',
+      parsed.positionals.length === 0 ? 'name the module: anytool list <module.js>' : `list one module at a time, got ${parsed.positionals.join(', ')}`,
+    );
   }
   const formats = [...(parsed.values.get('--format') ?? []), ...(parsed.flags.has('--json') ? ['neutral'] : [])];
   const format = formats[0];
-  if (format !== undefined && !FORMATS.includes(format as DefinitionFormat)) throw usageError('list', `unknown format "${format}"; use one of ${FORMATS.join(', ')}`);
+  if (format !== undefined && !FORMATS.includes(format as DefinitionFormat))
+    throw usageError('list', `unknown format "${format}"; use one of ${FORMATS.join(', ')}`);
   if (new Set(formats).size > 1) throw usageError('list', `give one format, got ${formats.join(' and ')}`);
   const module = parsed.positionals[0]!;
   const restore = redirectStdout();

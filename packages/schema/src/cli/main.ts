@@ -50,7 +50,11 @@ export async function main(argv: readonly string[], output: CommandOutput = proc
         output.err(USAGE);
         return 2;
       default:
-        output.err(command.startsWith('-') ? `anytool: unknown option ${command}; run anytool --help for the usage\n` : `anytool: unknown command "${command}"; the commands are build, schema, list, call and serve (anytool --help)\n`);
+        output.err(
+          command.startsWith('-')
+            ? `anytool: unknown option ${command}; run anytool --help for the usage\n`
+            : `anytool: unknown command "${command}"; the commands are build, schema, list, call and serve (anytool --help)\n`,
+        );
         return 2;
     }
   } catch (error) {
@@ -100,7 +104,9 @@ async function serveCommand(args: readonly string[], output: CommandOutput): Pro
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const missing = code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED';
-    output.err(`anytool serve: ${missing ? '@anytool/mcp is not installed' : `@anytool/mcp does not load (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`}; install it next to @anytool/schema: npm i @anytool/mcp\n`);
+    output.err(
+      `anytool serve: ${missing ? '@anytool/mcp is not installed' : `@anytool/mcp does not load (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`}; install it next to @anytool/schema: npm i @anytool/mcp\n`,
+    );
     return 2;
   }
   if (typeof mcp.runServeCommand !== 'function') {

@@ -40,19 +40,33 @@ function projectOf(file: string, tsconfig: string | undefined): string {
 function describe(file: string, tsconfig: string | undefined): ToolDescriptions {
   const fileName = resolve(file);
   const configFile = tsconfig ?? ts.findConfigFile(dirname(fileName), ts.sys.fileExists);
-  let options: TS.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, skipLibCheck: true };
+  let options: TS.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    strict: true,
+    skipLibCheck: true,
+  };
   // The same program as the build: the tsconfig's files (global declarations included), plus the file.
   let rootNames = [fileName];
   if (configFile !== undefined) {
     let problem = '';
     const parsed = readProject(['-p', configFile], { out: () => undefined, err: (text) => (problem += text) });
-    if (parsed === undefined) throw new AnytoolError(ErrorCode.InvalidProject, `cannot read ${configFile}: ${problem.trim().split('\n')[0]!.replace(/\.$/, '')}; fix the tsconfig or name another with -p`);
+    if (parsed === undefined)
+      throw new AnytoolError(
+        ErrorCode.InvalidProject,
+        `cannot read ${configFile}: ${problem.trim().split('\n')[0]!.replace(/\.$/, '')}; fix the tsconfig or name another with -p`,
+      );
     options = parsed.options;
     rootNames = [...new Set([...parsed.fileNames.map((f) => resolve(f)), fileName])];
   }
   const program = ts.createProgram({ rootNames, options: { ...options, noEmit: true }, host: createJsDocHost(options) });
   const source = program.getSourceFile(fileName);
-  if (source === undefined) throw new AnytoolError(ErrorCode.InvalidUsage, `cannot read ${file}${existsSync(fileName) ? '' : ': there is no such file'}; check the path, which is relative to the current directory`);
+  if (source === undefined)
+    throw new AnytoolError(
+      ErrorCode.InvalidUsage,
+      `cannot read ${file}${existsSync(fileName) ? '' : ': there is no such file'}; check the path, which is relative to the current directory`,
+    );
   const { sites, diagnostics } = analyzeFile(program, source);
   const tools = sites.map((site): ToolDescription => {
     const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
@@ -73,7 +87,8 @@ export function schemaCommand(args: readonly string[], output: CommandOutput): n
   if (file === undefined) throw usageError('schema', 'name the file: anytool schema <file.ts>');
   if (extra.length > 0) throw usageError('schema', `describe one file at a time, got ${parsed.positionals.join(', ')}`);
   if (!existsSync(file)) throw new AnytoolError(ErrorCode.InvalidUsage, `there is no file ${file}; check the path, which is relative to the current directory`);
-  if (tsconfig !== undefined && !existsSync(tsconfig)) throw new AnytoolError(ErrorCode.InvalidUsage, `there is no tsconfig ${tsconfig}; check the path given with -p`);
+  if (tsconfig !== undefined && !existsSync(tsconfig))
+    throw new AnytoolError(ErrorCode.InvalidUsage, `there is no tsconfig ${tsconfig}; check the path given with -p`);
   return withProjectTypeScript(projectOf(file, tsconfig), () => printTools(file, tsconfig, output));
 }
 

@@ -41,7 +41,8 @@ export class ProjectCache {
     readonly hashes: FileHashes,
   ) {
     const packageDir = dirname(findUp(directory, 'package.json') ?? join(directory, 'package.json'));
-    const folder = process.env['ANYTOOL_CACHE'] === '0' || cacheDirectory === false ? undefined : (cacheDirectory ?? join(packageDir, 'node_modules', '.cache', 'anytool'));
+    const folder =
+      process.env['ANYTOOL_CACHE'] === '0' || cacheDirectory === false ? undefined : (cacheDirectory ?? join(packageDir, 'node_modules', '.cache', 'anytool'));
     this.disk = folder === undefined ? undefined : new DiskCache(folder);
     this.stamp = [compilerStamp(), typeScriptVersion(directory), config === undefined ? '' : configText(config), installStamp(packageDir)].join('\0');
   }

@@ -129,7 +129,13 @@ function mayHoldTools(source: string): boolean {
 }
 
 /** Emits one file with `transpileModule`, passing build information into the sites found by the Program. */
-function transpile(fileName: string, source: string, format: 'module' | 'commonjs', projectOptions: TS.CompilerOptions, sites: readonly ToolSite[]): { code: string; map: string | undefined } {
+function transpile(
+  fileName: string,
+  source: string,
+  format: 'module' | 'commonjs',
+  projectOptions: TS.CompilerOptions,
+  sites: readonly ToolSite[],
+): { code: string; map: string | undefined } {
   const options: TS.CompilerOptions = {
     ...projectOptions,
     module: format === 'module' ? ts.ModuleKind.ESNext : ts.ModuleKind.CommonJS,
@@ -153,7 +159,8 @@ function transpile(fileName: string, source: string, format: 'module' | 'commonj
   // Node runs no decorators yet: lower them as `anytool build` does.
   if (keepsStandardDecorators(options)) options.target = newestNumberedTarget().target;
   const byPosition = new Map<string, ToolSite>(sites.map((site) => [positionKey(site.node), site]));
-  const before: TS.TransformerFactory<TS.SourceFile>[] = byPosition.size === 0 ? [] : [(context) => (file) => rewrite(file, (original) => byPosition.get(positionKey(original)), context)];
+  const before: TS.TransformerFactory<TS.SourceFile>[] =
+    byPosition.size === 0 ? [] : [(context) => (file) => rewrite(file, (original) => byPosition.get(positionKey(original)), context)];
   const output = ts.transpileModule(source, { compilerOptions: options, fileName, reportDiagnostics: false, transformers: { before } });
   const code = output.outputText.replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n');
   return { code, map: output.sourceMapText };
@@ -176,7 +183,10 @@ class CachingHost {
     const read = host.readFile.bind(host);
     const getSourceFile = host.getSourceFile.bind(host);
     host.readFile = (fileName) => this.overrides.get(resolve(fileName)) ?? read(fileName);
-    host.fileExists = ((exists) => (fileName: string) => this.overrides.has(resolve(fileName)) || exists(fileName))(host.fileExists.bind(host));
+    host.fileExists = (
+      (exists) => (fileName: string) =>
+        this.overrides.has(resolve(fileName)) || exists(fileName)
+    )(host.fileExists.bind(host));
     host.getSourceFile = (fileName, languageVersion, onError, fresh) => {
       const text = host.readFile(fileName);
       if (text === undefined) return getSourceFile(fileName, languageVersion, onError, fresh);
@@ -193,4 +203,3 @@ class CachingHost {
     this.overrides.set(resolve(fileName), text);
   }
 }
-

@@ -33,7 +33,11 @@ let compiler: FileCompiler | undefined;
  * Finds the TypeScript file behind a specifier written for the JavaScript it
  * becomes (`./tools.js` for tools.ts), or written without an extension.
  */
-export async function resolve(specifier: string, context: ResolveContext, nextResolve: (specifier: string, context: ResolveContext) => Promise<ResolveResult>): Promise<ResolveResult> {
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  nextResolve: (specifier: string, context: ResolveContext) => Promise<ResolveResult>,
+): Promise<ResolveResult> {
   const { first, fallback } = typeScriptCandidates(specifier, context.parentURL);
   for (const candidate of first) {
     const found = await nextResolve(candidate, context).catch(() => undefined);

@@ -37,14 +37,20 @@ function compileFile(fileName: string, format: 'module' | 'commonjs'): string {
 
 /** The build step, in its CommonJS build: a require hook cannot wait for an import. */
 function loadCompiler(): FileCompiler {
-  const { createFileCompiler } = nodeModule.createRequire(join(ownDirectory(), 'package.json'))(join(ownDirectory(), '..', 'cjs', 'compile', 'file-compiler.js')) as { createFileCompiler: (options: FileCompilerOptions) => FileCompiler };
+  const { createFileCompiler } = nodeModule.createRequire(join(ownDirectory(), 'package.json'))(
+    join(ownDirectory(), '..', 'cjs', 'compile', 'file-compiler.js'),
+  ) as { createFileCompiler: (options: FileCompilerOptions) => FileCompiler };
   const tsconfig = namedTsconfig();
   return createFileCompiler(tsconfig === undefined ? {} : { tsconfig });
 }
 
 interface SyncHooks {
   resolve(specifier: string, context: { parentURL?: string | undefined }, next: (specifier: string, context?: object) => { url: string }): { url: string };
-  load(url: string, context: object, next: (url: string, context?: object) => { format?: string | null | undefined; source?: unknown }): { format?: string | null | undefined; source?: unknown; shortCircuit?: boolean };
+  load(
+    url: string,
+    context: object,
+    next: (url: string, context?: object) => { format?: string | null | undefined; source?: unknown },
+  ): { format?: string | null | undefined; source?: unknown; shortCircuit?: boolean };
 }
 const registerHooks = (nodeModule as { registerHooks?: (hooks: SyncHooks) => unknown }).registerHooks;
 
@@ -74,7 +80,9 @@ if (!isMainThread) {
   for (const extension of ['.ts', '.cts', '.tsx']) extensions[extension] = compileCommonJs;
   // `require('./tools.js')` in tools' TypeScript means tools.ts: Node's resolver is taught that here,
   // as ts-node and tsx teach it (Module._resolveFilename is Node's, undocumented and long stable).
-  const Module = nodeModule.Module as unknown as { _resolveFilename: (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string };
+  const Module = nodeModule.Module as unknown as {
+    _resolveFilename: (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string;
+  };
   const resolveFilename = Module._resolveFilename;
   if (typeof resolveFilename === 'function') {
     Module._resolveFilename = function resolveTypeScriptFile(request, parent, ...rest) {

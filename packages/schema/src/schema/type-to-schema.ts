@@ -64,7 +64,19 @@ const UNSUPPORTED_GLOBALS: Record<string, string> = {
   Number: 'use the primitive type number, not the Number object type',
   Boolean: 'use the primitive type boolean, not the Boolean object type',
 };
-for (const typed of ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) {
+for (const typed of [
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'Float32Array',
+  'Float64Array',
+  'BigInt64Array',
+  'BigUint64Array',
+]) {
   UNSUPPORTED_GLOBALS[typed] = `a ${typed} is a typed array with no JSON form; take number[] (or binary data as a base64 string)`;
 }
 
@@ -95,7 +107,12 @@ export class TypeSchemaWalker {
   schemaOf(type: TS.Type, path: string[], node?: TS.TypeNode): JsonSchema {
     const flags = type.flags;
     if (flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) {
-      this.issue('warning', path, type, `${flags & ts.TypeFlags.Any ? 'any' : 'unknown'} accepts any JSON value ({}); give it a precise type so the model knows what to send`);
+      this.issue(
+        'warning',
+        path,
+        type,
+        `${flags & ts.TypeFlags.Any ? 'any' : 'unknown'} accepts any JSON value ({}); give it a precise type so the model knows what to send`,
+      );
       return {};
     }
     if (flags & ts.TypeFlags.Never) return { not: {} };
@@ -202,7 +219,11 @@ export class TypeSchemaWalker {
     const others: TS.Type[] = [];
     for (const member of members) {
       if (bothBooleans && member.flags & ts.TypeFlags.BooleanLiteral) continue;
-      if (member.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral) || (member.flags & ts.TypeFlags.Null && !isEnum)) literals.push(literalValue(member));
+      if (
+        member.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral) ||
+        (member.flags & ts.TypeFlags.Null && !isEnum)
+      )
+        literals.push(literalValue(member));
       else others.push(member);
     }
     const ordered = this.sourceOrder(literals, type, node);
@@ -292,14 +313,28 @@ export class TypeSchemaWalker {
     // Any other lib class (URL, Error, Iterable, typed arrays...) is not plain data; anonymous lib
     // types (`__type`: the mapped types behind Record, Partial, Pick...) are walked by shape.
     if (global !== undefined && !JSON_GLOBALS.has(global) && !global.startsWith('__')) {
-      this.issue('error', path, type, UNSUPPORTED_GLOBALS[global] ?? `${global} is a library class, not plain data, and has no faithful JSON form; use JSON data types (string, number, boolean, arrays, plain objects) that describe what the tool needs`);
+      this.issue(
+        'error',
+        path,
+        type,
+        UNSUPPORTED_GLOBALS[global] ??
+          `${global} is a library class, not plain data, and has no faithful JSON form; use JSON data types (string, number, boolean, arrays, plain objects) that describe what the tool needs`,
+      );
       return {};
     }
     if (checker.getSignaturesOfType(type, ts.SignatureKind.Call).length > 0 || checker.getSignaturesOfType(type, ts.SignatureKind.Construct).length > 0) {
       this.issue('error', path, type, 'a function has no JSON form; tools take JSON data, so take a name or an id the tool can look up instead');
       return {};
     }
-    if (global === 'Object' || (symbol !== undefined && symbol.flags & ts.SymbolFlags.TypeLiteral && checker.getPropertiesOfType(type).length === 0 && checker.getIndexInfosOfType(type).length === 0 && (type as TS.ObjectType).objectFlags & ts.ObjectFlags.Anonymous && isEmptyTypeLiteral(symbol))) {
+    if (
+      global === 'Object' ||
+      (symbol !== undefined &&
+        symbol.flags & ts.SymbolFlags.TypeLiteral &&
+        checker.getPropertiesOfType(type).length === 0 &&
+        checker.getIndexInfosOfType(type).length === 0 &&
+        (type as TS.ObjectType).objectFlags & ts.ObjectFlags.Anonymous &&
+        isEmptyTypeLiteral(symbol))
+    ) {
       return { type: 'object' };
     }
     const classDeclaration = symbol?.valueDeclaration !== undefined && ts.isClassDeclaration(symbol.valueDeclaration) ? symbol.valueDeclaration : undefined;
@@ -314,7 +349,12 @@ export class TypeSchemaWalker {
     let rest: JsonSchema | undefined;
     const restAt = flags.findIndex((f) => f & ts.ElementFlags.Variable);
     if (restAt >= 0 && restAt < flags.length - 1) {
-      this.issue('error', path, type, 'a tuple with elements after its rest element (`[...T[], U]`) cannot be expressed in JSON Schema; put the rest element last (`[U, ...T[]]`) or take an object with named properties');
+      this.issue(
+        'error',
+        path,
+        type,
+        'a tuple with elements after its rest element (`[...T[], U]`) cannot be expressed in JSON Schema; put the rest element last (`[U, ...T[]]`) or take an object with named properties',
+      );
       return {};
     }
     elements.forEach((element, i) => {
@@ -337,13 +377,15 @@ export class TypeSchemaWalker {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
     for (const property of checker.getPropertiesOfType(type)) {
-      if (property.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.GetAccessor | ts.SymbolFlags.SetAccessor) && !(property.flags & ts.SymbolFlags.Property)) continue;
+      if (property.flags & (ts.SymbolFlags.Method | ts.SymbolFlags.GetAccessor | ts.SymbolFlags.SetAccessor) && !(property.flags & ts.SymbolFlags.Property))
+        continue;
       if (isHidden(property)) continue;
       const name = property.getName();
       const declaration = property.valueDeclaration ?? property.declarations?.[0];
       const propertyType = checker.getTypeOfSymbol(property);
       if (propertyType.flags & ts.TypeFlags.Never) continue;
-      const typeNode = declaration !== undefined && (ts.isPropertySignature(declaration) || ts.isPropertyDeclaration(declaration)) ? declaration.type : undefined;
+      const typeNode =
+        declaration !== undefined && (ts.isPropertySignature(declaration) || ts.isPropertyDeclaration(declaration)) ? declaration.type : undefined;
       const schema = { ...this.schemaOf(propertyType, [...path, name], typeNode) };
       this.jsdoc.annotate(property, schema);
       properties[name] = schema;

@@ -36,7 +36,10 @@ export interface AnytoolTransformerOptions {
  * declarations name. Which one it is, and whether it is supported, is
  * checked at run time.
  */
-export function anytoolTransformer<Factory = TS.TransformerFactory<TS.SourceFile>>(program: object | (() => object), options: AnytoolTransformerOptions = {}): Factory {
+export function anytoolTransformer<Factory = TS.TransformerFactory<TS.SourceFile>>(
+  program: object | (() => object),
+  options: AnytoolTransformerOptions = {},
+): Factory {
   const hostProgram = program as TS.Program | (() => TS.Program);
   const typescript =
     options.typescript !== undefined

@@ -51,7 +51,15 @@ export function keptDecoratorDiagnostic(options: TS.CompilerOptions, file: TS.So
     `${decorator.getText(file)}${owner === undefined ? '' : ` on ${owner}`} would stay as written in the JavaScript, and Node cannot run decorators: ` +
     `TypeScript lowers standard decorators for every target but ESNext; set "target": "${newestNumberedTarget().name}" (or lower) in tsconfig.json, ` +
     'or compile with `anytool build`, which lowers them when the target is ESNext';
-  return { file, start, length: decorator.getEnd() - start, category: ts.DiagnosticCategory.Error, code: DiagnosticCode.DecoratorsNotLowered, messageText, source: 'anytool' };
+  return {
+    file,
+    start,
+    length: decorator.getEnd() - start,
+    category: ts.DiagnosticCategory.Error,
+    code: DiagnosticCode.DecoratorsNotLowered,
+    messageText,
+    source: 'anytool',
+  };
 }
 
 function decoratedName(node: TS.Node): string | undefined {

@@ -176,7 +176,9 @@ class SourceAnalyzer {
       if (target === undefined || key === undefined || !ts.isStringLiteralLike(key)) return;
       const classSymbol = this.resolveAlias(this.checker.getSymbolAtLocation(target));
       const classDeclaration = classSymbol?.declarations?.find(ts.isClassLike);
-      const method = classDeclaration?.members.find((m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === key.text && m.body !== undefined);
+      const method = classDeclaration?.members.find(
+        (m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === key.text && m.body !== undefined,
+      );
       if (method === undefined) return;
       const label = `${classDeclaration?.name?.text ?? '(anonymous class)'}.${key.text}`;
       this.functionSite('defineTool', call, method, label, optionName(call.arguments[2]) ?? key.text);
@@ -194,7 +196,11 @@ class SourceAnalyzer {
     const parameters = walker.schemaOf(this.checker.getTypeFromTypeNode(argsNode), [], argsNode);
     this.report(walker.walk.issues, argsNode, (path) => `${label}: its arguments type (BaseTool<${argsNode.getText()}>)${path === '' ? '' : ` at ${path}`}`);
     if (parameters['type'] !== 'object') {
-      this.error(argsNode, DiagnosticCode.UnsupportedParameter, `${label}: BaseTool<Args> needs an object type for Args (one property per argument), got ${argsNode.getText()}`);
+      this.error(
+        argsNode,
+        DiagnosticCode.UnsupportedParameter,
+        `${label}: BaseTool<Args> needs an object type for Args (one property per argument), got ${argsNode.getText()}`,
+      );
       return;
     }
     addDefs(parameters, walker);
@@ -209,7 +215,15 @@ class SourceAnalyzer {
     this.sites.push({ kind: 'baseTool', node, name: className, label, info, prepare });
   }
 
-  private functionSite(kind: ToolSite['kind'], call: TS.CallExpression, fn: FunctionLike, label: string, name: string, docFallback?: TS.Node, variable?: string): void {
+  private functionSite(
+    kind: ToolSite['kind'],
+    call: TS.CallExpression,
+    fn: FunctionLike,
+    label: string,
+    name: string,
+    docFallback?: TS.Node,
+    variable?: string,
+  ): void {
     const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];
@@ -221,7 +235,11 @@ class SourceAnalyzer {
     const data = parameters.filter((p, i) => {
       if (this.isContextParameter(p)) {
         if (contextIndex !== undefined) {
-          this.error(p, DiagnosticCode.UnsupportedParameter, `${label}: parameter ${p.name.getText()} is a second context parameter (parameter ${parameters[contextIndex]!.name.getText()} already is one); a tool receives one ExecutionContext, so keep one context parameter`);
+          this.error(
+            p,
+            DiagnosticCode.UnsupportedParameter,
+            `${label}: parameter ${p.name.getText()} is a second context parameter (parameter ${parameters[contextIndex]!.name.getText()} already is one); a tool receives one ExecutionContext, so keep one context parameter`,
+          );
           failed = true;
         } else contextIndex = i;
         return false;
@@ -232,18 +250,30 @@ class SourceAnalyzer {
     for (const parameter of data) {
       const type = this.checker.getTypeAtLocation(parameter);
       if (parameter.dotDotDotToken !== undefined) {
-        this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: rest parameter ${parameter.name.getText()} cannot be an argument; take an array parameter (items: T[]) instead`);
+        this.error(
+          parameter,
+          DiagnosticCode.UnsupportedParameter,
+          `${label}: rest parameter ${parameter.name.getText()} cannot be an argument; take an array parameter (items: T[]) instead`,
+        );
         failed = true;
         continue;
       }
       if (ts.isArrayBindingPattern(parameter.name)) {
-        this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: an array destructuring pattern (${parameter.name.getText()}) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body`);
+        this.error(
+          parameter,
+          DiagnosticCode.UnsupportedParameter,
+          `${label}: an array destructuring pattern (${parameter.name.getText()}) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body`,
+        );
         failed = true;
         continue;
       }
       if (!ts.isIdentifier(parameter.name)) {
         if (data.length !== 1 || !ts.isObjectBindingPattern(parameter.name)) {
-          this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: a destructured parameter must be the tool's only (non-context) parameter, so its properties become the arguments; give it a name instead`);
+          this.error(
+            parameter,
+            DiagnosticCode.UnsupportedParameter,
+            `${label}: a destructured parameter must be the tool's only (non-context) parameter, so its properties become the arguments; give it a name instead`,
+          );
           failed = true;
           continue;
         }
@@ -251,7 +281,11 @@ class SourceAnalyzer {
         schema = { ...walker.schemaOf(type, [], parameter.type) };
         this.report(walker.walk.issues.slice(issuesBefore), parameter, (path) => `${label}: destructured parameter${path === '' ? '' : ` property ${path}`}`);
         if (schema['type'] !== 'object' || typeof schema['properties'] !== 'object') {
-          this.error(parameter, DiagnosticCode.UnsupportedParameter, `${label}: a destructured parameter needs an object type (got ${this.checker.typeToString(type)})`);
+          this.error(
+            parameter,
+            DiagnosticCode.UnsupportedParameter,
+            `${label}: a destructured parameter needs an object type (got ${this.checker.typeToString(type)})`,
+          );
           failed = true;
           continue;
         }
@@ -319,13 +353,20 @@ class SourceAnalyzer {
     const typeText = this.checker.typeToString(awaited);
     for (const issue of walker.walk.issues) {
       const where = issue.path.length === 0 ? '' : ` at ${issue.path.join('.').replace(/\.\[\]/g, '[]')} (${issue.typeText})`;
-      const consequence = issue.severity === 'error' ? 'so the tool gets no output schema (its result is still sent as content)' : 'so that part of the output schema accepts any JSON value';
+      const consequence =
+        issue.severity === 'error'
+          ? 'so the tool gets no output schema (its result is still sent as content)'
+          : 'so that part of the output schema accepts any JSON value';
       this.warning(at, DiagnosticCode.ImpreciseType, `${label}: return type ${typeText}${where}: ${issue.message}; ${consequence}`);
     }
     if (walker.walk.issues.some((i) => i.severity === 'error')) return undefined;
     if (Array.isArray(schema['anyOf'])) schema = { type: 'object', anyOf: schema['anyOf'] };
     if (schema['type'] !== 'object') {
-      this.warning(at, DiagnosticCode.ImpreciseType, `${label}: return type ${typeText} is a recursive union, which has no output schema here (its result is still sent as content); return an object type that holds it`);
+      this.warning(
+        at,
+        DiagnosticCode.ImpreciseType,
+        `${label}: return type ${typeText} is a recursive union, which has no output schema here (its result is still sent as content); return an object type that holds it`,
+      );
       return undefined;
     }
     addDefs(schema, walker);
@@ -342,16 +383,30 @@ class SourceAnalyzer {
       const path = validated.path;
       // Validated at run time: the flattened arguments object, a parameter typed with the class, or an array of it.
       const place = flattened
-        ? path.length === 0 ? { at: '*', each: false } : undefined
-        : path.length === 1 ? { at: path[0]!, each: false } : path.length === 2 && path[1] === '[]' ? { at: path[0]!, each: true } : undefined;
+        ? path.length === 0
+          ? { at: '*', each: false }
+          : undefined
+        : path.length === 1
+          ? { at: path[0]!, each: false }
+          : path.length === 2 && path[1] === '[]'
+            ? { at: path[0]!, each: true }
+            : undefined;
       if (place === undefined) {
         const where = path.join('.').replace(/\.\[\]/g, '[]');
-        this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} at ${where} has class-validator decorators, but only a parameter typed with the class (or an array of it) becomes an instance validated by class-validator; here only the constraints with a JSON Schema form are checked (by the schema), the others are not; take it as its own parameter, or validate it in the tool`);
+        this.warning(
+          at,
+          DiagnosticCode.NotValidatedAtRunTime,
+          `${label}: class ${className} at ${where} has class-validator decorators, but only a parameter typed with the class (or an array of it) becomes an instance validated by class-validator; here only the constraints with a JSON Schema form are checked (by the schema), the others are not; take it as its own parameter, or validate it in the tool`,
+        );
         continue;
       }
       const reference = this.classReference(validated.declaration);
       if (reference === undefined) {
-        this.warning(at, DiagnosticCode.NotValidatedAtRunTime, `${label}: class ${className} has class-validator constraints but is not imported as a value in this file, so they are only in the schema and not checked at run time; import { ${className} } from its module`);
+        this.warning(
+          at,
+          DiagnosticCode.NotValidatedAtRunTime,
+          `${label}: class ${className} has class-validator constraints but is not imported as a value in this file, so they are only in the schema and not checked at run time; import { ${className} } from its module`,
+        );
         continue;
       }
       const spec: PreparerSpec = { kind: 'validate', at: place.at, label: `${label}: ${className}`, reference };
@@ -371,11 +426,13 @@ class SourceAnalyzer {
       if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.importClause === undefined) continue;
       const module = statement.moduleSpecifier.text;
       const clause = statement.importClause;
-      if (clause.name !== undefined && this.resolveAlias(this.checker.getSymbolAtLocation(clause.name)) === target) return { kind: 'import', module, exportName: 'default' };
+      if (clause.name !== undefined && this.resolveAlias(this.checker.getSymbolAtLocation(clause.name)) === target)
+        return { kind: 'import', module, exportName: 'default' };
       const bindings = clause.namedBindings;
       if (bindings !== undefined && ts.isNamedImports(bindings)) {
         for (const element of bindings.elements) {
-          if (this.resolveAlias(this.checker.getSymbolAtLocation(element.name)) === target) return { kind: 'import', module, exportName: (element.propertyName ?? element.name).text };
+          if (this.resolveAlias(this.checker.getSymbolAtLocation(element.name)) === target)
+            return { kind: 'import', module, exportName: (element.propertyName ?? element.name).text };
         }
       } else if (bindings !== undefined && ts.isNamespaceImport(bindings)) {
         const moduleSymbol = this.resolveAlias(this.checker.getSymbolAtLocation(bindings.name));
@@ -467,7 +524,11 @@ function propertyNameText(name: TS.PropertyName): string | undefined {
 
 /** Whether the options argument is an object literal that already gives `parameters`. */
 function hasExplicitParameters(options: TS.Expression | undefined): boolean {
-  return options !== undefined && ts.isObjectLiteralExpression(options) && options.properties.some((p) => p.name !== undefined && propertyNameText(p.name) === 'parameters');
+  return (
+    options !== undefined &&
+    ts.isObjectLiteralExpression(options) &&
+    options.properties.some((p) => p.name !== undefined && propertyNameText(p.name) === 'parameters')
+  );
 }
 
 function optionName(options: TS.Expression | undefined): string | undefined {
@@ -488,7 +549,8 @@ function functionName(expression: TS.Expression, fn: FunctionLike): string {
 /** The name a function has at run time as written: its own, or the variable's an arrow or function expression is assigned to. */
 function writtenName(fn: FunctionLike): string | undefined {
   if (fn.name !== undefined && ts.isIdentifier(fn.name)) return fn.name.text;
-  if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name)) return fn.parent.name.text;
+  if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name))
+    return fn.parent.name.text;
   return undefined;
 }
 
@@ -517,7 +579,10 @@ function variableParameterDoc(fn: TS.Node, name: string): string | undefined {
   if (!ts.isVariableDeclaration(up)) return undefined;
   for (const tag of ts.getJSDocTags(up)) {
     if (!ts.isJSDocParameterTag(tag) || !ts.isIdentifier(tag.name) || tag.name.text !== name) continue;
-    const text = ts.getTextOfJSDocComment(tag.comment)?.replace(/^\s*-\s*/, '').trim();
+    const text = ts
+      .getTextOfJSDocComment(tag.comment)
+      ?.replace(/^\s*-\s*/, '')
+      .trim();
     if (text) return text;
   }
   return undefined;
@@ -525,7 +590,10 @@ function variableParameterDoc(fn: TS.Node, name: string): string | undefined {
 
 function parameterDoc(parameter: TS.ParameterDeclaration): string | undefined {
   for (const tag of ts.getJSDocParameterTags(parameter)) {
-    const text = ts.getTextOfJSDocComment(tag.comment)?.replace(/^\s*-\s*/, '').trim();
+    const text = ts
+      .getTextOfJSDocComment(tag.comment)
+      ?.replace(/^\s*-\s*/, '')
+      .trim();
     if (text) return text;
   }
   return undefined;
@@ -549,7 +617,8 @@ function applyBindingDefaults(pattern: TS.ObjectBindingPattern, schema: JsonSche
 
 /** The JSON value of an initializer written as a literal; undefined for anything computed. */
 export function literalValue(node: TS.Expression, checker: TS.TypeChecker): unknown {
-  while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node)) node = node.expression;
+  while (ts.isParenthesizedExpression(node) || ts.isAsExpression(node) || ts.isSatisfiesExpression(node) || ts.isTypeAssertionExpression(node))
+    node = node.expression;
   if (ts.isStringLiteralLike(node)) return node.text;
   if (ts.isNumericLiteral(node)) return Number(node.text);
   if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken) {

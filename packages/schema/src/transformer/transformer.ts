@@ -30,7 +30,12 @@ export function createTransformer(
   };
 }
 
-function transformFile(program: TS.Program, sourceFile: TS.SourceFile, context: TS.TransformationContext, onDiagnostics: (diagnostics: readonly TS.Diagnostic[]) => void): TS.SourceFile {
+function transformFile(
+  program: TS.Program,
+  sourceFile: TS.SourceFile,
+  context: TS.TransformationContext,
+  onDiagnostics: (diagnostics: readonly TS.Diagnostic[]) => void,
+): TS.SourceFile {
   const original = ts.getOriginalNode(sourceFile, ts.isSourceFile) ?? sourceFile;
   if (original.isDeclarationFile) return sourceFile;
   const parsed = program.getSourceFile(original.fileName);
@@ -83,7 +88,9 @@ export function rewrite(sourceFile: TS.SourceFile, siteOf: (original: TS.Node) =
   };
   const preparer = (spec: PreparerSpec): TS.Expression => {
     if (spec.kind === 'dates') {
-      return factory.createCallExpression(factory.createPropertyAccessExpression(runtimeIdentifier(), 'revive'), undefined, [jsonExpression(factory, spec.plan)]);
+      return factory.createCallExpression(factory.createPropertyAccessExpression(runtimeIdentifier(), 'revive'), undefined, [
+        jsonExpression(factory, spec.plan),
+      ]);
     }
     const reference =
       spec.reference.kind === 'local'
@@ -114,17 +121,25 @@ export function rewrite(sourceFile: TS.SourceFile, siteOf: (original: TS.Node) =
       const member = factory.createPropertyDeclaration(
         [factory.createModifier(ts.SyntaxKind.StaticKeyword)],
         factory.createComputedPropertyName(
-          factory.createCallExpression(factory.createPropertyAccessExpression(factory.createIdentifier('Symbol'), 'for'), undefined, [factory.createStringLiteral(BUILD_INFO_KEY)]),
+          factory.createCallExpression(factory.createPropertyAccessExpression(factory.createIdentifier('Symbol'), 'for'), undefined, [
+            factory.createStringLiteral(BUILD_INFO_KEY),
+          ]),
         ),
         undefined,
         undefined,
         buildInfo(site),
       );
       if (ts.isClassDeclaration(visited)) {
-        return factory.updateClassDeclaration(visited, visited.modifiers, visited.name, visited.typeParameters, visited.heritageClauses, [...visited.members, member]);
+        return factory.updateClassDeclaration(visited, visited.modifiers, visited.name, visited.typeParameters, visited.heritageClauses, [
+          ...visited.members,
+          member,
+        ]);
       }
       if (ts.isClassExpression(visited)) {
-        return factory.updateClassExpression(visited, visited.modifiers, visited.name, visited.typeParameters, visited.heritageClauses, [...visited.members, member]);
+        return factory.updateClassExpression(visited, visited.modifiers, visited.name, visited.typeParameters, visited.heritageClauses, [
+          ...visited.members,
+          member,
+        ]);
       }
       return visited;
     }
@@ -143,7 +158,11 @@ export function rewrite(sourceFile: TS.SourceFile, siteOf: (original: TS.Node) =
 }
 
 function namespaceImport(factory: TS.NodeFactory, name: TS.Identifier, module: string): TS.ImportDeclaration {
-  return factory.createImportDeclaration(undefined, factory.createImportClause(false, undefined, factory.createNamespaceImport(name)), factory.createStringLiteral(module));
+  return factory.createImportDeclaration(
+    undefined,
+    factory.createImportClause(false, undefined, factory.createNamespaceImport(name)),
+    factory.createStringLiteral(module),
+  );
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -164,7 +183,9 @@ export function jsonExpression(factory: TS.NodeFactory, value: unknown): TS.Expr
   if (typeof value === 'object') {
     const properties = Object.entries(value as Record<string, unknown>)
       .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => factory.createPropertyAssignment(IDENTIFIER.test(k) ? factory.createIdentifier(k) : factory.createStringLiteral(k), jsonExpression(factory, v)));
+      .map(([k, v]) =>
+        factory.createPropertyAssignment(IDENTIFIER.test(k) ? factory.createIdentifier(k) : factory.createStringLiteral(k), jsonExpression(factory, v)),
+      );
     return factory.createObjectLiteralExpression(properties, false);
   }
   return factory.createIdentifier('undefined');

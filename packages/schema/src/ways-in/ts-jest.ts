@@ -32,7 +32,10 @@ export function factory(compiler: TsJestCompiler): TS.TransformerFactory<TS.Sour
   const getProgram = (): TS.Program => {
     const program = compiler._languageService?.getProgram() ?? compiler.program;
     if (program === undefined) {
-      throw new AnytoolError(ErrorCode.InvalidProject, 'anytool: ts-jest gave the transformer no Program; remove `isolatedModules` from the ts-jest options so the build step can read types');
+      throw new AnytoolError(
+        ErrorCode.InvalidProject,
+        'anytool: ts-jest gave the transformer no Program; remove `isolatedModules` from the ts-jest options so the build step can read types',
+      );
     }
     return program;
   };

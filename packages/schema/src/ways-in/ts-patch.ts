@@ -23,7 +23,15 @@ export function tspcTransformer(program: TS.Program, _config?: unknown, extras?:
   const problem = host === undefined ? undefined : typeScriptProblem(host, 'ts-patch');
   if (problem !== undefined && add !== undefined) {
     // Category 1 is Error in every TypeScript release; the unsupported one's enums are not to be trusted.
-    add({ file: undefined, start: undefined, length: undefined, category: 1, code: DiagnosticCode.UnsupportedTypeScript, messageText: problem, source: 'anytool' });
+    add({
+      file: undefined,
+      start: undefined,
+      length: undefined,
+      category: 1,
+      code: DiagnosticCode.UnsupportedTypeScript,
+      messageText: problem,
+      source: 'anytool',
+    });
     return () => (sourceFile) => sourceFile;
   }
   const options = add === undefined ? {} : { onDiagnostics: (diagnostics: readonly TS.Diagnostic[]) => diagnostics.forEach((d) => add(d)) };

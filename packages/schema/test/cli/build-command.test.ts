@@ -27,7 +27,15 @@ export class Search {
 export const definitions = toolsFrom(new Search()).map((t) => t.definition);
 `,
   );
-  const compilerOptions = { target: 'ES2022', module: 'CommonJS', moduleResolution: 'Node10', strict: true, skipLibCheck: true, types: ['node'], outDir: 'out' };
+  const compilerOptions = {
+    target: 'ES2022',
+    module: 'CommonJS',
+    moduleResolution: 'Node10',
+    strict: true,
+    skipLibCheck: true,
+    types: ['node'],
+    outDir: 'out',
+  };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['tools.ts', 'types.ts'] }));
   return dir;
 }
@@ -60,7 +68,9 @@ describe('anytool build', () => {
     const { status, output } = build(dir);
     expect(status).toBe(1);
     expect(output).toMatch(/types\.ts\(4,14\): error TS2322/);
-    expect(output).toMatch(/tools\.ts\(7,10\): error ANYTOOL91001: Search\.search: parameter query\.ids has type Set<string>: a Set has no JSON form; use an array/);
+    expect(output).toMatch(
+      /tools\.ts\(7,10\): error ANYTOOL91001: Search\.search: parameter query\.ids has type Set<string>: a Set has no JSON form; use an array/,
+    );
     expect(output).toMatch(/Found 2 errors\./);
   });
 
@@ -107,15 +117,29 @@ describe('anytool schema <file> in its project', () => {
   it("compiles the tsconfig's files with the file, like the build (a global declaration file is seen)", async () => {
     const dir = scratchDir('schema-project');
     writeFileSync(join(dir, 'globals.d.ts'), 'interface AmbientPoint {\n  x: number;\n  y: number;\n}\n');
-    writeFileSync(join(dir, 'tools.ts'), "import { tool } from '@anytool/core';\n\n/** Move to a point. */\nexport const move = tool(function move(to: AmbientPoint): string {\n  return `${to.x},${to.y}`;\n});\n");
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true }, include: ['*.ts'] }));
+    writeFileSync(
+      join(dir, 'tools.ts'),
+      "import { tool } from '@anytool/core';\n\n/** Move to a point. */\nexport const move = tool(function move(to: AmbientPoint): string {\n  return `${to.x},${to.y}`;\n});\n",
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: true, noEmit: true },
+        include: ['*.ts'],
+      }),
+    );
     let out = '';
     let err = '';
     const code = await main(['schema', join(dir, 'tools.ts'), '-p', join(dir, 'tsconfig.json')], { out: (t) => (out += t), err: (t) => (err += t) });
     expect(err).toBe('');
     expect(code).toBe(0);
     const [move] = JSON.parse(out) as Array<{ parameters: { properties: Record<string, unknown> } }>;
-    expect(move!.parameters.properties['to']).toEqual({ type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } }, required: ['x', 'y'], additionalProperties: false });
+    expect(move!.parameters.properties['to']).toEqual({
+      type: 'object',
+      properties: { x: { type: 'number' }, y: { type: 'number' } },
+      required: ['x', 'y'],
+      additionalProperties: false,
+    });
   });
 });
 

@@ -19,7 +19,13 @@ interface Run {
 let dir: string;
 
 function anytool(args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Run {
-  const run = spawnSync(process.execPath, [anytoolBin, ...args], { cwd: dir, encoding: 'utf8', input: options.input ?? '', env: { ...process.env, ANYTOOL_DEBUG: '', ...options.env }, timeout: 30_000 });
+  const run = spawnSync(process.execPath, [anytoolBin, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    input: options.input ?? '',
+    env: { ...process.env, ANYTOOL_DEBUG: '', ...options.env },
+    timeout: 30_000,
+  });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -68,7 +74,11 @@ export const config = { retries: 3 };
 `;
 
 beforeAll(() => {
-  for (const file of [join(schemaRoot, 'dist', 'cjs', 'cli', 'main.js'), join(repoRoot, 'packages', 'core', 'dist', 'cjs', 'index.js'), join(repoRoot, 'packages', 'mcp', 'dist', 'esm', 'index.js')]) {
+  for (const file of [
+    join(schemaRoot, 'dist', 'cjs', 'cli', 'main.js'),
+    join(repoRoot, 'packages', 'core', 'dist', 'cjs', 'index.js'),
+    join(repoRoot, 'packages', 'mcp', 'dist', 'esm', 'index.js'),
+  ]) {
     if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run build\` first`);
   }
   dir = scratchDir('cli');
@@ -90,7 +100,7 @@ beforeAll(() => {
 
 afterAll(removeScratchDirs);
 
-describe('anytool --help, --version and each command\'s help', () => {
+describe("anytool --help, --version and each command's help", () => {
   it('prints the usage for --help, -h and help (stdout, exit 0), and on stderr with exit 2 when no command is given', () => {
     for (const args of [['--help'], ['-h'], ['help']]) {
       const run = anytool(args);
@@ -108,10 +118,23 @@ describe('anytool --help, --version and each command\'s help', () => {
     expect(anytool(['-v'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
-  it('prints each command\'s own usage for <command> --help, and does nothing else', () => {
-    for (const [command, flag] of [['build', '--help'], ['schema', '--help'], ['list', '-h'], ['call', '--help'], ['serve', '-h'], ['schema', '-h']] as const) {
+  it("prints each command's own usage for <command> --help, and does nothing else", () => {
+    for (const [command, flag] of [
+      ['build', '--help'],
+      ['schema', '--help'],
+      ['list', '-h'],
+      ['call', '--help'],
+      ['serve', '-h'],
+      ['schema', '-h'],
+    ] as const) {
       const run = anytool([command, flag]);
-      expect({ command, flag, ...run }).toEqual({ command, flag, code: 0, stdout: expect.stringMatching(new RegExp(`^Usage: anytool ${command} `)), stderr: '' });
+      expect({ command, flag, ...run }).toEqual({
+        command,
+        flag,
+        code: 0,
+        stdout: expect.stringMatching(new RegExp(`^Usage: anytool ${command} `)),
+        stderr: '',
+      });
     }
     // `build --help` in a directory with a tsconfig prints help; it does not compile.
     writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { outDir: 'out' }, files: ['tools.ts'] }));
@@ -126,7 +149,10 @@ describe('usage errors: one line on stderr, no stack trace, exit 2', () => {
     expectUsageError(anytool(['--frobnicate']), 'anytool: unknown option --frobnicate; run anytool --help');
     expectUsageError(anytool(['list', 'esm-tools.mjs', '--bogus']), 'anytool list: unknown option --bogus; run anytool list --help for the usage');
     expectUsageError(anytool(['list']), 'anytool list: name the module: anytool list <module.js>');
-    expectUsageError(anytool(['list', 'esm-tools.mjs', '--format', 'cohere']), 'anytool list: unknown format "cohere"; use one of neutral, openai, openai-responses, anthropic, gemini, mcp');
+    expectUsageError(
+      anytool(['list', 'esm-tools.mjs', '--format', 'cohere']),
+      'anytool list: unknown format "cohere"; use one of neutral, openai, openai-responses, anthropic, gemini, mcp',
+    );
     expectUsageError(anytool(['list', 'esm-tools.mjs', '--format']), 'anytool list: --format needs a value');
     expectUsageError(anytool(['call', 'esm-tools.mjs']), 'anytool call: name the tool: anytool call <module.js> <tool>');
     expectUsageError(anytool(['call', 'esm-tools.mjs', 'add', '{}', '{}']), 'anytool call: pass the arguments as one JSON object');
@@ -135,19 +161,31 @@ describe('usage errors: one line on stderr, no stack trace, exit 2', () => {
   });
 
   it('for a missing file, a directory, TypeScript that was not built', () => {
-    expectUsageError(anytool(['schema', 'nowhere.ts']), 'anytool schema: there is no file nowhere.ts; check the path, which is relative to the current directory');
+    expectUsageError(
+      anytool(['schema', 'nowhere.ts']),
+      'anytool schema: there is no file nowhere.ts; check the path, which is relative to the current directory',
+    );
     expectUsageError(anytool(['list', 'nowhere.js']), /^anytool list: cannot load nowhere\.js: there is no such file \(\S+nowhere\.js\); check the path/);
     expectUsageError(anytool(['call', 'nowhere.js', 'add']), 'anytool call: cannot load nowhere.js: there is no such file');
     expectUsageError(anytool(['list', '.']), 'anytool list: cannot load .: it is a directory; name the JavaScript file');
-    expectUsageError(anytool(['list', 'tools.ts']), /^anytool list: cannot load tools\.ts: .+; build TypeScript to JavaScript first \(anytool build\) and pass the compiled \.js file( \(ANYTOOL_DEBUG=1 prints the stack trace\))?\n$/);
+    expectUsageError(
+      anytool(['list', 'tools.ts']),
+      /^anytool list: cannot load tools\.ts: .+; build TypeScript to JavaScript first \(anytool build\) and pass the compiled \.js file( \(ANYTOOL_DEBUG=1 prints the stack trace\))?\n$/,
+    );
   });
 
   it('for a module that throws, does not parse or imports what is not installed, naming where', () => {
     const throws = anytool(['list', 'throws.mjs']);
-    expectUsageError(throws, 'anytool list: cannot load throws.mjs: DATABASE_URL is not set (at line 2, column 7); fix the module (ANYTOOL_DEBUG=1 prints the stack trace)');
+    expectUsageError(
+      throws,
+      'anytool list: cannot load throws.mjs: DATABASE_URL is not set (at line 2, column 7); fix the module (ANYTOOL_DEBUG=1 prints the stack trace)',
+    );
     expect(throws.stderr).not.toContain('see the README');
     expectUsageError(anytool(['list', 'syntax.cjs']), "anytool list: cannot load syntax.cjs: SyntaxError: Unexpected token ';' (at line 1); fix the module");
-    expectUsageError(anytool(['call', 'missing-dependency.mjs', 'x']), "anytool call: cannot load missing-dependency.mjs: Cannot find package 'a-package-that-is-not-installed'");
+    expectUsageError(
+      anytool(['call', 'missing-dependency.mjs', 'x']),
+      "anytool call: cannot load missing-dependency.mjs: Cannot find package 'a-package-that-is-not-installed'",
+    );
     expectUsageError(anytool(['call', 'missing-dependency.mjs', 'x']), 'install the package it imports, or fix the import');
   });
 
@@ -158,27 +196,45 @@ describe('usage errors: one line on stderr, no stack trace, exit 2', () => {
         'tools are tool() and defineTool() tools, BaseTool instances, instances of classes with @Tool methods (not the classes), arrays of them and Toolsets',
     );
     expectUsageError(anytool(['list', 'empty-set.mjs']), 'anytool list: empty-set.mjs exports a Toolset that holds no tools');
-    expectUsageError(anytool(['list', 'esm-tools.mjs', '--export', 'helper']), 'anytool list: export "helper" of esm-tools.mjs holds no tools: it is a function');
-    expectUsageError(anytool(['list', 'esm-tools.mjs', '--export', 'nope']), 'anytool list: esm-tools.mjs has no export "nope"; it exports add (a tool (add)),');
+    expectUsageError(
+      anytool(['list', 'esm-tools.mjs', '--export', 'helper']),
+      'anytool list: export "helper" of esm-tools.mjs holds no tools: it is a function',
+    );
+    expectUsageError(
+      anytool(['list', 'esm-tools.mjs', '--export', 'nope']),
+      'anytool list: esm-tools.mjs has no export "nope"; it exports add (a tool (add)),',
+    );
   });
 
   it('for bad JSON (naming the position), arguments that are not an object, and an unknown tool', () => {
-    expectUsageError(anytool(['call', 'esm-tools.mjs', 'add', '{"a": 1,}']), 'anytool call: the arguments are not valid JSON: unexpected "}" at position 8 (line 1, column 9); pass one JSON object');
+    expectUsageError(
+      anytool(['call', 'esm-tools.mjs', 'add', '{"a": 1,}']),
+      'anytool call: the arguments are not valid JSON: unexpected "}" at position 8 (line 1, column 9); pass one JSON object',
+    );
     expectUsageError(anytool(['call', 'esm-tools.mjs', 'add', '{"a": 1,\n "b": tru}']), 'unexpected "t" at position 15 (line 2, column 7)');
     expectUsageError(anytool(['call', 'esm-tools.mjs', 'add', '{"a": 1']), 'the arguments are not valid JSON: it ends too early (at position 7)');
     expectUsageError(anytool(['call', 'esm-tools.mjs', 'add', '-'], { input: '' }), 'the arguments are not valid JSON: it is empty');
     expectUsageError(anytool(['call', 'esm-tools.mjs', 'add', '[1, 2]']), 'anytool call: the arguments must be a JSON object (named arguments), got an array');
-    expectUsageError(anytool(['call', 'esm-tools.mjs', 'multiply', '{}']), 'anytool call: esm-tools.mjs has no tool "multiply"; its tools are add, broken, weather (anytool list esm-tools.mjs shows them)');
+    expectUsageError(
+      anytool(['call', 'esm-tools.mjs', 'multiply', '{}']),
+      'anytool call: esm-tools.mjs has no tool "multiply"; its tools are add, broken, weather (anytool list esm-tools.mjs shows them)',
+    );
   });
 
-  it('for a tsconfig that cannot be read or is broken (tsc\'s message, one line)', () => {
+  it("for a tsconfig that cannot be read or is broken (tsc's message, one line)", () => {
     expectUsageError(anytool(['build', '-p', 'nowhere.json']), /^anytool build: error TS5083: Cannot read file '\S+nowhere\.json'\.\n$/);
-    expectUsageError(anytool(['build', '-p', 'tsconfig.bad.json']), /^anytool build: tsconfig\.bad\.json\(1,34\): error TS6046: Argument for '--target' option must be/);
+    expectUsageError(
+      anytool(['build', '-p', 'tsconfig.bad.json']),
+      /^anytool build: tsconfig\.bad\.json\(1,34\): error TS6046: Argument for '--target' option must be/,
+    );
     expectUsageError(anytool(['build', '--frobnicate']), "anytool build: error TS5023: Unknown compiler option '--frobnicate'.");
-    expectUsageError(anytool(['schema', 'tools.ts', '-p', 'tsconfig.bad.json']), /^anytool schema: cannot read tsconfig\.bad\.json: tsconfig\.bad\.json\(1,34\): error TS6046/);
+    expectUsageError(
+      anytool(['schema', 'tools.ts', '-p', 'tsconfig.bad.json']),
+      /^anytool schema: cannot read tsconfig\.bad\.json: tsconfig\.bad\.json\(1,34\): error TS6046/,
+    );
   });
 
-  it('prints the stack trace, and the cause\'s, with ANYTOOL_DEBUG=1', () => {
+  it("prints the stack trace, and the cause's, with ANYTOOL_DEBUG=1", () => {
     const run = anytool(['list', 'throws.mjs'], { env: { ANYTOOL_DEBUG: '1' } });
     expect(run.code).toBe(2);
     const [first, ...rest] = run.stderr.split('\n');
@@ -193,7 +249,9 @@ describe('anytool list <module>', () => {
     const run = anytool(['list', 'esm-tools.mjs']);
     expect(run.code).toBe(0);
     // An ES module's exports come in name order.
-    expect(run.stdout).toBe(['NAME     DESCRIPTION', 'add      Adds two numbers. …', 'broken   Always fails.', 'weather  Current weather for a city.', ''].join('\n'));
+    expect(run.stdout).toBe(
+      ['NAME     DESCRIPTION', 'add      Adds two numbers. …', 'broken   Always fails.', 'weather  Current weather for a city.', ''].join('\n'),
+    );
     expect(run.stderr).toBe(LOADING);
   });
 
@@ -208,7 +266,11 @@ describe('anytool list <module>', () => {
     expect(neutralRun.code).toBe(0);
     const neutral = JSON.parse(neutralRun.stdout) as ToolDefinition[];
     expect(neutral.map((d) => d.name)).toEqual(['add', 'broken', 'weather']);
-    expect(neutral[2]!.parameters).toEqual({ type: 'object', properties: { city: { type: 'string', minLength: 2 }, unit: { type: 'string', enum: ['C', 'F'], default: 'C' } }, required: ['city'] });
+    expect(neutral[2]!.parameters).toEqual({
+      type: 'object',
+      properties: { city: { type: 'string', minLength: 2 }, unit: { type: 'string', enum: ['C', 'F'], default: 'C' } },
+      required: ['city'],
+    });
     expect(JSON.parse(anytool(['list', 'esm-tools.mjs', '--json']).stdout)).toEqual(neutral);
     expect(JSON.parse(anytool(['list', 'esm-tools.mjs', '--format=neutral']).stdout)).toEqual(neutral);
 
@@ -231,7 +293,9 @@ describe('anytool list <module>', () => {
       expect(notes).toHaveLength(lowered.notes.length);
     }
     // OpenAI strict mode cannot keep `minLength`: a note says so.
-    expect(anytool(['list', 'esm-tools.mjs', '--format', 'openai']).stderr).toMatch(/^anytool list: openai: weather \/properties\/city\/minLength: dropped, "minLength" is not supported in strict mode/m);
+    expect(anytool(['list', 'esm-tools.mjs', '--format', 'openai']).stderr).toMatch(
+      /^anytool list: openai: weather \/properties\/city\/minLength: dropped, "minLength" is not supported in strict mode/m,
+    );
   });
 });
 
@@ -250,7 +314,7 @@ describe('anytool call <module> <tool> <json>', () => {
     expect(anytool(['call', 'esm-tools.mjs', 'add', '-'], { input: '{"a": 40,\n "b": 2}\n' }).stdout).toBe('42\n');
   });
 
-  it('calls a CommonJS module\'s tools', () => {
+  it("calls a CommonJS module's tools", () => {
     expect(anytool(['call', 'cjs-toolset.cjs', 'shout', '{"text":"hi"}'])).toEqual({ code: 0, stdout: 'HI\n', stderr: '' });
     expect(JSON.parse(anytool(['call', 'cjs-hidden.cjs', 'now', '{"zone":"UTC"}']).stdout)).toEqual({ zone: 'UTC', time: '12:00' });
   });
@@ -285,7 +349,12 @@ describe('with only @anytool/core and @anytool/schema installed', () => {
   afterAll(() => rmSync(project, { recursive: true, force: true }));
 
   const installed = (args: readonly string[]): Run => {
-    const run = spawnSync(process.execPath, [join(project, 'node_modules', '@anytool', 'schema', 'bin', 'anytool.mjs'), ...args], { cwd: project, encoding: 'utf8', env: { ...process.env, ANYTOOL_DEBUG: '' }, timeout: 30_000 });
+    const run = spawnSync(process.execPath, [join(project, 'node_modules', '@anytool', 'schema', 'bin', 'anytool.mjs'), ...args], {
+      cwd: project,
+      encoding: 'utf8',
+      env: { ...process.env, ANYTOOL_DEBUG: '' },
+      timeout: 30_000,
+    });
     return { code: run.status, stdout: run.stdout, stderr: run.stderr };
   };
 

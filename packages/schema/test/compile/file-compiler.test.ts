@@ -12,7 +12,15 @@ afterAll(removeScratchDirs);
 // file while nothing it read changed, and makes it anew when a file its types come from changes.
 
 const FORMATS = ['openai', 'anthropic', 'gemini', 'mcp'] as const;
-const compilerOptions = { target: 'ES2022', module: 'CommonJS', moduleResolution: 'Node10', strict: true, skipLibCheck: true, esModuleInterop: true, types: ['node'] };
+const compilerOptions = {
+  target: 'ES2022',
+  module: 'CommonJS',
+  moduleResolution: 'Node10',
+  strict: true,
+  skipLibCheck: true,
+  esModuleInterop: true,
+  types: ['node'],
+};
 
 /** A CommonJS scratch project (the package itself is ESM) with `files` in src/. */
 function project(name: string, files: readonly string[]): string {
@@ -69,10 +77,14 @@ test('the corpus compiled file by file has the definitions anytool build gives i
 });
 
 test('the disk cache serves a file while nothing it read changed, and makes it anew when its types change', () => {
-  const dir = project('file-compiler-cache', ['weather-tools.ts', 'forecast-types.ts'].map((f) => join(fixtures, 'same-tool', f)));
+  const dir = project(
+    'file-compiler-cache',
+    ['weather-tools.ts', 'forecast-types.ts'].map((f) => join(fixtures, 'same-tool', f)),
+  );
   const cache = join(dir, 'cache');
   const tools = join(dir, 'src', 'weather-tools.ts');
-  const compile = (): string => createFileCompiler({ tsconfig: join(dir, 'tsconfig.json'), cacheDirectory: cache }).compile(tools, readFileSync(tools, 'utf8'), 'commonjs').code;
+  const compile = (): string =>
+    createFileCompiler({ tsconfig: join(dir, 'tsconfig.json'), cacheDirectory: cache }).compile(tools, readFileSync(tools, 'utf8'), 'commonjs').code;
   const first = compile();
   const entries = readdirSync(cache);
   expect(entries).toHaveLength(1);

@@ -49,8 +49,14 @@ export function emitWithTransformer(program: ts.Program, file: string): { js: st
   let js = '';
   const diagnostics: ts.Diagnostic[] = [];
   const transformer = anytoolTransformer(program, { onDiagnostics: (d) => diagnostics.push(...d) });
-  program.emit(program.getSourceFile(file), (name, text) => {
-    if (name.endsWith('.js')) js = text;
-  }, undefined, false, { before: [transformer] });
+  program.emit(
+    program.getSourceFile(file),
+    (name, text) => {
+      if (name.endsWith('.js')) js = text;
+    },
+    undefined,
+    false,
+    { before: [transformer] },
+  );
   return { js, diagnostics };
 }

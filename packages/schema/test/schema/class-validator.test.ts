@@ -37,7 +37,14 @@ describe('class-validator DTOs', () => {
         additionalProperties: false,
       },
     });
-    expect(create.prepare).toEqual([{ kind: 'validate', at: 'user', label: 'UserTools.create: CreateUser', reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' } }]);
+    expect(create.prepare).toEqual([
+      {
+        kind: 'validate',
+        at: 'user',
+        label: 'UserTools.create: CreateUser',
+        reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' },
+      },
+    ]);
     expect(schemaProblems(create.info.parameters)).toBeUndefined();
     const check = compileValidator(create.info.parameters, create.label);
     const user = { email: 'ada@example.com', name: 'Ada', age: 36, role: 'admin', handle: 'ada', tags: [], teamId: '7f8e3a52-3c1b-4d4e-9a57-2b6f0d5c1e11' };
@@ -51,7 +58,15 @@ describe('class-validator DTOs', () => {
 
   it('an array of DTOs is validated item by item at call time', () => {
     const many = sites.find((s) => s.label === 'UserTools.createMany')!;
-    expect(many.prepare).toEqual([{ kind: 'validate', at: 'users', each: true, label: 'UserTools.createMany: CreateUser', reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' } }]);
+    expect(many.prepare).toEqual([
+      {
+        kind: 'validate',
+        at: 'users',
+        each: true,
+        label: 'UserTools.createMany: CreateUser',
+        reference: { kind: 'import', module: './create-user.dto', exportName: 'CreateUser' },
+      },
+    ]);
     expect(sites.find((s) => s.label === 'UserTools.team')!.prepare).toEqual([]);
   });
 
@@ -59,7 +74,14 @@ describe('class-validator DTOs', () => {
     const register = sites.find((s) => s.label === 'UserTools.register')!;
     expect((register.info.parameters['properties'] as Record<string, unknown>)['endpoint']).toEqual({
       type: 'object',
-      properties: { since: { type: 'string' }, until: { type: 'string' }, site: { type: 'string' }, host: { type: 'string' }, v4: { type: 'string', format: 'ipv4' }, v6: { type: 'string', format: 'ipv6' } },
+      properties: {
+        since: { type: 'string' },
+        until: { type: 'string' },
+        site: { type: 'string' },
+        host: { type: 'string' },
+        v4: { type: 'string', format: 'ipv4' },
+        v6: { type: 'string', format: 'ipv6' },
+      },
       required: ['since', 'until', 'site', 'host', 'v4', 'v6'],
       additionalProperties: false,
     });
@@ -74,7 +96,18 @@ describe('class-validator DTOs', () => {
     const scratch = scratchDir('class-validator');
     writeFileSync(join(scratch, 'package.json'), '{ "type": "commonjs" }\n');
     const tsconfig = join(scratch, 'tsconfig.json');
-    const compilerOptions = { target: 'ES2022', module: 'CommonJS', moduleResolution: 'Node10', strict: true, skipLibCheck: true, experimentalDecorators: true, emitDecoratorMetadata: true, types: ['node'], rootDir: dir, outDir: join(scratch, 'out') };
+    const compilerOptions = {
+      target: 'ES2022',
+      module: 'CommonJS',
+      moduleResolution: 'Node10',
+      strict: true,
+      skipLibCheck: true,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      types: ['node'],
+      rootDir: dir,
+      outDir: join(scratch, 'out'),
+    };
     writeFileSync(tsconfig, JSON.stringify({ compilerOptions, files: [file] }));
     execFileSync(process.execPath, [anytoolBin, 'build', '-p', tsconfig], { cwd: repoRoot, encoding: 'utf8' });
     const script = `
@@ -98,7 +131,9 @@ describe('class-validator DTOs', () => {
         }
         process.stdout.write(JSON.stringify(out));
       })();`;
-    const [ok, lowercase, tooYoung, invited, manyBad, manyOk] = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })) as Array<{ isError: boolean; text: string }>;
+    const [ok, lowercase, tooYoung, invited, manyBad, manyOk] = JSON.parse(
+      execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' }),
+    ) as Array<{ isError: boolean; text: string }>;
     expect(ok).toEqual({ isError: false, text: 'instance Ada <ada@example.com>' });
     expect(lowercase!.isError).toBe(true);
     expect(lowercase!.text).toMatch(/Invalid arguments \(UserTools\.create: CreateUser\):\n- \/user\/handle: handle must be a lowercase string/);

@@ -16,7 +16,12 @@ const program = programFor(files);
 describe.each(corpus)('fixture %s', (name) => {
   const source = program.getSourceFile(join(fixtures, 'corpus', `${name}.ts`))!;
   const { sites, diagnostics } = analyzeSourceFile(program, source);
-  const actual = sites.map((s) => ({ source: s.label, name: s.name, ...s.info, prepare: s.prepare.map((p) => (p.kind === 'dates' ? { dates: p.plan } : p.kind)) }));
+  const actual = sites.map((s) => ({
+    source: s.label,
+    name: s.name,
+    ...s.info,
+    prepare: s.prepare.map((p) => (p.kind === 'dates' ? { dates: p.plan } : p.kind)),
+  }));
   const expectedFile = join(fixtures, 'expected', `${name}.json`);
 
   it('compiles without build diagnostics', () => {
@@ -55,7 +60,8 @@ describe.each(corpus)('fixture %s', (name) => {
       const untested = Object.keys(properties).filter((name) => !tested.has(name) && !(sample!.anyJson ?? []).includes(name));
       expect(untested).toEqual([]);
       for (const name of sample!.anyJson ?? []) {
-        for (const value of ['s', 1.5, true, null, [1, 'x', [null]], { a: { b: [false] } }]) expect([name, check(breaking(sample!.valid, name, value))]).toEqual([name, true]);
+        for (const value of ['s', 1.5, true, null, [1, 'x', [null]], { a: { b: [false] } }])
+          expect([name, check(breaking(sample!.valid, name, value))]).toEqual([name, true]);
       }
     });
   }

@@ -41,7 +41,13 @@ describe('types with no faithful JSON form are compile errors', () => {
     ['Iterable', 'LibIterable.take', 'items', 'items: Iterable<string>', /an Iterable has no JSON form; use an array \(T\[\]\)/],
     ['AsyncIterable', 'LibAsyncIterable.take', 'items', 'items: AsyncIterable<string>', /an AsyncIterable has no JSON form; use an array/],
     ['Iterator', 'LibIterator.take', 'items', 'items: Iterator<string>', /an iterator has no JSON form; use an array/],
-    ['a tuple with a leading rest element', 'LeadingRest.last', 'values', 'values: [...string[], number]', /cannot be expressed in JSON Schema; put the rest element last/],
+    [
+      'a tuple with a leading rest element',
+      'LeadingRest.last',
+      'values',
+      'values: [...string[], number]',
+      /cannot be expressed in JSON Schema; put the rest element last/,
+    ],
     ['a typed array', 'LibTypedArray.take', 'values', 'values: Float64Array', /a Float64Array is a typed array with no JSON form; take number\[\]/],
   ])('%s: names file, line, class.method and parameter, and what to write instead', (_kind, label, parameter, declaration, hint) => {
     const found = diagnosticFor(label);
@@ -60,7 +66,9 @@ describe('types with no faithful JSON form are compile errors', () => {
     expect(found).toHaveLength(1);
     expect(found[0]!.category).toBe(ts.DiagnosticCategory.Error);
     expect(found[0]!.file!.getLineAndCharacterOfPosition(found[0]!.start!).line + 1).toBe(lineOf('tool(helpers.shout'));
-    expect(ts.flattenDiagnosticMessageText(found[0]!.messageText, '\n')).toMatch(/^tool\(helpers\.shout\): the build step cannot find this function's declaration .*tool\(\(a: A\) => obj\.method\(a\)\)/);
+    expect(ts.flattenDiagnosticMessageText(found[0]!.messageText, '\n')).toMatch(
+      /^tool\(helpers\.shout\): the build step cannot find this function's declaration .*tool\(\(a: A\) => obj\.method\(a\)\)/,
+    );
   });
 
   it('two ExecutionContext parameters are a compile error', () => {
@@ -68,21 +76,27 @@ describe('types with no faithful JSON form are compile errors', () => {
     expect(found).toHaveLength(1);
     expect(found[0]!.category).toBe(ts.DiagnosticCategory.Error);
     expect(found[0]!.line).toBe(lineOf('run(context: ExecutionContext'));
-    expect(found[0]!.message).toBe('TwoContexts.run: parameter again is a second context parameter (parameter context already is one); a tool receives one ExecutionContext, so keep one context parameter');
+    expect(found[0]!.message).toBe(
+      'TwoContexts.run: parameter again is a second context parameter (parameter context already is one); a tool receives one ExecutionContext, so keep one context parameter',
+    );
     expect(sites.map((s) => s.label)).not.toContain('TwoContexts.run');
   });
 
   it('an array-destructured parameter is an error saying array patterns are not supported', () => {
     const found = diagnosticFor('ArrayPattern.pair');
     expect(found).toHaveLength(1);
-    expect(found[0]!.message).toBe('ArrayPattern.pair: an array destructuring pattern ([name, count]) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body');
+    expect(found[0]!.message).toBe(
+      'ArrayPattern.pair: an array destructuring pattern ([name, count]) is not supported as a parameter, since arguments are named properties; name the parameter (pair: [string, number]) and destructure it in the body',
+    );
   });
 
   it('a return type with no JSON form is a warning, and the tool builds without an output schema', () => {
     const found = diagnosticFor('BadReturn.load');
     expect(found).toHaveLength(1);
     expect(found[0]!.category).toBe(ts.DiagnosticCategory.Warning);
-    expect(found[0]!.message).toMatch(/^BadReturn\.load: return type \{ id: string; size: bigint; \} at size \(bigint\): bigint has no JSON form; .*so the tool gets no output schema \(its result is still sent as content\)$/);
+    expect(found[0]!.message).toMatch(
+      /^BadReturn\.load: return type \{ id: string; size: bigint; \} at size \(bigint\): bigint has no JSON form; .*so the tool gets no output schema \(its result is still sent as content\)$/,
+    );
     const load = sites.find((s) => s.label === 'BadReturn.load')!;
     expect(load.info.outputSchema).toBeUndefined();
   });
@@ -106,6 +120,8 @@ describe('types with no faithful JSON form are compile errors', () => {
     }
     expect(thrown).toBeInstanceOf(AnytoolError);
     expect((thrown as AnytoolError).code).toBe(ErrorCode.UnsupportedType);
-    expect((thrown as Error).message).toMatch(new RegExp(`tools\\.ts\\(${lineOf('amount: bigint')},\\d+\\): error ANYTOOL91001: Ledger\\.total: parameter amount has type bigint`));
+    expect((thrown as Error).message).toMatch(
+      new RegExp(`tools\\.ts\\(${lineOf('amount: bigint')},\\d+\\): error ANYTOOL91001: Ledger\\.total: parameter amount has type bigint`),
+    );
   });
 });

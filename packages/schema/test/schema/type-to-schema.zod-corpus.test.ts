@@ -91,7 +91,8 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'tuples: draft-07 items array is 2020-12 prefixItems',
-    reason: 'zod exports 2020-12 tuples (`prefixItems`, `items` for the rest), the build step draft-07 ones (`items` array, `additionalItems`); the same tuple in two dialects.',
+    reason:
+      'zod exports 2020-12 tuples (`prefixItems`, `items` for the rest), the build step draft-07 ones (`items` array, `additionalItems`); the same tuple in two dialects.',
     apply: (node) => {
       if (!Array.isArray(node['items'])) return node;
       const { items, additionalItems, ...rest } = node;
@@ -100,7 +101,8 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'a pattern zod adds to a format',
-    reason: 'zod checks `z.email()` and `z.iso.datetime()` with a regular expression it also exports as `pattern` next to the `format`; the build step gives the format alone (how each side checks it is compared by the samples, and the date-time differences are listed in fixtures/zod/dates.ts).',
+    reason:
+      'zod checks `z.email()` and `z.iso.datetime()` with a regular expression it also exports as `pattern` next to the `format`; the build step gives the format alone (how each side checks it is compared by the samples, and the date-time differences are listed in fixtures/zod/dates.ts).',
     apply: (node) => {
       if (node['format'] !== 'email' && node['format'] !== 'date-time') return node;
       const { pattern: _pattern, ...rest } = node;
@@ -109,7 +111,8 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'regular expression spelling',
-    reason: 'zod writes groups as `(?:...)` and `${string}` as `[\\s\\S]{0,}`, the build step `(...)` and `.*`. Groups: same matches. `.*` does not match a line break where `[\\s\\S]{0,}` does: the build step is narrower than its type there (noted, not fixed here).',
+    reason:
+      'zod writes groups as `(?:...)` and `${string}` as `[\\s\\S]{0,}`, the build step `(...)` and `.*`. Groups: same matches. `.*` does not match a line break where `[\\s\\S]{0,}` does: the build step is narrower than its type there (noted, not fixed here).',
     apply: (node) => {
       if (typeof node['pattern'] !== 'string') return node;
       return { ...node, pattern: node['pattern'].replace(/\(\?:/g, '(').split('[\\s\\S]{0,}').join('.*') };
@@ -117,7 +120,8 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'keywords that say what is the default anyway',
-    reason: 'an empty `properties`, `additionalProperties: {}` (any value) and `propertyNames: { type: "string" }` (every JSON key is a string) constrain nothing; zod writes them for records and loose objects.',
+    reason:
+      'an empty `properties`, `additionalProperties: {}` (any value) and `propertyNames: { type: "string" }` (every JSON key is a string) constrain nothing; zod writes them for records and loose objects.',
     apply: (node) => {
       const out = { ...node };
       if (isObject(out['properties']) && Object.keys(out['properties']).length === 0 && out['patternProperties'] === undefined) delete out['properties'];
@@ -132,11 +136,18 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'a key pattern: patternProperties or propertyNames',
-    reason: 'an object whose every key matches P with values S: the build step writes `patternProperties: { P: S }, additionalProperties: false`, zod (a record with a template-literal key) `propertyNames: { pattern: P }, additionalProperties: S`.',
+    reason:
+      'an object whose every key matches P with values S: the build step writes `patternProperties: { P: S }, additionalProperties: false`, zod (a record with a template-literal key) `propertyNames: { pattern: P }, additionalProperties: S`.',
     apply: (node) => {
       const patterns = node['patternProperties'];
       const properties = node['properties'];
-      if (!isObject(patterns) || Object.keys(patterns).length !== 1 || node['additionalProperties'] !== false || (isObject(properties) && Object.keys(properties).length > 0)) return node;
+      if (
+        !isObject(patterns) ||
+        Object.keys(patterns).length !== 1 ||
+        node['additionalProperties'] !== false ||
+        (isObject(properties) && Object.keys(properties).length > 0)
+      )
+        return node;
       const [[pattern, values]] = Object.entries(patterns) as [[string, Json]];
       const { patternProperties: _p, additionalProperties: _a, properties: _none, ...rest } = node;
       return { ...rest, propertyNames: { pattern }, additionalProperties: values };
@@ -144,7 +155,8 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'oneOf of a discriminated union is anyOf',
-    reason: 'zod exports `z.discriminatedUnion` as `oneOf`, the build step a union as `anyOf`; when every member requires the same property with its own single value, at most one member can match, so both accept the same.',
+    reason:
+      'zod exports `z.discriminatedUnion` as `oneOf`, the build step a union as `anyOf`; when every member requires the same property with its own single value, at most one member can match, so both accept the same.',
     apply: (node) => {
       const members = node['oneOf'];
       if (!Array.isArray(members) || !discriminated(members)) return node;
@@ -154,11 +166,14 @@ const EQUIVALENCES: Array<{ name: string; reason: string; apply: (node: Json) =>
   },
   {
     name: 'anyOf of plain types and enums is one type list',
-    reason: 'zod writes `3 | 1 | 2` as an anyOf of consts, `T | null` of an enum as anyOf [enum, null] and a JSON value union member by member; the build step merges such members into one `type` list and one `enum`. Members are merged only when each is a bare `type` (with an `enum` or not).',
+    reason:
+      'zod writes `3 | 1 | 2` as an anyOf of consts, `T | null` of an enum as anyOf [enum, null] and a JSON value union member by member; the build step merges such members into one `type` list and one `enum`. Members are merged only when each is a bare `type` (with an `enum` or not).',
     apply: (node) => {
       const members = node['anyOf'];
       if (!Array.isArray(members)) return node;
-      const plain = members.filter((m): m is Json => isObject(m) && only(m, 'type', 'enum') && typesOf(m).every((t) => SCALAR_TYPES.has(t)) && typesOf(m).length > 0);
+      const plain = members.filter(
+        (m): m is Json => isObject(m) && only(m, 'type', 'enum') && typesOf(m).every((t) => SCALAR_TYPES.has(t)) && typesOf(m).length > 0,
+      );
       if (plain.length < 2) return node;
       const rest = members.filter((m) => !plain.includes(m as Json));
       // An enum stays an enum only when every merged member has one (a bare `null` type is the enum [null]).
@@ -202,7 +217,11 @@ function discriminated(members: unknown[]): boolean {
 /** JSON text with sorted keys: key order never matters. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`;
   return JSON.stringify(value);
 }
 
@@ -252,7 +271,7 @@ const KNOWN_DIFFERENCES: Array<{ tool: string; format: DefinitionFormat; propert
     format: 'gemini',
     property: 'headers',
     reason:
-      'Gemini takes neither patternProperties nor propertyNames: the build step\'s form (patternProperties, additionalProperties: false) is lowered to a closed object with no properties, zod\'s (propertyNames, additionalProperties: string) to an open map of strings. Both lose the key pattern; arguments are still validated against it.',
+      "Gemini takes neither patternProperties nor propertyNames: the build step's form (patternProperties, additionalProperties: false) is lowered to a closed object with no properties, zod's (propertyNames, additionalProperties: string) to an open map of strings. Both lose the key pattern; arguments are still validated against it.",
   },
 ];
 

@@ -24,7 +24,9 @@ describe('framework symbols are recognised through the type checker', () => {
   });
 
   it('the compiled classes work (this file is compiled by the ts-jest transformer)', () => {
-    expect(toolsFrom(new Aliased()).map((t) => t.definition.parameters)).toEqual([{ type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false }]);
+    expect(toolsFrom(new Aliased()).map((t) => t.definition.parameters)).toEqual([
+      { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+    ]);
     expect(toolsFrom(new Namespaced())[0]!.definition.description).toBe('Doubles through a namespace import.');
     expect(half.definition.parameters).toMatchObject({ properties: { n: { type: 'number' } } });
     expect(triple.definition.description).toBe('Triples through a namespace import.');

@@ -18,7 +18,10 @@ const targets = ['ES2015', 'ES2017', 'ES2020', 'ES2022', 'ES2023', 'ES2024', 'ES
 const modes = ['standard', 'legacy'] as const;
 const fixture = join(fixtures, 'targets', 'calc.ts');
 
-type Report = { definitions: Array<{ name: string; description?: string; parameters: { properties: Record<string, unknown>; required?: string[] } }>; sum: string };
+type Report = {
+  definitions: Array<{ name: string; description?: string; parameters: { properties: Record<string, unknown>; required?: string[] } }>;
+  sum: string;
+};
 
 describe('anytool build, every target, both kinds of decorators', () => {
   // The repository's own TypeScript (5.9, whose `tsc --init` writes "target": "esnext").
@@ -34,7 +37,15 @@ describe('anytool build, every target, both kinds of decorators', () => {
     for (const target of targets) {
       for (const mode of modes) {
         const name = `${target}-${mode}`;
-        const compilerOptions = { target, module: 'commonjs', strict: true, skipLibCheck: true, types: [], outDir: `out-${name}`, ...(mode === 'legacy' ? { experimentalDecorators: true } : {}) };
+        const compilerOptions = {
+          target,
+          module: 'commonjs',
+          strict: true,
+          skipLibCheck: true,
+          types: [],
+          outDir: `out-${name}`,
+          ...(mode === 'legacy' ? { experimentalDecorators: true } : {}),
+        };
         const files = target === 'ESNext' ? ['calc.ts', 'esnext-only.ts'] : ['calc.ts'];
         writeFileSync(join(dir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions, files }));
         let err = '';
@@ -59,16 +70,22 @@ describe('anytool build, every target, both kinds of decorators', () => {
     reports = JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8' }));
   }, scaled(180_000));
 
-  it.each(targets.flatMap((target) => modes.map((mode) => [target, mode] as const)))('%s, %s decorators: builds, runs, and its tools have their schemas', (target, mode) => {
-    const name = `${target}-${mode}`;
-    expect(built[name]).toEqual({ code: 0, err: '' });
-    const report = reports[name] as Report;
-    expect(report).not.toHaveProperty('error');
-    expect(report.definitions.map((d) => d.name)).toEqual(['add', 'greet', 'mul']);
-    expect(report.definitions[0]).toMatchObject({ description: 'Add two numbers.', parameters: { properties: { a: { type: 'number', description: 'The first' }, b: { type: 'number' } }, required: ['a', 'b'] } });
-    expect(report.definitions[1]!.parameters.properties).toEqual({ name: { type: 'string' }, excited: { type: 'boolean', default: false } });
-    expect(report.sum).toBe('5');
-  });
+  it.each(targets.flatMap((target) => modes.map((mode) => [target, mode] as const)))(
+    '%s, %s decorators: builds, runs, and its tools have their schemas',
+    (target, mode) => {
+      const name = `${target}-${mode}`;
+      expect(built[name]).toEqual({ code: 0, err: '' });
+      const report = reports[name] as Report;
+      expect(report).not.toHaveProperty('error');
+      expect(report.definitions.map((d) => d.name)).toEqual(['add', 'greet', 'mul']);
+      expect(report.definitions[0]).toMatchObject({
+        description: 'Add two numbers.',
+        parameters: { properties: { a: { type: 'number', description: 'The first' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      });
+      expect(report.definitions[1]!.parameters.properties).toEqual({ name: { type: 'string' }, excited: { type: 'boolean', default: false } });
+      expect(report.sum).toBe('5');
+    },
+  );
 
   it('ESNext with standard decorators: no decorator is left in the output', () => {
     const js = readFileSync(join(dir, 'out-ESNext-standard', 'calc.js'), 'utf8');
@@ -78,7 +95,13 @@ describe('anytool build, every target, both kinds of decorators', () => {
 
   it('ESNext with the decorated file reached only through an import: lowered too', async () => {
     writeFileSync(join(dir, 'main.ts'), "export { report } from './calc';\n");
-    writeFileSync(join(dir, 'tsconfig.imported.json'), JSON.stringify({ compilerOptions: { target: 'ESNext', module: 'commonjs', strict: true, skipLibCheck: true, types: [], outDir: 'out-imported' }, files: ['main.ts'] }));
+    writeFileSync(
+      join(dir, 'tsconfig.imported.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ESNext', module: 'commonjs', strict: true, skipLibCheck: true, types: [], outDir: 'out-imported' },
+        files: ['main.ts'],
+      }),
+    );
     let err = '';
     expect(buildCommand(['-p', join(dir, 'tsconfig.imported.json')], { out: () => undefined, err: (t) => (err += t) })).toBe(0);
     expect(err).toBe('');
@@ -90,8 +113,17 @@ describe('anytool build, every target, both kinds of decorators', () => {
   it('ESNext without decorators in the project is emitted as ESNext, untouched', () => {
     const plain = scratchDir('esnext-plain', true);
     writeFileSync(join(plain, 'package.json'), '{ "type": "commonjs" }\n');
-    writeFileSync(join(plain, 'plain.ts'), 'export function last(items: number[]): number | undefined {\n  using _guard = { [Symbol.dispose]() {} };\n  return items.at(-1);\n}\n');
-    writeFileSync(join(plain, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ESNext', module: 'commonjs', lib: ['ESNext'], strict: true, types: [], outDir: 'out' }, files: ['plain.ts'] }));
+    writeFileSync(
+      join(plain, 'plain.ts'),
+      'export function last(items: number[]): number | undefined {\n  using _guard = { [Symbol.dispose]() {} };\n  return items.at(-1);\n}\n',
+    );
+    writeFileSync(
+      join(plain, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ESNext', module: 'commonjs', lib: ['ESNext'], strict: true, types: [], outDir: 'out' },
+        files: ['plain.ts'],
+      }),
+    );
     expect(buildCommand(['-p', join(plain, 'tsconfig.json')], { out: () => undefined, err: (t) => process.stderr.write(t) })).toBe(0);
     expect(readFileSync(join(plain, 'out', 'plain.js'), 'utf8')).toContain('using _guard');
   });
@@ -114,7 +146,9 @@ describe('ts-patch, ts-jest and ts-node cannot change the target: ESNext with st
 
   it('names the decorator, the method and the fix (the diagnostic gives file and line)', () => {
     expect(keptDecoratorErrors(esnext)).toEqual([
-      expect.stringMatching(/^@Tool\(\) on Calc\.add would stay as written in the JavaScript, and Node cannot run decorators: .*set "target": "ES20\d\d" \(or lower\) in tsconfig\.json, or compile with `anytool build`/),
+      expect.stringMatching(
+        /^@Tool\(\) on Calc\.add would stay as written in the JavaScript, and Node cannot run decorators: .*set "target": "ES20\d\d" \(or lower\) in tsconfig\.json, or compile with `anytool build`/,
+      ),
     ]);
   });
 

@@ -12,7 +12,12 @@ describe('legacy decorators', () => {
     expect(sites).toHaveLength(1);
     expect(sites[0]!.info).toEqual({
       description: 'Write a journal line.',
-      parameters: { type: 'object', properties: { line: { type: 'string', description: 'The text' }, mood: { type: 'string', default: 'calm' } }, required: ['line'], additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { line: { type: 'string', description: 'The text' }, mood: { type: 'string', default: 'calm' } },
+        required: ['line'],
+        additionalProperties: false,
+      },
       paramNames: ['line', 'mood'],
       contextIndex: 1,
     });

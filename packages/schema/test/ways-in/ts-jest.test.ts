@@ -21,7 +21,11 @@ describe('tools compiled with the build step, at run time', () => {
   });
 
   it('a BaseTool<Args> subclass and a defineTool() method get their definitions from the build step', async () => {
-    expect(new Clock().definition).toMatchObject({ name: 'Clock', description: 'The current time in a time zone.', outputSchema: { required: ['time', 'timeZone'] } });
+    expect(new Clock().definition).toMatchObject({
+      name: 'Clock',
+      description: 'The current time in a time zone.',
+      outputSchema: { required: ['time', 'timeZone'] },
+    });
     expect((await toolset.invoke('Clock', {})).structured).toEqual({ time: '1970-01-01T00:00:00.000Z', timeZone: 'UTC' });
     expect(toolsFrom(new Calculator())[0]!.definition.description).toBe('Multiply two numbers.');
     expect((await toolset.invoke('multiply', { a: 6, b: 7 })).structured).toBe(42);
@@ -29,7 +33,10 @@ describe('tools compiled with the build step, at run time', () => {
 
   it('Date arguments arrive as Dates, nested ones and array items included', async () => {
     const dates = new Toolset(new Dates());
-    const result = await dates.invoke('schedule', { meeting: { title: 'standup', at: '2026-01-02T09:00:00.000Z', reminders: ['2026-01-02T08:50:00.000Z'] }, until: '2027-01-01T00:00:00.000Z' });
+    const result = await dates.invoke('schedule', {
+      meeting: { title: 'standup', at: '2026-01-02T09:00:00.000Z', reminders: ['2026-01-02T08:50:00.000Z'] },
+      until: '2027-01-01T00:00:00.000Z',
+    });
     expect(result).toMatchObject({ isError: false, structured: { id: 'standup', start: '2026-01-02T09:00:00.000Z', confirmed: true } });
   });
 
@@ -45,7 +52,16 @@ describe('tools compiled with the build step, at run time', () => {
     };
     const seen = await dates.invoke('inspect', args);
     expect(seen).toMatchObject({ isError: false });
-    expect(seen.structured).toEqual({ event: 'Date', eventSub: 'Date', other: 'Date', otherSub: 'Date', slot0: 'Date', slot1: 'string', either: 'string', change: 'string' });
+    expect(seen.structured).toEqual({
+      event: 'Date',
+      eventSub: 'Date',
+      other: 'Date',
+      otherSub: 'Date',
+      slot0: 'Date',
+      slot1: 'string',
+      either: 'string',
+      change: 'string',
+    });
     const dated = await dates.invoke('inspect', { ...args, either: at, change: { kind: 'moved', at } });
     expect(dated.structured).toMatchObject({ either: 'Date', change: 'Date' });
     expect(args.event.at).toBe(at);
@@ -54,8 +70,16 @@ describe('tools compiled with the build step, at run time', () => {
 
 describe('generated schemas and the provider formats', () => {
   it('every corpus tool lowers to every provider format', async () => {
-    const corpus = await Promise.all(['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map((name) => import(`../fixtures/corpus/${name}`)));
-    const instances = corpus.flatMap((module: Record<string, unknown>) => Object.values(module).filter((v): v is new () => object => typeof v === 'function' && /^class /.test(String(v))).map((C) => new C()));
+    const corpus = await Promise.all(
+      ['primitives', 'literals', 'arrays', 'objects', 'jsdoc-tags', 'unions', 'recursive', 'dates', 'generics'].map(
+        (name) => import(`../fixtures/corpus/${name}`),
+      ),
+    );
+    const instances = corpus.flatMap((module: Record<string, unknown>) =>
+      Object.values(module)
+        .filter((v): v is new () => object => typeof v === 'function' && /^class /.test(String(v)))
+        .map((C) => new C()),
+    );
     const toolset = new Toolset(...instances.filter((i) => toolsFrom(i).length > 0));
     expect(toolset.size).toBe(13);
     for (const format of ['openai', 'anthropic', 'gemini', 'mcp'] as const) {

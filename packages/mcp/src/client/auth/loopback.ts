@@ -71,7 +71,9 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
     const waiter = [...waiters].find((w) => w.state === state);
     if (waiter === undefined) {
       // Not the redirect of a flow started here: a stale tab, or a forged request.
-      res.writeHead(400, { 'content-type': 'text/plain' }).end('This sign-in response does not belong to a sign-in in progress (its state does not match). Start again from the application.');
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end('This sign-in response does not belong to a sign-in in progress (its state does not match). Start again from the application.');
       return;
     }
     waiters.delete(waiter);
@@ -79,7 +81,12 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
     if (url.searchParams.has('error')) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('Sign-in failed. Return to the application.');
       // The error text comes from whoever sent the browser here: it is named, never shown as it is.
-      waiter.reject(new AnytoolError(ErrorCode.McpAuthFailed, `The authorization server sent the browser back with an error (${JSON.stringify(url.searchParams.get('error')?.slice(0, 64))}): the sign-in was refused or cancelled.`));
+      waiter.reject(
+        new AnytoolError(
+          ErrorCode.McpAuthFailed,
+          `The authorization server sent the browser back with an error (${JSON.stringify(url.searchParams.get('error')?.slice(0, 64))}): the sign-in was refused or cancelled.`,
+        ),
+      );
       return;
     }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(options.successHtml ?? DONE_HTML);
@@ -104,7 +111,12 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
         const waiter: Waiter = { state, resolve, reject };
         const timer = setTimeout(() => {
           waiters.delete(waiter);
-          reject(new AnytoolError(ErrorCode.McpAuthFailed, `No sign-in came back to ${redirectUrl} within ${timeoutMs} ms; open the authorization URL and sign in, or raise timeoutMs.`));
+          reject(
+            new AnytoolError(
+              ErrorCode.McpAuthFailed,
+              `No sign-in came back to ${redirectUrl} within ${timeoutMs} ms; open the authorization URL and sign in, or raise timeoutMs.`,
+            ),
+          );
         }, timeoutMs);
         timer.unref();
         waiter.resolve = (url) => {
@@ -122,14 +134,21 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
       try {
         await open(authorizationUrl);
       } catch (error) {
-        for (const waiter of waiters) if (waiter.state === state) waiter.reject(new AnytoolError(ErrorCode.McpAuthFailed, `Could not show the authorization URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+        for (const waiter of waiters)
+          if (waiter.state === state)
+            waiter.reject(
+              new AnytoolError(ErrorCode.McpAuthFailed, `Could not show the authorization URL: ${error instanceof Error ? error.message : String(error)}`, {
+                cause: error,
+              }),
+            );
         for (const waiter of [...waiters]) if (waiter.state === state) waiters.delete(waiter);
       }
       return arrived;
     },
     close: async () => {
       closed = true;
-      for (const waiter of waiters) waiter.reject(new AnytoolError(ErrorCode.McpAuthFailed, `The loopback redirect listener at ${redirectUrl} was closed before the sign-in came back.`));
+      for (const waiter of waiters)
+        waiter.reject(new AnytoolError(ErrorCode.McpAuthFailed, `The loopback redirect listener at ${redirectUrl} was closed before the sign-in came back.`));
       waiters.clear();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -165,14 +165,27 @@ class StoredProvider implements OAuthClientProvider {
       ...(config.scope === undefined ? {} : { scope: config.scope }),
     };
     if (config.type === 'client_credentials') {
-      this.configuredClient = { client_id: config.clientId, ...(config.clientSecret === undefined ? {} : { client_secret: config.clientSecret }), ...(config.issuer === undefined ? {} : { issuer: config.issuer }) };
+      this.configuredClient = {
+        client_id: config.clientId,
+        ...(config.clientSecret === undefined ? {} : { client_secret: config.clientSecret }),
+        ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
+      };
       if (config.privateKey !== undefined) {
         this.metadata.token_endpoint_auth_method = 'private_key_jwt';
-        this.addClientAuthentication = createPrivateKeyJwtAuth({ issuer: config.clientId, subject: config.clientId, privateKey: config.privateKey, alg: config.algorithm ?? 'RS256' });
+        this.addClientAuthentication = createPrivateKeyJwtAuth({
+          issuer: config.clientId,
+          subject: config.clientId,
+          privateKey: config.privateKey,
+          alg: config.algorithm ?? 'RS256',
+        });
       }
     } else {
       if (config.clientId !== undefined) {
-        this.configuredClient = { client_id: config.clientId, ...(config.clientSecret === undefined ? {} : { client_secret: config.clientSecret }), ...(config.issuer === undefined ? {} : { issuer: config.issuer }) };
+        this.configuredClient = {
+          client_id: config.clientId,
+          ...(config.clientSecret === undefined ? {} : { client_secret: config.clientSecret }),
+          ...(config.issuer === undefined ? {} : { issuer: config.issuer }),
+        };
         this.metadata.token_endpoint_auth_method = config.clientSecret === undefined ? 'none' : 'client_secret_basic';
       }
       if (config.clientMetadataUrl !== undefined) this.clientMetadataUrl = config.clientMetadataUrl;
@@ -485,7 +498,9 @@ export class OAuthSession {
     }
     this.steppedUp.add(key);
     this.scope = union;
-    this.hooks.note(`the server asked for the scope ${JSON.stringify(challenge.scope ?? '')} (403 insufficient_scope): re-authorizing once with ${JSON.stringify(key)}`);
+    this.hooks.note(
+      `the server asked for the scope ${JSON.stringify(challenge.scope ?? '')} (403 insufficient_scope): re-authorizing once with ${JSON.stringify(key)}`,
+    );
     try {
       await this.renew(generation, { ...challenge, scope: union }, isStrictScopeSuperset(union, tokens?.scope));
       return true;
@@ -504,12 +519,20 @@ export class OAuthSession {
   /** Runs the SDK's `auth()`; an interactive flow goes through the application's `authorize` and back. */
   private async authorize(challenge: Challenge, force: boolean): Promise<void> {
     const scope = computeScopeUnion(this.scope, challenge.scope);
-    const options = { serverUrl: this.serverUrl, fetchFn: this.fetchFn, ...(scope === undefined ? {} : { scope }), ...(challenge.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: challenge.resourceMetadataUrl }) };
+    const options = {
+      serverUrl: this.serverUrl,
+      fetchFn: this.fetchFn,
+      ...(scope === undefined ? {} : { scope }),
+      ...(challenge.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: challenge.resourceMetadataUrl }),
+    };
     const result = await auth(this.provider, { ...options, forceReauthorization: force });
     if (result === 'AUTHORIZED') return;
     const authorizationUrl = this.provider.takeAuthorizationUrl();
     if (this.config.type !== 'authorization_code' || authorizationUrl === undefined) {
-      throw new AnytoolError(ErrorCode.McpAuthFailed, `MCP server "${this.server}" needs a user to sign in, which the "client_credentials" configuration cannot do; use "authorization_code" with an authorize callback.`);
+      throw new AnytoolError(
+        ErrorCode.McpAuthFailed,
+        `MCP server "${this.server}" needs a user to sign in, which the "client_credentials" configuration cannot do; use "authorization_code" with an authorize callback.`,
+      );
     }
     let returned: string | URL;
     try {
@@ -519,14 +542,21 @@ export class OAuthSession {
     }
     const back = callbackParams(returned);
     if (back.state !== undefined && back.state !== this.provider.stateSent) {
-      throw new AnytoolError(ErrorCode.McpAuthFailed, `MCP server "${this.server}": the sign-in response carries another "state" than the authorization request sent; it was refused (a response of another sign-in, or a forged one). Sign in again.`);
+      throw new AnytoolError(
+        ErrorCode.McpAuthFailed,
+        `MCP server "${this.server}": the sign-in response carries another "state" than the authorization request sent; it was refused (a response of another sign-in, or a forged one). Sign in again.`,
+      );
     }
     if (back.code === undefined) {
       const error = back.error === null ? 'it carries no "code"' : `the authorization server answered ${JSON.stringify(back.error.slice(0, 64))}`;
-      throw new AnytoolError(ErrorCode.McpAuthFailed, `MCP server "${this.server}": the sign-in did not give an authorization code: ${error}. Sign in again, or check the client's registration (its redirect URL and scopes).`);
+      throw new AnytoolError(
+        ErrorCode.McpAuthFailed,
+        `MCP server "${this.server}": the sign-in did not give an authorization code: ${error}. Sign in again, or check the client's registration (its redirect URL and scopes).`,
+      );
     }
     const exchanged = await auth(this.provider, { ...options, authorizationCode: back.code, ...(back.iss === undefined ? {} : { iss: back.iss }) });
-    if (exchanged !== 'AUTHORIZED') throw new AnytoolError(ErrorCode.McpAuthFailed, `MCP server "${this.server}": the authorization code was not exchanged for a token.`);
+    if (exchanged !== 'AUTHORIZED')
+      throw new AnytoolError(ErrorCode.McpAuthFailed, `MCP server "${this.server}": the authorization code was not exchanged for a token.`);
   }
 
   private isServer(url: string | URL): boolean {
@@ -546,15 +576,24 @@ export class OAuthSession {
     const fail = (what: string): AnytoolError => new AnytoolError(ErrorCode.McpAuthFailed, `${where}: ${what}`, { cause: error });
     if (error instanceof IssuerMismatchError) {
       return error.kind === 'metadata'
-        ? fail(`its authorization server's metadata names another issuer than the one it was discovered at (${text}); it was refused as a possible mix-up. Check the server's protected resource metadata ("authorization_servers").`)
-        : fail(`the sign-in response came from another issuer than the authorization server the sign-in was started with (${text}); it was refused as a possible mix-up attack. Sign in again.`);
+        ? fail(
+            `its authorization server's metadata names another issuer than the one it was discovered at (${text}); it was refused as a possible mix-up. Check the server's protected resource metadata ("authorization_servers").`,
+          )
+        : fail(
+            `the sign-in response came from another issuer than the authorization server the sign-in was started with (${text}); it was refused as a possible mix-up attack. Sign in again.`,
+          );
     }
     if (error instanceof AuthorizationServerMismatchError) {
-      return fail(`it sends this client to another authorization server than the one its credentials belong to (${text}); nothing was sent there. Check "issuer" in its "auth" settings, or the server's protected resource metadata.`);
+      return fail(
+        `it sends this client to another authorization server than the one its credentials belong to (${text}); nothing was sent there. Check "issuer" in its "auth" settings, or the server's protected resource metadata.`,
+      );
     }
-    if (error instanceof InsecureTokenEndpointError) return fail(`its authorization server's token endpoint is not HTTPS (${text}); credentials are not sent over plain HTTP except to this machine.`);
+    if (error instanceof InsecureTokenEndpointError)
+      return fail(`its authorization server's token endpoint is not HTTPS (${text}); credentials are not sent over plain HTTP except to this machine.`);
     if (error instanceof RegistrationRejectedError) {
-      return fail(`its authorization server refused dynamic client registration (${text}). Register a client with it and set "clientId" (and "clientSecret"), or give "clientMetadataUrl".`);
+      return fail(
+        `its authorization server refused dynamic client registration (${text}). Register a client with it and set "clientId" (and "clientSecret"), or give "clientMetadataUrl".`,
+      );
     }
     if (error instanceof OAuthError) {
       const fix =
@@ -576,7 +615,8 @@ export class OAuthSession {
 /** The error itself, or the one it wraps (an SDK error that carries its cause). */
 function unwrapped(error: unknown): unknown[] {
   const out = [error];
-  const cause = (error as { cause?: unknown; data?: { cause?: unknown } } | undefined)?.cause ?? (error as { data?: { cause?: unknown } } | undefined)?.data?.cause;
+  const cause =
+    (error as { cause?: unknown; data?: { cause?: unknown } } | undefined)?.cause ?? (error as { data?: { cause?: unknown } } | undefined)?.data?.cause;
   if (cause !== undefined) out.push(cause);
   return out;
 }
@@ -594,13 +634,19 @@ export function authFailureOf(error: unknown, server: string, request: string, f
     }
     const fail = (message: string): AnytoolError => failure ?? new AnytoolError(ErrorCode.McpAuthFailed, message, { cause: candidate });
     if (candidate instanceof InsufficientScopeError) {
-      return fail(`MCP server "${server}" refused ${request}: it needs the scope ${JSON.stringify(candidate.requiredScope ?? '')} (403 insufficient_scope), which this client's token does not carry. Have the scope granted to the client (or its user) and add it to "scope" of the entry's "auth" settings.`);
+      return fail(
+        `MCP server "${server}" refused ${request}: it needs the scope ${JSON.stringify(candidate.requiredScope ?? '')} (403 insufficient_scope), which this client's token does not carry. Have the scope granted to the client (or its user) and add it to "scope" of the entry's "auth" settings.`,
+      );
     }
     if (candidate instanceof UnauthorizedError) {
-      return fail(`MCP server "${server}" requires authorization for ${request} (HTTP 401) and none was obtained: give its entry "auth" settings (client_credentials or authorization_code), or, with an OAuthClientProvider of your own, finish the sign-in it started and connect again.`);
+      return fail(
+        `MCP server "${server}" requires authorization for ${request} (HTTP 401) and none was obtained: give its entry "auth" settings (client_credentials or authorization_code), or, with an OAuthClientProvider of your own, finish the sign-in it started and connect again.`,
+      );
     }
     if (candidate instanceof SdkHttpError && candidate.code === SdkErrorCode.ClientHttpAuthentication) {
-      return fail(`MCP server "${server}" refused ${request} with HTTP 401 even with a token just obtained: the token is not accepted there (issued for another resource or audience, or by an issuer the server does not trust). Check the server's protected resource metadata and the entry's "auth" settings.`);
+      return fail(
+        `MCP server "${server}" refused ${request} with HTTP 401 even with a token just obtained: the token is not accepted there (issued for another resource or audience, or by an issuer the server does not trust). Check the server's protected resource metadata and the entry's "auth" settings.`,
+      );
     }
   }
   return undefined;

@@ -87,11 +87,13 @@ export class FileTokenStore implements McpTokenStore {
   }
 
   private update(change: (all: Record<string, McpStoredAuth>) => void): Promise<void> {
-    const next = this.queue.catch(() => undefined).then(async () => {
-      const all = await this.readAll();
-      change(all);
-      await this.writeAll(all);
-    });
+    const next = this.queue
+      .catch(() => undefined)
+      .then(async () => {
+        const all = await this.readAll();
+        change(all);
+        await this.writeAll(all);
+      });
     this.queue = next;
     return next;
   }
@@ -117,7 +119,10 @@ export class FileTokenStore implements McpTokenStore {
     } catch {
       // reported below
     }
-    throw new AnytoolError(ErrorCode.InvalidTokenFile, `The OAuth token file ${this.path} is not a JSON object of server keys to tokens; delete it to sign in again.`);
+    throw new AnytoolError(
+      ErrorCode.InvalidTokenFile,
+      `The OAuth token file ${this.path} is not a JSON object of server keys to tokens; delete it to sign in again.`,
+    );
   }
 
   private async writeAll(all: Record<string, McpStoredAuth>): Promise<void> {

@@ -1,4 +1,14 @@
-import { CLIENT_CAPABILITIES_META_KEY, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, type ClientCapabilities, type InputRequest, type Server, type ServerContext, type StandardSchemaV1 } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ClientCapabilities,
+  type InputRequest,
+  type Server,
+  type ServerContext,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/server';
 import { NEEDS } from '../input-rounds.js';
 import { TASKS_EXTENSION, detailedTask } from './record.js';
 import type { TaskManager } from './task-manager.js';
@@ -50,12 +60,14 @@ function taskParams(method: string, update: boolean): StandardSchemaV1<unknown, 
       validate(value: unknown) {
         const params = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
         const taskId = params['taskId'];
-        if (typeof taskId !== 'string' || taskId.length === 0) return { issues: [{ message: `${method} needs params.taskId, the id the tools/call that started the task returned` }] };
+        if (typeof taskId !== 'string' || taskId.length === 0)
+          return { issues: [{ message: `${method} needs params.taskId, the id the tools/call that started the task returned` }] };
         if (!update) return { value: { taskId } };
         // The SDK lifts a well-formed inputResponses out of the params (into ctx.mcpReq.inputResponses).
         const responses = params['inputResponses'];
         if (responses === undefined) return { value: { taskId } };
-        if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) return { issues: [{ message: `${method}: params.inputResponses must be an object of answers by the keys of the task's inputRequests` }] };
+        if (typeof responses !== 'object' || responses === null || Array.isArray(responses))
+          return { issues: [{ message: `${method}: params.inputResponses must be an object of answers by the keys of the task's inputRequests` }] };
         return { value: { taskId, inputResponses: responses as Record<string, unknown> } };
       },
     },
@@ -73,7 +85,8 @@ export function serveTaskMethods(server: Server, tasks: () => TaskManager, owner
   server.setRequestHandler('tasks/get', { params: taskParams('tasks/get', false) }, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/get');
     const record = await tasks().get(params.taskId, owner);
-    if (record === undefined) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found (it expired, or was never started by this client)');
+    if (record === undefined)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found (it expired, or was never started by this client)');
     return detailedTask(record);
   });
   server.setRequestHandler('tasks/update', { params: taskParams('tasks/update', true) }, async (params, ctx) => {

@@ -66,7 +66,10 @@ class RunningTask implements InputRound {
 
   ask(key: string, request: InputRequest, signal?: AbortSignal): Promise<unknown> {
     if (this.controller.signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, 'the task ended before the client answered'));
-    if (this.questions.has(key)) return Promise.reject(new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`));
+    if (this.questions.has(key))
+      return Promise.reject(
+        new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`),
+      );
     try {
       this.canAsk(request);
     } catch (error) {
@@ -76,11 +79,15 @@ class RunningTask implements InputRound {
     }
     return new Promise((resolve, reject) => {
       this.questions.set(key, { request, resolve, reject });
-      signal?.addEventListener('abort', () => {
-        if (!this.questions.delete(key)) return;
-        reject(signal.reason instanceof Error ? signal.reason : new AnytoolError(ErrorCode.Aborted, 'the question was withdrawn'));
-        void this.manager.write(this.taskId, (record) => withoutQuestion(record, key));
-      }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (!this.questions.delete(key)) return;
+          reject(signal.reason instanceof Error ? signal.reason : new AnytoolError(ErrorCode.Aborted, 'the question was withdrawn'));
+          void this.manager.write(this.taskId, (record) => withoutQuestion(record, key));
+        },
+        { once: true },
+      );
       void this.manager.write(this.taskId, (record) => {
         const inputRequests = { ...record.inputRequests, [key]: request };
         return { ...record, status: 'input_required', inputRequests };
@@ -145,7 +152,8 @@ function withoutQuestion(record: TaskRecord, key: string): TaskRecord {
 
 /** The error a failed task carries: a protocol error as it is, anything else as an internal error (-32603). */
 function taskError(error: unknown): TaskError {
-  if (error instanceof ProtocolError) return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  if (error instanceof ProtocolError)
+    return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
   const message = error instanceof Error ? error.message : String(error);
   return { code: ProtocolErrorCode.InternalError, message };
 }
@@ -186,7 +194,10 @@ export class TaskManager {
    * Starts a task: its record is in the store before this resolves (a
    * `tasks/get` for it then finds it, on any instance), and the tool runs on.
    */
-  async start(call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean }, work: TaskWork): Promise<TaskRecord> {
+  async start(
+    call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean },
+    work: TaskWork,
+  ): Promise<TaskRecord> {
     if (this.closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down; call the tool again');
     await this.listen();
     const now = new Date().toISOString();
@@ -210,8 +221,12 @@ export class TaskManager {
     task.stored = stored;
     this.running.set(record.taskId, task);
     this.beat();
-    const fail = (error: unknown): Promise<void> => this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
-    work(task, task.controller.signal, (progress) => this.progress(record.taskId, progress)).then((result) => (task.fatal === undefined ? this.settle(task, { status: 'completed', result }) : fail(task.fatal)), fail);
+    const fail = (error: unknown): Promise<void> =>
+      this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
+    work(task, task.controller.signal, (progress) => this.progress(record.taskId, progress)).then(
+      (result) => (task.fatal === undefined ? this.settle(task, { status: 'completed', result }) : fail(task.fatal)),
+      fail,
+    );
     return record;
   }
 
@@ -267,7 +282,11 @@ export class TaskManager {
   async cancel(taskId: string, owner: string | undefined): Promise<void> {
     const { record, stored } = await this.read(taskId);
     if (record === undefined || record.owner !== owner || isTerminal(record.status)) return;
-    const updated = await this.write(taskId, (current) => ({ ...current, status: 'cancelled', statusMessage: 'Cancelled by the client', cancelRequested: true, inputRequests: undefined }), stored);
+    const updated = await this.write(
+      taskId,
+      (current) => ({ ...current, status: 'cancelled', statusMessage: 'Cancelled by the client', cancelRequested: true, inputRequests: undefined }),
+      stored,
+    );
     if (updated !== undefined) await this.poke(updated, 'cancel');
   }
 
@@ -319,7 +338,7 @@ export class TaskManager {
   }
 
   /** A failure of the store, naming the task and (when it runs here) its tool. */
-  private storeError(taskId: string, what: string, error: unknown, then = 'Check the store\'s connection.'): Error {
+  private storeError(taskId: string, what: string, error: unknown, then = "Check the store's connection."): Error {
     const tool = this.running.get(taskId)?.tool;
     const reason = error instanceof Error ? error.message : String(error);
     return new Error(`MCP task ${taskId}${tool === undefined ? '' : ` (tool "${tool}")`}: ${what} failed in the store (${reason}). ${then}`, { cause: error });
@@ -338,13 +357,25 @@ export class TaskManager {
         // A task whose final write is still being tried gets one last try with its outcome.
         if (task.outcome !== undefined) return this.write(task.taskId, (record) => ended(record, task.outcome!));
         const message = 'The server stopped before the task finished; call the tool again';
-        return this.write(task.taskId, (record) => ({ ...record, status: 'failed', statusMessage: message, error: { code: ProtocolErrorCode.InternalError, message }, inputRequests: undefined }));
+        return this.write(task.taskId, (record) => ({
+          ...record,
+          status: 'failed',
+          statusMessage: message,
+          error: { code: ProtocolErrorCode.InternalError, message },
+          inputRequests: undefined,
+        }));
       }),
     );
     this.running.clear();
     const unsubscribe = this.subscription;
     this.subscription = undefined;
-    if (unsubscribe !== undefined) await unsubscribe.then((stop) => stop(), () => undefined).catch(() => undefined);
+    if (unsubscribe !== undefined)
+      await unsubscribe
+        .then(
+          (stop) => stop(),
+          () => undefined,
+        )
+        .catch(() => undefined);
   }
 
   /** A task's record, and its stored text (to write against). */
@@ -364,20 +395,26 @@ export class TaskManager {
   /** Subscribes to this instance's channel once, before its first task exists. */
   private listen(): Promise<unknown> {
     if (this.subscription !== undefined) return this.subscription;
-    const subscription: Promise<() => Promise<void>> = this.store.subscribe(instanceChannel(this.instanceId), (message) => {
-      let poke: TaskPoke;
-      try {
-        poke = JSON.parse(message) as TaskPoke;
-      } catch {
-        return;
-      }
-      const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
-      if (task !== undefined) void this.read(task.taskId).then(({ record }) => task.take(record), (error: unknown) => this.report(this.storeError(task.taskId, 'reading its record after a poke', error)));
-    }).catch((error: unknown) => {
-      // Not kept: the next task subscribes again, rather than every later start failing on this one hiccup.
-      if (this.subscription === subscription) this.subscription = undefined;
-      throw error;
-    });
+    const subscription: Promise<() => Promise<void>> = this.store
+      .subscribe(instanceChannel(this.instanceId), (message) => {
+        let poke: TaskPoke;
+        try {
+          poke = JSON.parse(message) as TaskPoke;
+        } catch {
+          return;
+        }
+        const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
+        if (task !== undefined)
+          void this.read(task.taskId).then(
+            ({ record }) => task.take(record),
+            (error: unknown) => this.report(this.storeError(task.taskId, 'reading its record after a poke', error)),
+          );
+      })
+      .catch((error: unknown) => {
+        // Not kept: the next task subscribes again, rather than every later start failing on this one hiccup.
+        if (this.subscription === subscription) this.subscription = undefined;
+        throw error;
+      });
     this.subscription = subscription;
     return subscription;
   }
@@ -385,18 +422,21 @@ export class TaskManager {
   /** Renews the lease of every task running here, and picks up what a dropped poke would have brought. */
   private beat(): void {
     if (this.heartbeat !== undefined) return;
-    this.heartbeat = setInterval(() => {
-      if (this.running.size === 0) {
-        clearInterval(this.heartbeat);
-        this.heartbeat = undefined;
-        return;
-      }
-      for (const task of this.running.values()) {
-        void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined))
-          .then(async (record) => task.take(record ?? (await this.read(task.taskId)).record))
-          .catch((error: unknown) => this.report(this.storeError(task.taskId, 'a heartbeat', error)));
-      }
-    }, Math.max(Math.floor(this.leaseMs / 3), 10));
+    this.heartbeat = setInterval(
+      () => {
+        if (this.running.size === 0) {
+          clearInterval(this.heartbeat);
+          this.heartbeat = undefined;
+          return;
+        }
+        for (const task of this.running.values()) {
+          void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined))
+            .then(async (record) => task.take(record ?? (await this.read(task.taskId)).record))
+            .catch((error: unknown) => this.report(this.storeError(task.taskId, 'a heartbeat', error)));
+        }
+      },
+      Math.max(Math.floor(this.leaseMs / 3), 10),
+    );
     this.heartbeat.unref();
   }
 
@@ -417,7 +457,9 @@ export class TaskManager {
         } catch (error) {
           const wait = FINAL_WRITE_BACKOFF_MS[attempt];
           if (wait === undefined || this.closed) {
-            const then = this.closed ? 'The closing server tries once more.' : `Gave up after ${attempt + 1} tries: clients will see the task fail once its lease runs out; check the store's connection.`;
+            const then = this.closed
+              ? 'The closing server tries once more.'
+              : `Gave up after ${attempt + 1} tries: clients will see the task fail once its lease runs out; check the store's connection.`;
             this.report(this.storeError(task.taskId, `storing its ${outcome.status} outcome`, error, then));
             return;
           }

@@ -36,7 +36,15 @@ const ERAS = ['legacy', 'modern'] as const;
 
 describe.each(ERAS)('client credentials against serveMcp, %s era', (protocol) => {
   it('sees only the tools its scopes allow, and is refused outside them', async () => {
-    const mcp = await McpToolset.connect({ mcpServers: { notes: { url: server.url!, protocol, auth: { type: 'client_credentials', issuer: idp.issuer, clientId: 'reader', clientSecret: 'reader-secret', scope: 'notes:read' } } } });
+    const mcp = await McpToolset.connect({
+      mcpServers: {
+        notes: {
+          url: server.url!,
+          protocol,
+          auth: { type: 'client_credentials', issuer: idp.issuer, clientId: 'reader', clientSecret: 'reader-secret', scope: 'notes:read' },
+        },
+      },
+    });
     try {
       expect(mcp.connection('notes')!.era).toBe(protocol);
       expect(mcp.names.sort()).toEqual(['read', 'whoami']);
@@ -44,7 +52,10 @@ describe.each(ERAS)('client credentials against serveMcp, %s era', (protocol) =>
       expect(resultText(await toolset.invoke('read', {}, new ExecutionContext()))).toBe('note 1');
       expect(resultText(await toolset.invoke('whoami', {}, new ExecutionContext()))).toBe(`reader via reader from ${idp.issuer} [notes:read]`);
       // Called anyway (it is not listed): the endpoint answers 403, the provider will not grant the scope.
-      const refused = await mcp.connection('notes')!.callTool('write', {}).catch((error: unknown) => error);
+      const refused = await mcp
+        .connection('notes')!
+        .callTool('write', {})
+        .catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: 'MCP_AUTH_FAILED' });
       expect((refused as Error).message).toContain('MCP server "notes"');
       expect((refused as Error).message).toContain('notes:write');
@@ -54,7 +65,11 @@ describe.each(ERAS)('client credentials against serveMcp, %s era', (protocol) =>
   });
 
   it('steps up to a scope the provider grants, and then lists the tool it unlocks', async () => {
-    const connection = await McpConnection.open('notes', { url: server.url!, protocol, auth: { type: 'client_credentials', issuer: idp.issuer, clientId: 'writer', clientSecret: 'writer-secret', scope: 'notes:read' } });
+    const connection = await McpConnection.open('notes', {
+      url: server.url!,
+      protocol,
+      auth: { type: 'client_credentials', issuer: idp.issuer, clientId: 'writer', clientSecret: 'writer-secret', scope: 'notes:read' },
+    });
     try {
       expect(connection.tools.map((t) => t.name).sort()).toEqual(['read', 'whoami']);
       const written = await connection.callTool('write', {});

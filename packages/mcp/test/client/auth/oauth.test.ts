@@ -82,7 +82,10 @@ async function call(toolset: Toolset, name: string): Promise<{ text: string; cod
 
 describe('client credentials', () => {
   it('gets a token for the server (audience-bound) and calls its tools with it', async () => {
-    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' } });
+    const { mcp, toolset } = await connect({
+      url: api.url,
+      auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' },
+    });
     try {
       expect(toolset.names.sort()).toEqual(['whoami', 'write']);
       expect(await call(toolset, 'whoami')).toEqual({ text: 'machine [mcp:read]', code: undefined });
@@ -93,7 +96,10 @@ describe('client credentials', () => {
   });
 
   it('steps up once on 403 insufficient_scope, with the union of the scopes', async () => {
-    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' } });
+    const { mcp, toolset } = await connect({
+      url: api.url,
+      auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' },
+    });
     try {
       expect(await call(toolset, 'write')).toEqual({ text: 'written', code: undefined });
       expect(await call(toolset, 'whoami')).toEqual({ text: 'machine [mcp:read mcp:write]', code: undefined });
@@ -105,7 +111,10 @@ describe('client credentials', () => {
   });
 
   it('fails clearly when the scope is never granted, without a loop, and the server stays usable', async () => {
-    const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'reader', clientSecret: 'reader-secret' } });
+    const { mcp, toolset } = await connect({
+      url: api.url,
+      auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'reader', clientSecret: 'reader-secret' },
+    });
     try {
       const first = await call(toolset, 'write');
       expect(first.code).toBe('MCP_AUTH_FAILED');
@@ -124,7 +133,9 @@ describe('client credentials', () => {
   });
 
   it('names the server and the fix when the client secret is wrong', async () => {
-    const failed = await McpToolset.connect({ mcpServers: { api: { url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'wrong' } } } }).catch((error: unknown) => error);
+    const failed = await McpToolset.connect({
+      mcpServers: { api: { url: api.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'wrong' } } },
+    }).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: 'MCP_AUTH_FAILED' });
     expect((failed as Error).message).toContain('MCP server "api"');
     expect((failed as Error).message).toContain('invalid_client');
@@ -133,7 +144,7 @@ describe('client credentials', () => {
 });
 
 describe('a provider of the SDK, passed through', () => {
-  it('connects with the SDK\'s ClientCredentialsProvider as it is', async () => {
+  it("connects with the SDK's ClientCredentialsProvider as it is", async () => {
     const provider = new ClientCredentialsProvider({ clientId: 'machine', clientSecret: 'machine-secret', scope: 'mcp:read' });
     const { mcp, toolset } = await connect({ url: api.url, auth: { type: 'provider', provider } });
     try {
@@ -227,48 +238,59 @@ describe('authorization code with PKCE, through the loopback helper', () => {
 
 describe('refresh', () => {
   async function signedIn(store: MemoryTokenStore): Promise<{ mcp: McpToolset; toolset: Toolset }> {
-    return connect({ url: api.url, auth: { type: 'authorization_code', clientId: 'cli-short', redirectUrl: loopback.redirectUrl, store, authorize: loopback.authorize(browser) } });
+    return connect({
+      url: api.url,
+      auth: { type: 'authorization_code', clientId: 'cli-short', redirectUrl: loopback.redirectUrl, store, authorize: loopback.authorize(browser) },
+    });
   }
 
-  it('refreshes an expired token once for ten concurrent calls', async () => {
-    const store = new MemoryTokenStore();
-    const { mcp, toolset } = await signedIn(store);
-    try {
-      await new Promise((resolve) => setTimeout(resolve, 3_200));
-      tokenRequests.length = 0;
-      const results = await Promise.all(Array.from({ length: 10 }, () => call(toolset, 'whoami')));
-      expect(results.map((r) => r.code)).toEqual(Array(10).fill(undefined));
-      expect(tokenRequests.map((r) => r.grant)).toEqual(['refresh_token']);
-    } finally {
-      await mcp.close();
-    }
-  }, scaled(30_000));
+  it(
+    'refreshes an expired token once for ten concurrent calls',
+    async () => {
+      const store = new MemoryTokenStore();
+      const { mcp, toolset } = await signedIn(store);
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 3_200));
+        tokenRequests.length = 0;
+        const results = await Promise.all(Array.from({ length: 10 }, () => call(toolset, 'whoami')));
+        expect(results.map((r) => r.code)).toEqual(Array(10).fill(undefined));
+        expect(tokenRequests.map((r) => r.grant)).toEqual(['refresh_token']);
+      } finally {
+        await mcp.close();
+      }
+    },
+    scaled(30_000),
+  );
 
-  it('renews once when the server refuses a token the client thought valid, and never sends a refresh token twice', async () => {
-    const store = new MemoryTokenStore();
-    const { mcp, toolset } = await signedIn(store);
-    try {
-      const key = new URL(api.url);
-      const storeKey = `${key.origin}${key.pathname}`;
-      // The client's record says nothing of expiry: only the server's 401 tells it.
-      const { expiresAt: _dropped, ...entry } = store.get(storeKey)!;
-      store.set(storeKey, entry);
-      await new Promise((resolve) => setTimeout(resolve, 3_200));
-      tokenRequests.length = 0;
-      const results = await Promise.all(Array.from({ length: 10 }, () => call(toolset, 'whoami')));
-      expect(results.map((r) => r.code)).toEqual(Array(10).fill(undefined));
-      expect(tokenRequests.map((r) => r.grant)).toEqual(['refresh_token']);
-      // A second expiry: a new refresh token (rotated), used once.
-      await new Promise((resolve) => setTimeout(resolve, 3_200));
-      const again = await Promise.all(Array.from({ length: 10 }, () => call(toolset, 'whoami')));
-      expect(again.map((r) => r.code)).toEqual(Array(10).fill(undefined));
-      const used = tokenRequests.map((r) => r.refreshToken);
-      expect(used).toHaveLength(2);
-      expect(new Set(used).size).toBe(2);
-    } finally {
-      await mcp.close();
-    }
-  }, scaled(30_000));
+  it(
+    'renews once when the server refuses a token the client thought valid, and never sends a refresh token twice',
+    async () => {
+      const store = new MemoryTokenStore();
+      const { mcp, toolset } = await signedIn(store);
+      try {
+        const key = new URL(api.url);
+        const storeKey = `${key.origin}${key.pathname}`;
+        // The client's record says nothing of expiry: only the server's 401 tells it.
+        const { expiresAt: _dropped, ...entry } = store.get(storeKey)!;
+        store.set(storeKey, entry);
+        await new Promise((resolve) => setTimeout(resolve, 3_200));
+        tokenRequests.length = 0;
+        const results = await Promise.all(Array.from({ length: 10 }, () => call(toolset, 'whoami')));
+        expect(results.map((r) => r.code)).toEqual(Array(10).fill(undefined));
+        expect(tokenRequests.map((r) => r.grant)).toEqual(['refresh_token']);
+        // A second expiry: a new refresh token (rotated), used once.
+        await new Promise((resolve) => setTimeout(resolve, 3_200));
+        const again = await Promise.all(Array.from({ length: 10 }, () => call(toolset, 'whoami')));
+        expect(again.map((r) => r.code)).toEqual(Array(10).fill(undefined));
+        const used = tokenRequests.map((r) => r.refreshToken);
+        expect(used).toHaveLength(2);
+        expect(new Set(used).size).toBe(2);
+      } finally {
+        await mcp.close();
+      }
+    },
+    scaled(30_000),
+  );
 });
 
 describe('issuer checks', () => {
@@ -277,7 +299,9 @@ describe('issuer checks', () => {
     // its issuer is not the URL it was discovered at.
     const proxy = await startResourceServer({ issuer: oidc, requiredScopes: ['mcp:read'], authorizationServer: 'self' });
     try {
-      const failed = await McpToolset.connect({ mcpServers: { api: { url: proxy.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret' } } } }).catch((error: unknown) => error);
+      const failed = await McpToolset.connect({
+        mcpServers: { api: { url: proxy.url, auth: { type: 'client_credentials', issuer: oidc.issuer, clientId: 'machine', clientSecret: 'machine-secret' } } },
+      }).catch((error: unknown) => error);
       expect(failed).toMatchObject({ code: 'MCP_AUTH_FAILED' });
       expect((failed as Error).message).toContain('MCP server "api"');
       expect((failed as Error).message).toContain('names another issuer');
@@ -288,7 +312,9 @@ describe('issuer checks', () => {
   });
 
   it('refuses to send a client pinned to one issuer to another', async () => {
-    const failed = await McpToolset.connect({ mcpServers: { api: { url: api.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret', issuer: other.issuer } } } }).catch((error: unknown) => error);
+    const failed = await McpToolset.connect({
+      mcpServers: { api: { url: api.url, auth: { type: 'client_credentials', clientId: 'machine', clientSecret: 'machine-secret', issuer: other.issuer } } },
+    }).catch((error: unknown) => error);
     expect(failed).toMatchObject({ code: 'MCP_AUTH_FAILED' });
     expect((failed as Error).message).toContain('another authorization server');
     expect(tokenRequests).toEqual([]);

@@ -57,7 +57,10 @@ describe('FileTokenStore', () => {
   it('refuses a file that is not a JSON object', async () => {
     const path = join(dir, 'tokens.json');
     writeFileSync(path, '[1, 2]', { mode: 0o600 });
-    await expect(new FileTokenStore(path).get('a')).rejects.toMatchObject({ code: 'INVALID_TOKEN_FILE', message: expect.stringContaining('not a JSON object') });
+    await expect(new FileTokenStore(path).get('a')).rejects.toMatchObject({
+      code: 'INVALID_TOKEN_FILE',
+      message: expect.stringContaining('not a JSON object'),
+    });
   });
 });
 
@@ -125,11 +128,15 @@ describe('startLoopbackRedirect', () => {
         await (await fetch(`${loopback.redirectUrl}?error=access_denied&state=s1`)).text();
       })(new URL('https://issuer.example/authorize?state=s1'));
       await expect(refused).rejects.toMatchObject({ code: 'MCP_AUTH_FAILED', message: expect.stringContaining('access_denied') });
-      await expect(loopback.authorize(() => undefined)(new URL('https://issuer.example/authorize?state=s2'))).rejects.toMatchObject({ message: expect.stringContaining('within 300 ms') });
+      await expect(loopback.authorize(() => undefined)(new URL('https://issuer.example/authorize?state=s2'))).rejects.toMatchObject({
+        message: expect.stringContaining('within 300 ms'),
+      });
     } finally {
       await loopback.close();
     }
-    await expect(loopback.authorize(() => undefined)(new URL('https://issuer.example/authorize?state=s3'))).rejects.toMatchObject({ message: expect.stringContaining('was closed') });
+    await expect(loopback.authorize(() => undefined)(new URL('https://issuer.example/authorize?state=s3'))).rejects.toMatchObject({
+      message: expect.stringContaining('was closed'),
+    });
     expect(existsSync(dir)).toBe(true);
   });
 });
@@ -144,27 +151,48 @@ describe('auth settings of an mcpServers entry', () => {
   };
 
   it('takes each kind, and refuses what a kind lacks with the field named', () => {
-    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'job', clientSecret: 's' })).toMatchObject({ auth: { type: 'client_credentials' } });
-    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code' })).toMatchObject({ auth: { type: 'authorization_code' } });
+    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'job', clientSecret: 's' })).toMatchObject({
+      auth: { type: 'client_credentials' },
+    });
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code' })).toMatchObject({
+      auth: { type: 'authorization_code' },
+    });
     expect(read({ type: 'provider', provider: { token: async () => 't' } })).toMatchObject({ auth: { type: 'provider' } });
     expect(read({ type: 'client_credentials', clientId: 'job' })).toBe('MCP server "api": "client_credentials" needs "auth.clientSecret" or "auth.privateKey"');
     expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback' })).toMatch(/"auth.authorize" must be a function/);
-    expect(read({ type: 'authorization_code', redirectUrl: 'x', authorize: () => 'c', clientMetadataUrl: 'http://insecure.example/c.json' })).toMatch(/"auth.clientMetadataUrl" must be an https URL/);
+    expect(read({ type: 'authorization_code', redirectUrl: 'x', authorize: () => 'c', clientMetadataUrl: 'http://insecure.example/c.json' })).toMatch(
+      /"auth.clientMetadataUrl" must be an https URL/,
+    );
     expect(read({ type: 'password' })).toMatch(/"auth.type" must be/);
-    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'job', clientSecret: 's', store: {} })).toMatch(/"auth.store" must be a token store/);
+    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'job', clientSecret: 's', store: {} })).toMatch(
+      /"auth.store" must be a token store/,
+    );
   });
 
   it('requires the issuer wherever a client secret or private key is configured, so it is sent to no other server', () => {
-    const needed = 'MCP server "api": "auth.issuer" is needed with a client secret or private key: the issuer URL of the authorization server the credentials belong to (they are sent nowhere else)';
+    const needed =
+      'MCP server "api": "auth.issuer" is needed with a client secret or private key: the issuer URL of the authorization server the credentials belong to (they are sent nowhere else)';
     expect(read({ type: 'client_credentials', clientId: 'job', clientSecret: 's' })).toBe(needed);
     expect(read({ type: 'client_credentials', clientId: 'job', privateKey: { kty: 'RSA' } })).toBe(needed);
-    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code', clientId: 'app', clientSecret: 's' })).toBe(needed);
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code', clientId: 'app', clientSecret: 's' })).toBe(
+      needed,
+    );
     // A public client has no secret to lose: its issuer is optional.
-    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code', clientId: 'app' })).toMatchObject({ auth: { type: 'authorization_code' } });
+    expect(read({ type: 'authorization_code', redirectUrl: 'http://127.0.0.1:1/callback', authorize: () => 'code', clientId: 'app' })).toMatchObject({
+      auth: { type: 'authorization_code' },
+    });
   });
 
   it('refuses auth on a command, and auth next to an Authorization header', () => {
-    expect(() => readMcpServers({ mcpServers: { local: { command: 'node', auth: { type: 'client_credentials', issuer: 'https://id.example', clientId: 'a', clientSecret: 'b' } } as never } })).toThrow(/applies to a server reached over HTTP/);
-    expect(read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'a', clientSecret: 'b' }, { headers: { Authorization: 'Bearer x' } })).toMatch(/either "auth" \(OAuth\) or an "Authorization" header/);
+    expect(() =>
+      readMcpServers({
+        mcpServers: {
+          local: { command: 'node', auth: { type: 'client_credentials', issuer: 'https://id.example', clientId: 'a', clientSecret: 'b' } } as never,
+        },
+      }),
+    ).toThrow(/applies to a server reached over HTTP/);
+    expect(
+      read({ type: 'client_credentials', issuer: 'https://id.example', clientId: 'a', clientSecret: 'b' }, { headers: { Authorization: 'Bearer x' } }),
+    ).toMatch(/either "auth" \(OAuth\) or an "Authorization" header/);
   });
 });
