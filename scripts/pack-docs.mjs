@@ -1,7 +1,7 @@
-// Copies the repository's docs/ into the package being packed (run as its `prepack`),
+// Copies the repository's docs/ and LICENSE into the package being packed (run as its `prepack`),
 // so the README's links and the messages that name docs/... hold in an installed package.
 // A link that leaves docs/ (to the examples, say) names its target in the repository instead.
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,4 +26,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (!name.endsWith('.md')) continue;
     writeFileSync(join(target, name), localizeLinks(readFileSync(join(source, name), 'utf8')));
   }
+  copyFileSync(join(source, '..', 'LICENSE'), join(process.cwd(), 'LICENSE'));
 }
