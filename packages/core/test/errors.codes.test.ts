@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { ErrorCode } from '@anytool/core';
@@ -88,10 +88,13 @@ function outside(uses: readonly CodeUse[]): CodeUse[] {
 
 function packageSources(): { file: string; text: string }[] {
   const packages = join(ROOT, 'packages');
-  return readdirSync(packages, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .flatMap((entry) => sourceFiles(join(packages, entry.name, 'src')))
-    .map((file) => ({ file: relative(ROOT, file), text: readFileSync(file, 'utf8') }));
+  return (
+    readdirSync(packages, { withFileTypes: true })
+      // A folder left with only ignored output after a branch switch has no sources to walk.
+      .filter((entry) => entry.isDirectory() && existsSync(join(packages, entry.name, 'src')))
+      .flatMap((entry) => sourceFiles(join(packages, entry.name, 'src')))
+      .map((file) => ({ file: relative(ROOT, file), text: readFileSync(file, 'utf8') }))
+  );
 }
 
 describe('error codes', () => {

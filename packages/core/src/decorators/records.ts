@@ -49,6 +49,22 @@ export function addToMethod(method: Function, record: ToolRecord): void {
   hide(method, TOOL_RECORDS, record);
 }
 
+/**
+ * Gives a method's record to what now stands in its place: another TC39
+ * decorator applied after `@Tool()` may have replaced the method on the
+ * prototype. Run for each new instance; the nearest prototype that defines the
+ * method is the one read, and a method that holds a record of its own (a
+ * subclass's `@Tool()` override) keeps it.
+ */
+export function addToReplacedMethod(instance: object, method: string | symbol, record: ToolRecord): void {
+  for (let p = Object.getPrototypeOf(instance) as object | null; p !== null; p = Object.getPrototypeOf(p) as object | null) {
+    if (!hasOwn(p, method)) continue;
+    const value = Object.getOwnPropertyDescriptor(p, method)?.value as unknown;
+    if (typeof value === 'function' && !hasOwn(value, TOOL_RECORDS)) hide(value, TOOL_RECORDS, record);
+    return;
+  }
+}
+
 export function setContextParam(target: Function, method: string | symbol, index: number): void {
   const own = hasOwn(target, CONTEXT_PARAMS) ? ((target as unknown as Holder)[CONTEXT_PARAMS] as Map<string | symbol, number>) : undefined;
   hide(target, CONTEXT_PARAMS, new Map(own).set(method, index));

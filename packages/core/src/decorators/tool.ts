@@ -1,6 +1,6 @@
 import type { ToolBuildInfo } from '../build-info.js';
 import { AnytoolError, ErrorCode } from '../errors.js';
-import { addToClass, addToMetadata, addToMethod, type ToolOptions, type ToolRecord } from './records.js';
+import { addToClass, addToMetadata, addToMethod, addToReplacedMethod, type ToolOptions, type ToolRecord } from './records.js';
 
 /** Works as a TC39 standard method decorator and as a legacy `experimentalDecorators` one. */
 export interface ToolDecorator {
@@ -42,7 +42,16 @@ export function Tool(options?: ToolOptions, build?: ToolBuildInfo): ToolDecorato
       // Decorator metadata exists only where `Symbol.metadata` did when the class was defined; without it the method holds the record.
       if (typeof context.metadata === 'object' && context.metadata !== null)
         addToMetadata(context.metadata as Record<PropertyKey, unknown>, record(context.name, options, build));
-      else addToMethod(value as Function, record(context.name, options, build));
+      else {
+        const own = record(context.name, options, build);
+        addToMethod(value as Function, own);
+        // A decorator above this one may replace the method (logging, retries): its replacement learns the record
+        // when the first instance is made, before anything reads the instance's tools.
+        const name = context.name;
+        context.addInitializer(function (this: unknown) {
+          addToReplacedMethod(this as object, name, own);
+        });
+      }
       return;
     }
     const target = value as object;

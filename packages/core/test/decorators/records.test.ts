@@ -84,4 +84,36 @@ describe('decorator records live with the class', () => {
     await toolset.invoke('inc', {}, new ExecutionContext({ runId: 'r' }));
     expect((await toolset.invoke('inc', {}, new ExecutionContext({ runId: 'r' }))).content).toEqual([{ type: 'text', text: '2 in r' }]);
   });
+
+  it('survive a decorator above @Tool() that replaces the method', async () => {
+    const seen: string[] = [];
+    /** A method decorator of either kind that puts a wrapper in the method's place, as logging or retry decorators do. */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    function logged(...args: unknown[]): any {
+      const wrap = (method: Function) =>
+        function (this: unknown, ...callArgs: unknown[]) {
+          seen.push('logged');
+          return method.apply(this, callArgs);
+        };
+      const [value, context, descriptor] = args as [Function, unknown, PropertyDescriptor | undefined];
+      if (typeof context === 'object' && context !== null && 'kind' in context) return wrap(value);
+      descriptor!.value = wrap(descriptor!.value as Function);
+      return descriptor;
+    }
+    class Stacked {
+      @logged
+      @Tool({
+        description: 'Adds two numbers.',
+        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      })
+      add({ a, b }: { a: number; b: number }): number {
+        return a + b;
+      }
+    }
+    const tools = new Toolset(toolsFrom(new Stacked()));
+    expect(tools.names).toEqual(['add']);
+    const result = await tools.get('add')!.invoke(new ExecutionContext(), { a: 2, b: 3 });
+    expect(result.content).toEqual([{ type: 'text', text: '5' }]);
+    expect(seen).toEqual(['logged']);
+  });
 });

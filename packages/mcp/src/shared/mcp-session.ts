@@ -90,7 +90,8 @@ export interface McpSession {
    * it is one already), `false` when it cannot become one (the client did not
    * declare the Tasks extension, a 2025-era call, a tool not marked `task`):
    * the tool then just goes on in the request. Call it while no question to
-   * the client is open.
+   * the client is open. It rejects when the task cannot be stored (the
+   * server's store unreachable): the call then fails like any tool error.
    */
   startTask(): Promise<boolean>;
 }
