@@ -10,11 +10,14 @@ import {
   isAnytoolError,
   isToolset,
   resultText,
+  toolSearchTool,
   tracing,
   type ApprovalCallback,
+  type BaseTool,
   type TextDeltaEvent,
   type Middleware,
   type ToolResult,
+  type ToolSearchOptions,
   type ToolSource,
   type TracingOptions,
 } from '@anytool/core';
@@ -37,6 +40,7 @@ import {
 } from './model.js';
 import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
+import { LoadedTools } from './tool-loading.js';
 
 // The approval types live with the approval middleware in core; the agent's API keeps its names.
 export type { ApprovalCallback, ApprovalDecision, ApprovalRequest } from '@anytool/core';
@@ -81,6 +85,12 @@ export interface AgentOptions {
    * toolset's own (after tracing, before the agent's approval and call order).
    */
   middleware?: readonly Middleware[];
+  /**
+   * The portable tool search over the toolset's deferred tools (`toolset.defer(...)`),
+   * used with models that have no tool search of their own: its name, the most
+   * tools one search loads, and your own `ranker` (keyword ranking by default).
+   */
+  toolSearch?: ToolSearchOptions;
 }
 
 export interface RunOptions {
@@ -167,6 +177,8 @@ export class Agent {
   /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
   private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
   private readonly approve: ApprovalCallback | undefined;
+  /** The portable search tool over the toolset's deferred tools, and a toolset holding just it. */
+  private readonly search: { tool: BaseTool; toolset: Toolset };
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -188,6 +200,8 @@ export class Agent {
     this.toolTimeoutMs = toolTimeoutMs;
     this.model = options.model;
     this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
+    const searchTool = toolSearchTool(this.toolset, options.toolSearch);
+    this.search = { tool: searchTool, toolset: new Toolset(searchTool) };
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = options.timeoutMs;
@@ -295,12 +309,13 @@ export class Agent {
     // A streamed run only its reader can stop: leaving the loop ends the turn itself, so a turn needs no race
     // against the signal (an abort listener costs a few µs; the client still aborts its request on the signal).
     const readerOnly = stream !== undefined && signal === stream.signal && this.model.stream !== undefined;
+    const tools = this.runTools();
     for (let step = 1; step <= maxSteps; step++) {
       if (signal?.aborted) return interrupted(step - 1);
       const request: ModelRequest = {
         ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
         messages,
-        tools: this.toolset.neutralDefinitions(),
+        tools: tools.definitions(),
         ...(this.settings === undefined ? {} : { settings: this.settings }),
         ...(signal === undefined ? {} : { signal }),
       };
@@ -346,11 +361,21 @@ export class Agent {
       }
       if (approvalRequests.length > 0) assistant.approvals = await this.answerApprovals(approvalRequests, runContext, approved);
 
-      const results = await this.runCalls(calls, repeated, runContext);
+      const results = await this.runCalls(calls, repeated, runContext, tools);
+      tools.record(calls, results);
       calls.forEach((call, i) => messages.push({ role: 'tool', callId: call.id, name: call.name, result: results[i]! }));
       if (signal?.aborted) return interrupted(step);
     }
     return finish('max_steps', maxSteps);
+  }
+
+  /**
+   * The tool list of a run's turns: every tool, or, when the toolset defers some
+   * and the model has no tool search of its own, the tools always loaded, the
+   * search tool and the deferred tools the model loaded so far (see `LoadedTools`).
+   */
+  private runTools(): LoadedTools {
+    return new LoadedTools(this.toolset, this.search, this.model.nativeToolSearch === true);
   }
 
   /**
@@ -438,7 +463,12 @@ export class Agent {
    * agent's middleware (approval questions one at a time in that order, serial
    * calls one at a time, repeated ids refused) into the toolset.
    */
-  private runCalls(calls: readonly ModelToolCall[], repeated: ReadonlyMap<number, string>, context: ExecutionContext): Promise<ToolResult[]> {
+  private runCalls(
+    calls: readonly ModelToolCall[],
+    repeated: ReadonlyMap<number, string>,
+    context: ExecutionContext,
+    tools: LoadedTools,
+  ): Promise<ToolResult[]> {
     const byId = new Map<string, string>();
     for (const [i, modelId] of repeated) byId.set(calls[i]!.id, modelId);
     this.repeated.set(context.state, byId);
@@ -446,7 +476,7 @@ export class Agent {
     return Promise.all(
       calls.map((call) =>
         this.calls.invoke(
-          this.toolset,
+          tools.toolsetFor(call.name),
           call.name,
           call.arguments,
           context,

@@ -161,6 +161,14 @@ export interface Model {
   readonly provider?: string;
   /** The model asked for, as traces name it (`gen_ai.request.model`): "gpt-4.1-mini". */
   readonly model?: string;
+  /**
+   * Whether the adapter lowers deferred tools (`Toolset.defer`) to its provider's
+   * own tool search (Anthropic's, the OpenAI Responses API's): it then gets every
+   * definition on every turn, the deferred ones marked `deferLoading`. Without it
+   * the agent sends a portable search tool and, of the deferred tools, only those
+   * the model loaded with it.
+   */
+  readonly nativeToolSearch?: boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**
    * The same turn, streamed: deltas as they arrive, then one `response` event with

@@ -65,6 +65,8 @@ export { MethodTool, toolsFrom } from './method-tool.js';
 export { Toolset, isToolset } from './toolset.js';
 export type { DynamicToolSource, ToolSource } from './toolset.js';
 export { toolsetFromModule } from './module-tools.js';
+export { keywordRanker, toolSearchFound, toolSearchTool } from './tool-search.js';
+export type { ToolRanker, ToolSearchOptions, ToolSearchResult } from './tool-search.js';
 export type { ModuleToolsOptions } from './module-tools.js';
 
 export type { StandardSchemaV1 } from './standard-schema.js';
@@ -72,9 +74,15 @@ export type { StandardSchemaV1 } from './standard-schema.js';
 export { lowerDefinitions } from './providers/index.js';
 export type { DefinitionFormat, FormatMap, FormatOptions, FormatTool, Lowered, LoweringNote } from './providers/index.js';
 export { toOpenAIChatTools, toOpenAIResponsesTools } from './providers/openai.js';
-export type { OpenAIChatTool, OpenAIFormatOptions, OpenAIResponsesBuiltinTool, OpenAIResponsesTool } from './providers/openai.js';
+export type {
+  OpenAIChatTool,
+  OpenAIFormatOptions,
+  OpenAIResponsesBuiltinTool,
+  OpenAIResponsesTool,
+  OpenAIResponsesToolSearchTool,
+} from './providers/openai.js';
 export { toAnthropicTools } from './providers/anthropic.js';
-export type { AnthropicBuiltinTool, AnthropicTool } from './providers/anthropic.js';
+export type { AnthropicBuiltinTool, AnthropicFormatOptions, AnthropicTool, AnthropicToolSearchTool } from './providers/anthropic.js';
 export { toGeminiToolList, toGeminiTools } from './providers/gemini.js';
 export type { GeminiBuiltinTool, GeminiFunctionDeclaration, GeminiTool } from './providers/gemini.js';
 export { toMcpTools } from './providers/mcp.js';

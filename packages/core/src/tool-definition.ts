@@ -28,6 +28,12 @@ export interface ToolDefinition {
   annotations?: ToolAnnotations;
   /** Set for a provider's built-in tool (see `builtin`): its provider's own declaration. */
   builtin?: BuiltinDeclaration;
+  /**
+   * The model sees this tool only after finding it with tool search (`Toolset.defer`).
+   * Anthropic and the OpenAI Responses API lower it to their own deferred loading;
+   * elsewhere the agent's portable search tool loads it.
+   */
+  deferLoading?: boolean;
 }
 
 /** The formats whose providers define tools of their own. */

@@ -83,6 +83,10 @@ export class Toolset implements DynamicToolSource {
   /** Tools of dynamic sources left out for a broken definition; checked again on every refresh. */
   private broken: ReadonlySet<BaseTool> = new Set();
   private readonly listeners: Array<() => void> = [];
+  /** Sources whose every tool is deferred (`defer(source)`), today's tools and later ones. */
+  private readonly deferredEntries = new Set<Entry>();
+  /** Single tools deferred by name (`defer('name')`, `defer(tool)`). */
+  private readonly deferredNames = new Set<string>();
   /** Toolset-level middleware, outermost first. */
   private own: readonly Middleware[] = [];
   /** The chain of a call to a name no tool has: the toolset's own middleware. */
@@ -124,6 +128,58 @@ export class Toolset implements DynamicToolSource {
     }
     this.notify();
     return this;
+  }
+
+  /**
+   * Defers tools: the model first sees the other tools plus a search tool, and
+   * loads a deferred tool when its search finds it (the agent lowers this to
+   * Anthropic's and the OpenAI Responses API's own deferred loading, and to a
+   * portable search tool elsewhere). Takes tool names, tools, and sources (an MCP
+   * toolset, another toolset, an array, an instance with `@Tool` methods); a
+   * source not held yet is added first. A deferred dynamic source stays deferred
+   * as a whole: tools it lists later are deferred too. An unknown name throws.
+   *
+   * @example
+   * const toolset = new Toolset(calculator).defer(githubTools, jiraTools, slackTools);
+   */
+  defer(...targets: Array<string | ToolSource>): this {
+    const names: string[] = [];
+    const entries: Entry[] = [];
+    const fresh: ToolSource[] = [];
+    for (const target of targets) {
+      if (typeof target === 'string') {
+        if (!this.byName.has(target)) {
+          throw new AnytoolError(
+            ErrorCode.UnknownTool,
+            `Toolset.defer(): no tool is named ${JSON.stringify(target)}; defer one of ${this.size} tools held (${this.names.slice(0, 20).join(', ')}${this.size > 20 ? ', ...' : ''}), or pass the source itself to add it deferred`,
+          );
+        }
+        names.push(target);
+        continue;
+      }
+      const held = this.entries.find((entry) => entry.source !== undefined && entry.source === target);
+      if (held !== undefined) entries.push(held);
+      else if (isBaseTool(target) && this.byName.get(target.name)?.tool === target) names.push(target.name);
+      else fresh.push(target);
+    }
+    if (fresh.length > 0) {
+      const before = this.entries.length;
+      this.add(...fresh);
+      entries.push(...this.entries.slice(before));
+    }
+    for (const name of names) this.deferredNames.add(name);
+    for (const entry of entries) this.deferredEntries.add(entry);
+    if (names.length > 0 || entries.length > 0) this.notify();
+    return this;
+  }
+
+  /** Whether the tool `name` is deferred: the model sees it only after finding it with tool search. */
+  isDeferred(name: string): boolean {
+    const route = this.byName.get(name);
+    if (route === undefined) return false;
+    if (this.deferredNames.has(name) || this.deferredEntries.has(route.entry)) return true;
+    const source = route.entry.source;
+    return source !== undefined && isToolset(source) && source.isDeferred(name);
   }
 
   /** Removes the tools with these names (from static sources; a dynamic source keeps its own). */
@@ -316,9 +372,9 @@ export class Toolset implements DynamicToolSource {
     for (const entry of this.entries) entry.unsubscribe?.();
   }
 
-  /** The neutral definitions of every tool. */
+  /** The neutral definitions of every tool, a deferred tool's marked `deferLoading`. */
   neutralDefinitions(): ToolDefinition[] {
-    return this.tools.map((t) => t.definition);
+    return this.tools.map((t) => (this.isDeferred(t.name) ? { ...t.definition, deferLoading: true } : t.definition));
   }
 
   /** The tools in a provider's format. What the lowering changed is in `lower(format).notes`. */

@@ -20,6 +20,13 @@ export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   maxTokens?: number;
   /** Anything else to send with every request (`metadata`, `tool_choice`, `thinking`...); what the adapter sets wins. */
   params?: Partial<Anthropic.MessageCreateParamsNonStreaming>;
+  /**
+   * How deferred tools (`toolset.defer(...)`) are found: Anthropic's own tool search,
+   * `bm25` (the default) or `regex`, with every tool sent and the deferred ones marked
+   * `defer_loading`; or `portable`, the agent's own search tool (for a model without
+   * tool search, or to rank with your own `ranker`).
+   */
+  toolSearch?: 'bm25' | 'regex' | 'portable';
 }
 
 type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
@@ -49,6 +56,9 @@ export class AnthropicModel implements Model {
   readonly client: Anthropic;
   private readonly maxTokens: number;
   private readonly params: Partial<CreateParams> | undefined;
+  /** Whether deferred tools are lowered to Anthropic's tool search (`toolSearch` is not `portable`). */
+  readonly nativeToolSearch: boolean;
+  private readonly toolSearch: 'bm25' | 'regex';
 
   constructor(options: AnthropicModelOptions) {
     if (typeof options?.model !== 'string' || options.model === '') {
@@ -58,6 +68,12 @@ export class AnthropicModel implements Model {
     this.name = `anthropic ${options.model}`;
     this.maxTokens = options.maxTokens ?? 4096;
     this.params = options.params;
+    const toolSearch = options.toolSearch ?? 'bm25';
+    if (toolSearch !== 'bm25' && toolSearch !== 'regex' && toolSearch !== 'portable') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `new AnthropicModel(): \`toolSearch\` must be 'bm25', 'regex' or 'portable', got ${JSON.stringify(toolSearch)}`);
+    }
+    this.nativeToolSearch = toolSearch !== 'portable';
+    this.toolSearch = toolSearch === 'regex' ? 'regex' : 'bm25';
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
@@ -119,7 +135,7 @@ export class AnthropicModel implements Model {
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
-    if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools).tools;
+    if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
     if (request.settings?.temperature !== undefined && TAKES_TEMPERATURE) Object.assign(params, { temperature: request.settings.temperature });
     return params;
   }
@@ -328,6 +344,10 @@ function serverResult(block: ServerToolResultBlock): ToolResult {
   if (!isRecord(content)) return textResult(JSON.stringify(content));
   const type = typeof content['type'] === 'string' ? content['type'] : '';
   if (type.endsWith('_error')) return errorResult(ErrorCode.ToolFailed, `The provider's tool failed: ${String(content['error_code'] ?? type)}.`);
+  if (type === 'tool_search_tool_search_result') {
+    const found = Array.isArray(content['tool_references']) ? (content['tool_references'] as Array<{ tool_name?: unknown }>) : [];
+    return textResult(found.length === 0 ? 'No tools found.' : `Loaded: ${found.map((r) => String(r.tool_name)).join(', ')}`);
+  }
   if (type === 'web_fetch_result') {
     const document = isRecord(content['content']) ? content['content'] : {};
     const source = isRecord(document['source']) ? document['source'] : {};

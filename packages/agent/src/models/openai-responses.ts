@@ -45,6 +45,13 @@ export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenA
    * Without storage (`store: false`) pass `include: ['reasoning.encrypted_content']` so reasoning items can be sent back.
    */
   params?: Partial<ResponseCreateParamsNonStreaming>;
+  /**
+   * How deferred tools (`toolset.defer(...)`) are found: `native` (the default), the
+   * Responses API's own tool search (`{ type: 'tool_search' }`, every tool sent and the
+   * deferred ones marked `defer_loading`); or `portable`, the agent's own search tool
+   * (for a model without tool search, or to rank with your own `ranker`).
+   */
+  toolSearch?: 'native' | 'portable';
 }
 
 type CreateParams = ResponseCreateParamsNonStreaming;
@@ -70,6 +77,8 @@ export class OpenAIResponsesModel implements Model {
   private readonly strict: boolean;
   private readonly parallelToolCalls: boolean | undefined;
   private readonly params: Partial<CreateParams> | undefined;
+  /** Whether deferred tools are lowered to the Responses API's tool search (`toolSearch` is not `portable`). */
+  readonly nativeToolSearch: boolean;
 
   constructor(options: OpenAIResponsesModelOptions) {
     if (typeof options?.model !== 'string' || options.model === '') {
@@ -80,6 +89,11 @@ export class OpenAIResponsesModel implements Model {
     this.strict = options.strict ?? true;
     this.parallelToolCalls = options.parallelToolCalls;
     this.params = options.params;
+    const toolSearch = options.toolSearch ?? 'native';
+    if (toolSearch !== 'native' && toolSearch !== 'portable') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `new OpenAIResponsesModel(): \`toolSearch\` must be 'native' or 'portable', got ${JSON.stringify(toolSearch)}`);
+    }
+    this.nativeToolSearch = toolSearch === 'native';
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
@@ -314,6 +328,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
   const approvalRequests: BuiltinApprovalRequest[] = [];
   const diagnostics: ModelDiagnostic[] = [];
   let refused = false;
+  const searches = new Map<string, unknown>();
   for (const item of response.output) {
     if (item.type === 'message') {
       for (const part of item.content) {
@@ -325,6 +340,18 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
       }
     } else if (item.type === 'function_call') {
       toolCalls.push({ id: item.call_id, name: item.name, arguments: item.arguments });
+    } else if (item.type === 'tool_search_call') {
+      searches.set(item.call_id ?? item.id, item.arguments);
+    } else if (item.type === 'tool_search_output') {
+      // OpenAI's tool search over the deferred tools: recorded as a hosted call, what it loaded as its result.
+      const id = item.call_id ?? item.id;
+      const names = item.tools.map((t) => ('name' in t && typeof t.name === 'string' ? t.name : t.type));
+      builtinCalls.push({
+        id,
+        name: 'tool_search',
+        arguments: searches.get(id) ?? {},
+        result: textResult(names.length === 0 ? 'No tools found.' : `Loaded: ${names.join(', ')}`),
+      });
     } else if (item.type === 'mcp_approval_request') {
       approvalRequests.push({ id: item.id, name: toolNameOf(item, tools), arguments: { tool: item.name, arguments: item.arguments } });
     } else if (item.type === 'mcp_list_tools') {

@@ -6,6 +6,28 @@ export interface AnthropicTool {
   name: string;
   description: string;
   input_schema: { type: 'object'; [keyword: string]: unknown };
+  /** Set on a deferred tool: Anthropic loads it when its tool search finds it. */
+  defer_loading?: boolean;
+}
+
+/** Anthropic's tool-search tool, sent when some tools are deferred (`Toolset.defer`). */
+export type AnthropicToolSearchTool =
+  | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' }
+  | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
+
+export interface AnthropicFormatOptions {
+  /**
+   * Which of Anthropic's tool searches finds deferred tools: `bm25` (natural-language
+   * queries; the default) or `regex` (the model writes regular expressions).
+   */
+  toolSearch?: 'bm25' | 'regex';
+}
+
+/** The declaration of Anthropic's tool-search tool of that kind. */
+export function anthropicToolSearchTool(kind: 'bm25' | 'regex' = 'bm25'): AnthropicToolSearchTool {
+  return kind === 'regex'
+    ? { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' }
+    : { type: 'tool_search_tool_bm25_20251119', name: 'tool_search_tool_bm25' };
 }
 
 /** One of Anthropic's own tools (`web_search_20250305`, `bash_20250124`...), in the Messages API's shape. */

@@ -1,6 +1,13 @@
 import { AnytoolError, ErrorCode } from '../errors.js';
 import type { BuiltinFormat, ToolDefinition } from '../tool-definition.js';
-import { toAnthropicTools, type AnthropicBuiltinTool, type AnthropicTool } from './anthropic.js';
+import {
+  anthropicToolSearchTool,
+  toAnthropicTools,
+  type AnthropicBuiltinTool,
+  type AnthropicFormatOptions,
+  type AnthropicTool,
+  type AnthropicToolSearchTool,
+} from './anthropic.js';
 import { toGeminiTools, type GeminiBuiltinTool, type GeminiFunctionDeclaration } from './gemini.js';
 import type { Lowered, LoweringNote } from './lowering.js';
 import { toMcpTools, type McpToolDefinition } from './mcp.js';
@@ -11,6 +18,7 @@ import {
   type OpenAIFormatOptions,
   type OpenAIResponsesBuiltinTool,
   type OpenAIResponsesTool,
+  type OpenAIResponsesToolSearchTool,
 } from './openai.js';
 
 export type { Lowered, LoweringNote } from './lowering.js';
@@ -18,8 +26,8 @@ export type { Lowered, LoweringNote } from './lowering.js';
 /** The formats `Toolset.definitions` speaks. `openai` is the Chat Completions shape. */
 export interface FormatMap {
   openai: { tool: OpenAIChatTool; options: OpenAIFormatOptions };
-  'openai-responses': { tool: OpenAIResponsesTool | OpenAIResponsesBuiltinTool; options: OpenAIFormatOptions };
-  anthropic: { tool: AnthropicTool | AnthropicBuiltinTool; options: Record<string, never> };
+  'openai-responses': { tool: OpenAIResponsesTool | OpenAIResponsesBuiltinTool | OpenAIResponsesToolSearchTool; options: OpenAIFormatOptions };
+  anthropic: { tool: AnthropicTool | AnthropicBuiltinTool | AnthropicToolSearchTool; options: AnthropicFormatOptions };
   gemini: { tool: GeminiFunctionDeclaration | GeminiBuiltinTool; options: Record<string, never> };
   mcp: { tool: McpToolDefinition; options: Record<string, never> };
 }
@@ -43,6 +51,57 @@ export function lowerDefinitions<F extends DefinitionFormat>(
 ): Lowered<FormatTool<F>> {
   // The caller gets its own copy: mutating an emitted definition never changes a tool.
   const definitions = structuredClone(neutral) as ToolDefinition[];
+  if (!definitions.some((d) => d.deferLoading === true)) return lowerAll(format, definitions, options);
+  return lowerDeferred(format, definitions, options);
+}
+
+/**
+ * Lowers definitions some of which are deferred (`deferLoading`). Anthropic and
+ * the OpenAI Responses API load deferred tools themselves: the tools always
+ * loaded come first, then the provider's tool-search tool, then the deferred
+ * tools marked `defer_loading: true`, so the array is the same on every turn.
+ * The other formats cannot carry deferral: every tool is sent in full, in its
+ * place, with a note each (the agent's portable tool search sends only what the
+ * model loaded).
+ */
+function lowerDeferred<F extends DefinitionFormat>(format: F, definitions: ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+  const search = toolSearchDeclaration(format, options);
+  if (search === undefined) {
+    const lowered = lowerAll(format, definitions, options);
+    const notes = definitions
+      .filter((d) => d.deferLoading === true)
+      .map(
+        (d): LoweringNote => ({
+          tool: d.name,
+          path: '',
+          action: 'changed',
+          detail: `deferred, but the ${format} format has no deferred loading: sent in full (an Agent sends only the deferred tools the model loaded with its search tool)`,
+        }),
+      );
+    return { tools: lowered.tools, notes: [...notes, ...lowered.notes] };
+  }
+  const eager = lowerAll(
+    format,
+    definitions.filter((d) => d.deferLoading !== true),
+    options,
+  );
+  const lazy = lowerAll(
+    format,
+    definitions.filter((d) => d.deferLoading === true),
+    options,
+  );
+  for (const tool of lazy.tools) (tool as { defer_loading?: boolean }).defer_loading = true;
+  return { tools: [...eager.tools, search, ...lazy.tools], notes: [...eager.notes, ...lazy.notes] };
+}
+
+/** The provider's own tool-search tool, for a format whose provider loads deferred tools itself. */
+function toolSearchDeclaration<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): FormatTool<F> | undefined {
+  if (format === 'anthropic') return anthropicToolSearchTool((options as AnthropicFormatOptions | undefined)?.toolSearch) as FormatTool<F>;
+  if (format === 'openai-responses') return { type: 'tool_search' } satisfies OpenAIResponsesToolSearchTool as FormatTool<F>;
+  return undefined;
+}
+
+function lowerAll<F extends DefinitionFormat>(format: F, definitions: ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
   if (!definitions.some((d) => d.builtin !== undefined)) return lowerPlain(format, definitions, options);
   const notes: LoweringNote[] = [];
   const plain = definitions.filter((d) => d.builtin === undefined || (declarationIn(d, format) === undefined && d.builtin.runs === 'client'));

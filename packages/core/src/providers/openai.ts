@@ -16,6 +16,13 @@ export interface OpenAIResponsesTool {
   description: string;
   parameters: Record<string, unknown>;
   strict: boolean;
+  /** Set on a deferred tool: the Responses API loads it when its tool search finds it. */
+  defer_loading?: boolean;
+}
+
+/** The Responses API's tool search (`{ type: 'tool_search' }`, run by OpenAI), sent when some tools are deferred. */
+export interface OpenAIResponsesToolSearchTool {
+  type: 'tool_search';
 }
 
 /** One of OpenAI's hosted tools (`web_search`, `file_search`, `code_interpreter`, `image_generation`, `mcp`), in the Responses API's shape. */

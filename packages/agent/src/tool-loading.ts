@@ -1,0 +1,72 @@
+import { AnytoolError, ErrorCode, Toolset, toolSearchFound, type BaseTool, type ToolDefinition, type ToolResult } from '@anytool/core';
+import type { ModelToolCall } from './model.js';
+
+/**
+ * One run's tools under tool search (`Toolset.defer`). With a model that lowers
+ * deferral natively, every definition goes on every turn and the provider loads
+ * what its search finds. Otherwise a turn's tools are: the tools always loaded
+ * (in the toolset's order), the portable search tool, then the deferred tools
+ * the model loaded with it, in load order. Loaded tools accumulate for the run,
+ * so each turn's array starts with the last turn's, byte for byte, and prompt
+ * caches keep hitting.
+ */
+export class LoadedTools {
+  private readonly loaded: string[] = [];
+  private readonly loadedNames = new Set<string>();
+  /** Whether the last `definitions()` offered the portable search tool. */
+  private searching = false;
+
+  constructor(
+    private readonly toolset: Toolset,
+    /** The portable search tool and a toolset holding just it, which its calls go through. */
+    private readonly search: { tool: BaseTool; toolset: Toolset },
+    private readonly native: boolean,
+  ) {}
+
+  /** The definitions of the next turn. */
+  definitions(): readonly ToolDefinition[] {
+    const all = this.toolset.neutralDefinitions();
+    this.searching = false;
+    if (this.native || !all.some((d) => d.deferLoading === true)) return all;
+    const searchName = this.search.tool.name;
+    if (this.toolset.has(searchName)) {
+      throw new AnytoolError(
+        ErrorCode.DuplicateTool,
+        `Agent: the toolset has a tool named "${searchName}", the name of the tool search over its deferred tools; rename that tool, or name the search tool with { toolSearch: { name } }`,
+      );
+    }
+    this.searching = true;
+    const eager: ToolDefinition[] = [];
+    const deferred = new Map<string, ToolDefinition>();
+    for (const definition of all) {
+      if (definition.deferLoading === true) deferred.set(definition.name, definition);
+      else eager.push(definition);
+    }
+    const loaded: ToolDefinition[] = [];
+    for (const name of this.loaded) {
+      const definition = deferred.get(name);
+      if (definition === undefined) continue;
+      const { deferLoading: _deferred, ...sent } = definition;
+      loaded.push(sent);
+    }
+    return [...eager, this.search.tool.definition, ...loaded];
+  }
+
+  /** The toolset a call of `name` goes through: the search tool's own, or the agent's. */
+  toolsetFor(name: string): Toolset {
+    return this.searching && name === this.search.tool.name ? this.search.toolset : this.toolset;
+  }
+
+  /** Loads, in order, the tools the turn's search calls found (each once). */
+  record(calls: readonly ModelToolCall[], results: readonly ToolResult[]): void {
+    if (!this.searching) return;
+    calls.forEach((call, i) => {
+      if (call.name !== this.search.tool.name) return;
+      for (const name of toolSearchFound(results[i]!)) {
+        if (this.loadedNames.has(name) || !this.toolset.isDeferred(name)) continue;
+        this.loadedNames.add(name);
+        this.loaded.push(name);
+      }
+    });
+  }
+}
