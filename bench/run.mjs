@@ -15,6 +15,7 @@ const benches = [
   'mcp-tasks.mjs',
   'mcp-scale.mjs',
   'agent-loop.mjs',
+  'tool-search.mjs',
   'streaming.mjs',
   'build-time.mjs',
   'loader.mjs',
