@@ -168,7 +168,13 @@ describe('300 MCP tools from 6 servers, deferred', () => {
       tools: [],
       incomplete_details: null,
       error: null,
-      usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+      usage: {
+        input_tokens: 100,
+        output_tokens: 20,
+        total_tokens: 120,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens_details: { reasoning_tokens: 0 },
+      },
     });
     const found = eagerTools('openai-responses').find((t) => (t as { name?: string }).name === WANTED);
     const items = [

@@ -70,7 +70,10 @@ export class AnthropicModel implements Model {
     this.params = options.params;
     const toolSearch = options.toolSearch ?? 'bm25';
     if (toolSearch !== 'bm25' && toolSearch !== 'regex' && toolSearch !== 'portable') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `new AnthropicModel(): \`toolSearch\` must be 'bm25', 'regex' or 'portable', got ${JSON.stringify(toolSearch)}`);
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `new AnthropicModel(): \`toolSearch\` must be 'bm25', 'regex' or 'portable', got ${JSON.stringify(toolSearch)}`,
+      );
     }
     this.nativeToolSearch = toolSearch !== 'portable';
     this.toolSearch = toolSearch === 'regex' ? 'regex' : 'bm25';

@@ -91,7 +91,10 @@ export class OpenAIResponsesModel implements Model {
     this.params = options.params;
     const toolSearch = options.toolSearch ?? 'native';
     if (toolSearch !== 'native' && toolSearch !== 'portable') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, `new OpenAIResponsesModel(): \`toolSearch\` must be 'native' or 'portable', got ${JSON.stringify(toolSearch)}`);
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `new OpenAIResponsesModel(): \`toolSearch\` must be 'native' or 'portable', got ${JSON.stringify(toolSearch)}`,
+      );
     }
     this.nativeToolSearch = toolSearch === 'native';
     if (options.client !== undefined) {

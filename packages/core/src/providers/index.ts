@@ -70,14 +70,12 @@ function lowerDeferred<F extends DefinitionFormat>(format: F, definitions: ToolD
     const lowered = lowerAll(format, definitions, options);
     const notes = definitions
       .filter((d) => d.deferLoading === true)
-      .map(
-        (d): LoweringNote => ({
-          tool: d.name,
-          path: '',
-          action: 'changed',
-          detail: `deferred, but the ${format} format has no deferred loading: sent in full (an Agent sends only the deferred tools the model loaded with its search tool)`,
-        }),
-      );
+      .map((d): LoweringNote => ({
+        tool: d.name,
+        path: '',
+        action: 'changed',
+        detail: `deferred, but the ${format} format has no deferred loading: sent in full (an Agent sends only the deferred tools the model loaded with its search tool)`,
+      }));
     return { tools: lowered.tools, notes: [...notes, ...lowered.notes] };
   }
   const eager = lowerAll(
