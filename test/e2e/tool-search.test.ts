@@ -152,7 +152,8 @@ describe('300 MCP tools from 6 servers, deferred', () => {
     expect(replayed.map((b) => b.type)).toEqual(['server_tool_use', 'tool_search_tool_result', 'tool_use']);
     const toolResult = ((second.body['messages'] as Anthropic.MessageParam[])[2]!.content as Anthropic.ToolResultBlockParam[])[0]!;
     expectRanOnItsServer((toolResult.content as Anthropic.TextBlockParam[])[0]!.text);
-    expect(result.context.events.some((e) => e.type === 'tool_result' && e.tool === 'tool_search_tool_bm25')).toBe(true);
+    const searched = result.context.events.find((e) => e.type === 'tool_result' && e.tool === 'tool_search_tool_bm25');
+    expect(searched?.type === 'tool_result' && resultText(searched.result)).toBe(`Loaded: ${WANTED}`);
   });
 
   it('OpenAI Responses: lowered to defer_loading and tool_search; the model searches, loads and calls an MCP tool', async () => {

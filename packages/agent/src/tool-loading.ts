@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, Toolset, toolSearchFound, type BaseTool, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, toolSearchFound, type BaseTool, type Toolset, type ToolDefinition, type ToolResult } from '@anytool/core';
 import type { ModelToolCall } from './model.js';
 
 /**
