@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { Toolset, lowerDefinitions, tool } from '@anytool/core';
 import { Agent, ScriptedModel } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+// o200k_base, the main encoding of gpt-tokenizer.
+import { countTokens } from 'gpt-tokenizer';
 
 const fixtures = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'test', 'e2e', 'fixtures');
 const SERVICES = ['github', 'jira', 'slack', 'calendar', 'crm', 'drive'];

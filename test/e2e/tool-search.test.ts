@@ -21,7 +21,8 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { ResponseCreateParamsNonStreaming, ResponseOutputItem } from 'openai/resources/responses/responses';
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+// o200k_base, the main encoding of gpt-tokenizer.
+import { countTokens } from 'gpt-tokenizer';
 import { startProviderServer, type ProviderServer, type ReceivedRequest } from '../../packages/agent/test/helpers/provider-server';
 import { scaled } from '../../packages/core/test/helpers/time-scale';
 
@@ -43,7 +44,7 @@ const clock = tool(() => '2026-12-01T21:00:00Z', {
 });
 
 let mcp: McpToolset;
-const http: Server[] = [];
+const http: Array<{ server: Server; handler: ReturnType<typeof createMcpHandler> }> = [];
 beforeAll(async () => {
   const servers: Record<string, McpServerConfig> = {};
   for (const service of SERVICE_NAMES) {
@@ -51,16 +52,19 @@ beforeAll(async () => {
       servers[service] = { command: process.execPath, args: [path.join(__dirname, 'fixtures', 'catalog-server.mjs'), service] };
       continue;
     }
-    const server = createServer(toNodeHandler(createMcpHandler(() => catalogServer(service))));
+    const handler = createMcpHandler(() => catalogServer(service));
+    const node = toNodeHandler(handler);
+    const server = createServer((req, res) => void node(req as Parameters<typeof node>[0], res));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    http.push(server);
+    http.push({ server, handler });
     servers[service] = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
   }
   mcp = await McpToolset.connect({ mcpServers: servers });
 });
 afterAll(async () => {
   await mcp?.close();
-  for (const server of http) {
+  for (const { server, handler } of http) {
+    await handler.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }

@@ -158,7 +158,7 @@ const B = 0.75;
  * (and their descriptions), with a tool whose exact name is in the query first.
  * Tools that share no word with the query are never returned.
  */
-export const keywordRanker: ToolRanker = (query, tools, limit) => {
+export const keywordRanker = (query: string, tools: readonly ToolDefinition[], limit: number): string[] => {
   const queryTerms = [...new Set(searchTerms(query))];
   const exact = query.trim().toLowerCase();
   const documents = tools.map((tool) => {

@@ -12,7 +12,8 @@ export interface AnthropicTool {
 
 /** Anthropic's tool-search tool, sent when some tools are deferred (`Toolset.defer`). */
 export type AnthropicToolSearchTool =
-  { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25' } | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex' };
+  | { type: 'tool_search_tool_bm25_20251119'; name: 'tool_search_tool_bm25'; [setting: string]: unknown }
+  | { type: 'tool_search_tool_regex_20251119'; name: 'tool_search_tool_regex'; [setting: string]: unknown };
 
 export interface AnthropicFormatOptions {
   /**

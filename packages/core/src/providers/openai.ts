@@ -23,6 +23,7 @@ export interface OpenAIResponsesTool {
 /** The Responses API's tool search (`{ type: 'tool_search' }`, run by OpenAI), sent when some tools are deferred. */
 export interface OpenAIResponsesToolSearchTool {
   type: 'tool_search';
+  [setting: string]: unknown;
 }
 
 /** One of OpenAI's hosted tools (`web_search`, `file_search`, `code_interpreter`, `image_generation`, `mcp`), in the Responses API's shape. */

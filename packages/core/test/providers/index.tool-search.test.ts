@@ -19,7 +19,9 @@ describe('lowering deferred tools', () => {
   it("Anthropic: the loaded tools, the BM25 tool search, then the deferred tools with defer_loading, as the client's types take them", () => {
     const tools: Anthropic.ToolUnion[] = toolset().definitions('anthropic');
     const params: Anthropic.MessageCreateParamsNonStreaming = { model: 'm', max_tokens: 1, messages: [], tools };
-    expect(params.tools!.map((t) => [t.name, 'type' in t ? t.type : undefined, 'defer_loading' in t ? t.defer_loading : undefined])).toEqual([
+    expect(
+      params.tools!.map((t) => ['name' in t ? t.name : undefined, 'type' in t ? t.type : undefined, 'defer_loading' in t ? t.defer_loading : undefined]),
+    ).toEqual([
       ['eager_one', undefined, undefined],
       ['eager_two', undefined, undefined],
       ['web_search', 'web_search_20250305', undefined],
