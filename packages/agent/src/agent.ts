@@ -177,8 +177,9 @@ export class Agent {
   /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
   private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
   private readonly approve: ApprovalCallback | undefined;
-  /** The portable search tool over the toolset's deferred tools, and a toolset holding just it. */
-  private readonly search: { tool: BaseTool; toolset: Toolset };
+  private readonly toolSearch: ToolSearchOptions | undefined;
+  /** The portable search tool over the toolset's deferred tools, and a toolset holding just it; made when first needed. */
+  private search: { tool: BaseTool; toolset: Toolset } | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -200,8 +201,9 @@ export class Agent {
     this.toolTimeoutMs = toolTimeoutMs;
     this.model = options.model;
     this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
-    const searchTool = toolSearchTool(this.toolset, options.toolSearch);
-    this.search = { tool: searchTool, toolset: new Toolset(searchTool) };
+    this.toolSearch = options.toolSearch;
+    // Checked now: a bad option is the developer's error, not a run's.
+    if (this.toolSearch !== undefined) this.searchTools();
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = options.timeoutMs;
@@ -375,7 +377,13 @@ export class Agent {
    * search tool and the deferred tools the model loaded so far (see `LoadedTools`).
    */
   private runTools(): LoadedTools {
-    return new LoadedTools(this.toolset, this.search, this.model.nativeToolSearch === true);
+    return new LoadedTools(this.toolset, () => this.searchTools(), this.model.nativeToolSearch === true);
+  }
+
+  private searchTools(): { tool: BaseTool; toolset: Toolset } {
+    if (this.search !== undefined) return this.search;
+    const searchTool = toolSearchTool(this.toolset, this.toolSearch);
+    return (this.search = { tool: searchTool, toolset: new Toolset(searchTool) });
   }
 
   /**

@@ -19,7 +19,7 @@ export class LoadedTools {
   constructor(
     private readonly toolset: Toolset,
     /** The portable search tool and a toolset holding just it, which its calls go through. */
-    private readonly search: { tool: BaseTool; toolset: Toolset },
+    private readonly searchTools: () => { tool: BaseTool; toolset: Toolset },
     private readonly native: boolean,
   ) {}
 
@@ -28,7 +28,8 @@ export class LoadedTools {
     const all = this.toolset.neutralDefinitions();
     this.searching = false;
     if (this.native || !all.some((d) => d.deferLoading === true)) return all;
-    const searchName = this.search.tool.name;
+    const search = this.searchTools();
+    const searchName = search.tool.name;
     if (this.toolset.has(searchName)) {
       throw new AnytoolError(
         ErrorCode.DuplicateTool,
@@ -49,19 +50,22 @@ export class LoadedTools {
       const { deferLoading: _deferred, ...sent } = definition;
       loaded.push(sent);
     }
-    return [...eager, this.search.tool.definition, ...loaded];
+    return [...eager, search.tool.definition, ...loaded];
   }
 
   /** The toolset a call of `name` goes through: the search tool's own, or the agent's. */
   toolsetFor(name: string): Toolset {
-    return this.searching && name === this.search.tool.name ? this.search.toolset : this.toolset;
+    if (!this.searching) return this.toolset;
+    const search = this.searchTools();
+    return name === search.tool.name ? search.toolset : this.toolset;
   }
 
   /** Loads, in order, the tools the turn's search calls found (each once). */
   record(calls: readonly ModelToolCall[], results: readonly ToolResult[]): void {
     if (!this.searching) return;
+    const searchName = this.searchTools().tool.name;
     calls.forEach((call, i) => {
-      if (call.name !== this.search.tool.name) return;
+      if (call.name !== searchName) return;
       for (const name of toolSearchFound(results[i]!)) {
         if (this.loadedNames.has(name) || !this.toolset.isDeferred(name)) continue;
         this.loadedNames.add(name);

@@ -68,6 +68,12 @@ describe('the tool list of a run under tool search', () => {
     expect(model.requests[1]!.tools.map((d) => d.name)).toEqual(['notes_read', 'notes_write', 'find_tools', 'calendar_create_event']);
   });
 
+  it('refuses bad tool search options when the agent is made', () => {
+    expect(() => new Agent({ model: new ScriptedModel([]), toolSearch: { maxResults: 0 } })).toThrow(
+      expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringMatching(/`maxResults` must be a positive integer/) }),
+    );
+  });
+
   it('sends no search tool when nothing is deferred', async () => {
     const model = new ScriptedModel([{ text: 'done' }]);
     await new Agent({ model, tools: [make('a', 'A.')] }).run('go');
