@@ -111,16 +111,22 @@ export class StreamedTurn implements StreamReader<Read | Promise<Read>> {
     return this.events.next().then(this.onNext, this.onError);
   }
 
+  /** A text delta of the model's stream: recorded, and handed to the reader as it was recorded. */
+  text(text: string): Read | Promise<Read> {
+    this.reading = false;
+    if (this.closed) return this.leave();
+    const recorded: TextDeltaEvent = { type: 'text_delta', step: this.step, text, time: chunkTime() };
+    this.context.record(recorded);
+    return { value: recorded, done: false };
+  }
+
   /** One event of the model's stream: recorded, and handed to the reader as it was recorded. */
   event(event: ModelStreamEvent): Read | Promise<Read> {
     this.reading = false;
     if (this.closed) return this.leave();
     switch (event.type) {
-      case 'text_delta': {
-        const recorded: TextDeltaEvent = { type: 'text_delta', step: this.step, text: event.text, time: chunkTime() };
-        this.context.record(recorded);
-        return { value: recorded, done: false };
-      }
+      case 'text_delta':
+        return this.text(event.text);
       case 'tool_call_delta': {
         const recorded: ToolCallDeltaEvent = { type: 'tool_call_delta', step: this.step, callId: event.id, delta: event.delta, time: chunkTime() };
         this.context.record(recorded);

@@ -4,7 +4,7 @@ import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream, type ChunkMapper } from './stream-map.js';
+import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
 import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -202,15 +202,15 @@ class StreamedMessage implements ChunkMapper<Anthropic.RawMessageStreamEvent> {
     private readonly tools: readonly ToolDefinition[],
   ) {}
 
-  /** Takes one event; returns the neutral event it carries, if any. */
-  add(event: Anthropic.RawMessageStreamEvent): ModelStreamEvent | undefined {
+  /** Takes one event; returns the neutral event it carries, if any (a text delta as its text). */
+  add(event: Anthropic.RawMessageStreamEvent): MappedChunk {
     switch (event.type) {
       case 'content_block_delta': {
         const delta = event.delta;
         const block = this.blocks[event.index];
         if (delta.type === 'text_delta') {
-          if (block !== undefined) block['text'] = `${String(block['text'] ?? '')}${delta.text}`;
-          return { type: 'text_delta', text: delta.text };
+          if (block !== undefined) block['text'] = typeof block['text'] === 'string' ? block['text'] + delta.text : delta.text;
+          return delta.text;
         }
         if (delta.type === 'input_json_delta') {
           this.inputs.set(event.index, (this.inputs.get(event.index) ?? '') + delta.partial_json);

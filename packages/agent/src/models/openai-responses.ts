@@ -21,7 +21,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
-import { mapStream, type ChunkMapper } from './stream-map.js';
+import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
 import type {
   BuiltinApproval,
   BuiltinApprovalRequest,
@@ -193,11 +193,11 @@ class StreamedResponse implements ChunkMapper<ResponseStreamEvent> {
     private readonly tools: readonly ToolDefinition[],
   ) {}
 
-  /** One event of the client's stream; undefined for the events the agent does not need. */
-  add(event: ResponseStreamEvent): ModelStreamEvent | undefined {
+  /** One event of the client's stream (a text delta as its text); undefined for the events the agent does not need. */
+  add(event: ResponseStreamEvent): MappedChunk {
     switch (event.type) {
       case 'response.output_text.delta':
-        return { type: 'text_delta', text: event.delta };
+        return event.delta;
       case 'response.output_item.added':
         if (event.item.type !== 'function_call') return undefined;
         this.callIds.set(event.item.id ?? event.item.call_id, event.item.call_id);

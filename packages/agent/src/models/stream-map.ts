@@ -1,16 +1,21 @@
 import type { ModelStreamEvent } from '../model.js';
 
-/** What one chunk of a provider's stream becomes: no event, one, or several (a call's start with its first arguments). */
-export type MappedChunk = ModelStreamEvent | readonly ModelStreamEvent[] | undefined;
+/**
+ * What one chunk of a provider's stream becomes: no event, one, or several (a call's
+ * start with its first arguments). A string is a text delta: the common case, passed
+ * on without an event object of its own.
+ */
+export type MappedChunk = ModelStreamEvent | readonly ModelStreamEvent[] | string | undefined;
 
 /**
- * Where a read of a mapped stream goes: its next event, the end of the stream
- * (no `response` came), or its failure. Each is called inside the callback that
- * took the chunk from the client's stream, and what it returns is the read's
- * value: a reader that turns events into its own (the agent's stream) costs no
- * promise of its own.
+ * Where a read of a mapped stream goes: its next text delta, its next other event,
+ * the end of the stream (no `response` came), or its failure. Each is called inside
+ * the callback that took the chunk from the client's stream, and what it returns is
+ * the read's value: a reader that turns events into its own (the agent's stream)
+ * costs no promise of its own.
  */
 export interface StreamReader<R> {
+  text(text: string): R | PromiseLike<R>;
   event(event: ModelStreamEvent): R | PromiseLike<R>;
   end(): R | PromiseLike<R>;
   error(error: unknown): R | PromiseLike<R>;
@@ -33,6 +38,7 @@ const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
 
 /** The plain iterator's reader: each event as an iterator result. */
 const ITERATE: StreamReader<IteratorResult<ModelStreamEvent, undefined>> = {
+  text: (text) => ({ value: { type: 'text_delta', text }, done: false }),
   event: (event) => ({ value: event, done: false }),
   end: () => DONE,
   error: (error) => {
@@ -46,7 +52,7 @@ const ITERATE: StreamReader<IteratorResult<ModelStreamEvent, undefined>> = {
  * turn stays valid for the next).
  */
 export interface ChunkMapper<C> {
-  /** One chunk's events. */
+  /** One chunk's events (a string: a text delta). */
   add(chunk: C): MappedChunk;
   /** When the client's stream ends: the closing event (the turn put together from the chunks), if they did not carry it. */
   end(): ModelStreamEvent | undefined;
@@ -72,6 +78,14 @@ class MappingIterator<C> implements MappedStream {
   private answered = false;
   private pending: readonly ModelStreamEvent[] = [];
   private head = 0;
+  /** The reader of the read in flight. */
+  private reader: StreamReader<unknown> = ITERATE;
+  // The callbacks of a read's one promise, made once: code compiled for one read stays valid for the next.
+  private readonly onChunk = (step: IteratorResult<C>): unknown => this.chunk(step);
+  private readonly onError = (error: unknown): unknown => {
+    this.finished = true;
+    return this.reader.error(error);
+  };
 
   constructor(
     private readonly open: () => Promise<AsyncIterator<C>>,
@@ -82,31 +96,50 @@ class MappingIterator<C> implements MappedStream {
     return this[READ_MAPPED](ITERATE);
   }
 
-  // One await of the client's next() a chunk, as reading it directly costs; the reader's answer is the read's value.
-  async [READ_MAPPED]<R>(reader: StreamReader<R>): Promise<R> {
-    if (this.head < this.pending.length) return this.emit(this.pending[this.head++]!, reader);
-    if (this.finished) return reader.end();
+  /**
+   * A read costs the one promise `then` makes on the client's next(), as reading
+   * it directly costs an await of it; the reader's answer is the read's value. A
+   * chunk without an event, the first read (which opens the stream) and the
+   * events after a chunk's first go through `readOn`.
+   */
+  [READ_MAPPED]<R>(reader: StreamReader<R>): Promise<R> {
+    const source = this.source;
+    if (source === undefined || this.finished || this.head < this.pending.length) return this.readOn(reader);
+    this.reader = reader as StreamReader<unknown>;
+    let step: Promise<IteratorResult<C>>;
+    try {
+      step = source.next();
+    } catch (error) {
+      return this.fail(reader, error);
+    }
+    return step.then(this.onChunk, this.onError) as Promise<R>;
+  }
+
+  /** One chunk of the client's stream, for the reader of the read in flight. */
+  private chunk(step: IteratorResult<C>): unknown {
+    const reader = this.reader;
+    if (step.done === true) return this.ended(reader);
+    let mapped: MappedChunk;
+    try {
+      mapped = this.mapper.add(step.value);
+    } catch (error) {
+      this.finished = true;
+      return reader.error(error);
+    }
+    if (typeof mapped === 'string') return reader.text(mapped);
+    if (mapped === undefined) return this.readOn(reader);
+    if (!isList(mapped)) return this.emit(mapped, reader);
+    if (mapped.length === 0) return this.readOn(reader);
+    this.pending = mapped;
+    this.head = 1;
+    return this.emit(mapped[0]!, reader);
+  }
+
+  /** The client's stream ended: the closing event the mapper puts together, if any. */
+  private ended<R>(reader: StreamReader<R>): R | PromiseLike<R> {
     let event: ModelStreamEvent | undefined;
     try {
-      const source = this.source ?? (this.source = await this.open());
-      for (;;) {
-        const step = await source.next();
-        if (step.done === true) {
-          event = this.mapper.end();
-          break;
-        }
-        const mapped = this.mapper.add(step.value);
-        if (mapped === undefined) continue;
-        if (!isList(mapped)) {
-          event = mapped;
-          break;
-        }
-        if (mapped.length === 0) continue;
-        this.pending = mapped;
-        this.head = 1;
-        event = mapped[0];
-        break;
-      }
+      event = this.mapper.end();
     } catch (error) {
       this.finished = true;
       return reader.error(error);
@@ -116,6 +149,44 @@ class MappingIterator<C> implements MappedStream {
       return reader.end();
     }
     return this.emit(event, reader);
+  }
+
+  /**
+   * The general read: the events left of a chunk, the end, opening the stream,
+   * and the chunks without an event (awaited in one loop, not a chain of promises).
+   */
+  private async readOn<R>(reader: StreamReader<R>): Promise<R> {
+    if (this.head < this.pending.length) return this.emit(this.pending[this.head++]!, reader);
+    if (this.finished) return reader.end();
+    let mapped: MappedChunk;
+    let ended = false;
+    try {
+      const source = this.source ?? (this.source = await this.open());
+      for (;;) {
+        const step = await source.next();
+        if (step.done === true) {
+          ended = true;
+          break;
+        }
+        mapped = this.mapper.add(step.value);
+        if (mapped !== undefined && (typeof mapped === 'string' || !isList(mapped) || mapped.length > 0)) break;
+      }
+    } catch (error) {
+      this.finished = true;
+      return reader.error(error);
+    }
+    if (ended || mapped === undefined) return this.ended(reader);
+    if (typeof mapped === 'string') return reader.text(mapped);
+    if (!isList(mapped)) return this.emit(mapped, reader);
+    this.pending = mapped;
+    this.head = 1;
+    return this.emit(mapped[0]!, reader);
+  }
+
+  /** A read that fails with `error` (the client's next() threw). */
+  private async fail<R>(reader: StreamReader<R>, error: unknown): Promise<R> {
+    this.finished = true;
+    return reader.error(error);
   }
 
   async return(): Promise<IteratorResult<ModelStreamEvent, undefined>> {

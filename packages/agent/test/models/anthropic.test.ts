@@ -1,5 +1,5 @@
 import { ErrorCode, builtin, imageResult, tool } from '@anytool/core';
-import { Agent, type AgentStreamEvent } from '@anytool/agent';
+import { Agent, type AgentStreamEvent, type ModelStreamEvent } from '@anytool/agent';
 import { AnthropicModel } from '../../src/models/anthropic.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from '../helpers/provider-server.js';
 
@@ -116,6 +116,33 @@ describe('AnthropicModel (Messages through the official client)', () => {
     expect((server.requests[1]!.body['messages'] as Array<{ content: unknown }>)[2]!.content).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Oslo: 21 celsius' }] },
     ]);
+  });
+
+  it('streams through model.stream() alone: text deltas as events, then the turn', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [
+          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Oslo is ' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '21 celsius.' } },
+          { type: 'content_block_stop', index: 0 },
+          { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 5 } },
+          { type: 'message_stop' },
+        ],
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const seen: ModelStreamEvent[] = [];
+    for await (const event of model.stream({ messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [] })) seen.push(event);
+    expect(seen.slice(0, -1)).toEqual([
+      { type: 'text_delta', text: 'Oslo is ' },
+      { type: 'text_delta', text: '' },
+      { type: 'text_delta', text: '21 celsius.' },
+    ]);
+    expect(seen.at(-1)).toMatchObject({ type: 'response', response: { text: 'Oslo is 21 celsius.', stopReason: 'end', toolCalls: [] } });
   });
 
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
