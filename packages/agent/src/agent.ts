@@ -14,6 +14,7 @@ import {
   type ApprovalCallback,
   type TextDeltaEvent,
   type Middleware,
+  type OutputBudgetOptions,
   type ToolResult,
   type ToolSource,
   type TracingOptions,
@@ -35,6 +36,7 @@ import {
   type ModelToolCall,
   type Usage,
 } from './model.js';
+import { RunOutputs } from './run-outputs.js';
 import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
 
@@ -81,6 +83,15 @@ export interface AgentOptions {
    * toolset's own (after tracing, before the agent's approval and call order).
    */
   middleware?: readonly Middleware[];
+  /**
+   * The budget of each tool result the model reads: `{ maxTokens: 20_000 }` by
+   * default (a token estimated as 4 characters), `false` for none. A larger
+   * result reaches the model as its head and tail with a note and a handle;
+   * the agent then offers `read_tool_output` (after the other tools) to page
+   * through the rest, kept until the run ends. A toolset's, source's or tool's
+   * own `outputBudget` (an MCP server's size hint among them) decides first.
+   */
+  outputBudget?: OutputBudgetOptions | false;
 }
 
 export interface RunOptions {
@@ -167,6 +178,8 @@ export class Agent {
   /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
   private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
   private readonly approve: ApprovalCallback | undefined;
+  /** The budget and the output reader in front of the toolset. */
+  private readonly outputs: RunOutputs;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -188,6 +201,7 @@ export class Agent {
     this.toolTimeoutMs = toolTimeoutMs;
     this.model = options.model;
     this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
+    this.outputs = new RunOutputs(this.toolset, options.outputBudget);
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = options.timeoutMs;
@@ -280,6 +294,7 @@ export class Agent {
     let text = '';
     const finish = (stopReason: StopReason, steps: number, errorType?: string): RunResult => {
       telemetry?.end(usage, stopReason, steps, errorType);
+      this.outputs.release(context);
       return { text, stopReason, steps, usage, messages, context };
     };
     const interrupted = (steps: number): RunResult => {
@@ -300,7 +315,7 @@ export class Agent {
       const request: ModelRequest = {
         ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
         messages,
-        tools: this.toolset.neutralDefinitions(),
+        tools: [...this.toolset.neutralDefinitions(), ...this.outputs.extraDefinitions(context)],
         ...(this.settings === undefined ? {} : { settings: this.settings }),
         ...(signal === undefined ? {} : { signal }),
       };
@@ -320,6 +335,7 @@ export class Agent {
         chat?.(undefined, failure.code);
         context.record({ type: 'error', code: failure.code, message: failure.message });
         telemetry?.end(usage, 'model_failed', step - 1, failure.code);
+        this.outputs.release(context);
         throw failure;
       }
       chat?.(response);
@@ -446,7 +462,7 @@ export class Agent {
     return Promise.all(
       calls.map((call) =>
         this.calls.invoke(
-          this.toolset,
+          this.outputs.toolset,
           call.name,
           call.arguments,
           context,

@@ -145,7 +145,10 @@ export class ToolOutputStore {
         ErrorCode.OutputEvicted,
         `The output ${JSON.stringify(handle)} was evicted to make room for newer ones (the run keeps at most ${this.maxBytes} bytes of outputs). Call the tool again, asking for less, if you still need it.`,
       );
-    throw new AnytoolError(ErrorCode.OutputHandleUnknown, `No output has the handle ${JSON.stringify(handle)} in this run; copy the handle from the note of the cut result.`);
+    throw new AnytoolError(
+      ErrorCode.OutputHandleUnknown,
+      `No output has the handle ${JSON.stringify(handle)} in this run; copy the handle from the note of the cut result.`,
+    );
   }
 
   /**
@@ -187,5 +190,9 @@ export function isHighSurrogate(code: number): boolean {
 export function copyOf(text: string, from: number, to: number): string {
   if (from === 0 && to === text.length) return text;
   const part = text.slice(from, to);
-  return part.length < 13 ? part : Buffer.from(part, 'utf16le').toString('utf16le');
+  if (part.length < 13) return part;
+  // Latin-1 text stays one byte a character; other text goes through UTF-16, which keeps every code unit (lone surrogates too).
+  return WIDE.test(part) ? Buffer.from(part, 'utf16le').toString('utf16le') : Buffer.from(part, 'latin1').toString('latin1');
 }
+
+const WIDE = /[^\u0000-\u00ff]/;

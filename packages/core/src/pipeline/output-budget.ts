@@ -45,16 +45,22 @@ const NOTE_CHARS = 400;
 
 function checkLimit(limit: OutputLimit, owner: string): number {
   const { maxTokens, maxChars } = limit;
-  if (maxTokens !== undefined && maxChars !== undefined)
-    throw new AnytoolError(ErrorCode.ConflictingOptions, `${owner}: give maxTokens or maxChars, not both`);
+  if (maxTokens !== undefined && maxChars !== undefined) throw new AnytoolError(ErrorCode.ConflictingOptions, `${owner}: give maxTokens or maxChars, not both`);
   const [value, unit] = maxChars !== undefined ? [maxChars, 'maxChars'] : [maxTokens ?? DEFAULT_OUTPUT_BUDGET_TOKENS, 'maxTokens'];
-  if (!Number.isSafeInteger(value) || value < 1) throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}: ${unit} must be a whole number from 1, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new AnytoolError(ErrorCode.InvalidOptions, `${owner}: ${unit} must be a whole number from 1, got ${String(value)}`);
   return unit === 'maxChars' ? value : value * CHARS_PER_TOKEN;
+}
+
+/** The characters a budget allows (checked as `outputBudget` checks it); `owner` names the caller in errors. */
+export function budgetChars(limit: OutputLimit, owner: string): number {
+  return checkLimit(limit, owner);
 }
 
 function checkTokens(value: number | undefined, name: string): number {
   if (value === undefined) return MEDIA_PART_TOKENS * CHARS_PER_TOKEN;
-  if (!Number.isSafeInteger(value) || value < 0) throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): ${name} must be a whole number from 0, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): ${name} must be a whole number from 0, got ${String(value)}`);
   return value * CHARS_PER_TOKEN;
 }
 
@@ -98,7 +104,8 @@ const count = (n: number): string => n.toLocaleString('en-US');
 export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
   const max = checkLimit(options, 'outputBudget()');
   const perTool = new Map<string, number | false>();
-  for (const [name, limit] of Object.entries(options.tools ?? {})) perTool.set(name, limit === false ? false : checkLimit(limit, `outputBudget(): tools.${name}`));
+  for (const [name, limit] of Object.entries(options.tools ?? {}))
+    perTool.set(name, limit === false ? false : checkLimit(limit, `outputBudget(): tools.${name}`));
   const over = options.over ?? 'store';
   if (over !== 'store' && over !== 'truncate' && over !== 'error')
     throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): over must be 'store', 'truncate' or 'error', got ${String(over)}`);
@@ -118,7 +125,13 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
       }
       const what = `tool "${call.name}" returned ${count(size)} characters of content, over its budget of ${count(limit)}`;
       if (over === 'error') {
-        call.context.diagnose({ code: ErrorCode.ResultTooLarge, source: 'output budget', message: `${what}; the result was replaced by an error`, callId: call.callId, tool: call.name });
+        call.context.diagnose({
+          code: ErrorCode.ResultTooLarge,
+          source: 'output budget',
+          message: `${what}; the result was replaced by an error`,
+          callId: call.callId,
+          tool: call.name,
+        });
         return mark(
           errorResult(
             ErrorCode.ResultTooLarge,
@@ -202,13 +215,16 @@ function cutToBudget(
       note += `. The whole output is kept under handle "${handle}": read it with read_tool_output({"handle":"${handle}","offset":${headEnd}})`;
     else if (store === false) note += '. Call the tool again asking for less (a narrower query, a page, a limit) to see it';
     else note += `. It was too large to keep for this run; call the tool again asking for less (a narrower query, a page, a limit) to see it`;
-    notes.push(handle === undefined ? `${count(left)} characters were cut and not kept` : `${count(left)} characters were cut and kept under handle "${handle}"`);
+    notes.push(
+      handle === undefined ? `${count(left)} characters were cut and not kept` : `${count(left)} characters were cut and kept under handle "${handle}"`,
+    );
     if (headEnd > 0) content.push({ type: 'text', text: copyOf(text, 0, headEnd) });
     content.push({ type: 'text', text: `${note}${mediaNote(leftOut)}]` });
     if (tailStart < text.length) content.push({ type: 'text', text: copyOf(text, tailStart, text.length) });
   }
   const media = mediaList(leftOut);
-  if (media !== '' && text.length <= textRoom) content.push({ type: 'text', text: `[… ${media} left out to fit the output budget of ${count(limit)} characters]` });
+  if (media !== '' && text.length <= textRoom)
+    content.push({ type: 'text', text: `[… ${media} left out to fit the output budget of ${count(limit)} characters]` });
   if (media !== '') notes.push(`${media} left out`);
   content.push(...kept);
   const out: ToolResult = { content, isError: result.isError };

@@ -71,7 +71,11 @@ describe('outputBudget', () => {
       description: 'A report.',
       parameters,
     });
-    const small = tool(() => toolResult({ content: [{ type: 'text', text: 'chart' }, image], isError: false }), { name: 'chart', description: 'A chart.', parameters });
+    const small = tool(() => toolResult({ content: [{ type: 'text', text: 'chart' }, image], isError: false }), {
+      name: 'chart',
+      description: 'A chart.',
+      parameters,
+    });
     const toolset = new Toolset(report, small).use(outputBudget({ maxTokens: 5_000 }));
     const context = new ExecutionContext();
 
@@ -95,7 +99,9 @@ describe('outputBudget', () => {
     expect(shown.content.filter((p) => p.type === 'image')).toHaveLength(5);
     const fewer = await new Toolset(gallery).use(outputBudget({ maxTokens: 100_000 })).invoke('gallery', {}, context);
     expect(fewer).toEqual(shown);
-    const tight = await new Toolset(tool(() => toolResult({ content: Array.from({ length: 5 }, () => image), isError: false }), { name: 'g2', description: 'Images.', parameters }))
+    const tight = await new Toolset(
+      tool(() => toolResult({ content: Array.from({ length: 5 }, () => image), isError: false }), { name: 'g2', description: 'Images.', parameters }),
+    )
       .use(outputBudget({ maxTokens: 3_500 }))
       .invoke('g2', {}, context);
     expect(tight.content.filter((p) => p.type === 'image')).toHaveLength(2);
