@@ -2,9 +2,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ErrorCode, ExecutionContext, ReadToolOutput, ToolOutputStore, Toolset, resultText, tool, type ToolResult } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults, type ModelRequest } from '@anytool/agent';
-import { OpenAIModel } from '@anytool/agent/openai';
+import { OpenAIModel } from '../src/models/openai.js';
 import { scaled } from '../../core/test/helpers/time-scale';
-import { startProviderServer, type ProviderServer, type ReceivedRequest } from './helpers/provider-server';
+import { startProviderServer, type ProviderServer, type ReceivedRequest } from './helpers/provider-server.js';
 
 const root = join(__dirname, '..', '..', '..');
 const parameters = { type: 'object', properties: {} } as const;

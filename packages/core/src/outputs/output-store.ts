@@ -195,4 +195,5 @@ export function copyOf(text: string, from: number, to: number): string {
   return WIDE.test(part) ? Buffer.from(part, 'utf16le').toString('utf16le') : Buffer.from(part, 'latin1').toString('latin1');
 }
 
-const WIDE = /[^\u0000-\u00ff]/;
+/** A character past Latin-1 (a surrogate half included). */
+const WIDE = /[\u0100-\uffff]/;

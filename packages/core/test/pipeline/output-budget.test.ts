@@ -1,15 +1,4 @@
-import {
-  ErrorCode,
-  ExecutionContext,
-  ReadToolOutput,
-  ToolOutputStore,
-  Toolset,
-  outputBudget,
-  resultText,
-  tool,
-  toolResult,
-  type ToolResult,
-} from '@anytool/core';
+import { ErrorCode, ExecutionContext, ReadToolOutput, Toolset, outputBudget, resultText, tool, toolResult, type ToolResult } from '@anytool/core';
 
 const parameters = { type: 'object', properties: {} } as const;
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${String(i).padStart(6, '0')}`).join('\n');
