@@ -48,7 +48,11 @@ export class ReadToolOutput extends BaseTool<ReadArgs> {
         properties: {
           handle: { type: 'string', description: 'The handle from the note of the cut result, such as "out_1_1".' },
           offset: { type: 'integer', minimum: 0, description: 'The character to start at; 0 by default.' },
-          limit: { type: 'integer', minimum: 1, maximum: maxChars, description: `How many characters to read; ${maxChars} by default (and at most).` },
+          limit: {
+            type: 'integer',
+            minimum: 1,
+            description: `How many characters to read; ${maxChars} by default, and at most (a larger limit reads ${maxChars}).`,
+          },
         },
         required: ['handle'],
         additionalProperties: false,

@@ -18,6 +18,8 @@ describe('read_tool_output', () => {
     expect(evicted.error?.code).toBe(ErrorCode.OutputEvicted);
     expect(resultText(evicted)).toMatch(/was evicted to make room for newer ones.*Call the tool again, asking for less/);
     expect((await read({ handle: second, offset: 239_999 })).structured).toEqual({ handle: second, offset: 239_999, end: 239_999, total: 239_999 });
+    // A limit past the reader's page size reads one page of that size.
+    expect((await read({ handle: second, offset: 10, limit: 10_000_000 })).structured).toEqual({ handle: second, offset: 10, end: 40_010, total: 239_999 });
     const past = await read({ handle: second, offset: 300_000 });
     expect(past.error?.code).toBe(ErrorCode.InvalidArguments);
     expect(resultText(past)).toContain('which has 239999 characters; pass an offset from 0 to 239999');
