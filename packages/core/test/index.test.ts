@@ -156,6 +156,7 @@ describe('the public surface of @anytool/core', () => {
       'TOOL_NAME_RULES',
       'WHOLE_ARGUMENTS',
       'abortWatch',
+      'budgetChars',
       'checkToolName',
       'compileValidator',
       'describeError',
