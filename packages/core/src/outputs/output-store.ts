@@ -36,9 +36,25 @@ export interface OutputPage {
   total: number;
 }
 
-/** One store per run, keyed by the run's shared state (which every view of the run's context has). */
-const stores = new WeakMap<object, ToolOutputStore>();
-let storeCounter = 0;
+/**
+ * One store per run, keyed by the run's shared state (which every view of the run's context
+ * has). The map is shared by every copy of core in the process (under a registered symbol,
+ * made on first use, not on import): a budget of one copy and the reader of another find the
+ * same outputs.
+ */
+const REGISTRY = Symbol.for('anytool.toolOutputStores.v1');
+interface Registry {
+  readonly stores: WeakMap<object, ToolOutputStore>;
+  /** Stores made so far: each store's handles carry its number, so no two stores' handles are alike. */
+  made: number;
+}
+function registry(): Registry {
+  const global = globalThis as unknown as Record<symbol, Registry | undefined>;
+  return (global[REGISTRY] ??= { stores: new WeakMap(), made: 0 });
+}
+function stores(): WeakMap<object, ToolOutputStore> {
+  return registry().stores;
+}
 
 /**
  * The outputs an output budget kept for one run: the whole text of each result
@@ -63,34 +79,31 @@ export class ToolOutputStore {
   private released = false;
 
   constructor(options: ToolOutputStoreOptions = {}) {
-    const max = options.maxBytes ?? DEFAULT_STORE_BYTES;
-    if (!Number.isSafeInteger(max) || max < 2)
-      throw new AnytoolError(ErrorCode.InvalidOptions, `ToolOutputStore: maxBytes must be a whole number of bytes from 2, got ${String(max)}`);
-    this.maxBytes = max;
-    this.tag = (++storeCounter).toString(36);
+    this.maxBytes = checkStoreOptions(options);
+    this.tag = (++registry().made).toString(36);
   }
 
   /** The run's store, made on first use with `options` (later options are ignored: the first user sets the bounds). */
   static of(context: ExecutionContext, options?: ToolOutputStoreOptions): ToolOutputStore {
     const run = context.state;
-    let store = stores.get(run);
+    let store = stores().get(run);
     if (store === undefined || store.released) {
       store = new ToolOutputStore(options);
-      stores.set(run, store);
+      stores().set(run, store);
     }
     return store;
   }
 
   /** The run's store if one was made, without making one. */
   static peek(context: ExecutionContext): ToolOutputStore | undefined {
-    return stores.get(context.state);
+    return stores().get(context.state);
   }
 
   /** Drops every output the run kept: its handles then answer that the run's outputs were released. */
   static release(context: ExecutionContext): void {
-    const store = stores.get(context.state);
+    const store = stores().get(context.state);
     if (store === undefined) return;
-    stores.delete(context.state);
+    stores().delete(context.state);
     store.clear();
   }
 
@@ -176,6 +189,14 @@ export class ToolOutputStore {
     this.entries.clear();
     this.bytes = 0;
   }
+}
+
+/** The store's `maxBytes`, checked: throws `INVALID_OPTIONS` for a bad one. */
+export function checkStoreOptions(options: ToolOutputStoreOptions): number {
+  const max = options.maxBytes ?? DEFAULT_STORE_BYTES;
+  if (!Number.isSafeInteger(max) || max < 2)
+    throw new AnytoolError(ErrorCode.InvalidOptions, `ToolOutputStore: maxBytes must be a whole number of bytes from 2, got ${String(max)}`);
+  return max;
 }
 
 export function isHighSurrogate(code: number): boolean {

@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode } from '../errors.js';
-import { ToolOutputStore, copyOf, isHighSurrogate, type ToolOutputStoreOptions } from '../outputs/output-store.js';
+import { ToolOutputStore, checkStoreOptions, copyOf, isHighSurrogate, type ToolOutputStoreOptions } from '../outputs/output-store.js';
 import { errorResult, type ContentPart, type ToolResult } from '../tool-result.js';
 import type { Middleware, ToolCall } from './tool-call.js';
 
@@ -111,7 +111,7 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
     throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): over must be 'store', 'truncate' or 'error', got ${String(over)}`);
   const costs = { image: checkTokens(options.imageTokens, 'imageTokens'), audio: checkTokens(options.audioTokens, 'audioTokens') };
   const storeOptions = options.store;
-  if (storeOptions !== undefined) new ToolOutputStore(storeOptions); // checks the bounds now, where the mistake is
+  if (storeOptions !== undefined) checkStoreOptions(storeOptions); // now, where the mistake is
   return {
     name: 'output budget',
     after(call: ToolCall, result: ToolResult): ToolResult | undefined {
