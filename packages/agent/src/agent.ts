@@ -16,6 +16,7 @@ import {
   type BaseTool,
   type TextDeltaEvent,
   type Middleware,
+  type OutputBudgetOptions,
   type ToolResult,
   type ToolSearchOptions,
   type ToolSource,
@@ -38,6 +39,7 @@ import {
   type ModelToolCall,
   type Usage,
 } from './model.js';
+import { RunOutputs } from './run-outputs.js';
 import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
 import { LoadedTools } from './tool-loading.js';
@@ -91,6 +93,15 @@ export interface AgentOptions {
    * tools one search loads, and your own `ranker` (keyword ranking by default).
    */
   toolSearch?: ToolSearchOptions;
+  /**
+   * The budget of each tool result the model reads: `{ maxTokens: 20_000 }` by
+   * default (a token estimated as 4 characters), `false` for none. A larger
+   * result reaches the model as its head and tail with a note and a handle;
+   * the agent then offers `read_tool_output` (after the other tools) to page
+   * through the rest, kept until the run ends. A toolset's, source's or tool's
+   * own `outputBudget` (an MCP server's size hint among them) decides first.
+   */
+  outputBudget?: OutputBudgetOptions | false;
 }
 
 export interface RunOptions {
@@ -180,6 +191,8 @@ export class Agent {
   private readonly toolSearch: ToolSearchOptions | undefined;
   /** The portable search tool over the toolset's deferred tools, and a toolset holding just it; made when first needed. */
   private search: { tool: BaseTool; toolset: Toolset } | undefined;
+  /** The budget and the output reader in front of the toolset. */
+  private readonly outputs: RunOutputs;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -204,6 +217,7 @@ export class Agent {
     this.toolSearch = options.toolSearch;
     // Checked now: a bad option is the developer's error, not a run's.
     if (this.toolSearch !== undefined) this.searchTools();
+    this.outputs = new RunOutputs(this.toolset, options.outputBudget);
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = options.timeoutMs;
@@ -296,6 +310,7 @@ export class Agent {
     let text = '';
     const finish = (stopReason: StopReason, steps: number, errorType?: string): RunResult => {
       telemetry?.end(usage, stopReason, steps, errorType);
+      this.outputs.release(context);
       return { text, stopReason, steps, usage, messages, context };
     };
     const interrupted = (steps: number): RunResult => {
@@ -317,7 +332,7 @@ export class Agent {
       const request: ModelRequest = {
         ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
         messages,
-        tools: tools.definitions(),
+        tools: tools.definitions(this.outputs.extraDefinitions(context)),
         ...(this.settings === undefined ? {} : { settings: this.settings }),
         ...(signal === undefined ? {} : { signal }),
       };
@@ -337,6 +352,7 @@ export class Agent {
         chat?.(undefined, failure.code);
         context.record({ type: 'error', code: failure.code, message: failure.message });
         telemetry?.end(usage, 'model_failed', step - 1, failure.code);
+        this.outputs.release(context);
         throw failure;
       }
       chat?.(response);
@@ -377,7 +393,7 @@ export class Agent {
    * search tool and the deferred tools the model loaded so far (see `LoadedTools`).
    */
   private runTools(): LoadedTools {
-    return new LoadedTools(this.toolset, () => this.searchTools(), this.model.nativeToolSearch === true);
+    return new LoadedTools(this.toolset, this.outputs.toolset, () => this.searchTools(), this.model.nativeToolSearch === true);
   }
 
   private searchTools(): { tool: BaseTool; toolset: Toolset } {

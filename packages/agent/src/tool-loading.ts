@@ -11,23 +11,31 @@ import type { ModelToolCall } from './model.js';
  * caches keep hitting.
  */
 export class LoadedTools {
+  /** The tools appended after the first turn's, in the order they came: loaded deferred tools and the agent's late tools. */
   private readonly loaded: string[] = [];
   private readonly loadedNames = new Set<string>();
   /** Whether the last `definitions()` offered the portable search tool. */
   private searching = false;
 
   constructor(
+    /** The agent's toolset: the definitions. */
     private readonly toolset: Toolset,
+    /** What the agent's calls go through: its toolset, with what the agent adds (output budget, `read_tool_output`). */
+    private readonly calls: Toolset,
     /** The portable search tool and a toolset holding just it, which its calls go through. */
     private readonly searchTools: () => { tool: BaseTool; toolset: Toolset },
     private readonly native: boolean,
   ) {}
 
-  /** The definitions of the next turn. */
-  definitions(): readonly ToolDefinition[] {
+  /**
+   * The definitions of the next turn. `late` are tools the agent offers from some
+   * turn on (`read_tool_output`): they go after the others, in the order they first
+   * came, loaded tools included, so no turn's array moves a tool sent before.
+   */
+  definitions(late: readonly ToolDefinition[] = []): readonly ToolDefinition[] {
     const all = this.toolset.neutralDefinitions();
     this.searching = false;
-    if (this.native || !all.some((d) => d.deferLoading === true)) return all;
+    if (this.native || !all.some((d) => d.deferLoading === true)) return late.length === 0 ? all : [...all, ...late];
     const search = this.searchTools();
     const searchName = search.tool.name;
     if (this.toolset.has(searchName)) {
@@ -43,9 +51,17 @@ export class LoadedTools {
       if (definition.deferLoading === true) deferred.set(definition.name, definition);
       else eager.push(definition);
     }
+    const lateByName = new Map<string, ToolDefinition>();
+    for (const definition of late) {
+      lateByName.set(definition.name, definition);
+      if (!this.loadedNames.has(definition.name)) {
+        this.loadedNames.add(definition.name);
+        this.loaded.push(definition.name);
+      }
+    }
     const loaded: ToolDefinition[] = [];
     for (const name of this.loaded) {
-      const definition = deferred.get(name);
+      const definition = deferred.get(name) ?? lateByName.get(name);
       if (definition === undefined) continue;
       const { deferLoading: _deferred, ...sent } = definition;
       loaded.push(sent);
@@ -55,9 +71,9 @@ export class LoadedTools {
 
   /** The toolset a call of `name` goes through: the search tool's own, or the agent's. */
   toolsetFor(name: string): Toolset {
-    if (!this.searching) return this.toolset;
+    if (!this.searching) return this.calls;
     const search = this.searchTools();
-    return name === search.tool.name ? search.toolset : this.toolset;
+    return name === search.tool.name ? search.toolset : this.calls;
   }
 
   /** Loads, in order, the tools the turn's search calls found (each once). */

@@ -71,6 +71,10 @@ export const ErrorCode = {
   StoreFailed: 'STORE_FAILED',
   /** A tool's result was larger than the limit set for it (an MCP server's answer, for one); ask for less, or raise the limit. */
   ResultTooLarge: 'RESULT_TOO_LARGE',
+  /** `read_tool_output` was given a handle this run never issued (or one from an earlier run, whose outputs were released); copy the handle from the note of the cut result. */
+  OutputHandleUnknown: 'OUTPUT_HANDLE_UNKNOWN',
+  /** A kept tool output was evicted to make room for newer ones (the run's store is bounded); call the tool again asking for less, or raise the store's `maxBytes`. */
+  OutputEvicted: 'OUTPUT_EVICTED',
   /** A model call failed after the client's own retries; the `cause` is the client's error. */
   ModelFailed: 'MODEL_FAILED',
   /** A provider's built-in tool was called locally; only its provider runs it, during a model turn. */

@@ -30,8 +30,12 @@ export { ToolCall } from './pipeline/tool-call.js';
 export type { Middleware } from './pipeline/tool-call.js';
 export { approval, askApproval, needsApproval } from './pipeline/approval.js';
 export type { ApprovalCallback, ApprovalDecision, ApprovalOptions, ApprovalRequest } from './pipeline/approval.js';
-export { outputBudget } from './pipeline/output-budget.js';
-export type { OutputBudgetOptions } from './pipeline/output-budget.js';
+export { DEFAULT_OUTPUT_BUDGET_TOKENS, outputBudget } from './pipeline/output-budget.js';
+export type { OutputBudgetOptions, OutputLimit } from './pipeline/output-budget.js';
+export { ToolOutputStore } from './outputs/output-store.js';
+export type { OutputPage, StoredOutput, ToolOutputStoreOptions } from './outputs/output-store.js';
+export { ReadToolOutput } from './outputs/read-tool-output.js';
+export type { ReadToolOutputOptions } from './outputs/read-tool-output.js';
 
 export { tracing } from './tracing/tracing.js';
 export type { TracingOptions } from './tracing/tracing.js';

@@ -71,6 +71,7 @@ describe('the public surface of @anytool/mcp', () => {
         'McpTokenStore',
         'McpToolsetOptions',
         'RedisStoreOptions',
+        'ResultSizeHints',
         'SamplingHandler',
         'ServeMcpOptions',
         'StaticToken',

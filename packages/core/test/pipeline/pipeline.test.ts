@@ -231,9 +231,9 @@ describe('outputBudget', () => {
 
   it('cuts a result over its budget, says how much went, and leaves a diagnostic in the run', async () => {
     const context = new ExecutionContext();
-    const result = await new Toolset(big).use(outputBudget({ maxChars: 100 })).invoke('big', {}, context);
-    expect(result.content[0]).toEqual({ type: 'text', text: 'x'.repeat(100) });
-    expect(resultText(result)).toContain('900 of 1000 characters cut');
+    const result = await new Toolset(big).use(outputBudget({ maxChars: 500, over: 'truncate' })).invoke('big', {}, context);
+    expect(result.content[0]).toEqual({ type: 'text', text: 'x'.repeat(50) });
+    expect(resultText(result)).toContain('900 of 1,000 characters');
     expect(context.events.filter((e) => e.type === 'diagnostic')).toEqual([
       expect.objectContaining({ code: ErrorCode.ResultTooLarge, tool: 'big', source: 'output budget' }),
     ]);

@@ -6,6 +6,7 @@ import { McpConnection, type McpClientOptions } from './connection.js';
 import { McpTool } from './mcp-tool.js';
 import type { McpTaskHandle } from './tasks.js';
 import { toolLabel } from './tool-check.js';
+import { hintedBudget, type ResultSizeHints } from './result-size-hint.js';
 import { mcpToolName } from './tool-names.js';
 
 /** Options of `McpToolset.connect`: the connection options plus naming. */
@@ -18,6 +19,13 @@ export interface McpToolsetOptions extends McpClientOptions {
    * `progress` setting wins. See `McpTool.requestProgress`.
    */
   progress?: boolean;
+  /**
+   * Honour each server's per-tool result size hint (`_meta["anthropic/maxResultSizeChars"]`,
+   * as Claude Code does): it sets that tool's output budget in characters, in place of the
+   * toolset's and the agent's, lower or higher, but not above `maxChars` (500 000 by
+   * default). `false` ignores the hints. On by default.
+   */
+  resultSizeHints?: ResultSizeHints;
 }
 
 /**
@@ -211,7 +219,9 @@ export class McpToolset implements DynamicToolSource {
   /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
   private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
     if (old !== undefined && old.name === name && (old.info === info || JSON.stringify(old.info) === JSON.stringify(info))) return old;
-    return new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
+    const tool = new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
+    const budget = hintedBudget(info, this.options.resultSizeHints, (message) => this.warn(`MCP server "${connection.name}": ${message}`, connection));
+    return budget === undefined ? tool : tool.use(budget);
   }
 
   private warn(message: string, connection?: McpConnection): void {

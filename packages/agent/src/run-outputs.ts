@@ -1,0 +1,39 @@
+import { ReadToolOutput, ToolOutputStore, Toolset, outputBudget, type ExecutionContext, type OutputBudgetOptions, type ToolDefinition } from '@anytool/core';
+import { budgetChars } from '@anytool/core/internal';
+
+/** The largest page of `read_tool_output` without a budget of the agent's: half the default budget. */
+const PAGE_CHARS = 40_000;
+
+/**
+ * What the agent adds to its toolset for output budgets: the budget itself
+ * (outermost of the toolset's middleware, so a toolset's, source's or tool's
+ * own budget decides first) and `read_tool_output`, offered from the turn
+ * after the run first kept an output, appended after every other tool so the
+ * tools sent before stay byte for byte the same.
+ */
+export class RunOutputs {
+  /** The toolset the agent calls into: its own toolset, the reader and the budget. */
+  readonly toolset: Toolset;
+  private readonly reader: ReadToolOutput | undefined;
+
+  constructor(own: Toolset, options: OutputBudgetOptions | false | undefined) {
+    const budget = options === false ? undefined : (options ?? {});
+    // A page is half the budget: with the note of the cut result and a page or two, a turn stays within it.
+    const pageChars = budget === undefined ? PAGE_CHARS : Math.max(1, Math.floor(budgetChars(budget, 'Agent: outputBudget') / 2));
+    // A reader the toolset already holds (a ReadToolOutput of the user's, or a tool of theirs by that name) is left to it.
+    this.reader = own.has('read_tool_output') ? undefined : new ReadToolOutput({ maxChars: pageChars });
+    this.toolset = new Toolset(own, ...(this.reader === undefined ? [] : [this.reader]));
+    if (budget !== undefined) this.toolset.use(outputBudget(budget));
+  }
+
+  /** The definitions to send after the toolset's: the reader, once this run kept an output. */
+  extraDefinitions(context: ExecutionContext): ToolDefinition[] {
+    const store = ToolOutputStore.peek(context);
+    return this.reader === undefined || store === undefined || store.stored === 0 ? [] : [this.reader.definition];
+  }
+
+  /** Drops the outputs the run kept. */
+  release(context: ExecutionContext): void {
+    ToolOutputStore.release(context);
+  }
+}
