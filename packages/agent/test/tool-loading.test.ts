@@ -55,6 +55,36 @@ describe('the tool list of a run under tool search', () => {
     expect(ran).toContainEqual(['jira_create_ticket', 'jira_create_ticket(bug)']);
   });
 
+  it("appends read_tool_output and loaded tools in the order they came; a loaded tool's large result is cut and paged back", async () => {
+    const big = 'x'.repeat(9_000);
+    const tools = new Toolset(make('notes_read', 'Read the notes.')).defer([
+      tool(() => big, { name: 'logs_dump', description: 'Dump the logs.', parameters: { type: 'object', properties: {} } }),
+      make('jira_create_ticket', 'Create a Jira ticket.'),
+    ]);
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: 's1', name: 'search_tools', arguments: { query: 'logs dump', limit: 1 } }] },
+      { toolCalls: [{ id: 'c1', name: 'logs_dump', arguments: {} }] },
+      { toolCalls: [{ id: 's2', name: 'search_tools', arguments: { query: 'jira ticket', limit: 1 } }] },
+      { text: 'done' },
+    ]);
+    const result = await new Agent({ model, tools, outputBudget: { maxChars: 2_000 } }).run('go');
+    expect(result.text).toBe('done');
+    const first = ['notes_read', 'search_tools'];
+    expect(model.requests.map((r) => r.tools.map((d) => d.name))).toEqual([
+      first,
+      [...first, 'logs_dump'],
+      [...first, 'logs_dump', 'read_tool_output'],
+      [...first, 'logs_dump', 'read_tool_output', 'jira_create_ticket'],
+    ]);
+    for (const format of FORMATS) {
+      const sent = model.requests.map((r) => lowerDefinitions(format, r.tools as ToolDefinition[]).tools.map((t) => JSON.stringify(t)));
+      for (let turn = 1; turn < sent.length; turn++) expect(sent[turn]!.slice(0, sent[turn - 1]!.length)).toEqual(sent[turn - 1]);
+    }
+    const dumped = result.context.events.find((e) => e.type === 'tool_result' && e.tool === 'logs_dump');
+    expect(dumped?.type === 'tool_result' && resultText(dumped.result).length).toBeLessThan(2_600);
+    expect(dumped?.type === 'tool_result' && resultText(dumped.result)).toMatch(/read_tool_output/);
+  });
+
   it("ranks with the agent's own ranker and search tool name", async () => {
     const queries: string[] = [];
     const model = new ScriptedModel([{ toolCalls: [{ id: 's1', name: 'find_tools', arguments: { query: 'anything' } }] }, { text: 'done' }]);
