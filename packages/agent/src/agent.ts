@@ -3,6 +3,7 @@ import {
   ErrorCode,
   ExecutionContext,
   Pipeline,
+  ToolPins,
   Toolset,
   approval,
   askApproval,
@@ -12,6 +13,7 @@ import {
   resultText,
   tracing,
   type ApprovalCallback,
+  type ApprovalPolicy,
   type TextDeltaEvent,
   type Middleware,
   type ToolResult,
@@ -65,6 +67,19 @@ export interface AgentOptions {
    * such calls are refused.
    */
   approve?: ApprovalCallback;
+  /**
+   * Decides each call from its validated arguments before the default rule:
+   * `'allow'`, `'ask'` (the `approve` callback), `'deny'`, or undefined for the
+   * default. See `ApprovalOptions.policy`.
+   */
+  policy?: ApprovalPolicy;
+  /**
+   * The approved definitions of MCP tools: a call whose tool's definition changed
+   * since is refused (`TOOL_DEFINITION_CHANGED`) until `approve` accepts the change.
+   * A fresh set by default, kept for every run of this agent; pass one read with
+   * `ToolPins.fromJSON` to keep approvals across processes, or `false` for none.
+   */
+  pins?: ToolPins | false;
   /** Sent with every model request. */
   settings?: ModelSettings;
   /** The agent's name in traces (`gen_ai.agent.name`). */
@@ -167,6 +182,8 @@ export class Agent {
   /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
   private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
   private readonly approve: ApprovalCallback | undefined;
+  /** The approved definitions of remote tools (see `AgentOptions.pins`); undefined when pinning is off. */
+  readonly pins: ToolPins | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -196,11 +213,13 @@ export class Agent {
     this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
     const approve: ApprovalCallback | undefined = options.approve;
     this.approve = approve;
+    const pins = options.pins === false ? false : (options.pins ?? new ToolPins());
+    this.pins = pins === false ? undefined : pins;
     this.calls = new Pipeline(
       ...(this.tracing === undefined ? [] : [tracing(this.tracing)]),
       ...(options.middleware ?? []),
       callOrder(this.repeated),
-      approval(approve === undefined ? {} : { approve }),
+      approval({ ...(approve === undefined ? {} : { approve }), ...(options.policy === undefined ? {} : { policy: options.policy }), pins }),
     );
   }
 
