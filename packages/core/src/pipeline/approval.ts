@@ -204,7 +204,7 @@ async function runPolicy(
   }
   if (verdict === undefined) return fallback;
   if (verdict === 'allow' || verdict === 'ask' || verdict === 'deny') return verdict;
-  const message = `the approval policy for tool "${tool.name}" returned ${describeError(verdict).slice(0, 200)}, which is not "allow", "ask", "deny" or undefined`;
+  const message = `the approval policy for tool "${tool.name}" returned ${(typeof verdict === 'string' ? JSON.stringify(verdict) : describeError(verdict)).slice(0, 200)}, which is not "allow", "ask", "deny" or undefined`;
   context.diagnose({ code: ErrorCode.ApprovalDenied, source: 'approval', message, callId: call.callId, tool: tool.name });
   return refused(call, message);
 }
@@ -221,7 +221,7 @@ function pinNow(call: Asked, tool: BaseTool, pins: ToolPins): void {
 /** Asks about a changed definition: approved, the new one is pinned and the call runs. */
 async function askChange(call: Asked, tool: BaseTool, change: DefinitionChange, approve: ApprovalCallback | undefined, pins: ToolPins): Promise<ToolResult | undefined> {
   const { context } = call;
-  const what = `the definition of tool "${tool.name}" of ${tool.origin!.protocol.toUpperCase()} server "${change.server}" changed since it was approved (${change.fields.join(', ')} differ)`;
+  const what = `the definition of tool "${tool.name}" of ${tool.origin!.protocol.toUpperCase()} server "${change.server}" changed since it was approved (it differs in: ${change.fields.join(', ')})`;
   context.diagnose({ code: ErrorCode.ToolDefinitionChanged, source: 'approval', message: what, callId: call.callId, tool: tool.name });
   const answer = await ask(call, tool, approve, 'definition-changed', change);
   if (answer.result?.error?.code === ErrorCode.Aborted) return answer.result;
@@ -247,7 +247,8 @@ async function askCall(
   const run = call.context.state;
   const kept = memory.get(run);
   const byArgs = argumentsKey(tool, call.args);
-  const known = kept?.get(toolKey(tool)) ?? (byArgs === undefined ? undefined : kept?.get(byArgs));
+  // An answer for these very arguments comes before one for the whole tool.
+  const known = (byArgs === undefined ? undefined : kept?.get(byArgs)) ?? kept?.get(toolKey(tool));
   if (known !== undefined) return known.approved ? undefined : refused(call, `${known.reason ?? 'the user refused'}; remembered for this run`);
   const answer = await ask(call, tool, approve, 'call', undefined);
   if (answer.remember !== undefined && answer.result?.error?.code !== ErrorCode.Aborted) {

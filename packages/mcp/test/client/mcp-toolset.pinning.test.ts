@@ -73,7 +73,7 @@ describe('pinned MCP tool definitions', () => {
     const refused = sentBack(model, 2);
     expect(refused.error?.code).toBe(ErrorCode.ToolDefinitionChanged);
     expect(resultText(refused)).toMatch(/^The call to tool "lookup" did not run: its definition \(description\) changed on server "dict"/);
-    expect(refused.error?.message).toMatch(/MCP server "dict".*description differ.*ToolPins\.pin/s);
+    expect(refused.error?.message).toMatch(/MCP server "dict" changed since it was approved \(it differs in: description\).*ToolPins\.pin/s);
     expect(asked.map((r) => `${r.callId} ${r.kind}`)).toEqual(['c1 call', 'c2 definition-changed', 'c3 definition-changed', 'c4 call']);
     const change = asked[1]!.change!;
     expect(change).toMatchObject({ server: 'dict', fields: ['description'] });
