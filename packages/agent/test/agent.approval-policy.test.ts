@@ -57,11 +57,13 @@ describe('the approval policy of an Agent', () => {
   it('refuses what the policy denies without asking, and falls back to the default rule on undefined', async () => {
     const paid: number[] = [];
     const asked: string[] = [];
-    const careful = tool(() => 'done', { name: 'careful', description: 'Needs approval.', parameters: { type: 'object', properties: {} }, requiresApproval: true });
-    const model = new ScriptedModel([
-      { toolCalls: [pay('p1', { amount: 1_000_000 }), { id: 'c1', name: 'careful', arguments: {} }] },
-      { text: 'done' },
-    ]);
+    const careful = tool(() => 'done', {
+      name: 'careful',
+      description: 'Needs approval.',
+      parameters: { type: 'object', properties: {} },
+      requiresApproval: true,
+    });
+    const model = new ScriptedModel([{ toolCalls: [pay('p1', { amount: 1_000_000 }), { id: 'c1', name: 'careful', arguments: {} }] }, { text: 'done' }]);
     const agent = new Agent({
       model,
       tools: [payments(paid), careful],

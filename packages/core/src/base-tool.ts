@@ -609,7 +609,9 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     try {
       prepared = this.prepare(rawArgs);
     } catch (error) {
-      return { result: errorResult(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}).`) };
+      return {
+        result: errorResult(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}).`),
+      };
     }
     if (prepared instanceof Refusal) return { result: prepared.result };
     if (this.standardSchema === undefined) return { args: prepared };

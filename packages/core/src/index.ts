@@ -29,7 +29,15 @@ export type { ToolInvoker } from './pipeline/pipeline.js';
 export { ToolCall } from './pipeline/tool-call.js';
 export type { Middleware } from './pipeline/tool-call.js';
 export { approval, askApproval, needsApproval } from './pipeline/approval.js';
-export type { ApprovalCallback, ApprovalDecision, ApprovalOptions, ApprovalPolicy, ApprovalRequest, PolicyRequest, PolicyVerdict } from './pipeline/approval.js';
+export type {
+  ApprovalCallback,
+  ApprovalDecision,
+  ApprovalOptions,
+  ApprovalPolicy,
+  ApprovalRequest,
+  PolicyRequest,
+  PolicyVerdict,
+} from './pipeline/approval.js';
 export { ToolPins } from './pipeline/tool-pins.js';
 export type { DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';
 export { outputBudget } from './pipeline/output-budget.js';

@@ -219,7 +219,13 @@ function pinNow(call: Asked, tool: BaseTool, pins: ToolPins): void {
 }
 
 /** Asks about a changed definition: approved, the new one is pinned and the call runs. */
-async function askChange(call: Asked, tool: BaseTool, change: DefinitionChange, approve: ApprovalCallback | undefined, pins: ToolPins): Promise<ToolResult | undefined> {
+async function askChange(
+  call: Asked,
+  tool: BaseTool,
+  change: DefinitionChange,
+  approve: ApprovalCallback | undefined,
+  pins: ToolPins,
+): Promise<ToolResult | undefined> {
   const { context } = call;
   const what = `the definition of tool "${tool.name}" of ${tool.origin!.protocol.toUpperCase()} server "${change.server}" changed since it was approved (it differs in: ${change.fields.join(', ')})`;
   context.diagnose({ code: ErrorCode.ToolDefinitionChanged, source: 'approval', message: what, callId: call.callId, tool: tool.name });

@@ -80,7 +80,11 @@ describe('pinned MCP tool definitions', () => {
     expect(change.previous.description).toBe(ORIGINAL);
     expect(change.current.description).toBe(POISONED);
     expect(diagnostics).toEqual([
-      expect.objectContaining({ code: ErrorCode.ToolDefinitionChanged, tool: 'lookup', message: expect.stringMatching(/server "dict" changed since it was approved/) }),
+      expect.objectContaining({
+        code: ErrorCode.ToolDefinitionChanged,
+        tool: 'lookup',
+        message: expect.stringMatching(/server "dict" changed since it was approved/),
+      }),
     ]);
     expect(diagnostics[0]!.count).toBe(2);
     // Once approved, the changed tool runs, and the new definition is the pinned one.
