@@ -319,7 +319,9 @@ export class Agent {
       const request: ModelRequest = {
         ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
         messages,
-        tools: this.toolset.neutralDefinitions(),
+        // A tool whose definition changed since it was approved is shown as approved until the change is.
+        tools:
+          this.pins === undefined ? this.toolset.neutralDefinitions() : this.pins.shown(this.toolset.neutralDefinitions(), (name) => this.toolset.get(name)),
         ...(this.settings === undefined ? {} : { settings: this.settings }),
         ...(signal === undefined ? {} : { signal }),
       };

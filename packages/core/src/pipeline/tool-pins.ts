@@ -283,6 +283,25 @@ export class ToolPins {
     };
   }
 
+  /**
+   * The definitions to show a model: a tool whose definition changed since it was
+   * pinned is shown as pinned, what was approved, until the change is approved (a
+   * changed description must not reach the model before a person saw it). The
+   * array itself when nothing is to be replaced.
+   */
+  shown(definitions: readonly ToolDefinition[], toolNamed: (name: string) => BaseTool | undefined): readonly ToolDefinition[] {
+    if (this.pins.size === 0) return definitions;
+    let out: ToolDefinition[] | undefined;
+    definitions.forEach((definition, index) => {
+      const tool = toolNamed(definition.name);
+      const pin = tool === undefined ? undefined : this.get(tool);
+      if (pin === undefined || fingerprint(tool!).hash === pin.hash) return;
+      out ??= [...definitions];
+      out[index] = { ...pin.definition, name: definition.name };
+    });
+    return out ?? definitions;
+  }
+
   /** Calls `listener` with each pin made or replaced (to save the set); returns the unsubscribe function. */
   subscribe(listener: (pin: ToolPin) => void): () => void {
     this.listeners.add(listener);

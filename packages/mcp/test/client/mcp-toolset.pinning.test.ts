@@ -87,6 +87,9 @@ describe('pinned MCP tool definitions', () => {
       }),
     ]);
     expect(diagnostics[0]!.count).toBe(2);
+    // Until the change was approved the model was shown the approved description, never the changed one.
+    const shown = (turn: number): string | undefined => model.requests[turn]!.tools.find((t) => t.name === 'lookup')?.description;
+    expect([shown(0), shown(1), shown(2), shown(3)]).toEqual([ORIGINAL, ORIGINAL, ORIGINAL, POISONED]);
     // Once approved, the changed tool runs, and the new definition is the pinned one.
     expect(resultText(sentBack(model, 3))).toBe('dog: found');
     expect(resultText(sentBack(model, 4))).toBe('eel: found');
