@@ -615,7 +615,13 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     }
     if (prepared instanceof Refusal) return { result: prepared.result };
     if (this.standardSchema === undefined) return { args: prepared };
-    const checked = await this.validateStandard(this.standardSchema, prepared);
+    let checked: Record<string, unknown> | Refusal;
+    try {
+      checked = await this.validateStandard(this.standardSchema, prepared);
+    } catch (error) {
+      // As a call would end: the schema's own validation failed.
+      return { result: this.failure(error) };
+    }
     return checked instanceof Refusal ? { result: checked.result } : { args: checked };
   }
 

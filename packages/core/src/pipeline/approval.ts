@@ -137,7 +137,7 @@ export function approval(options: ApprovalOptions = {}): Middleware {
         if (!needs(tool)) return undefined;
         return queue(call, () => askCall(call, tool, approve, memory));
       }
-      return decide(call, tool, { approve, policy, needs, pins, memory, queue });
+      return decide(call, tool, { approve, policy, needs, pins, memory, queue, asking });
     },
   };
 }
@@ -149,31 +149,55 @@ interface Rules {
   pins: ToolPins | undefined;
   memory: WeakMap<object, Map<string, Remembered>>;
   queue: (call: ToolCall, question: () => Promise<ToolResult | undefined>) => Promise<ToolResult | undefined>;
+  /** The last question of each run: the next one waits for it. */
+  asking: WeakMap<object, Promise<unknown>>;
 }
 
-/** The policy's verdict (from the validated arguments), then the pin's state and a question when one is needed. */
+/**
+ * The policy's verdict (from the validated arguments), then the pin's state and a
+ * question when one is needed. A call decided by the policy keeps its place in the
+ * run's line of questions from the moment it starts, so questions are asked in
+ * the order the calls started even when the policy or the validation is async.
+ */
 function decide(call: ToolCall, tool: BaseTool, rules: Rules): Promise<ToolResult | undefined> | undefined {
   const fallback = rules.needs(tool) ? 'ask' : 'allow';
-  if (rules.policy === undefined) return settle(call, tool, fallback, rules);
+  if (rules.policy === undefined) return settle(call, tool, fallback, rules, undefined);
   const policy = rules.policy;
-  return tool.checkArguments(call.args).then(async (checked) => {
+  const run = call.context.state;
+  const before = rules.asking.get(run) ?? Promise.resolve();
+  const outcome = tool.checkArguments(call.args).then(async (checked) => {
     if ('result' in checked) return checked.result;
     const ruled = await runPolicy(call, tool, checked.args, fallback, policy);
     if (typeof ruled !== 'string') return ruled;
     if (ruled === 'deny') return refused(call, 'the approval policy refuses it');
-    return settle(call, tool, ruled, rules);
+    return settle(call, tool, ruled, rules, before);
   });
+  // A decision that failed (a throwing validator: MIDDLEWARE_FAILED for its call) does not hold up the next question.
+  rules.asking.set(
+    run,
+    outcome.then(undefined, () => undefined),
+  );
+  return outcome;
 }
 
-/** Runs an allowed call of a tool whose pin holds (pinning it first); otherwise asks, one question of the run at a time. */
-function settle(call: ToolCall, tool: BaseTool, verdict: 'allow' | 'ask', rules: Rules): Promise<ToolResult | undefined> | undefined {
+/**
+ * Runs an allowed call of a tool whose pin holds (pinning it first); otherwise asks,
+ * one question of the run at a time: after `before`, or at the end of the run's line.
+ */
+function settle(
+  call: ToolCall,
+  tool: BaseTool,
+  verdict: 'allow' | 'ask',
+  rules: Rules,
+  before: Promise<unknown> | undefined,
+): Promise<ToolResult | undefined> | undefined {
   const { pins } = rules;
   const pinned = pins === undefined || tool.origin === undefined ? undefined : pins.compare(tool);
   if (verdict === 'allow' && pinned?.status !== 'changed') {
     if (pinned?.status === 'unpinned') pinNow(call, tool, pins!);
     return undefined;
   }
-  return rules.queue(call, async () => {
+  const question = async (): Promise<ToolResult | undefined> => {
     // An earlier question of the run may have approved the change, or pinned the tool.
     const now = pins === undefined || tool.origin === undefined ? undefined : pins.compare(tool);
     if (now?.status === 'changed') return askChange(call, tool, now.change, rules.approve, pins!);
@@ -183,7 +207,8 @@ function settle(call: ToolCall, tool: BaseTool, verdict: 'allow' | 'ask', rules:
     }
     if (now?.status === 'unpinned') pinNow(call, tool, pins!);
     return undefined;
-  });
+  };
+  return before === undefined ? rules.queue(call, question) : before.then(question);
 }
 
 async function runPolicy(

@@ -114,3 +114,28 @@ describe('pinned definitions in approval()', () => {
     expect(kinds).toEqual(['call', 'definition-changed']);
   });
 });
+
+describe('the policy of approval()', () => {
+  it('asks in the order the calls started, even when the policy answers the first call last', async () => {
+    const asked: string[] = [];
+    const word = tool(({ w }: { w: string }) => w, {
+      name: 'word',
+      description: 'Echoes.',
+      parameters: { type: 'object', properties: { w: { type: 'string' } }, required: ['w'] },
+    });
+    const guarded = new Pipeline(
+      approval({
+        policy: async ({ args }) => {
+          if (args['w'] === 'slow') await new Promise((resolve) => setTimeout(resolve, 30));
+          return 'ask';
+        },
+        approve: ({ args }) => (asked.push((args as { w: string }).w), true),
+      }),
+    );
+    const toolset = new Toolset(word);
+    const context = new ExecutionContext();
+    const results = await Promise.all(['slow', 'quick'].map((w) => guarded.invoke(toolset, 'word', { w }, context)));
+    expect(results.map(resultText)).toEqual(['slow', 'quick']);
+    expect(asked).toEqual(['slow', 'quick']);
+  });
+});
