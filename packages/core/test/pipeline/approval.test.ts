@@ -14,6 +14,7 @@ import {
   type ApprovalRequest,
   type BaseTool,
   type Diagnostic,
+  type PolicyVerdict,
   type ToolAnnotations,
 } from '@anytool/core';
 
@@ -125,7 +126,7 @@ describe('the policy of approval()', () => {
     });
     const guarded = new Pipeline(
       approval({
-        policy: async ({ args }) => {
+        policy: async ({ args }): Promise<PolicyVerdict> => {
           if (args['w'] === 'slow') await new Promise((resolve) => setTimeout(resolve, 30));
           return 'ask';
         },
