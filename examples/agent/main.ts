@@ -96,7 +96,8 @@ const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpan
 // The MCP calls are traced too (a tools/call span under each tool call, its trace context sent to the server).
 const mcp = await McpToolset.connect(
   { mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } },
-  { prefix: true, telemetry: { tracerProvider } },
+  // Trusted: its tools' annotations decide approval; an untrusted server's tools would all be asked about (docs/approval.md).
+  { prefix: true, trusted: true, telemetry: { tracerProvider } },
 );
 // The server has a dozen demo tools; this agent gets two of them next to its local ones.
 // The provider's own web search sits next to them; its provider runs it.

@@ -69,7 +69,8 @@ const serverEntry = require.resolve('@modelcontextprotocol/server-everything/dis
 let mcp: McpToolset;
 
 beforeAll(async () => {
-  mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true });
+  // Trusted: its annotations decide approval as a local tool's would (an untrusted server's tools would all be asked about).
+  mcp = await McpToolset.connect({ mcpServers: { everything: { command: process.execPath, args: [serverEntry, 'stdio'] } } }, { prefix: true, trusted: true });
 });
 afterAll(async () => {
   await mcp?.close();

@@ -1,6 +1,7 @@
 // MCP tools get MCP's annotation defaults: a server that sends an annotations
 // object without readOnlyHint: true means destructive and not idempotent unless
 // it says otherwise, so the agent asks approval and runs such calls one at a time.
+// The server is trusted here; an untrusted server's annotations exempt nothing.
 import { resultText, type RunEvent, type ToolCallEvent, type ToolResultEvent } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
@@ -11,7 +12,11 @@ jest.setTimeout(scaled(30_000));
 
 let mcp: McpToolset;
 beforeAll(async () => {
-  mcp = await McpToolset.connect({ mcpServers: { notes: { command: process.execPath, args: [path.join(__dirname, 'fixtures', 'annotated-server.mjs')] } } });
+  // Trusted: the agent believes its annotations (see docs/approval.md for untrusted servers).
+  mcp = await McpToolset.connect(
+    { mcpServers: { notes: { command: process.execPath, args: [path.join(__dirname, 'fixtures', 'annotated-server.mjs')] } } },
+    { trusted: true },
+  );
 });
 afterAll(async () => {
   await mcp?.close();

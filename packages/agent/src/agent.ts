@@ -3,6 +3,7 @@ import {
   ErrorCode,
   ExecutionContext,
   Pipeline,
+  ToolPins,
   Toolset,
   approval,
   askApproval,
@@ -14,6 +15,8 @@ import {
   tracing,
   type ApprovalCallback,
   type BaseTool,
+  type ApprovalPolicy,
+  type ToolDefinition,
   type TextDeltaEvent,
   type Middleware,
   type OutputBudgetOptions,
@@ -71,6 +74,19 @@ export interface AgentOptions {
    * such calls are refused.
    */
   approve?: ApprovalCallback;
+  /**
+   * Decides each call from its validated arguments before the default rule:
+   * `'allow'`, `'ask'` (the `approve` callback), `'deny'`, or undefined for the
+   * default. See `ApprovalOptions.policy`.
+   */
+  policy?: ApprovalPolicy;
+  /**
+   * The approved definitions of MCP tools: a call whose tool's definition changed
+   * since is refused (`TOOL_DEFINITION_CHANGED`) until `approve` accepts the change.
+   * A fresh set by default, kept for every run of this agent; pass one read with
+   * `ToolPins.fromJSON` to keep approvals across processes, or `false` for none.
+   */
+  pins?: ToolPins | false;
   /** Sent with every model request. */
   settings?: ModelSettings;
   /** The agent's name in traces (`gen_ai.agent.name`). */
@@ -193,6 +209,8 @@ export class Agent {
   private search: { tool: BaseTool; toolset: Toolset } | undefined;
   /** The budget and the output reader in front of the toolset. */
   private readonly outputs: RunOutputs;
+  /** The approved definitions of remote tools (see `AgentOptions.pins`); undefined when pinning is off. */
+  readonly pins: ToolPins | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -226,11 +244,13 @@ export class Agent {
     this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
     const approve: ApprovalCallback | undefined = options.approve;
     this.approve = approve;
+    const pins = options.pins === false ? false : (options.pins ?? new ToolPins());
+    this.pins = pins === false ? undefined : pins;
     this.calls = new Pipeline(
       ...(this.tracing === undefined ? [] : [tracing(this.tracing)]),
       ...(options.middleware ?? []),
       callOrder(this.repeated),
-      approval(approve === undefined ? {} : { approve }),
+      approval({ ...(approve === undefined ? {} : { approve }), ...(options.policy === undefined ? {} : { policy: options.policy }), pins }),
     );
   }
 
@@ -332,7 +352,8 @@ export class Agent {
       const request: ModelRequest = {
         ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
         messages,
-        tools: tools.definitions(this.outputs.extraDefinitions(context)),
+        // A tool whose definition changed since it was approved is shown as approved until the change is.
+        tools: this.shownTools(tools.definitions(this.outputs.extraDefinitions(context))),
         ...(this.settings === undefined ? {} : { settings: this.settings }),
         ...(signal === undefined ? {} : { signal }),
       };
@@ -392,6 +413,11 @@ export class Agent {
    * and the model has no tool search of its own, the tools always loaded, the
    * search tool and the deferred tools the model loaded so far (see `LoadedTools`).
    */
+  /** The definitions as the model is shown them: a pinned tool's as approved, while a change to it waits for approval. */
+  private shownTools(definitions: readonly ToolDefinition[]): readonly ToolDefinition[] {
+    return this.pins === undefined ? definitions : this.pins.shown(definitions, (name) => this.toolset.get(name));
+  }
+
   private runTools(): LoadedTools {
     return new LoadedTools(this.toolset, this.outputs.toolset, () => this.searchTools(), this.model.nativeToolSearch === true);
   }

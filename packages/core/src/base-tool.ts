@@ -4,7 +4,7 @@ import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors
 import type { ExecutionContext } from './execution-context.js';
 import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
 import type { Middleware } from './pipeline/tool-call.js';
-import type { JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
+import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
@@ -29,6 +29,8 @@ export interface BaseToolOptions {
   timeoutMs?: number;
   /** The agent asks its approval callback before running this tool. */
   requiresApproval?: boolean;
+  /** Set by a source whose server controls the definition (an MCP tool): see `ToolOrigin`. */
+  origin?: ToolOrigin;
   /** Tool-level middleware: runs with every call of this tool, however it is called (see `use`). */
   middleware?: readonly Middleware[];
   /**
@@ -270,6 +272,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   annotations: ToolAnnotations | undefined;
   timeoutMs: number | undefined;
   requiresApproval: boolean;
+  /** Where the definition comes from when a server controls it (an MCP tool); undefined for local tools. */
+  origin: ToolOrigin | undefined;
   /** OAuth scopes a caller needs to see and call this tool over an authenticated MCP endpoint (see `BaseToolOptions.scopes`). */
   scopes: readonly string[] | undefined;
   /** Whether an MCP call of this tool may become a task (see `BaseToolOptions.task`). */
@@ -327,6 +331,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     this.annotations = options.annotations;
     this.timeoutMs = options.timeoutMs;
     this.requiresApproval = options.requiresApproval ?? false;
+    this.origin = options.origin;
     this.source = `class ${ownInfo?.name || this.constructor.name}`;
     this.preparers = info?.prepare;
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
@@ -591,6 +596,33 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`);
     }
     return object;
+  }
+
+  /**
+   * The arguments as this tool's schema check gives them to it (JSON text parsed,
+   * strict-mode nulls dropped, defaults filled in, a Standard Schema's output), or
+   * the error result a call with them would end with. Runs nothing else: the
+   * approval policy reads a call's arguments this way. Do not change the object.
+   */
+  async checkArguments(rawArgs: unknown): Promise<{ args: Record<string, unknown> } | { result: ToolResult }> {
+    let prepared: Record<string, unknown> | Refusal;
+    try {
+      prepared = this.prepare(rawArgs);
+    } catch (error) {
+      return {
+        result: errorResult(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}": they could not be read (${describeError(error)}).`),
+      };
+    }
+    if (prepared instanceof Refusal) return { result: prepared.result };
+    if (this.standardSchema === undefined) return { args: prepared };
+    let checked: Record<string, unknown> | Refusal;
+    try {
+      checked = await this.validateStandard(this.standardSchema, prepared);
+    } catch (error) {
+      // As a call would end: the schema's own validation failed.
+      return { result: this.failure(error) };
+    }
+    return checked instanceof Refusal ? { result: checked.result } : { args: checked };
   }
 
   /** Validates with the Standard Schema's own `validate` (a Refusal on issues); its output (coerced, defaulted) is what the tool receives. */

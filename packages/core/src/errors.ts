@@ -81,6 +81,8 @@ export const ErrorCode = {
   ProviderTool: 'PROVIDER_TOOL',
   /** A tool call was refused by the approval callback; the model is told it was not run. */
   ApprovalDenied: 'APPROVAL_DENIED',
+  /** A remote (MCP) tool's definition differs from the one approved and pinned, and the change was not approved; approve it through the approve callback or `ToolPins.pin`. */
+  ToolDefinitionChanged: 'TOOL_DEFINITION_CHANGED',
   /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */
   DuplicateCallId: 'DUPLICATE_CALL_ID',
   /** A middleware hook threw or returned something that is not a ToolResult; the call ended with this code. */

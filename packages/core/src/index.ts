@@ -29,7 +29,17 @@ export type { ToolInvoker } from './pipeline/pipeline.js';
 export { ToolCall } from './pipeline/tool-call.js';
 export type { Middleware } from './pipeline/tool-call.js';
 export { approval, askApproval, needsApproval } from './pipeline/approval.js';
-export type { ApprovalCallback, ApprovalDecision, ApprovalOptions, ApprovalRequest } from './pipeline/approval.js';
+export type {
+  ApprovalCallback,
+  ApprovalDecision,
+  ApprovalOptions,
+  ApprovalPolicy,
+  ApprovalRequest,
+  PolicyRequest,
+  PolicyVerdict,
+} from './pipeline/approval.js';
+export { ToolPins } from './pipeline/tool-pins.js';
+export type { DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';
 export { DEFAULT_OUTPUT_BUDGET_TOKENS, outputBudget } from './pipeline/output-budget.js';
 export type { OutputBudgetOptions, OutputLimit } from './pipeline/output-budget.js';
 export { ToolOutputStore } from './outputs/output-store.js';
@@ -42,7 +52,7 @@ export type { TracingOptions } from './tracing/tracing.js';
 export type { TelemetryProviders } from './tracing/otel.js';
 export { extractTraceContext, injectTraceContext } from './tracing/trace-context.js';
 
-export type { BuiltinDeclaration, BuiltinFormat, JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
+export type { BuiltinDeclaration, BuiltinFormat, JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
 
 export { errorResult, imageResult, isToolResult, normalizeResult, resultText, textResult, toolResult } from './tool-result.js';
 export type { AudioContent, ContentPart, ImageContent, ResourceContent, ResourceLinkContent, TextContent, ToolResult } from './tool-result.js';

@@ -14,6 +14,21 @@ export interface ToolAnnotations {
 }
 
 /**
+ * Where a tool's definition comes from when another party controls it and may
+ * change it while it is in use: a tool of an MCP server. Local tools have none.
+ * The approval middleware pins such a tool's definition, and believes its
+ * annotations only when `trusted`.
+ */
+export interface ToolOrigin {
+  /** The protocol the definition came over: "mcp". */
+  readonly protocol: string;
+  /** The server's name, as configured. */
+  readonly server: string;
+  /** Whether its annotations may exempt a call from approval (the source's `trusted` option). */
+  readonly trusted: boolean;
+}
+
+/**
  * The neutral description of a tool, from which every provider format is made
  * (see `providers/`).
  */

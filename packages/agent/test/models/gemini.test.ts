@@ -46,7 +46,7 @@ describe('GeminiModel (generateContent through @google/genai)', () => {
 
   it("runs Gemini's code execution and search grounding, a local tool and an MCP tool in one run", async () => {
     const mcpServer = await serveMcp(new Toolset(add), { transport: 'http', port: 0 });
-    const mcp = await McpToolset.connect({ mcpServers: { math: { url: mcpServer.url! } } });
+    const mcp = await McpToolset.connect({ mcpServers: { math: { url: mcpServer.url! } } }, { trusted: true });
     try {
       const mcpName = new Toolset(mcp).names[0]!;
       server = await startProviderServer([

@@ -72,7 +72,7 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
 
   it('runs a hosted web search, a local tool and an MCP tool in one run, and keeps reasoning items across turns', async () => {
     const mcpServer = await serveMcp(new Toolset(add), { transport: 'http', port: 0 });
-    const mcp = await McpToolset.connect({ mcpServers: { math: { url: mcpServer.url! } } });
+    const mcp = await McpToolset.connect({ mcpServers: { math: { url: mcpServer.url! } } }, { trusted: true });
     try {
       const [mcpName] = new Toolset(mcp).names;
       server = await startProviderServer([

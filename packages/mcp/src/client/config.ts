@@ -22,6 +22,8 @@ export interface McpServerTuning {
    * `"modern"` speaks 2026-07-28 and fails loudly on a server that does not.
    */
   protocol?: McpProtocol;
+  /** Believe this server's tool annotations (`readOnlyHint`, `destructiveHint`) when deciding approval; see `McpToolsetOptions.trusted`. */
+  trusted?: boolean;
   /** Skip this server (the desktop clients' switch). */
   disabled?: boolean;
 }
@@ -104,7 +106,7 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== expected))
       fail(where, `"${key}" must be an object of ${expected} values`);
   }
-  for (const key of ['progress', 'disabled', 'inheritEnv'] as const) {
+  for (const key of ['progress', 'disabled', 'inheritEnv', 'trusted'] as const) {
     if (config[key] !== undefined && typeof config[key] !== 'boolean') fail(where, `"${key}" must be true or false (got ${JSON.stringify(config[key])})`);
   }
   for (const key of ['timeoutMs', 'startTimeoutMs', 'taskTimeoutMs'] as const) {

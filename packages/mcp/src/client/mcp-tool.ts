@@ -48,15 +48,16 @@ export class McpTool extends BaseTool {
    */
   requestProgress: boolean;
   private readonly connection: McpConnection;
-  private origin: ResultOrigin | undefined;
+  private resultOrigin: ResultOrigin | undefined;
 
-  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = false) {
+  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = false, trusted = false) {
     const title = info.title ?? info.annotations?.title;
     const description =
       info.description !== undefined && info.description.trim() !== ''
         ? info.description
         : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
-    super({ name, description, parameters: info.inputSchema as Record<string, unknown> });
+    // The server controls the definition: approval pins it, and believes its annotations only when the server is trusted.
+    super({ name, description, parameters: info.inputSchema as Record<string, unknown>, origin: { protocol: 'mcp', server: connection.name, trusted } });
     if (title !== undefined) this.title = title;
     if (info.outputSchema !== undefined) this.outputSchema = info.outputSchema as Record<string, unknown>;
     const annotations = mapAnnotations(info);
@@ -78,7 +79,7 @@ export class McpTool extends BaseTool {
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
     const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
-    const origin = (this.origin ??= this.makeOrigin());
+    const origin = (this.resultOrigin ??= this.makeOrigin());
     const onTaskStatus = this.taskRecorder(context);
     // The run's trace (the tool call's span when traced): the server continues it.
     return this.connection.callToolMapped(
@@ -94,7 +95,7 @@ export class McpTool extends BaseTool {
    * `McpToolset.pendingTasks()`) to its end; the result is mapped as a call's.
    */
   resume(handle: McpTaskHandle, options: { signal?: AbortSignal } = {}): Promise<ToolResult> {
-    const origin = (this.origin ??= this.makeOrigin());
+    const origin = (this.resultOrigin ??= this.makeOrigin());
     return this.connection.resumeTaskMapped(handle, { signal: options.signal, timeoutMs: this.requestTimeoutMs }, (result) => mapCallResult(result, origin));
   }
 

@@ -26,6 +26,13 @@ export interface McpToolsetOptions extends McpClientOptions {
    * default). `false` ignores the hints. On by default.
    */
   resultSizeHints?: ResultSizeHints;
+  /**
+   * Believe these servers' tool annotations (default false; a server's own
+   * `trusted` setting wins). An untrusted server's tools all need approval in an
+   * agent, whatever their `readOnlyHint` or `destructiveHint` say: MCP's hints
+   * come from the server, and only a server you trust may exempt a tool.
+   */
+  trusted?: boolean;
 }
 
 /**
@@ -219,7 +226,8 @@ export class McpToolset implements DynamicToolSource {
   /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
   private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
     if (old !== undefined && old.name === name && (old.info === info || JSON.stringify(old.info) === JSON.stringify(info))) return old;
-    const tool = new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
+    const trusted = connection.config.trusted ?? this.options.trusted ?? false;
+    const tool = new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false, trusted);
     const budget = hintedBudget(info, this.options.resultSizeHints, (message) => this.warn(`MCP server "${connection.name}": ${message}`, connection));
     return budget === undefined ? tool : tool.use(budget);
   }

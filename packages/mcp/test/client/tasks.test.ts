@@ -326,7 +326,7 @@ describe('a task in an agent run', () => {
   it('is one tool call with a longer life: the quick call of the same turn runs and ends meanwhile', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const server = await http(file);
-    const mcp = await McpToolset.connect({ mcpServers: { t: { url: server.url } } });
+    const mcp = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { trusted: true });
     try {
       const model = new ScriptedModel([
         {

@@ -145,7 +145,8 @@ describe.each([
           },
           web: { url: http.url, protocol: era },
         },
-        { prefix: true },
+        // Trusted: the run calls their tools without an approve callback.
+        { prefix: true, trusted: true },
       );
       const tools = new Toolset(add, greet, mcp);
       const agent = new Agent({ model: script(), tools, name: 'traveller', tracing: content ? { captureContent: true } : true });
