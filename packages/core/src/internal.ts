@@ -18,3 +18,4 @@ export { loadToolModule } from './module-tools.js';
 export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
 export { compileValidator, formatProblems, schemaProblems } from './validation.js';
 export type { ArgsValidator, ArgumentProblem } from './validation.js';
+export { unrestrictedContext } from './execution-context.js';

@@ -81,6 +81,7 @@ describe('the public surface of @anytool/core', () => {
         'BuiltinToolOptions',
         'ClientToolHandler',
         'ContentPart',
+        'ContextAccess',
         'ContextDecorator',
         'DefinitionFormat',
         'Diagnostic',
@@ -159,6 +160,7 @@ describe('the public surface of @anytool/core', () => {
       'suggestToolName',
       'toBase64',
       'unknownToolText',
+      'unrestrictedContext',
     ];
     expect(Object.keys(internal).sort()).toEqual(names.sort());
     expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });

@@ -24,7 +24,7 @@ export type { StoreEventStoreOptions } from './server/store-event-store.js';
 // Client: MCP servers' tools as BaseTools over kept connections.
 export { McpToolset } from './client/mcp-toolset.js';
 export type { McpToolsetOptions } from './client/mcp-toolset.js';
-export { McpTool } from './client/mcp-tool.js';
+export { CONTEXT_META_KEY, McpTool } from './client/mcp-tool.js';
 export { McpConnection } from './client/connection.js';
 export type { ElicitationHandler, McpCallOptions, McpClientOptions, McpRestartOptions, McpRoot, SamplingHandler } from './client/connection.js';
 export { readMcpServers } from './client/config.js';

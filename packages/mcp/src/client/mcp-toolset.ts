@@ -18,6 +18,12 @@ export interface McpToolsetOptions extends McpClientOptions {
    * `progress` setting wins. See `McpTool.requestProgress`.
    */
   progress?: boolean;
+  /**
+   * The run's `context.state` keys sent with every call to every server, in
+   * `params._meta["dev.anytool/context"]` (see `CONTEXT_META_KEY`); a server's own
+   * `contextMeta` wins. Default: none, and nothing of the run's state is sent.
+   */
+  contextMeta?: readonly string[];
 }
 
 /**
@@ -211,7 +217,14 @@ export class McpToolset implements DynamicToolSource {
   /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
   private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
     if (old !== undefined && old.name === name && (old.info === info || JSON.stringify(old.info) === JSON.stringify(info))) return old;
-    return new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false);
+    return new McpTool(
+      connection,
+      info,
+      name,
+      this.timeoutFor(connection, info),
+      connection.config.progress ?? this.options.progress ?? false,
+      connection.config.contextMeta ?? this.options.contextMeta,
+    );
   }
 
   private warn(message: string, connection?: McpConnection): void {
