@@ -119,10 +119,11 @@ let runCounter = 0;
 /** The ids of a run's first calls, made once: most runs never build a call id string. */
 const CALL_IDS: readonly string[] = Array.from({ length: 1024 }, (_, i) => `call_${i}`);
 
-/** The method of a context (of any copy of core) that gives the view of the run without a tool's restriction. */
-export const UNRESTRICTED: unique symbol = Symbol.for('anytool.context.unrestricted') as never;
-/** The method of a context (of any copy of core) that makes one tool call's restricted view. */
-export const CALL_VIEW: unique symbol = Symbol.for('anytool.context.callView') as never;
+// Methods of a context (of any copy of core) kept off its type, so two copies' types stay compatible:
+/** gives the view of the run without a tool's restriction; */
+const UNRESTRICTED = Symbol.for('anytool.context.unrestricted');
+/** makes one tool call's restricted view. */
+const CALL_VIEW = Symbol.for('anytool.context.callView');
 
 /** What every view of one run shares. */
 interface Run {
@@ -319,16 +320,6 @@ export class ExecutionContext {
     return this.view(this.signal, this.callId, this.currentTool, trace, this.access);
   }
 
-  /** One tool call's view: `callId` set, restricted to what the tool declared. */
-  [CALL_VIEW](callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
-    return this.view(this.signal, callId, tool, this.trace, access);
-  }
-
-  /** This view without a tool's restriction (itself when it has none). */
-  [UNRESTRICTED](): ExecutionContext {
-    return this.access === undefined ? this : this.view(this.signal, this.callId, this.currentTool, this.trace, undefined);
-  }
-
   /**
    * Records a progress event. Inside a tool call the event carries the call's
    * id and tool name, so concurrent calls' progress stays apart. In a tool's
@@ -348,12 +339,44 @@ export class ExecutionContext {
 
 setBrand(ExecutionContext, BRAND.ExecutionContext);
 
+/** What the two hidden methods read of a context. */
+interface ContextInternals {
+  readonly signal: AbortSignal | undefined;
+  readonly callId: string | undefined;
+  readonly trace: TraceContext | undefined;
+  readonly currentTool: string | undefined;
+  readonly access: ContextAccessPlan | undefined;
+  view(...args: Parameters<ViewMaker>): ExecutionContext;
+}
+type ViewMaker = (
+  signal: AbortSignal | undefined,
+  callId: string | undefined,
+  tool: string | undefined,
+  trace: TraceContext | undefined,
+  access: ContextAccessPlan | undefined,
+) => ExecutionContext;
+
+Object.defineProperties(ExecutionContext.prototype, {
+  /** One tool call's view: `callId` set, restricted to what the tool declared. */
+  [CALL_VIEW]: {
+    value(this: ContextInternals, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
+      return this.view(this.signal, callId, tool, this.trace, access);
+    },
+  },
+  /** This view without a tool's restriction (itself when it has none). */
+  [UNRESTRICTED]: {
+    value(this: ContextInternals): ExecutionContext {
+      return this.access === undefined ? (this as unknown as ExecutionContext) : this.view(this.signal, this.callId, this.currentTool, this.trace, undefined);
+    },
+  },
+});
+
 /**
  * One tool call's view of `context`, restricted to `access`. A context from an
  * older copy of core, which cannot restrict, gives its plain per-call view.
  */
 export function callView(context: ExecutionContext, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
-  const make = (context as unknown as Partial<Record<typeof CALL_VIEW, ExecutionContext[typeof CALL_VIEW]>>)[CALL_VIEW];
+  const make = (context as unknown as Partial<Record<symbol, (callId: string, tool: string, access: ContextAccessPlan) => ExecutionContext>>)[CALL_VIEW];
   return make === undefined ? context.forCall(callId, tool) : make.call(context, callId, tool, access);
 }
 
@@ -361,8 +384,9 @@ export function callView(context: ExecutionContext, callId: string, tool: string
  * The whole context behind a tool's view: for the framework's own work on a
  * call (the call pipeline's events, an MCP session), never handed to a tool.
  */
-export function unrestrictedContext(context: ExecutionContext): ExecutionContext {
-  const full = (context as unknown as Partial<Record<typeof UNRESTRICTED, () => ExecutionContext>>)[UNRESTRICTED];
+export function unrestrictedContext<Context extends object>(context: Context): Context {
+  // Generic: a sibling package may see core's types through another entry (ESM and CommonJS declarations).
+  const full = (context as unknown as Partial<Record<symbol, () => Context>>)[UNRESTRICTED];
   return full === undefined ? context : full.call(context);
 }
 
