@@ -132,13 +132,16 @@ export function contextAccessProblem(value: unknown): string | undefined {
     if (typeof state !== 'object' || state === null || Array.isArray(state)) return "context.state must be { read?: ['key'], write?: ['key'] }";
     const stray = Object.keys(state).find((k) => k !== 'read' && k !== 'write');
     if (stray !== undefined) return `context.state has no option ${JSON.stringify(stray)}; it takes read and write (arrays of keys)`;
-    const problem = keysProblem((state as Record<string, unknown>)['read'], 'context.state.read') ?? keysProblem((state as Record<string, unknown>)['write'], 'context.state.write');
+    const problem =
+      keysProblem((state as Record<string, unknown>)['read'], 'context.state.read') ??
+      keysProblem((state as Record<string, unknown>)['write'], 'context.state.write');
     if (problem !== undefined) return problem;
   }
   const events = access['events'];
   if (events !== undefined && typeof events !== 'boolean' && events !== 'record' && events !== 'read')
     return `context.events must be 'record', 'read', true or false, got ${JSON.stringify(events)}`;
-  if (access['progress'] !== undefined && typeof access['progress'] !== 'boolean') return `context.progress must be true or false, got ${JSON.stringify(access['progress'])}`;
+  if (access['progress'] !== undefined && typeof access['progress'] !== 'boolean')
+    return `context.progress must be true or false, got ${JSON.stringify(access['progress'])}`;
   return undefined;
 }
 

@@ -240,7 +240,8 @@ export class ExecutionContext {
   /** Appends an event (stamping its time) and tells the listeners. In a tool's view, only with `context: { events: 'record' }`. */
   record(event: RunEventInput): RunEvent {
     const access = this.access;
-    if (access !== undefined && !access.recordEvents) throw access.denied(`recorded an event (context.record, type ${JSON.stringify(String(event?.type))})`, access.withEvents('record'));
+    if (access !== undefined && !access.recordEvents)
+      throw access.denied(`recorded an event (context.record, type ${JSON.stringify(String(event?.type))})`, access.withEvents('record'));
     return this.append(event);
   }
 

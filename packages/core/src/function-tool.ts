@@ -117,7 +117,12 @@ export type ToolObject<Schema extends StandardSchemaV1, R> = Omit<FunctionToolOp
   execute: ToolObjectExecute<Schema, R>;
 };
 
-type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & { execute?: unknown; parameters?: unknown; inputSchema?: unknown; context?: unknown };
+type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & {
+  execute?: unknown;
+  parameters?: unknown;
+  inputSchema?: unknown;
+  context?: unknown;
+};
 
 function fromObject(definition: ToolObjectAny): FunctionTool {
   const { execute, parameters, inputSchema, ...options } = definition;

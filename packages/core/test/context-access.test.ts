@@ -8,6 +8,7 @@ import {
   resultText,
   tool,
   toolsFrom,
+  type FunctionToolOptions,
   type RunEvent,
 } from '@anytool/core';
 
@@ -15,7 +16,13 @@ const noArgs = { type: 'object', properties: {} } as const;
 const keyArg = { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } as const;
 
 function secretContext(): ExecutionContext {
-  return new ExecutionContext({ state: new Map<string, unknown>([['apiKey', 'sk-secret'], ['cart', ['apple']], ['tenant', 'acme']]) });
+  return new ExecutionContext({
+    state: new Map<string, unknown>([
+      ['apiKey', 'sk-secret'],
+      ['cart', ['apple']],
+      ['tenant', 'acme'],
+    ]),
+  });
 }
 
 describe('a tool gets a view of the context with what it declared', () => {
@@ -220,8 +227,11 @@ describe('a tool gets a view of the context with what it declared', () => {
 
   it('refuses a malformed declaration when the tool is made', () => {
     const fn = (): string => 'x';
-    const bad = (context: unknown): (() => unknown) => () =>
-      tool(fn, { name: 'bad', description: 'Bad.', parameters: noArgs, context } as Parameters<typeof tool>[1]);
+    const bad =
+      (context: unknown): (() => unknown) =>
+      () =>
+        // Declarations as plain JavaScript (or JSON) could give them, past the types.
+        tool(fn, { name: 'bad', description: 'Bad.', parameters: noArgs, context: context as FunctionToolOptions['context'] });
     expect(bad({ state: { read: 'cart' } })).toThrow(/context\.state\.read must be an array of state keys/);
     expect(bad({ state: ['cart'] })).toThrow(/context\.state must be \{ read\?/);
     expect(bad({ events: 'write' })).toThrow(/context\.events must be 'record', 'read', true or false/);

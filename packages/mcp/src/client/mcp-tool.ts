@@ -1,4 +1,13 @@
-import { AnytoolError, BaseTool, ErrorCode, type ExecutionContext, type JsonSchema, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import {
+  AnytoolError,
+  BaseTool,
+  ErrorCode,
+  type ExecutionContext,
+  type JsonSchema,
+  type RunEventInput,
+  type ToolAnnotations,
+  type ToolResult,
+} from '@anytool/core';
 import { compileValidator, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { mcpSession } from '../shared/mcp-session.js';

@@ -55,7 +55,11 @@ async function startWireServer(): Promise<WireServer> {
       if (body !== undefined && (JSON.parse(body.toString('utf8')) as { method?: string }).method === 'tools/call') callBodies.push(body.toString('utf8'));
       const headers = new Headers();
       for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-      const request = new Request(`http://${req.headers.host}${req.url}`, { method: req.method ?? 'GET', headers, ...(body === undefined ? {} : { body: new Uint8Array(body) }) });
+      const request = new Request(`http://${req.headers.host}${req.url}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body === undefined ? {} : { body: new Uint8Array(body) }),
+      });
       await send(res, await handler.fetch(request));
     })().catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500).end(String(error));

@@ -24,7 +24,12 @@ function served(seen: { aborted: number; started: number }): Toolset {
       }
       return `report after ${ms} ms`;
     },
-    { description: 'Writes a report.', parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, context: { progress: true }, task: true },
+    {
+      description: 'Writes a report.',
+      parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+      context: { progress: true },
+      task: true,
+    },
   );
   const greet = tool(
     async function greet(_args: object, context: ExecutionContext) {

@@ -52,7 +52,12 @@ function tools(gate: Gate, seen: { aborted: number }) {
       ]);
       return `finished ${label ?? 'it'}`;
     },
-    { description: 'Works until released.', parameters: { type: 'object', properties: { label: { type: 'string' } } }, context: { progress: true }, task: true },
+    {
+      description: 'Works until released.',
+      parameters: { type: 'object', properties: { label: { type: 'string' } } },
+      context: { progress: true },
+      task: true,
+    },
   );
   const ask = tool(
     async function ask(_args: object, context: ExecutionContext) {

@@ -45,7 +45,14 @@ export function inferContextUse(checker: TS.TypeChecker, body: TS.Node | undefin
         if (member === 'state') {
           const method = access.parent;
           const call = method?.parent;
-          if (method !== undefined && ts.isPropertyAccessExpression(method) && method.expression === access && call !== undefined && ts.isCallExpression(call) && call.expression === method) {
+          if (
+            method !== undefined &&
+            ts.isPropertyAccessExpression(method) &&
+            method.expression === access &&
+            call !== undefined &&
+            ts.isCallExpression(call) &&
+            call.expression === method
+          ) {
             const key = literalKey(call.arguments[0]);
             const name = method.name.text;
             if (key !== undefined && READS.has(name)) read.add(key);
