@@ -231,7 +231,7 @@ describe('a tool gets a view of the context with what it declared', () => {
       (context: unknown): (() => unknown) =>
       () =>
         // Declarations as plain JavaScript (or JSON) could give them, past the types.
-        tool(fn, { name: 'bad', description: 'Bad.', parameters: noArgs, context: context as FunctionToolOptions['context'] });
+        tool(fn, { name: 'bad', description: 'Bad.', parameters: noArgs, context: context as NonNullable<FunctionToolOptions['context']> });
     expect(bad({ state: { read: 'cart' } })).toThrow(/context\.state\.read must be an array of state keys/);
     expect(bad({ state: ['cart'] })).toThrow(/context\.state must be \{ read\?/);
     expect(bad({ events: 'write' })).toThrow(/context\.events must be 'record', 'read', true or false/);
