@@ -20,7 +20,7 @@ class Notebook {
     description: 'Read a note.',
     parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     annotations: { readOnly: true },
-    context: true,
+    context: { events: 'read' },
     timeoutMs: 10_000,
   })
   async readNote({ id }: { id: string }, context: ExecutionContext): Promise<string> {

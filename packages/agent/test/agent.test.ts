@@ -142,7 +142,7 @@ describe('Agent.run', () => {
         context.state.set('n', n);
         return n;
       },
-      { name: 'count', description: 'Count.', parameters: { type: 'object', properties: {} }, context: true },
+      { name: 'count', description: 'Count.', parameters: { type: 'object', properties: {} }, context: { state: { read: ['n'], write: ['n'] } } },
     );
     const context = new ExecutionContext();
     context.state.set('n', 41);

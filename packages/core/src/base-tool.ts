@@ -1,7 +1,8 @@
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
 import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
-import type { ExecutionContext } from './execution-context.js';
+import { ContextAccessPlan, contextAccessProblem, copyAccess, type ContextAccess } from './context-access.js';
+import { callView, type ExecutionContext } from './execution-context.js';
 import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
 import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
@@ -64,6 +65,18 @@ export interface BaseToolOptions {
    * then works for long.
    */
   deferTask?: boolean;
+  /**
+   * What the tool needs of the run's context (see `ContextAccess`): the state
+   * keys it reads and writes, events, progress. Its calls receive a view with
+   * just that, and the signal; anything else throws `CONTEXT_ACCESS_DENIED`.
+   * Left out, the build step's inference from the tool's code applies, else
+   * nothing (the signal only). `true` declares nothing; for a function tool with
+   * explicit `parameters` it also passes the context (see `FunctionToolOptions`).
+   *
+   * @example
+   * { context: { state: { read: ['user'], write: ['cart'] }, events: 'record', progress: true } }
+   */
+  context?: boolean | ContextAccess;
 }
 
 /** Per-call options of `invoke`. */
@@ -285,6 +298,13 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
   /**
+   * What the tool may use of the run's context, as declared (its `context`
+   * option) or inferred by the build step; `{}` is the signal only.
+   */
+  readonly contextAccess: ContextAccess;
+  /** The declaration made ready once: every call's view holds it. */
+  private readonly contextPlan: ContextAccessPlan;
+  /**
    * Whether `execute` receives a per-call view of the context (with `callId`
    * set, so progress can be tied to the call). Tools that never see the
    * context turn it off to keep the call path lean.
@@ -337,8 +357,18 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
     const schema = this.standardSchema;
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
-    const problem = timeoutProblem(options.timeoutMs) ?? scopesProblem(options.scopes) ?? taskProblem(options.task, options.resumable, options.deferTask);
+    const problem =
+      timeoutProblem(options.timeoutMs) ??
+      scopesProblem(options.scopes) ??
+      taskProblem(options.task, options.resumable, options.deferTask) ??
+      contextAccessProblem(options.context) ??
+      (typeof options.context === 'object' ? undefined : contextAccessProblem(info?.context));
     if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${this.label}: ${problem}`);
+    // An explicit declaration wins over the build step's inference.
+    const explicit = typeof options.context === 'object' ? options.context : undefined;
+    const inferred = explicit === undefined && typeof info?.context === 'object' ? info.context : undefined;
+    this.contextAccess = copyAccess(explicit ?? inferred ?? {});
+    this.contextPlan = new ContextAccessPlan(this, this.contextAccess, inferred !== undefined);
     this.scopes = options.scopes === undefined ? undefined : Object.freeze([...new Set(options.scopes)]);
     this.task = options.task ?? false;
     this.resumable = options.resumable ?? false;
@@ -470,7 +500,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   /** The build step's preparers (an async Standard Schema check among them), then `execute`. */
   private run(context: ExecutionContext, callId: string, args: Record<string, unknown>): ToolResult | Promise<ToolResult> {
-    const callContext = this.perCallContext ? context.forCall(callId, this.name) : context;
+    const callContext = this.perCallContext ? callView(context, callId, this.name, this.contextPlan) : context;
     if (this.preparers === undefined) return this.runExecute(callContext, args);
     const signal = context.signal;
     let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);

@@ -1,3 +1,4 @@
+import type { ContextAccess } from './context-access.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import type { JsonSchema } from './tool-definition.js';
 
@@ -26,6 +27,12 @@ export interface ToolBuildInfo {
   paramNames?: readonly string[];
   /** The position of the `ExecutionContext` parameter, when the function declares one. */
   contextIndex?: number;
+  /**
+   * What the tool's code uses of the context, as far as the build step could read
+   * it (state keys written as string literals, events, progress). The tool's own
+   * `context` option wins over it.
+   */
+  context?: ContextAccess;
   /** JSON Schema of the (awaited) return type, when it is an object type. */
   outputSchema?: JsonSchema;
   /**
@@ -117,7 +124,7 @@ export function missingBuildInfo(label: string): AnytoolError {
 export function resolveConvention(
   owner: string,
   fn: Function,
-  options: { parameters?: object; context?: boolean },
+  options: { parameters?: object; context?: boolean | object },
   build: ToolBuildInfo | undefined,
   declaredContextIndex: number | undefined,
 ): CallingConvention {
@@ -142,7 +149,8 @@ export function resolveConvention(
       `${owner}: its explicit parameters schema has no ${missing.map((n) => JSON.stringify(n)).join(', ')}, but the function takes those parameters by name; add them to the schema's properties, or drop { parameters } and let the build step generate it`,
     );
   }
-  const contextIndex = options.context === true ? 1 : declaredContextIndex;
+  // A declaration ({ state: ... }) asks for the context as much as `true` does.
+  const contextIndex = options.context === true || (typeof options.context === 'object' && options.context !== null) ? 1 : declaredContextIndex;
   // `fn.length` counts the parameters before the first default: more than one means at least two.
   if (contextIndex === undefined && fn.length > 1) {
     throw new AnytoolError(

@@ -89,6 +89,8 @@ export const ErrorCode = {
   MiddlewareFailed: 'MIDDLEWARE_FAILED',
   /** A listener (of run events, diagnostics or a toolset's changes) threw; the others were still told. */
   ListenerFailed: 'LISTENER_FAILED',
+  /** A tool used part of the run's context it did not declare (a state key, the run's events, progress); declare it in its `context` option. */
+  ContextAccessDenied: 'CONTEXT_ACCESS_DENIED',
   /** More distinct diagnostics than a log keeps: the ones past the limit are counted on this one, not kept. */
   TooManyDiagnostics: 'TOO_MANY_DIAGNOSTICS',
 } as const;

@@ -1,6 +1,7 @@
 import type { Context as TraceContext } from '@opentelemetry/api';
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
 import { now } from './clock.js';
+import { RestrictedState, type ContextAccessPlan } from './context-access.js';
 import { DiagnosticLog, type Diagnostic, type DiagnosticInput } from './diagnostics.js';
 import { ErrorCode, describeError } from './errors.js';
 import type { ToolResult } from './tool-result.js';
@@ -118,6 +119,12 @@ let runCounter = 0;
 /** The ids of a run's first calls, made once: most runs never build a call id string. */
 const CALL_IDS: readonly string[] = Array.from({ length: 1024 }, (_, i) => `call_${i}`);
 
+// Methods of a context (of any copy of core) kept off its type, so two copies' types stay compatible:
+/** gives the view of the run without a tool's restriction; */
+const UNRESTRICTED = Symbol.for('anytool.context.unrestricted');
+/** makes one tool call's restricted view. */
+const CALL_VIEW = Symbol.for('anytool.context.callView');
+
 /** What every view of one run shares. */
 interface Run {
   readonly runId: string;
@@ -132,6 +139,12 @@ interface Run {
 /**
  * One run's state, handed to every tool call. Most tools ignore it; tools that
  * declare a context parameter receive it.
+ *
+ * A tool receives a view of it restricted to what the tool declares (its
+ * `context` option, see `ContextAccess`): its signal and call id always; state
+ * keys, events and progress only as declared. Using anything else throws a
+ * `CONTEXT_ACCESS_DENIED` error. The application, the agent and middleware hold
+ * the whole context.
  *
  * `events` is append-only: tools and runtimes add to it through `record`, and
  * listeners see each event as it is recorded. JavaScript runs one callback at a
@@ -155,6 +168,10 @@ export class ExecutionContext {
   readonly trace: TraceContext | undefined;
   private readonly run: Run;
   private readonly currentTool: string | undefined;
+  /** Set on a tool's view: what the tool declared. Undefined: the whole context. */
+  private readonly access: ContextAccessPlan | undefined;
+  /** The restricted `state` of a tool's view, made when first read. */
+  private restrictedState: RestrictedState | undefined;
 
   /** `context instanceof ExecutionContext` holds for a context from any copy of @anytool/core. */
   static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
@@ -174,16 +191,28 @@ export class ExecutionContext {
     this.callId = undefined;
     this.trace = options.trace;
     this.currentTool = undefined;
+    this.access = undefined;
+    this.restrictedState = undefined;
   }
 
-  /** A view of the same run with its own signal, call and trace: five fields, no copying. */
-  private view(signal: AbortSignal | undefined, callId: string | undefined, tool: string | undefined, trace: TraceContext | undefined): ExecutionContext {
-    const view = Object.create(ExecutionContext.prototype) as { -readonly [K in 'run' | 'signal' | 'callId' | 'trace' | 'currentTool']: unknown };
+  /** A view of the same run with its own signal, call, trace and restriction: seven fields, no copying. */
+  private view(
+    signal: AbortSignal | undefined,
+    callId: string | undefined,
+    tool: string | undefined,
+    trace: TraceContext | undefined,
+    access: ContextAccessPlan | undefined,
+  ): ExecutionContext {
+    const view = Object.create(ExecutionContext.prototype) as {
+      -readonly [K in 'run' | 'signal' | 'callId' | 'trace' | 'currentTool' | 'access' | 'restrictedState']: unknown;
+    };
     view.run = this.run;
     view.signal = signal;
     view.callId = callId;
     view.trace = trace;
     view.currentTool = tool;
+    view.access = access;
+    view.restrictedState = undefined;
     return view as unknown as ExecutionContext;
   }
 
@@ -191,18 +220,32 @@ export class ExecutionContext {
     return this.run.runId;
   }
 
-  /** Shared between the tools of one run. */
+  /**
+   * Shared between the tools of one run. In a tool's view, only the keys it
+   * declared (`context: { state: { read, write } }`): other keys throw.
+   */
   get state(): Map<string, unknown> {
-    return this.run.state;
+    const access = this.access;
+    if (access === undefined) return this.run.state;
+    return (this.restrictedState ??= new RestrictedState(this.run.state, access));
   }
 
-  /** The run's events, oldest first. */
+  /** The run's events, oldest first. In a tool's view, only with `context: { events: 'read' }`. */
   get events(): readonly RunEvent[] {
+    const access = this.access;
+    if (access !== undefined && !access.readEvents) throw access.denied("read the run's events (context.events)", access.withEvents('read'));
     return this.run.log;
   }
 
-  /** Appends an event (stamping its time) and tells the listeners. */
+  /** Appends an event (stamping its time) and tells the listeners. In a tool's view, only with `context: { events: 'record' }`. */
   record(event: RunEventInput): RunEvent {
+    const access = this.access;
+    if (access !== undefined && !access.recordEvents)
+      throw access.denied(`recorded an event (context.record, type ${JSON.stringify(String(event?.type))})`, access.withEvents('record'));
+    return this.append(event);
+  }
+
+  private append(event: RunEventInput): RunEvent {
     const stamped = (event.time === undefined ? { ...event, time: now() } : event) as RunEvent;
     this.run.log.push(stamped);
     const listeners = this.run.listeners;
@@ -233,7 +276,7 @@ export class ExecutionContext {
     const run = this.run;
     if (run.diagnostics === undefined) {
       const log = new DiagnosticLog();
-      log.subscribe((diagnostic) => void this.record(diagnostic));
+      log.subscribe((diagnostic) => void this.append(diagnostic));
       run.diagnostics = log;
     }
     const full: DiagnosticInput = { ...input, source: input.source ?? (this.currentTool === undefined ? 'run' : `tool "${this.currentTool}"`) };
@@ -242,8 +285,10 @@ export class ExecutionContext {
     return run.diagnostics.report(full);
   }
 
-  /** Calls `listener` for every event recorded from now on; returns the unsubscribe function. */
+  /** Calls `listener` for every event recorded from now on; returns the unsubscribe function. In a tool's view, only with `context: { events: 'read' }`. */
   subscribe(listener: RunEventListener): () => void {
+    const access = this.access;
+    if (access !== undefined && !access.readEvents) throw access.denied("subscribed to the run's events (context.subscribe)", access.withEvents('read'));
     const listeners = this.run.listeners;
     listeners.push(listener);
     return () => {
@@ -263,34 +308,88 @@ export class ExecutionContext {
    * and listeners. Used to give one call its own deadline.
    */
   withSignal(signal: AbortSignal): ExecutionContext {
-    return this.view(signal, this.callId, this.currentTool, this.trace);
+    return this.view(signal, this.callId, this.currentTool, this.trace, this.access);
   }
 
-  /** A view of this run for one tool call: the same run, with `callId` set. */
+  /** A view of this run for one tool call: the same run, with `callId` set (and the same restriction, if any). */
   forCall(callId: string, tool?: string): ExecutionContext {
-    return this.view(this.signal, callId, tool, this.trace);
+    return this.view(this.signal, callId, tool, this.trace, this.access);
   }
 
   /** A view of this run whose spans continue `trace` (the tracing middleware gives each traced call one). */
   withTrace(trace: TraceContext | undefined): ExecutionContext {
-    return this.view(this.signal, this.callId, this.currentTool, trace);
+    return this.view(this.signal, this.callId, this.currentTool, trace, this.access);
   }
 
   /**
    * Records a progress event. Inside a tool call the event carries the call's
-   * id and tool name, so concurrent calls' progress stays apart.
+   * id and tool name, so concurrent calls' progress stays apart. In a tool's
+   * view, only with `context: { progress: true }`.
    */
   progress(progress: number, total?: number, message?: string): void {
+    const access = this.access;
+    if (access !== undefined && !access.progress) throw access.denied('reported progress (context.progress)', { ...access.declared, progress: true });
     const event: RunEventInput = { type: 'progress', progress };
     if (total !== undefined) event.total = total;
     if (message !== undefined) event.message = message;
     if (this.callId !== undefined) event.callId = this.callId;
     if (this.currentTool !== undefined) event.tool = this.currentTool;
-    this.record(event);
+    this.append(event);
   }
 }
 
 setBrand(ExecutionContext, BRAND.ExecutionContext);
+
+/** What the two hidden methods read of a context. */
+interface ContextInternals {
+  readonly signal: AbortSignal | undefined;
+  readonly callId: string | undefined;
+  readonly trace: TraceContext | undefined;
+  readonly currentTool: string | undefined;
+  readonly access: ContextAccessPlan | undefined;
+  view(...args: Parameters<ViewMaker>): ExecutionContext;
+}
+type ViewMaker = (
+  signal: AbortSignal | undefined,
+  callId: string | undefined,
+  tool: string | undefined,
+  trace: TraceContext | undefined,
+  access: ContextAccessPlan | undefined,
+) => ExecutionContext;
+
+Object.defineProperties(ExecutionContext.prototype, {
+  /** One tool call's view: `callId` set, restricted to what the tool declared. */
+  [CALL_VIEW]: {
+    value(this: ContextInternals, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
+      return this.view(this.signal, callId, tool, this.trace, access);
+    },
+  },
+  /** This view without a tool's restriction (itself when it has none). */
+  [UNRESTRICTED]: {
+    value(this: ContextInternals): ExecutionContext {
+      return this.access === undefined ? (this as unknown as ExecutionContext) : this.view(this.signal, this.callId, this.currentTool, this.trace, undefined);
+    },
+  },
+});
+
+/**
+ * One tool call's view of `context`, restricted to `access`. A context from an
+ * older copy of core, which cannot restrict, gives its plain per-call view.
+ */
+export function callView(context: ExecutionContext, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
+  const make = (context as unknown as Partial<Record<symbol, (callId: string, tool: string, access: ContextAccessPlan) => ExecutionContext>>)[CALL_VIEW];
+  return make === undefined ? context.forCall(callId, tool) : make.call(context, callId, tool, access);
+}
+
+/**
+ * The whole context behind a tool's view: for the framework's own work on a
+ * call (the call pipeline's events, an MCP session), never handed to a tool.
+ */
+export function unrestrictedContext<Context extends object>(context: Context): Context {
+  // Generic: a sibling package may see core's types through another entry (ESM and CommonJS declarations).
+  const full = (context as unknown as Partial<Record<symbol, () => Context>>)[UNRESTRICTED];
+  return full === undefined ? context : full.call(context);
+}
 
 /** Whether `value` is an `ExecutionContext` (or a view of one), from this copy of @anytool/core or another. */
 export function isExecutionContext(value: unknown): value is ExecutionContext {

@@ -1,6 +1,7 @@
 import { BaseTool, type BaseToolOptions } from './base-tool.js';
 import { makeInvoker, missingBuildInfo, resolveConvention, type Invoker, type ToolBuildInfo } from './build-info.js';
 import { AnytoolError, ErrorCode } from './errors.js';
+import type { ContextAccess } from './context-access.js';
 import type { ExecutionContext } from './execution-context.js';
 import type { StandardSchemaV1 } from './standard-schema.js';
 import type { JsonSchema } from './tool-definition.js';
@@ -8,10 +9,13 @@ import type { JsonSchema } from './tool-definition.js';
 /** Options of `tool(fn, options)`. */
 export interface FunctionToolOptions extends BaseToolOptions {
   /**
-   * Only for a function given explicit `parameters` and no build information:
-   * `true` passes the context as its second argument, after the arguments object.
+   * What the tool needs of the run's context (see `BaseToolOptions.context`).
+   * For a function given explicit `parameters` and no build information it also
+   * passes the context as its second argument, after the arguments object:
+   * `true` passes it with nothing declared (the signal only), a declaration
+   * (`{ state: { read: ['key'] } }`) passes it with that.
    */
-  context?: boolean;
+  context?: boolean | ContextAccess;
 }
 
 // Any function: its parameters are matched from the arguments object at run time.
@@ -107,11 +111,18 @@ type ToolObjectExecute<Schema extends StandardSchemaV1, R> = (args: StandardSche
  */
 export type ToolObject<Schema extends StandardSchemaV1, R> = Omit<FunctionToolOptions, 'parameters' | 'context'> & {
   name: string;
+  /** What `execute` needs of the context (see `BaseToolOptions.context`); without it, the signal only. */
+  context?: ContextAccess;
   description: string;
   execute: ToolObjectExecute<Schema, R>;
 };
 
-type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & { execute?: unknown; parameters?: unknown; inputSchema?: unknown };
+type ToolObjectAny = Omit<FunctionToolOptions, 'parameters' | 'context'> & {
+  execute?: unknown;
+  parameters?: unknown;
+  inputSchema?: unknown;
+  context?: unknown;
+};
 
 function fromObject(definition: ToolObjectAny): FunctionTool {
   const { execute, parameters, inputSchema, ...options } = definition;
@@ -132,5 +143,7 @@ function fromObject(definition: ToolObjectAny): FunctionTool {
       ErrorCode.MissingSchema,
       `${shown}: give the arguments' schema as parameters (or inputSchema): a Standard Schema such as a zod object, or a JSON Schema`,
     );
-  return new FunctionTool(execute as AnyFunction, { ...options, parameters: schema as NonNullable<FunctionToolOptions['parameters']>, context: true });
+  const context: NonNullable<FunctionToolOptions['context']> =
+    options.context === undefined || options.context === false ? true : (options.context as NonNullable<FunctionToolOptions['context']>);
+  return new FunctionTool(execute as AnyFunction, { ...options, parameters: schema as NonNullable<FunctionToolOptions['parameters']>, context });
 }

@@ -5,6 +5,7 @@ export { AnytoolError, ErrorCode, isAnytoolError } from './errors.js';
 export type { AnytoolErrorOptions } from './errors.js';
 
 export { ExecutionContext, isExecutionContext } from './execution-context.js';
+export type { ContextAccess } from './context-access.js';
 export type {
   DiagnosticEvent,
   ExecutionContextOptions,

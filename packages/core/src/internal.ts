@@ -19,3 +19,4 @@ export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName }
 export { compileValidator, formatProblems, schemaProblems } from './validation.js';
 export type { ArgsValidator, ArgumentProblem } from './validation.js';
 export { budgetChars } from './pipeline/output-budget.js';
+export { unrestrictedContext } from './execution-context.js';

@@ -11,7 +11,7 @@ const sleepy = tool(
     name: 'sleepy',
     description: 'Waits, then records its label.',
     parameters: { type: 'object', properties: { ms: { type: 'integer' }, label: { type: 'string' } }, required: ['ms', 'label'] },
-    context: true,
+    context: { state: { read: ['seen'], write: ['seen'] } },
   },
 );
 
@@ -72,7 +72,7 @@ describe('ExecutionContext', () => {
         name: 'stepper',
         description: 'Reports progress.',
         parameters: { type: 'object', properties: { steps: { type: 'integer' } }, required: ['steps'] },
-        context: true,
+        context: { progress: true },
       },
     );
     const context = new ExecutionContext();

@@ -91,6 +91,7 @@ describe('the public surface of @anytool/core', () => {
         'BuiltinToolOptions',
         'ClientToolHandler',
         'ContentPart',
+        'ContextAccess',
         'ContextDecorator',
         'DefinitionChange',
         'DefinitionFormat',
@@ -188,6 +189,7 @@ describe('the public surface of @anytool/core', () => {
       'suggestToolName',
       'toBase64',
       'unknownToolText',
+      'unrestrictedContext',
     ];
     expect(Object.keys(internal).sort()).toEqual(names.sort());
     expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });

@@ -37,7 +37,7 @@ const reportProgress = tool(
   {
     description: 'Record a step of progress in the run state.',
     parameters: { type: 'object', properties: { step: { type: 'string' } }, required: ['step'] },
-    context: true,
+    context: { state: { read: ['steps'], write: ['steps'] }, events: 'read' },
   },
 );
 

@@ -25,7 +25,7 @@ export type { StoreEventStoreOptions } from './server/store-event-store.js';
 export { McpToolset } from './client/mcp-toolset.js';
 export type { McpToolsetOptions } from './client/mcp-toolset.js';
 export type { ResultSizeHints } from './client/result-size-hint.js';
-export { McpTool } from './client/mcp-tool.js';
+export { CONTEXT_META_KEY, McpTool } from './client/mcp-tool.js';
 export { McpConnection } from './client/connection.js';
 export type { ElicitationHandler, McpCallOptions, McpClientOptions, McpRestartOptions, McpRoot, SamplingHandler } from './client/connection.js';
 export { readMcpServers } from './client/config.js';

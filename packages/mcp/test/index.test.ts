@@ -10,6 +10,7 @@ describe('the public surface of @anytool/mcp', () => {
   it('exports exactly the intended names', () => {
     expect(Object.keys(mcp).sort()).toEqual(
       [
+        'CONTEXT_META_KEY',
         'MCP_AUTH_KEY',
         'MCP_SESSION_KEY',
         'McpConnection',

@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode } from '../errors.js';
-import type { ExecutionContext } from '../execution-context.js';
+import { unrestrictedContext, type ExecutionContext } from '../execution-context.js';
 
 /** The default `maxBytes` of a run's store: room for a few very large results, never unbounded. */
 export const DEFAULT_STORE_BYTES = 256 * 1024 * 1024;
@@ -85,7 +85,7 @@ export class ToolOutputStore {
 
   /** The run's store, made on first use with `options` (later options are ignored: the first user sets the bounds). */
   static of(context: ExecutionContext, options?: ToolOutputStoreOptions): ToolOutputStore {
-    const run = context.state;
+    const run = runOf(context);
     let store = stores().get(run);
     if (store === undefined || store.released) {
       store = new ToolOutputStore(options);
@@ -96,14 +96,15 @@ export class ToolOutputStore {
 
   /** The run's store if one was made, without making one. */
   static peek(context: ExecutionContext): ToolOutputStore | undefined {
-    return stores().get(context.state);
+    return stores().get(runOf(context));
   }
 
   /** Drops every output the run kept: its handles then answer that the run's outputs were released. */
   static release(context: ExecutionContext): void {
-    const store = stores().get(context.state);
+    const run = runOf(context);
+    const store = stores().get(run);
     if (store === undefined) return;
-    stores().delete(context.state);
+    stores().delete(run);
     store.clear();
   }
 
@@ -218,3 +219,11 @@ export function copyOf(text: string, from: number, to: number): string {
 
 /** A character past Latin-1 (a surrogate half included). */
 const WIDE = /[\u0100-\uffff]/;
+
+/**
+ * The key of a run's store: its shared state, from any view of the run's context. A tool's
+ * view (`read_tool_output` declares no state keys) reaches it through the whole context.
+ */
+function runOf(context: ExecutionContext): Map<string, unknown> {
+  return unrestrictedContext(context).state;
+}

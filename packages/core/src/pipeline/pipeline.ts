@@ -1,7 +1,7 @@
 import type { BaseTool, InvokeOptions } from '../base-tool.js';
 import { now } from '../clock.js';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
-import { ExecutionContext } from '../execution-context.js';
+import { ExecutionContext, unrestrictedContext } from '../execution-context.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
 import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
 
@@ -193,7 +193,8 @@ export function invokeThrough(
   options: InvokeOptions | undefined,
   unknown: Terminal,
 ): Promise<ToolResult> {
-  const ctx = context ?? new ExecutionContext();
+  // A tool calling another through its own view: the call's events are the framework's, and the callee gets its own view.
+  const ctx = context === undefined ? new ExecutionContext() : unrestrictedContext(context);
   const callId = options?.callId ?? ctx.nextCallId();
   const started = now();
   const stage = tool === undefined ? undefined : (tool as unknown as Partial<Record<typeof TOOL_STAGE, ToolStage>>)[TOOL_STAGE];
@@ -268,7 +269,7 @@ export class Pipeline {
   }
 
   invoke(toolset: ToolInvoker, name: string, args: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
-    const ctx = context ?? new ExecutionContext();
+    const ctx = context === undefined ? new ExecutionContext() : unrestrictedContext(context);
     const callId = options?.callId ?? ctx.nextCallId();
     let tool: BaseTool | undefined;
     try {

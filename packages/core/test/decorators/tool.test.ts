@@ -16,7 +16,7 @@ class WeatherTools {
   }
 
   @Tool(
-    { name: 'remember', description: 'Store a note in the run state.' },
+    { name: 'remember', description: 'Store a note in the run state.', context: { state: { read: ['notes'], write: ['notes'] } } },
     { parameters: { type: 'object', properties: { note: { type: 'string' } }, required: ['note'] }, paramNames: ['note'], contextIndex: 0 },
   )
   remember(context: ExecutionContext, note: string): number {

@@ -10,6 +10,13 @@ export interface McpServerTuning {
   toolTimeouts?: Record<string, number>;
   /** Ask this server for progress notifications on every call (overrides the toolset's `progress` option). */
   progress?: boolean;
+  /**
+   * The run's `context.state` keys sent to this server with every call, in the
+   * request's `params._meta` under `"dev.anytool/context"` (`{ key: value }`, set
+   * keys only). Nothing of the run's state is sent otherwise. Overrides the
+   * toolset's `contextMeta` option.
+   */
+  contextMeta?: string[];
   /** How long the server may take to start and answer `initialize`. */
   startTimeoutMs?: number;
   /** A cap on the whole life of a call this server turned into a task (default: none; see `taskTimeoutMs` of the client options). */
@@ -106,6 +113,9 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     if (typeof map !== 'object' || map === null || Array.isArray(map) || Object.values(map).some((v) => typeof v !== expected))
       fail(where, `"${key}" must be an object of ${expected} values`);
   }
+  const contextMeta = config['contextMeta'];
+  if (contextMeta !== undefined && (!Array.isArray(contextMeta) || contextMeta.some((k) => typeof k !== 'string')))
+    fail(where, `"contextMeta" must be an array of state keys (strings) (got ${JSON.stringify(contextMeta)})`);
   for (const key of ['progress', 'disabled', 'inheritEnv', 'trusted'] as const) {
     if (config[key] !== undefined && typeof config[key] !== 'boolean') fail(where, `"${key}" must be true or false (got ${JSON.stringify(config[key])})`);
   }

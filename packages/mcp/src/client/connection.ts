@@ -131,6 +131,8 @@ export interface McpCallOptions {
   trace?: TraceContext | undefined;
   /** Called when a call that became a task changes status or status message (`working`, `input_required`, …). */
   onTaskStatus?: ((status: McpTaskStatus) => void) | undefined;
+  /** Entries for the request's `params._meta` (the trace context is added to them when the call is traced). */
+  meta?: Record<string, unknown> | undefined;
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
@@ -395,8 +397,11 @@ export class McpConnection {
       );
     const onstatus = options.onTaskStatus;
     const telemetry = callTelemetry(this.config, this.client, this.transport, name, options.trace, this.options.telemetry);
-    if (telemetry === undefined) return this.dispatch(params, request, signal, map, onstatus);
-    const meta: Record<string, unknown> = {};
+    if (telemetry === undefined) {
+      if (options.meta !== undefined) params._meta = { ...options.meta };
+      return this.dispatch(params, request, signal, map, onstatus);
+    }
+    const meta: Record<string, unknown> = { ...options.meta };
     injectTraceContext(telemetry.operation.trace, meta);
     params._meta = meta;
     return telemetry.settle(() => this.dispatch(params, request, signal, map, onstatus));

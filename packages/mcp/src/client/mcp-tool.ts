@@ -1,4 +1,13 @@
-import { BaseTool, type ExecutionContext, type JsonSchema, type RunEventInput, type ToolAnnotations, type ToolResult } from '@anytool/core';
+import {
+  AnytoolError,
+  BaseTool,
+  ErrorCode,
+  type ExecutionContext,
+  type JsonSchema,
+  type RunEventInput,
+  type ToolAnnotations,
+  type ToolResult,
+} from '@anytool/core';
 import { compileValidator, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { mcpSession } from '../shared/mcp-session.js';
@@ -25,6 +34,36 @@ function mapAnnotations(info: McpToolInfo): ToolAnnotations | undefined {
 }
 
 /**
+ * The key of an MCP request's `params._meta` under which a client sends the run's
+ * state keys its server is configured to receive (`contextMeta`): `{ key: value }`.
+ */
+export const CONTEXT_META_KEY = 'dev.anytool/context';
+
+/** A value JSON carries as it is: anything else in a state key sent to a server is an error, not dropped. */
+function jsonProblem(value: unknown, depth = 0): string | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `the number ${value}`;
+  if (depth > 64) return 'a value nested too deeply (or cyclic)';
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const problem = jsonProblem(item, depth + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  if (typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return `an instance of ${(value as object).constructor?.name ?? 'a class'}`;
+    for (const item of Object.values(value)) {
+      const problem = jsonProblem(item, depth + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  return `a ${typeof value}`;
+}
+
+/**
  * A tool that lives on an MCP server, as a `BaseTool`: it carries the server's
  * input schema, output schema, title and annotations, and `invoke` calls it on
  * the connection's kept session. Made by `McpToolset`; use it like any tool.
@@ -47,17 +86,35 @@ export class McpTool extends BaseTool {
    * asked (a gateway passes progress through).
    */
   requestProgress: boolean;
+  /** The run's state keys sent to the server with every call (`params._meta[CONTEXT_META_KEY]`); none by default. */
+  readonly contextMeta: readonly string[];
   private readonly connection: McpConnection;
   private resultOrigin: ResultOrigin | undefined;
 
-  constructor(connection: McpConnection, info: McpToolInfo, name: string, requestTimeoutMs?: number, requestProgress = false, trusted = false) {
+  constructor(
+    connection: McpConnection,
+    info: McpToolInfo,
+    name: string,
+    requestTimeoutMs?: number,
+    requestProgress = false,
+    trusted = false,
+    contextMeta: readonly string[] = [],
+  ) {
     const title = info.title ?? info.annotations?.title;
     const description =
       info.description !== undefined && info.description.trim() !== ''
         ? info.description
         : (title ?? `Tool "${info.name}" of the MCP server "${connection.name}".`);
     // The server controls the definition: approval pins it, and believes its annotations only when the server is trusted.
-    super({ name, description, parameters: info.inputSchema as Record<string, unknown>, origin: { protocol: 'mcp', server: connection.name, trusted } });
+    // It records the server's progress as events, and reads only the state keys it is configured to send.
+    super({
+      name,
+      description,
+      parameters: info.inputSchema as Record<string, unknown>,
+      origin: { protocol: 'mcp', server: connection.name, trusted },
+      context: contextMeta.length === 0 ? { events: 'record' } : { events: 'record', state: { read: contextMeta } },
+    });
+    this.contextMeta = Object.freeze([...contextMeta]);
     if (title !== undefined) this.title = title;
     if (info.outputSchema !== undefined) this.outputSchema = info.outputSchema as Record<string, unknown>;
     const annotations = mapAnnotations(info);
@@ -81,13 +138,31 @@ export class McpTool extends BaseTool {
     const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.resultOrigin ??= this.makeOrigin());
     const onTaskStatus = this.taskRecorder(context);
+    const meta = this.contextMeta.length === 0 ? undefined : this.stateMeta(context);
     // The run's trace (the tool call's span when traced): the server continues it.
     return this.connection.callToolMapped(
       this.remoteName,
       args,
-      { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace },
+      { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace, meta },
       (result) => mapCallResult(result, origin),
     );
+  }
+
+  /** The configured state keys that are set, under `CONTEXT_META_KEY`. */
+  private stateMeta(context: ExecutionContext): Record<string, unknown> {
+    const sent: Record<string, unknown> = {};
+    for (const key of this.contextMeta) {
+      if (!context.state.has(key)) continue;
+      const value = context.state.get(key);
+      const problem = jsonProblem(value);
+      if (problem !== undefined)
+        throw new AnytoolError(
+          ErrorCode.InvalidOptions,
+          `${this.label}: state key ${JSON.stringify(key)} is configured to be sent to the server (contextMeta), but it holds ${problem}, which JSON cannot carry; store plain data under it, or leave it out of contextMeta`,
+        );
+      Object.defineProperty(sent, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return { [CONTEXT_META_KEY]: sent };
   }
 
   /**

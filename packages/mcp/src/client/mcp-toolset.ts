@@ -33,6 +33,12 @@ export interface McpToolsetOptions extends McpClientOptions {
    * come from the server, and only a server you trust may exempt a tool.
    */
   trusted?: boolean;
+  /**
+   * The run's `context.state` keys sent with every call to every server, in
+   * `params._meta["dev.anytool/context"]` (see `CONTEXT_META_KEY`); a server's own
+   * `contextMeta` wins. Default: none, and nothing of the run's state is sent.
+   */
+  contextMeta?: readonly string[];
 }
 
 /**
@@ -227,7 +233,15 @@ export class McpToolset implements DynamicToolSource {
   private reuse(old: McpTool | undefined, connection: McpConnection, info: McpToolInfo, name: string): McpTool {
     if (old !== undefined && old.name === name && (old.info === info || JSON.stringify(old.info) === JSON.stringify(info))) return old;
     const trusted = connection.config.trusted ?? this.options.trusted ?? false;
-    const tool = new McpTool(connection, info, name, this.timeoutFor(connection, info), connection.config.progress ?? this.options.progress ?? false, trusted);
+    const tool = new McpTool(
+      connection,
+      info,
+      name,
+      this.timeoutFor(connection, info),
+      connection.config.progress ?? this.options.progress ?? false,
+      trusted,
+      connection.config.contextMeta ?? this.options.contextMeta,
+    );
     const budget = hintedBudget(info, this.options.resultSizeHints, (message) => this.warn(`MCP server "${connection.name}": ${message}`, connection));
     return budget === undefined ? tool : tool.use(budget);
   }

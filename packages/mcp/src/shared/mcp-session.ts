@@ -1,6 +1,7 @@
 // What a tool served over MCP sees of the call: read by the server, which provides
 // it, and by the client, whose tools forward progress when the call they run in asked for it.
 import type { ExecutionContext } from '@anytool/core';
+import { unrestrictedContext } from '@anytool/core/internal';
 import type {
   ClientCapabilities,
   CreateMessageRequestParams,
@@ -111,8 +112,10 @@ export interface McpAskOptions extends RequestOptions {
 /**
  * The MCP session of a call served by `serveMcp`, or `undefined` when the tool
  * is not running inside an MCP server. The tool must take the context
- * (`@Tool({ context: true })`, a context parameter, or `execute(context, args)`).
+ * (`@Tool({ context: true })`, a context parameter, or `execute(context, args)`);
+ * it needs no declaration of `MCP_SESSION_KEY` for it.
  */
 export function mcpSession(context: ExecutionContext): McpSession | undefined {
-  return context.state.get(MCP_SESSION_KEY) as McpSession | undefined;
+  // The session is the call's own line to its client, not the run's data: a tool gets it without declaring the key.
+  return unrestrictedContext(context).state.get(MCP_SESSION_KEY) as McpSession | undefined;
 }

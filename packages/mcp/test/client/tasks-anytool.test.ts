@@ -24,7 +24,12 @@ function served(seen: { aborted: number; started: number }): Toolset {
       }
       return `report after ${ms} ms`;
     },
-    { description: 'Writes a report.', parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] }, context: true, task: true },
+    {
+      description: 'Writes a report.',
+      parameters: { type: 'object', properties: { ms: { type: 'number' } }, required: ['ms'] },
+      context: { progress: true },
+      task: true,
+    },
   );
   const greet = tool(
     async function greet(_args: object, context: ExecutionContext) {
@@ -52,7 +57,7 @@ function served(seen: { aborted: number; started: number }): Toolset {
       await new Promise((resolve) => setTimeout(resolve, 300));
       return `welcome ${String(answer.content?.['name'])} (${task ? 'task' : 'plain'} ${session.era})`;
     },
-    { description: 'Welcomes.', parameters: { type: 'object', properties: {} }, context: true, task: true, deferTask: true },
+    { description: 'Welcomes.', parameters: { type: 'object', properties: {} }, context: { progress: true }, task: true, deferTask: true },
   );
   const quick = tool(
     function quick() {

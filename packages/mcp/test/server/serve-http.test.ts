@@ -59,7 +59,7 @@ class DemoTools {
     name: 'count_slowly',
     description: 'Counts, reporting progress.',
     parameters: { type: 'object', properties: { to: { type: 'integer' }, stepMs: { type: 'integer' } }, required: ['to'] },
-    context: true,
+    context: { progress: true },
   })
   async countSlowly({ to, stepMs = 10 }: { to: number; stepMs?: number }, context: ExecutionContext): Promise<string> {
     for (let i = 1; i <= to; i++) {
@@ -512,7 +512,7 @@ describe('serveMcp over HTTP: pages, DNS-rebinding protection, sessions', () => 
         context.progress(2, 2);
         return 'after the break';
       },
-      { name: 'poll', description: 'Closes its stream, then answers.', parameters: { type: 'object', properties: {} }, context: true },
+      { name: 'poll', description: 'Closes its stream, then answers.', parameters: { type: 'object', properties: {} }, context: { progress: true } },
     );
     const server = await serveMcp(poll, { transport: 'http', port: 0, eventStore: new MemoryEventStore(), retryIntervalMs: 20 });
     const { client } = await httpClient(server.url!);

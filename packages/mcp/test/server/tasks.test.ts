@@ -52,7 +52,12 @@ function tools(gate: Gate, seen: { aborted: number }) {
       ]);
       return `finished ${label ?? 'it'}`;
     },
-    { description: 'Works until released.', parameters: { type: 'object', properties: { label: { type: 'string' } } }, context: true, task: true },
+    {
+      description: 'Works until released.',
+      parameters: { type: 'object', properties: { label: { type: 'string' } } },
+      context: { progress: true },
+      task: true,
+    },
   );
   const ask = tool(
     async function ask(_args: object, context: ExecutionContext) {
@@ -285,7 +290,7 @@ function deferredTools(gate: Gate, seen: { started: number; aborted: number; bec
       const confirm = await session.elicitInput({ message: `Sign up ${name}?`, requestedSchema: NAME }, { inputKey: 'confirm' });
       return `signed up ${name} as ${String(confirm.content?.['name'])}`;
     },
-    { description: 'Signs up.', parameters: { type: 'object', properties: {} }, context: true, task: 'required', deferTask: true },
+    { description: 'Signs up.', parameters: { type: 'object', properties: {} }, context: { progress: true }, task: 'required', deferTask: true },
   );
   return new Toolset([signup]);
 }

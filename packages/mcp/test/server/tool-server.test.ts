@@ -77,7 +77,7 @@ describe('createMcpServer with a transport of your own', () => {
       context.record({ type: 'error', code: 'UPSTREAM_DOWN', message: 'the weather service did not answer' });
       return String(await mcpSession(context)!.log('info', 'hello'));
     },
-    { name: 'noisy', description: 'Records an error event and logs.', parameters: { type: 'object', properties: {} }, context: true },
+    { name: 'noisy', description: 'Records an error event and logs.', parameters: { type: 'object', properties: {} }, context: { events: 'record' } },
   );
 
   async function connect(logging: boolean): Promise<{ client: Client; logs: LoggingMessageNotification['params'][] }> {

@@ -5,6 +5,7 @@ import type { RevivalPlan } from '@anytool/core/runtime';
 import { revivalPlan, stripMarks } from '../schema/revival-plan.js';
 import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
 import { programTypeScript, ts, withTypeScript } from '../typescript.js';
+import { inferContextUse, type ContextUse } from './context-use.js';
 import { FrameworkSymbols } from './framework-symbols.js';
 
 /** The JSON part of a tool's build information (what `anytool schema` prints). */
@@ -18,6 +19,8 @@ export interface BuildInfoData {
   parameters: JsonSchema;
   paramNames?: string[];
   contextIndex?: number;
+  /** What the code uses of its context parameter (state keys written as literals, events, progress), when more than the signal. */
+  context?: ContextUse;
   outputSchema?: JsonSchema;
 }
 
@@ -211,6 +214,9 @@ class SourceAnalyzer {
     const execute = node.members.find((m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
     const output = execute === undefined ? undefined : this.outputSchema(execute, `${label}: execute()`);
     if (output !== undefined) info.outputSchema = output;
+    const contextParameter = execute?.parameters[0];
+    const use = contextParameter === undefined ? undefined : inferContextUse(this.checker, execute!.body, contextParameter);
+    if (use !== undefined) info.context = use;
     const prepare = this.preparers(walker, parameters, true, label, argsNode);
     this.sites.push({ kind: 'baseTool', node, name: className, label, info, prepare });
   }
@@ -318,7 +324,11 @@ class SourceAnalyzer {
     const description = this.functionDoc(fn, docFallback);
     const info: BuildInfoData = description === undefined ? { parameters: schema!, paramNames } : { description, parameters: schema!, paramNames };
     if (variable !== undefined) info.name = variable;
-    if (contextIndex !== undefined) info.contextIndex = contextIndex;
+    if (contextIndex !== undefined) {
+      info.contextIndex = contextIndex;
+      const use = inferContextUse(this.checker, fn.body, parameters[contextIndex]!);
+      if (use !== undefined) info.context = use;
+    }
     const output = this.outputSchema(fn, label);
     if (output !== undefined) info.outputSchema = output;
     const prepare = this.preparers(walker, schema!, flattened, label, fn);
