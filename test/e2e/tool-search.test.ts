@@ -59,7 +59,8 @@ beforeAll(async () => {
     http.push({ server, handler });
     servers[service] = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp` };
   }
-  mcp = await McpToolset.connect({ mcpServers: servers });
+  // Our own fixture servers: trusted, so their tools run without an approval question.
+  mcp = await McpToolset.connect({ mcpServers: servers }, { trusted: true });
 });
 afterAll(async () => {
   await mcp?.close();

@@ -328,9 +328,11 @@ export class Agent {
 
     const usage = emptyUsage();
     let text = '';
+    // The run's calls go through the agent's toolset with the output budget and reader, made for the run.
+    const runToolset = this.outputs.open();
     const finish = (stopReason: StopReason, steps: number, errorType?: string): RunResult => {
       telemetry?.end(usage, stopReason, steps, errorType);
-      this.outputs.release(context);
+      this.outputs.release(context, runToolset);
       return { text, stopReason, steps, usage, messages, context };
     };
     const interrupted = (steps: number): RunResult => {
@@ -346,7 +348,7 @@ export class Agent {
     // A streamed run only its reader can stop: leaving the loop ends the turn itself, so a turn needs no race
     // against the signal (an abort listener costs a few µs; the client still aborts its request on the signal).
     const readerOnly = stream !== undefined && signal === stream.signal && this.model.stream !== undefined;
-    const tools = this.runTools();
+    const tools = this.runTools(runToolset);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal?.aborted) return interrupted(step - 1);
       const request: ModelRequest = {
@@ -373,7 +375,7 @@ export class Agent {
         chat?.(undefined, failure.code);
         context.record({ type: 'error', code: failure.code, message: failure.message });
         telemetry?.end(usage, 'model_failed', step - 1, failure.code);
-        this.outputs.release(context);
+        this.outputs.release(context, runToolset);
         throw failure;
       }
       chat?.(response);
@@ -418,13 +420,19 @@ export class Agent {
     return this.pins === undefined ? definitions : this.pins.shown(definitions, (name) => this.toolset.get(name));
   }
 
-  private runTools(): LoadedTools {
-    return new LoadedTools(this.toolset, this.outputs.toolset, () => this.searchTools(), this.model.nativeToolSearch === true);
+  private runTools(calls: Toolset): LoadedTools {
+    return new LoadedTools(this.toolset, calls, () => this.searchTools(), this.model.nativeToolSearch === true);
   }
 
   private searchTools(): { tool: BaseTool; toolset: Toolset } {
     if (this.search !== undefined) return this.search;
-    const searchTool = toolSearchTool(this.toolset, this.toolSearch);
+    // The search shows what the model may see: a pinned tool as approved, not a change waiting for approval.
+    const own = this.toolSearch?.show;
+    const show = (definitions: readonly ToolDefinition[]) => {
+      const shown = this.shownTools(definitions);
+      return own === undefined ? shown : own(shown);
+    };
+    const searchTool = toolSearchTool(this.toolset, { ...this.toolSearch, show });
     return (this.search = { tool: searchTool, toolset: new Toolset(searchTool) });
   }
 

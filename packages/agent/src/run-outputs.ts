@@ -12,18 +12,31 @@ const PAGE_CHARS = 40_000;
  * tools sent before stay byte for byte the same.
  */
 export class RunOutputs {
-  /** The toolset the agent calls into: its own toolset, the reader and the budget. */
-  readonly toolset: Toolset;
+  private readonly own: Toolset;
+  private readonly budget: OutputBudgetOptions | undefined;
   private readonly reader: ReadToolOutput | undefined;
 
   constructor(own: Toolset, options: OutputBudgetOptions | false | undefined) {
     const budget = options === false ? undefined : (options ?? {});
     // A page is half the budget: with the note of the cut result and a page or two, a turn stays within it.
     const pageChars = budget === undefined ? PAGE_CHARS : Math.max(1, Math.floor(budgetChars(budget, 'Agent: outputBudget') / 2));
+    // Checked now: a bad budget is the developer's error, not a run's.
+    if (budget !== undefined) outputBudget(budget);
     // A reader the toolset already holds (a ReadToolOutput of the user's, or a tool of theirs by that name) is left to it.
     this.reader = own.has('read_tool_output') ? undefined : new ReadToolOutput({ maxChars: pageChars });
-    this.toolset = new Toolset(own, ...(this.reader === undefined ? [] : [this.reader]));
-    if (budget !== undefined) this.toolset.use(outputBudget(budget));
+    this.own = own;
+    this.budget = budget;
+  }
+
+  /**
+   * The toolset one run calls into: the agent's toolset, the reader and the budget. It
+   * follows the agent's toolset until `release`, so an agent that is done with keeps
+   * no listener on a toolset it shares with others.
+   */
+  open(): Toolset {
+    const toolset = new Toolset(this.own, ...(this.reader === undefined ? [] : [this.reader]));
+    if (this.budget !== undefined) toolset.use(outputBudget(this.budget));
+    return toolset;
   }
 
   /** The definitions to send after the toolset's: the reader, once this run kept an output. */
@@ -32,8 +45,9 @@ export class RunOutputs {
     return this.reader === undefined || store === undefined || store.stored === 0 ? [] : [this.reader.definition];
   }
 
-  /** Drops the outputs the run kept. */
-  release(context: ExecutionContext): void {
+  /** Drops the outputs the run kept, and the run's toolset stops following the agent's. */
+  release(context: ExecutionContext, toolset: Toolset): void {
+    toolset.dispose();
     ToolOutputStore.release(context);
   }
 }

@@ -20,6 +20,12 @@ export interface ToolSearchOptions {
   ranker?: ToolRanker;
   /** Most tools one search loads, unless the model asks for fewer; 5 by default. */
   maxResults?: number;
+  /**
+   * The definitions as the model may see them, before ranking and in the result: an
+   * agent passes the approved version of each pinned tool, so a changed description
+   * waiting for approval is neither searched nor shown.
+   */
+  show?: (definitions: readonly ToolDefinition[]) => readonly ToolDefinition[];
 }
 
 /** The structured value of a search tool's result: the tools it loaded, best first. */
@@ -66,7 +72,8 @@ export function toolSearchTool(toolset: Toolset, options: ToolSearchOptions = {}
     throw new AnytoolError(ErrorCode.InvalidOptions, 'toolSearchTool(): `ranker` must be a function (query, tools, limit) => names, best first');
   }
   const search = async (args: { query: string; limit?: number }): Promise<ToolResult> => {
-    const deferred = toolset.neutralDefinitions().filter((d) => d.deferLoading === true);
+    const all = toolset.neutralDefinitions();
+    const deferred = (options.show === undefined ? all : options.show(all)).filter((d) => d.deferLoading === true);
     const limit = Math.min(args.limit ?? maxResults, maxResults);
     let ranked: readonly string[];
     try {

@@ -162,6 +162,11 @@ interface Rules {
 function decide(call: ToolCall, tool: BaseTool, rules: Rules): Promise<ToolResult | undefined> | undefined {
   const fallback = rules.needs(tool) ? 'ask' : 'allow';
   if (rules.policy === undefined) return settle(call, tool, fallback, rules, undefined);
+  // A changed definition is asked about first: the arguments are not checked against a schema nobody
+  // approved (the model is shown the approved one), and the policy judges the call once the change is.
+  if (rules.pins !== undefined && tool.origin !== undefined && rules.pins.compare(tool).status === 'changed') {
+    return settle(call, tool, 'allow', rules, undefined)!.then((refusal) => refusal ?? decide(call, tool, rules));
+  }
   const policy = rules.policy;
   const run = call.context.state;
   const before = rules.asking.get(run) ?? Promise.resolve();

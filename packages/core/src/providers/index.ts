@@ -57,9 +57,10 @@ export function lowerDefinitions<F extends DefinitionFormat>(
 
 /**
  * Lowers definitions some of which are deferred (`deferLoading`). Anthropic and
- * the OpenAI Responses API load deferred tools themselves: the tools always
- * loaded come first, then the provider's tool-search tool, then the deferred
- * tools marked `defer_loading: true`, so the array is the same on every turn.
+ * the OpenAI Responses API load deferred tools themselves: the provider's
+ * tool-search tool goes before the first deferred tool, and every tool keeps its
+ * place, the deferred ones marked `defer_loading: true`. A tool appended to the
+ * definitions is appended to the array, so what was sent before stays the same.
  * The other formats cannot carry deferral: every tool is sent in full, in its
  * place, with a note each (the agent's portable tool search sends only what the
  * model loaded).
@@ -78,18 +79,17 @@ function lowerDeferred<F extends DefinitionFormat>(format: F, definitions: ToolD
       }));
     return { tools: lowered.tools, notes: [...notes, ...lowered.notes] };
   }
-  const eager = lowerAll(
-    format,
-    definitions.filter((d) => d.deferLoading !== true),
-    options,
-  );
-  const lazy = lowerAll(
-    format,
-    definitions.filter((d) => d.deferLoading === true),
-    options,
-  );
-  for (const tool of lazy.tools) (tool as { defer_loading?: boolean }).defer_loading = true;
-  return { tools: [...eager.tools, search, ...lazy.tools], notes: [...eager.notes, ...lazy.notes] };
+  // The search tool goes before the first deferred tool, everything else keeps its place: a tool
+  // appended to the definitions (an agent's late tool) is appended to the lowered array too.
+  const first = definitions.findIndex((d) => d.deferLoading === true);
+  const head = lowerAll(format, definitions.slice(0, first), options);
+  const rest = lowerAll(format, definitions.slice(first), options);
+  const deferred = new Set(definitions.filter((d) => d.deferLoading === true).map((d) => d.name));
+  for (const tool of rest.tools) {
+    const lowered = tool as { name?: unknown; defer_loading?: boolean };
+    if (typeof lowered.name === 'string' && deferred.has(lowered.name)) lowered.defer_loading = true;
+  }
+  return { tools: [...head.tools, search, ...rest.tools], notes: [...head.notes, ...rest.notes] };
 }
 
 /** The provider's own tool-search tool, for a format whose provider loads deferred tools itself. */

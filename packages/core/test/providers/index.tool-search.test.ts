@@ -16,33 +16,45 @@ function toolset(): Toolset {
 }
 
 describe('lowering deferred tools', () => {
-  it("Anthropic: the loaded tools, the BM25 tool search, then the deferred tools with defer_loading, as the client's types take them", () => {
+  it("Anthropic: the BM25 tool search before the first deferred tool, every tool in its place, deferred ones with defer_loading, as the client's types take them", () => {
     const tools: Anthropic.ToolUnion[] = toolset().definitions('anthropic');
     const params: Anthropic.MessageCreateParamsNonStreaming = { model: 'm', max_tokens: 1, messages: [], tools };
     expect(
       params.tools!.map((t) => ['name' in t ? t.name : undefined, 'type' in t ? t.type : undefined, 'defer_loading' in t ? t.defer_loading : undefined]),
     ).toEqual([
       ['eager_one', undefined, undefined],
-      ['eager_two', undefined, undefined],
-      ['web_search', 'web_search_20250305', undefined],
       ['tool_search_tool_bm25', 'tool_search_tool_bm25_20251119', undefined],
       ['lazy_one', undefined, true],
+      ['eager_two', undefined, undefined],
+      ['web_search', 'web_search_20250305', undefined],
       ['lazy_two', undefined, true],
     ]);
-    expect(toolset().definitions('anthropic', { toolSearch: 'regex' })[3]).toEqual({ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' });
+    expect(toolset().definitions('anthropic', { toolSearch: 'regex' })[1]).toEqual({ type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' });
   });
 
-  it("OpenAI Responses: the loaded tools, tool_search, then the deferred functions with defer_loading, as the client's types take them", () => {
+  it("OpenAI Responses: tool_search before the first deferred function, every tool in its place, deferred ones with defer_loading, as the client's types take them", () => {
     const tools: NonNullable<ResponseCreateParamsNonStreaming['tools']> = toolset().definitions('openai-responses');
     const params: ResponseCreateParamsNonStreaming = { model: 'm', input: [], tools };
     expect(params.tools!.map((t) => [t.type, 'name' in t ? t.name : undefined, 'defer_loading' in t ? t.defer_loading : undefined])).toEqual([
       ['function', 'eager_one', undefined],
-      ['function', 'eager_two', undefined],
-      ['web_search', undefined, undefined],
       ['tool_search', undefined, undefined],
       ['function', 'lazy_one', true],
+      ['function', 'eager_two', undefined],
+      ['web_search', undefined, undefined],
       ['function', 'lazy_two', true],
     ]);
+  });
+
+  it('a tool appended to the definitions is appended to the lowered array: what was sent before stays byte-identical', () => {
+    for (const format of ['anthropic', 'openai-responses'] as const) {
+      const before = toolset().neutralDefinitions();
+      const after = [...before, make('read_tool_output').definition];
+      const sent = lowerDefinitions(format, before).tools.map((t) => JSON.stringify(t));
+      const next = lowerDefinitions(format, after).tools.map((t) => JSON.stringify(t));
+      expect(next.slice(0, sent.length)).toEqual(sent);
+      expect(next).toHaveLength(sent.length + 1);
+      expect(next[sent.length]).toContain('read_tool_output');
+    }
   });
 
   it('Chat Completions, Gemini and MCP cannot defer: every tool in its place, and a note for each deferred one', () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AnytoolError, ErrorCode, type ExecutionContext, type Toolset } from '@anytool/core';
+import { unrestrictedContext } from '@anytool/core/internal';
 import {
   OAuthError,
   OAuthErrorCode,
@@ -86,7 +87,8 @@ export const MCP_AUTH_KEY = 'anytool.mcp.auth';
  * const whoami = tool((context: ExecutionContext) => mcpAuth(context)?.subject ?? 'anonymous', { description: 'Who is calling', context: true });
  */
 export function mcpAuth(context: ExecutionContext): McpAuth | undefined {
-  return context.state.get(MCP_AUTH_KEY) as McpAuth | undefined;
+  // The caller is the server's to tell: a tool needs no state key for it.
+  return unrestrictedContext(context).state.get(MCP_AUTH_KEY) as McpAuth | undefined;
 }
 
 /** The caller described by verified auth info (ours carries subject, issuer and claims in `extra`). */
