@@ -8,8 +8,9 @@ const PAGE_CHARS = 40_000;
  * What the agent adds to its toolset for output budgets: the budget itself
  * (outermost of the toolset's middleware, so a toolset's, source's or tool's
  * own budget decides first) and `read_tool_output`, offered from the turn
- * after the run first kept an output, appended after every other tool so the
- * tools sent before stay byte for byte the same.
+ * after the run first kept an output, appended after the tools sent before
+ * (with tool search, among the loaded tools in the order they came), so those
+ * stay byte for byte the same.
  */
 export class RunOutputs {
   private readonly own: Toolset;
