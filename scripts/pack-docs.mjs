@@ -1,7 +1,7 @@
 // Copies the repository's docs/ and LICENSE into the package being packed (run as its `prepack`),
 // so the README's links and the messages that name docs/... hold in an installed package.
 // A link that leaves docs/ (to the examples, say) names its target in the repository instead.
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,12 +19,23 @@ export function localizeLinks(markdown) {
   });
 }
 
+/**
+ * Writes a file whole or not at all: a pack that runs at the same time (two `npm pack` in one
+ * checkout) reads either the old text or the new, never a half-written file.
+ */
+function writeWhole(file, text) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
-  for (const name of readdirSync(source).sort()) {
-    if (!name.endsWith('.md')) continue;
-    writeFileSync(join(target, name), localizeLinks(readFileSync(join(source, name), 'utf8')));
-  }
-  copyFileSync(join(source, '..', 'LICENSE'), join(process.cwd(), 'LICENSE'));
+  const names = readdirSync(source)
+    .filter((name) => name.endsWith('.md'))
+    .sort();
+  // Pages no longer in docs/ are removed one by one; the folder itself stays for packs running beside this one.
+  for (const name of readdirSync(target)) if (!names.includes(name) && name.endsWith('.md')) rmSync(join(target, name), { force: true });
+  for (const name of names) writeWhole(join(target, name), localizeLinks(readFileSync(join(source, name), 'utf8')));
+  writeWhole(join(process.cwd(), 'LICENSE'), readFileSync(join(source, '..', 'LICENSE'), 'utf8'));
 }
