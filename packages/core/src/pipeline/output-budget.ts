@@ -36,10 +36,18 @@ export interface OutputBudgetOptions extends OutputLimit {
   audioTokens?: number;
   /** Bounds of the run's store of kept outputs, when this middleware is the first to make it. */
   store?: ToolOutputStoreOptions;
+  /**
+   * Let this budget only lower the budgets further out (default false): a result
+   * within it still has to meet theirs, so it never raises them. For a budget a
+   * party you do not trust chose, such as an untrusted MCP server's size hint.
+   */
+  onlyLower?: boolean;
 }
 
 /** Set on a result a budget has dealt with: a budget further out lets it pass (the budget nearest the tool decides). */
 const BUDGETED = Symbol.for('anytool.outputBudgeted');
+/** On a call: the limit of the budget nearest the tool that may also raise (an `onlyLower` budget stays within it). */
+const NEAREST_LIMIT = Symbol('anytool.nearestOutputLimit');
 /** Room kept in the budget for the note. */
 const NOTE_CHARS = 400;
 
@@ -112,16 +120,26 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
   const costs = { image: checkTokens(options.imageTokens, 'imageTokens'), audio: checkTokens(options.audioTokens, 'audioTokens') };
   const storeOptions = options.store;
   if (storeOptions !== undefined) checkStoreOptions(storeOptions); // now, where the mistake is
-  return {
+  const onlyLower = options.onlyLower ?? false;
+  if (typeof onlyLower !== 'boolean')
+    throw new AnytoolError(ErrorCode.InvalidOptions, `outputBudget(): onlyLower must be true or false, got ${String(onlyLower)}`);
+  const limitOf = (name: string): number | false => (perTool.has(name) ? perTool.get(name)! : max);
+  const budget: Middleware = {
     name: 'output budget',
     after(call: ToolCall, result: ToolResult): ToolResult | undefined {
       if ((result as unknown as Record<symbol, unknown>)[BUDGETED] === true) return undefined;
-      const limit = perTool.has(call.name) ? perTool.get(call.name)! : max;
+      let limit = limitOf(call.name);
       let size = 0;
       if (limit !== false) for (const part of result.content) size += partCost(part, costs);
       if (limit === false || size <= limit) {
-        mark(result);
+        // Within a budget that may only lower: the budgets further out still judge it.
+        if (!onlyLower) mark(result);
         return undefined;
+      }
+      if (onlyLower) {
+        // Cut to this budget or the nearest one further out, whichever is lower.
+        const further = call.get<number | false>(NEAREST_LIMIT);
+        if (typeof further === 'number' && further < limit) limit = further;
       }
       const what = `tool "${call.name}" returned ${count(size)} characters of content, over its budget of ${count(limit)}`;
       if (over === 'error') {
@@ -145,6 +163,12 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
       return mark(cut.result);
     },
   };
+  // Budgets run their `before` outermost first: the last to write is the nearest the tool.
+  if (!onlyLower)
+    (budget as { before?: Middleware['before'] }).before = (call) => {
+      call.set(NEAREST_LIMIT, limitOf(call.name));
+    };
+  return budget;
 }
 
 interface MediaCosts {

@@ -113,6 +113,30 @@ describe('outputBudget', () => {
     expect(resultText(await outer.invoke('wide', {}))).toBe('y'.repeat(3_000));
   });
 
+  it('onlyLower: a budget that may lower the nearest one further out, never raise it', async () => {
+    const make = (name: string, n: number, max: number): ReturnType<typeof tool> =>
+      tool(() => 'y'.repeat(n), { name, description: 'Text.', parameters }).use(outputBudget({ maxChars: max, onlyLower: true, over: 'truncate' }));
+    // Asks for more than the toolset allows: the toolset's 1,000 still hold, fitting the tool's own budget or not.
+    const raising = make('raising', 3_000, 5_000);
+    const greedy = make('greedy', 9_000, 5_000);
+    // Asks for less: that holds.
+    const lowering = make('lowering', 3_000, 500);
+    const fits = make('fits', 300, 500);
+    const toolset = new Toolset(raising, greedy, lowering, fits).use(outputBudget({ maxChars: 1_000, over: 'truncate' }));
+    for (const name of ['raising', 'greedy']) expect(resultText(await toolset.invoke(name, {})).length).toBeLessThanOrEqual(1_000);
+    expect(resultText(await toolset.invoke('greedy', {}))).toMatch(/over its budget of 1,000|left out/);
+    expect(resultText(await toolset.invoke('lowering', {})).length).toBeLessThanOrEqual(500);
+    expect(resultText(await toolset.invoke('fits', {}))).toBe('y'.repeat(300));
+    // The nearest budget further out decides what it may not exceed: a tool-level entry of the toolset's budget.
+    const perTool = new Toolset(raising).use(outputBudget({ maxChars: 100, tools: { raising: { maxChars: 2_000 } } }));
+    expect(resultText(await perTool.invoke('raising', {})).length).toBeLessThanOrEqual(2_000);
+    expect(resultText(await perTool.invoke('raising', {})).length).toBeGreaterThan(1_000);
+    // With no budget further out it is the only one.
+    expect(resultText(await new Toolset(greedy).invoke('greedy', {})).length).toBeLessThanOrEqual(5_000);
+    expect(resultText(await new Toolset(raising).invoke('raising', {}))).toBe('y'.repeat(3_000));
+    expect(() => outputBudget({ onlyLower: 'yes' as unknown as boolean })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
+  });
+
   it('never splits a surrogate pair, and checks its options where they are given', async () => {
     const emoji = tool(() => '😀'.repeat(10_000), { name: 'emoji', description: 'Emoji.', parameters });
     const toolset = new Toolset(emoji, new ReadToolOutput({ maxChars: 999 })).use(outputBudget({ maxChars: 2_001 }));

@@ -21,9 +21,10 @@ export interface McpToolsetOptions extends McpClientOptions {
   progress?: boolean;
   /**
    * Honour each server's per-tool result size hint (`_meta["anthropic/maxResultSizeChars"]`,
-   * as Claude Code does): it sets that tool's output budget in characters, in place of the
-   * toolset's and the agent's, lower or higher, but not above `maxChars` (500 000 by
-   * default). `false` ignores the hints. On by default.
+   * as Claude Code does): it sets that tool's output budget in characters, never above
+   * `maxChars` (500 000 by default). A trusted server's hint (see `trusted`) takes the place
+   * of the toolset's and the agent's budgets, lower or higher; an untrusted server's may only
+   * lower them. `false` ignores the hints. On by default.
    */
   resultSizeHints?: ResultSizeHints;
   /**
@@ -242,7 +243,7 @@ export class McpToolset implements DynamicToolSource {
       trusted,
       connection.config.contextMeta ?? this.options.contextMeta,
     );
-    const budget = hintedBudget(info, this.options.resultSizeHints, (message) => this.warn(`MCP server "${connection.name}": ${message}`, connection));
+    const budget = hintedBudget(info, this.options.resultSizeHints, trusted, (message) => this.warn(`MCP server "${connection.name}": ${message}`, connection));
     return budget === undefined ? tool : tool.use(budget);
   }
 

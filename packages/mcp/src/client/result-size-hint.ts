@@ -25,14 +25,16 @@ export function resultSizeHint(info: McpToolInfo): number | undefined | { invali
 }
 
 /**
- * The output budget a tool's hint sets, as tool-level middleware: it takes the
- * place of the toolset's and the agent's budgets for that tool (the budget
- * nearest the tool decides), lower or higher, but never above `maxChars`
- * (500 000 by default). Undefined without a usable hint or with hints off.
+ * The output budget a tool's hint sets, as tool-level middleware, never above
+ * `maxChars` (500 000 by default). A trusted server's hint takes the place of the
+ * toolset's and the agent's budgets for that tool (the budget nearest the tool
+ * decides), lower or higher; an untrusted server's may only lower them. Undefined
+ * without a usable hint or with hints off.
  */
 export function hintedBudget(
   info: McpToolInfo,
   hints: ResultSizeHints | undefined,
+  trusted: boolean,
   note: (message: string) => void,
 ): ReturnType<typeof outputBudget> | undefined {
   if (hints === false) return undefined;
@@ -48,5 +50,5 @@ export function hintedBudget(
     return undefined;
   }
   const ceiling = typeof hints === 'object' ? hints.maxChars : MAX_HINTED_CHARS;
-  return outputBudget({ maxChars: Math.min(hint, ceiling) });
+  return outputBudget({ maxChars: Math.min(hint, ceiling), onlyLower: !trusted });
 }

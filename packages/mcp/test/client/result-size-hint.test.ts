@@ -54,8 +54,8 @@ describe('MCP per-tool result size hints (_meta["anthropic/maxResultSizeChars"])
   /** What the model would read of each tool, under the agent's default budget (80,000 characters). */
   const seen = async (toolset: Toolset, name: string): Promise<number> => resultText(await toolset.invoke(name, {}, new ExecutionContext())).length;
 
-  it("sets the tool's budget in place of the toolset's, higher or lower, never above 500,000 characters; a bad hint is ignored and said", async () => {
-    const mcp = await connect();
+  it("a trusted server's hint sets the tool's budget in place of the toolset's, higher or lower, never above 500,000 characters; a bad hint is ignored and said", async () => {
+    const mcp = await connect({ trusted: true });
     const toolset = new Toolset(mcp).use(outputBudget());
     expect(await seen(toolset, 'schema')).toBe(150_000);
     expect(await seen(toolset, 'terse')).toBeLessThanOrEqual(1_000);
@@ -67,8 +67,27 @@ describe('MCP per-tool result size hints (_meta["anthropic/maxResultSizeChars"])
     expect(mcp.warnings).toContainEqual(expect.stringMatching(/tool "odd": its _meta\["anthropic\/maxResultSizeChars"\] is "lots", not a whole number/));
   });
 
+  it("an untrusted server's hint (the default) only lowers the toolset's budget, never raises it", async () => {
+    const mcp = await connect();
+    const toolset = new Toolset(mcp).use(outputBudget());
+    expect(await seen(toolset, 'terse')).toBeLessThanOrEqual(1_000);
+    const schema = await seen(toolset, 'schema');
+    expect(schema).toBeLessThanOrEqual(80_000);
+    expect(schema).toBeGreaterThan(70_000);
+    // Over its own hint as well: cut to the lower of the two, the toolset's.
+    expect(await seen(toolset, 'greedy')).toBeLessThanOrEqual(80_000);
+    expect(await seen(toolset, 'plain')).toBeLessThanOrEqual(80_000);
+    // Alone, with no budget further out, the hint is the only one.
+    expect(await seen(new Toolset(mcp), 'greedy')).toBeLessThanOrEqual(500_000);
+    expect(await seen(new Toolset(mcp), 'schema')).toBe(150_000);
+    // The server's own setting wins over the toolset's.
+    const perServer = await McpToolset.connect({ mcpServers: { hints: { type: 'http', url, trusted: true } } });
+    open.push(perServer);
+    expect(await seen(new Toolset(perServer).use(outputBudget()), 'schema')).toBe(150_000);
+  });
+
   it('a lower ceiling caps the hints, and resultSizeHints: false leaves the budget to the toolset', async () => {
-    const capped = new Toolset(await connect({ resultSizeHints: { maxChars: 100_000 } })).use(outputBudget());
+    const capped = new Toolset(await connect({ resultSizeHints: { maxChars: 100_000 }, trusted: true })).use(outputBudget());
     expect(await seen(capped, 'schema')).toBeLessThanOrEqual(100_000);
     expect(await seen(capped, 'schema')).toBeGreaterThan(80_000);
     const off = new Toolset(await connect({ resultSizeHints: false })).use(outputBudget());
