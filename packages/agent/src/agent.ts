@@ -348,7 +348,7 @@ export class Agent {
     // A streamed run only its reader can stop: leaving the loop ends the turn itself, so a turn needs no race
     // against the signal (an abort listener costs a few µs; the client still aborts its request on the signal).
     const readerOnly = stream !== undefined && signal === stream.signal && this.model.stream !== undefined;
-    const tools = this.runTools(runToolset);
+    const tools = this.runTools(runToolset, messages);
     for (let step = 1; step <= maxSteps; step++) {
       if (signal?.aborted) return interrupted(step - 1);
       const request: ModelRequest = {
@@ -410,18 +410,21 @@ export class Agent {
     return finish('max_steps', maxSteps);
   }
 
-  /**
-   * The tool list of a run's turns: every tool, or, when the toolset defers some
-   * and the model has no tool search of its own, the tools always loaded, the
-   * search tool and the deferred tools the model loaded so far (see `LoadedTools`).
-   */
   /** The definitions as the model is shown them: a pinned tool's as approved, while a change to it waits for approval. */
   private shownTools(definitions: readonly ToolDefinition[]): readonly ToolDefinition[] {
     return this.pins === undefined ? definitions : this.pins.shown(definitions, (name) => this.toolset.get(name));
   }
 
-  private runTools(calls: Toolset): LoadedTools {
-    return new LoadedTools(this.toolset, calls, () => this.searchTools(), this.model.nativeToolSearch === true);
+  /**
+   * The tool list of a run's turns: every tool, or, when the toolset defers some
+   * and the model has no tool search of its own, the tools always loaded, the
+   * search tool and the deferred tools the model loaded so far (see `LoadedTools`),
+   * those of the conversation it continues first.
+   */
+  private runTools(calls: Toolset, messages: readonly ModelMessage[]): LoadedTools {
+    const tools = new LoadedTools(this.toolset, calls, () => this.searchTools(), this.model.nativeToolSearch === true);
+    tools.resume(messages);
+    return tools;
   }
 
   private searchTools(): { tool: BaseTool; toolset: Toolset } {

@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, toolSearchFound, type BaseTool, type Toolset, type ToolDefinition, type ToolResult } from '@anytool/core';
-import type { ModelToolCall } from './model.js';
+import type { ModelMessage, ModelToolCall } from './model.js';
 
 /**
  * One run's tools under tool search (`Toolset.defer`). With a model that lowers
@@ -76,17 +76,34 @@ export class LoadedTools {
     return name === search.tool.name ? search.toolset : this.calls;
   }
 
+  /**
+   * Loads what a conversation being continued had loaded, in the order it came:
+   * the deferred tools its search calls found and those it called. The model
+   * then sees them again on the first turn, as the run that loaded them did.
+   */
+  resume(messages: readonly ModelMessage[]): void {
+    if (this.native || !this.toolset.neutralDefinitions().some((d) => d.deferLoading === true)) return;
+    const searchName = this.searchTools().tool.name;
+    for (const message of messages) {
+      if (message.role === 'assistant') for (const call of message.toolCalls ?? []) this.load(call.name);
+      else if (message.role === 'tool' && message.name === searchName && message.result !== undefined)
+        for (const name of toolSearchFound(message.result)) this.load(name);
+    }
+  }
+
+  private load(name: string): void {
+    if (this.loadedNames.has(name) || !this.toolset.isDeferred(name)) return;
+    this.loadedNames.add(name);
+    this.loaded.push(name);
+  }
+
   /** Loads, in order, the tools the turn's search calls found (each once). */
   record(calls: readonly ModelToolCall[], results: readonly ToolResult[]): void {
     if (!this.searching) return;
     const searchName = this.searchTools().tool.name;
     calls.forEach((call, i) => {
       if (call.name !== searchName) return;
-      for (const name of toolSearchFound(results[i]!)) {
-        if (this.loadedNames.has(name) || !this.toolset.isDeferred(name)) continue;
-        this.loadedNames.add(name);
-        this.loaded.push(name);
-      }
+      for (const name of toolSearchFound(results[i]!)) this.load(name);
     });
   }
 }

@@ -55,6 +55,34 @@ describe('the tool list of a run under tool search', () => {
     expect(ran).toContainEqual(['jira_create_ticket', 'jira_create_ticket(bug)']);
   });
 
+  it('a continued conversation starts with the tools its earlier runs loaded, in the order they came', async () => {
+    const tools = toolset();
+    const first = new ScriptedModel([
+      { toolCalls: [search('s1', 'jira ticket')] },
+      { toolCalls: [{ id: 'c1', name: 'jira_create_ticket', arguments: { q: 'bug' } }, search('s2', 'slack message')] },
+      { text: 'filed' },
+    ]);
+    const earlier = await new Agent({ model: first, tools }).run('file it');
+    const eager = ['notes_read', 'notes_write', 'search_tools'];
+    expect(first.requests[2]!.tools.map((d) => d.name)).toEqual([...eager, 'jira_create_ticket', 'slack_post_message']);
+
+    const next = new ScriptedModel([{ toolCalls: [{ id: 'c2', name: 'slack_post_message', arguments: { q: 'filed' } }] }, { text: 'posted' }]);
+    const later = await new Agent({ model: next, tools }).run([...earlier.messages, { role: 'user', content: 'and tell the team' }]);
+    expect(later.text).toBe('posted');
+    // The first turn already has what the conversation loaded, as the last turn before it had.
+    expect(next.requests[0]!.tools.map((d) => d.name)).toEqual([...eager, 'jira_create_ticket', 'slack_post_message']);
+
+    // A deferred tool the conversation called without a search (a model that knew its name) counts as loaded too.
+    const direct = new ScriptedModel([{ text: 'ok' }]);
+    await new Agent({ model: direct, tools }).run([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: '', toolCalls: [{ id: 'd1', name: 'calendar_create_event', arguments: {} }] },
+      { role: 'tool', callId: 'd1', name: 'calendar_create_event', result: { content: [{ type: 'text', text: 'ok' }], isError: false } },
+      { role: 'user', content: 'thanks' },
+    ]);
+    expect(direct.requests[0]!.tools.map((d) => d.name)).toEqual([...eager, 'calendar_create_event']);
+  });
+
   it("appends read_tool_output and loaded tools in the order they came; a loaded tool's large result is cut and paged back", async () => {
     const big = 'x'.repeat(9_000);
     const tools = new Toolset(make('notes_read', 'Read the notes.')).defer([
