@@ -2,7 +2,7 @@
 // so the README's links and the messages that name docs/... hold in an installed package.
 // A link that leaves docs/ (to the examples, say) names its target in the repository instead.
 import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, posix } from 'node:path';
+import { basename, dirname, join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const source = join(dirname(fileURLToPath(import.meta.url)), '..', 'docs');
@@ -19,23 +19,27 @@ export function localizeLinks(markdown) {
   });
 }
 
-/**
- * Writes a file whole or not at all: a pack that runs at the same time (two `npm pack` in one
- * checkout) reads either the old text or the new, never a half-written file.
- */
-function writeWhole(file, text) {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, file);
-}
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // Each page is written in a folder of this run's own, outside the package's `files`, then renamed into
+  // place: a pack running beside this one (two `npm pack` in one checkout) lists and reads whole pages
+  // only, never a half-written or temporary file.
+  const scratch = join(process.cwd(), `.pack-docs-${process.pid}`);
+  mkdirSync(scratch, { recursive: true });
   mkdirSync(target, { recursive: true });
-  const names = readdirSync(source)
-    .filter((name) => name.endsWith('.md'))
-    .sort();
-  // Pages no longer in docs/ are removed one by one; the folder itself stays for packs running beside this one.
-  for (const name of readdirSync(target)) if (!names.includes(name) && name.endsWith('.md')) rmSync(join(target, name), { force: true });
-  for (const name of names) writeWhole(join(target, name), localizeLinks(readFileSync(join(source, name), 'utf8')));
-  writeWhole(join(process.cwd(), 'LICENSE'), readFileSync(join(source, '..', 'LICENSE'), 'utf8'));
+  try {
+    const names = readdirSync(source)
+      .filter((name) => name.endsWith('.md'))
+      .sort();
+    // Anything else in docs/ (a page no longer in the repository, a leftover) is removed one by one; the folder stays.
+    for (const name of readdirSync(target)) if (!names.includes(name)) rmSync(join(target, name), { recursive: true, force: true });
+    const place = (text, file) => {
+      const temporary = join(scratch, basename(file));
+      writeFileSync(temporary, text);
+      renameSync(temporary, file);
+    };
+    for (const name of names) place(localizeLinks(readFileSync(join(source, name), 'utf8')), join(target, name));
+    place(readFileSync(join(source, '..', 'LICENSE'), 'utf8'), join(process.cwd(), 'LICENSE'));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
 }

@@ -29,7 +29,8 @@ const toolText = (request: ChatRequest, id: string): string => String(request.me
 
 /** The model's side of the run, one turn per request: search, read the log, page the rest and try a delete, answer. */
 function answer(request: ChatRequest): unknown {
-  const turn = requests.length - 1;
+  // The turn the request is for, from the request itself (a retried request is the same turn).
+  const turn = request.messages.filter((m) => m.role === 'assistant').length;
   const reply = (message: Record<string, unknown>, finish: string): unknown => ({
     id: `chatcmpl-${turn}`,
     object: 'chat.completion',
@@ -55,12 +56,16 @@ async function body(req: IncomingMessage): Promise<string> {
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    void body(req).then((text) => {
-      const request = JSON.parse(text) as ChatRequest;
-      requests.push(request);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(request)));
-    });
+    void body(req)
+      .then((text) => {
+        const request = JSON.parse(text) as ChatRequest;
+        requests.push(request);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(request)));
+      })
+      .catch((error: unknown) => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error) } })));
   });
+  // A busy machine may pause between turns longer than Node's 5 s default; the client would then retry on a closed socket.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 
@@ -90,7 +95,8 @@ test('a run over the official OpenAI client: deferred tools load through the sea
   const ran = ok(await run(process.execPath, ['src/agent.js'], project, { env }), 'node src/agent.js');
   const out = lastJson(ran.stdout) as { text: string; stopReason: string; results: Array<{ tool: string; isError: boolean; chars: number }> };
   expect(out).toMatchObject({ text: 'The disk was full.', stopReason: 'final_answer' });
-  expect(requests).toHaveLength(4);
+  // One request per turn: nothing failed and was retried.
+  expect(requests.map((request) => request.messages.filter((m) => m.role === 'assistant').length)).toEqual([0, 1, 2, 3]);
 
   const names = requests.map((request) => (request.tools ?? []).map((t) => t.function.name));
   // First the kept tool and the search; the deferred ones only once the search loaded them.
@@ -111,7 +117,9 @@ test('a run over the official OpenAI client: deferred tools load through the sea
   expect(page.length).toBeLessThanOrEqual(80_000);
   expect(whole.startsWith(page.slice(0, page.indexOf('\n', 40_000)))).toBe(true);
   // The policy's deny reaches the model as an error result; the file was never deleted.
-  expect(toolText(requests[3]!, 'c4')).not.toContain('deleted');
+  const denied = toolText(requests[3]!, 'c4');
+  expect(denied).toMatch(/"deleteFile"[^]*(did not run|not approved)/);
+  expect(denied).not.toContain('deleted /var/log/app.log');
   expect(out.results.find((r) => r.tool === 'deleteFile')).toMatchObject({ isError: true });
   expect(out.results.find((r) => r.tool === 'readLog')!.chars).toBeLessThanOrEqual(80_000);
 });

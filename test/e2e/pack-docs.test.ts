@@ -27,8 +27,11 @@ describe('pack-docs (prepack)', () => {
   it('six runs at once all exit 0 and leave the same whole pages, stale ones removed', async () => {
     mkdirSync(join(dir, 'docs'));
     writeFileSync(join(dir, 'docs', 'gone-page.md'), 'a page that left docs/');
+    writeFileSync(join(dir, 'docs', 'agent.md.4242.tmp'), 'what a killed run left');
     const runs = await Promise.all(Array.from({ length: 6 }, () => packDocs(dir)));
     for (const run of runs) expect(run).toEqual({ code: 0, stderr: '' });
+    // Nothing of the runs' own is left, in docs/ or beside it.
+    expect(readdirSync(dir).sort()).toEqual(['LICENSE', 'docs']);
 
     const expected = readdirSync(join(root, 'docs'))
       .filter((name) => name.endsWith('.md'))

@@ -77,16 +77,15 @@ export class LoadedTools {
   }
 
   /**
-   * Loads what a conversation being continued had loaded, in the order it came:
-   * the deferred tools its search calls found and those it called. The model
-   * then sees them again on the first turn, as the run that loaded them did.
+   * Loads what a conversation being continued had loaded, by the rule `record`
+   * follows: the deferred tools its searches found, in the order they came. The
+   * model then sees them again from the first turn, as the run that loaded them did.
    */
   resume(messages: readonly ModelMessage[]): void {
     if (this.native || !this.toolset.neutralDefinitions().some((d) => d.deferLoading === true)) return;
     const searchName = this.searchTools().tool.name;
     for (const message of messages) {
-      if (message.role === 'assistant') for (const call of message.toolCalls ?? []) this.load(call.name);
-      else if (message.role === 'tool' && message.name === searchName && message.result !== undefined)
+      if (message.role === 'tool' && message.name === searchName && message.result !== undefined)
         for (const name of toolSearchFound(message.result)) this.load(name);
     }
   }

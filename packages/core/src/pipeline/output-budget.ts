@@ -38,16 +38,21 @@ export interface OutputBudgetOptions extends OutputLimit {
   store?: ToolOutputStoreOptions;
   /**
    * Let this budget only lower the budgets further out (default false): a result
-   * within it still has to meet theirs, so it never raises them. For a budget a
-   * party you do not trust chose, such as an untrusted MCP server's size hint.
+   * within it still has to meet theirs, a larger one is cut by the lower limit
+   * (by the budget further out, with its settings, when that is the lower), and
+   * what it cut is judged further out again. For a budget a party you do not
+   * trust chose, such as an untrusted MCP server's size hint.
    */
   onlyLower?: boolean;
 }
 
 /** Set on a result a budget has dealt with: a budget further out lets it pass (the budget nearest the tool decides). */
 const BUDGETED = Symbol.for('anytool.outputBudgeted');
-/** On a call: the limit of the budget nearest the tool that may also raise (an `onlyLower` budget stays within it). */
-const NEAREST_LIMIT = Symbol('anytool.nearestOutputLimit');
+/**
+ * On a call: the limit of the nearest budget further out that may also raise (not
+ * `onlyLower`). Registered, as BUDGETED is, so budgets of two copies of core agree.
+ */
+const NEAREST_LIMIT = Symbol.for('anytool.nearestOutputLimit.v1');
 /** Room kept in the budget for the note. */
 const NOTE_CHARS = 400;
 
@@ -136,11 +141,9 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
         if (!onlyLower) mark(result);
         return undefined;
       }
-      if (onlyLower) {
-        // Cut to this budget or the nearest one further out, whichever is lower.
-        const further = call.get<number | false>(NEAREST_LIMIT);
-        if (typeof further === 'number' && further < limit) limit = further;
-      }
+      // A budget further out at or below this one cuts it, with its own settings.
+      const further = onlyLower ? call.get<number | false>(NEAREST_LIMIT) : undefined;
+      if (typeof further === 'number' && further <= limit) return undefined;
       const what = `tool "${call.name}" returned ${count(size)} characters of content, over its budget of ${count(limit)}`;
       if (over === 'error') {
         call.context.diagnose({
@@ -160,7 +163,8 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
       }
       const cut = cutToBudget(call, result, limit, costs, over === 'store' ? storeOptions : false);
       call.context.diagnose({ code: ErrorCode.ResultTooLarge, source: 'output budget', message: `${what}; ${cut.note}`, callId: call.callId, tool: call.name });
-      return mark(cut.result);
+      // Never marked when it may only lower: a budget further out this one cannot see (past a Pipeline) still judges the cut.
+      return onlyLower ? cut.result : mark(cut.result);
     },
   };
   // Budgets run their `before` outermost first: the last to write is the nearest the tool.

@@ -1,4 +1,4 @@
-import { ErrorCode, ExecutionContext, ReadToolOutput, Toolset, outputBudget, resultText, tool, toolResult, type ToolResult } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Pipeline, ReadToolOutput, Toolset, outputBudget, resultText, tool, toolResult, type ToolResult } from '@anytool/core';
 
 const parameters = { type: 'object', properties: {} } as const;
 const lines = (n: number): string => Array.from({ length: n }, (_, i) => `line ${String(i).padStart(6, '0')}`).join('\n');
@@ -134,6 +134,15 @@ describe('outputBudget', () => {
     // With no budget further out it is the only one.
     expect(resultText(await new Toolset(greedy).invoke('greedy', {})).length).toBeLessThanOrEqual(5_000);
     expect(resultText(await new Toolset(raising).invoke('raising', {}))).toBe('y'.repeat(3_000));
+    // Stacked: each may lower, none raises; a larger result never gets more room than a smaller one.
+    const stacked = new Toolset(new Toolset(greedy, raising).use(outputBudget({ maxChars: 2_000, onlyLower: true }))).use(outputBudget({ maxChars: 4_000 }));
+    for (const name of ['greedy', 'raising']) expect(resultText(await stacked.invoke(name, {})).length).toBeLessThanOrEqual(2_000);
+    // A budget further out cuts with its own settings: its 'error' mode holds for a result over both.
+    const strict = new Toolset(greedy).use(outputBudget({ maxChars: 1_000, over: 'error' }));
+    expect(await strict.invoke('greedy', {})).toMatchObject({ isError: true, error: { code: ErrorCode.ResultTooLarge } });
+    // Past a boundary it cannot see (a Pipeline of the caller's), what it cut is still judged further out.
+    const guarded = new Pipeline(outputBudget({ maxChars: 1_000, over: 'truncate' }));
+    expect(resultText(await guarded.invoke(new Toolset(greedy), 'greedy', {})).length).toBeLessThanOrEqual(1_000);
     expect(() => outputBudget({ onlyLower: 'yes' as unknown as boolean })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
   });
 

@@ -80,10 +80,12 @@ describe('MCP per-tool result size hints (_meta["anthropic/maxResultSizeChars"])
     // Alone, with no budget further out, the hint is the only one.
     expect(await seen(new Toolset(mcp), 'greedy')).toBeLessThanOrEqual(500_000);
     expect(await seen(new Toolset(mcp), 'schema')).toBe(150_000);
-    // The server's own setting wins over the toolset's.
-    const perServer = await McpToolset.connect({ mcpServers: { hints: { type: 'http', url, trusted: true } } });
-    open.push(perServer);
-    expect(await seen(new Toolset(perServer).use(outputBudget()), 'schema')).toBe(150_000);
+    // The server's own setting wins over the toolset's, either way.
+    const trustedServer = await McpToolset.connect({ mcpServers: { hints: { type: 'http', url, trusted: true } } }, { trusted: false });
+    const untrustedServer = await McpToolset.connect({ mcpServers: { hints: { type: 'http', url, trusted: false } } }, { trusted: true });
+    open.push(trustedServer, untrustedServer);
+    expect(await seen(new Toolset(trustedServer).use(outputBudget()), 'schema')).toBe(150_000);
+    expect(await seen(new Toolset(untrustedServer).use(outputBudget()), 'schema')).toBeLessThanOrEqual(80_000);
   });
 
   it('a lower ceiling caps the hints, and resultSizeHints: false leaves the budget to the toolset', async () => {
