@@ -1,21 +1,29 @@
 // MCP clients side by side on one server: the raw v2 SDK Client (the baseline of the v2 migration), the raw v1 SDK
 // Client, our McpConnection, and the Vercel AI SDK's MCP client, on server-everything's echo over stdio and over
 // streamable HTTP.
-// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 5] [--calls 200] [--concurrent-calls 1500]
+// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 9] [--calls 200] [--concurrent-calls 1500]
 //
-// Each variant keeps one connection: over stdio a server process of its own (the same build), over HTTP one shared
-// server-everything process on 127.0.0.1 (a session each). Rounds interleave the variants, the order rotated each
-// round, so drift hits every variant alike; each round measures, per variant:
+// Each variant runs in a process of its own (driven by this one over IPC, so no variant shares JIT type feedback, GC
+// or event loop with another) and keeps one connection: over stdio a server process of its own (the same build), over
+// HTTP one shared server-everything process on 127.0.0.1 (a session each). Rounds interleave the variants, McpConnection between the
+// two it is held against (raw v2 Client, AI SDK) and the order reversed every other round, so each compared pair runs
+// back to back, each side first in half the rounds, and a burst of load elsewhere on the machine hits both sides of a
+// ratio alike. Each round measures, per variant:
 //   sequential   `--calls` calls one after another: the median latency of the round
-//   client CPU   process.cpuUsage() over those calls, per call (the servers are other processes: this is client work)
-//   throughput   `--concurrent-calls` calls, 50 in flight at a time: calls/s
-// Reported: min / median / max over the rounds, and the median's ratio to the raw v2 Client.
+//   client CPU   process.cpuUsage() of the variant's process over those calls, per call (the servers are other
+//                processes: this is client work)
+//   throughput   `--concurrent-calls` calls, 50 in flight at a time: calls/s, and the client's CPU per call meanwhile
+//                (the work each client leaves the machine's cores to do: steadier than calls/s on a busy machine)
+// Reported: min / median / max over the rounds, and the median's ratio to the raw v2 Client; the targets as per-round
+// ratios.
 // server-everything is built on the v1 SDK, so every variant speaks the 2025 era here (the v2 Client in its default
 // mode, no probe; McpConnection probes once at connect and falls back): the numbers compare the clients' own costs,
 // not the eras.
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { McpConnection } from '@anytool/mcp';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Http } from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2Stdio } from '@modelcontextprotocol/client/stdio';
@@ -32,7 +40,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const ROUNDS = arg('--rounds', 5);
+const ROUNDS = arg('--rounds', 9);
 const CALLS = arg('--calls', 200);
 const CONCURRENT_CALLS = arg('--concurrent-calls', 1500);
 const CONCURRENCY = 50;
@@ -107,6 +115,7 @@ async function sequential(variant) {
 
 async function concurrent(variant) {
   let next = 0;
+  const before = process.cpuUsage();
   const start = performance.now();
   const lane = async () => {
     while (next < CONCURRENT_CALLS) {
@@ -115,29 +124,75 @@ async function concurrent(variant) {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-  return CONCURRENT_CALLS / ((performance.now() - start) / 1000);
+  const seconds = (performance.now() - start) / 1000;
+  const used = process.cpuUsage(before);
+  return { throughput: CONCURRENT_CALLS / seconds, cpuPerCall: (used.user + used.system) / CONCURRENT_CALLS };
+}
+
+/**
+ * A variant in a process of its own (this file with `--child`), driven over IPC: no variant's code shares the JIT's
+ * type feedback, the garbage collector or the event loop with another's (in one process the raw v2 Client and
+ * McpConnection run the same SDK functions on different paths, which slows both), and `process.cpuUsage()` in the
+ * child is that variant's CPU alone.
+ */
+async function child(name, transport, url) {
+  // The bench's own options (--calls and the others) go to the child too.
+  const args = [...process.argv.slice(2), '--child', name, transport, url ?? ''];
+  const proc = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--expose-gc'], stdio: 'inherit' });
+  const waiting = [];
+  proc.on('message', (message) => waiting.shift()?.resolve(message));
+  proc.once('exit', (code) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`the ${name} process exited with ${code}`));
+  });
+  const ask = (op) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      proc.send(op);
+    });
+  await ask('open');
+  return { ask, done: () => ask('close') };
+}
+
+/** The child's side: opens its variant and answers `open`, `warmup`, `sequential`, `concurrent` and `close`. */
+async function serveChild(name, transport, url) {
+  let open;
+  process.on('message', async (op) => {
+    if (op === 'open') open = await variants[name](transport, url || undefined);
+    else if (op === 'warmup') for (let i = 0; i < WARMUP; i++) await open.call();
+    else if (op === 'sequential' || op === 'concurrent') {
+      globalThis.gc?.();
+      return process.send(await (op === 'sequential' ? sequential : concurrent)(open));
+    } else if (op === 'close') {
+      await open.close();
+      return process.send(op, () => process.exit(0));
+    }
+    process.send(op);
+  });
 }
 
 async function measure(transport, url) {
   const names = Object.keys(variants);
   const open = {};
-  for (const name of names) open[name] = await variants[name](transport, url);
-  for (const name of names) for (let i = 0; i < WARMUP; i++) await open[name].call();
-  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [] }]));
+  for (const name of names) open[name] = await child(name, transport, url);
+  // One at a time, so each warms up on a quiet machine.
+  for (const name of names) await open[name].ask('warmup');
+  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [], loadCpu: [] }]));
+  // McpConnection sits between the raw v2 Client and the AI SDK client: both pairs it is compared in run back to back.
+  const forward = ['raw v1 Client', 'raw v2 Client', 'anytool McpConnection', 'Vercel AI SDK (@ai-sdk/mcp)'];
   for (let round = 0; round < ROUNDS; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length]);
+    const order = round % 2 === 0 ? forward : [...forward].reverse();
     for (const name of order) {
-      globalThis.gc?.();
-      const seq = await sequential(open[name]);
+      const seq = await open[name].ask('sequential');
       rows[name].latency.push(seq.median);
       rows[name].cpu.push(seq.cpuPerCall);
     }
     for (const name of order) {
-      globalThis.gc?.();
-      rows[name].throughput.push(await concurrent(open[name]));
+      const { throughput, cpuPerCall } = await open[name].ask('concurrent');
+      rows[name].throughput.push(throughput);
+      rows[name].loadCpu.push(cpuPerCall);
     }
   }
-  for (const name of names) await open[name].close();
+  for (const name of names) await open[name].done();
   return rows;
 }
 
@@ -149,49 +204,69 @@ function report(transport, rows) {
   const us = (ms) => `${(ms * 1000).toFixed(0)}`;
   const range = ({ min, median: mid, max }, format) => `${format(mid)} (${format(min)}-${format(max)})`;
   console.log(`\n### server-everything echo over ${transport}: ${ROUNDS} interleaved rounds, median (min-max over rounds)\n`);
-  console.log(`| client | sequential median, us | vs v2 | client CPU per call, us | vs v2 | calls/s at concurrency ${CONCURRENCY} | vs v2 |`);
-  console.log('|---|---|---|---|---|---|---|');
+  const baseLoadCpu = median(base.loadCpu);
+  console.log(
+    `| client | sequential median, us | vs v2 | client CPU per call, us | vs v2 | calls/s at concurrency ${CONCURRENCY} | vs v2 | client CPU per call at concurrency ${CONCURRENCY}, us | vs v2 |`,
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const [name, row] of Object.entries(rows)) {
     const latency = spread(row.latency);
     const cpu = spread(row.cpu);
     const throughput = spread(row.throughput);
+    const loadCpu = spread(row.loadCpu);
     console.log(
-      `| ${name} | ${range(latency, us)} | ${(latency.median / baseLatency).toFixed(3)}x | ${range(cpu, (v) => v.toFixed(0))} | ${(cpu.median / baseCpu).toFixed(3)}x | ${range(throughput, (v) => v.toFixed(0))} | ${(throughput.median / baseThroughput).toFixed(3)}x |`,
+      `| ${name} | ${range(latency, us)} | ${(latency.median / baseLatency).toFixed(3)}x | ${range(cpu, (v) => v.toFixed(0))} | ${(cpu.median / baseCpu).toFixed(3)}x | ${range(throughput, (v) => v.toFixed(0))} | ${(throughput.median / baseThroughput).toFixed(3)}x | ${range(loadCpu, (v) => v.toFixed(0))} | ${(loadCpu.median / baseLoadCpu).toFixed(3)}x |`,
     );
   }
 }
 
-console.log(
-  `MCP clients on one server (Node ${process.version}): ${CALLS} sequential calls and ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} per variant and round`,
-);
-const ours = { seq: {}, cpu: {}, tput: {} };
-for (const transport of ['stdio', 'http']) {
-  const server = transport === 'http' ? await startHttpServer() : undefined;
-  try {
-    const rows = await measure(transport, server?.url);
-    report(transport, rows);
-    // Each round's ratio, the two variants measured side by side in that round: the spread says how far to trust the median.
-    const row = rows['anytool McpConnection'];
-    const perRound = (mine, theirs) => spread(mine.map((value, round) => value / theirs[round]));
-    ours.seq[transport] = perRound(row.latency, rows['raw v2 Client'].latency);
-    ours.cpu[transport] = perRound(row.cpu, rows['raw v2 Client'].cpu);
-    ours.tput[transport] = perRound(row.throughput, rows['Vercel AI SDK (@ai-sdk/mcp)'].throughput);
-  } finally {
-    server?.stop();
-  }
-}
-// The client targets of the v2 migration, for the record (this bench does not fail on them): the median of the
-// per-round ratios, and their min-max over the rounds.
-const verdict = (ok) => (ok ? 'met' : 'not met');
-const ratio = ({ min, median: mid, max }) => `${mid.toFixed(3)}x (${min.toFixed(3)}-${max.toFixed(3)})`;
-console.log(`\n### Targets: McpConnection against the raw v2 Client and the Vercel AI SDK client, per-round ratios, median (min-max)\n`);
-console.log(
-  '| transport | sequential median vs raw v2 (<= 1.0x) | client CPU per call vs raw v2 (<= 1.05x) | throughput at concurrency 50 vs AI SDK (>= 1.0x) |',
-);
-console.log('|---|---|---|---|');
-for (const transport of ['stdio', 'http']) {
-  const { seq, cpu, tput } = { seq: ours.seq[transport], cpu: ours.cpu[transport], tput: ours.tput[transport] };
+const childArgs = process.argv.indexOf('--child');
+if (childArgs >= 0) {
+  const [name, transport, url] = process.argv.slice(childArgs + 1);
+  await serveChild(name, transport, url);
+} else await main();
+
+async function main() {
   console.log(
-    `| ${transport} | ${ratio(seq)} ${verdict(seq.median <= 1)} | ${ratio(cpu)} ${verdict(cpu.median <= 1.05)} | ${ratio(tput)} ${verdict(tput.median >= 1)} |`,
+    `MCP clients on one server (Node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}): ${CALLS} sequential calls and ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} per variant and round`,
+  );
+  const ours = { seq: {}, cpu: {}, tput: {}, loadCpu: {} };
+  for (const transport of ['stdio', 'http']) {
+    const server = transport === 'http' ? await startHttpServer() : undefined;
+    try {
+      const rows = await measure(transport, server?.url);
+      report(transport, rows);
+      // Each round's ratio, the two variants measured side by side in that round: the spread says how far to trust the median.
+      const row = rows['anytool McpConnection'];
+      const perRound = (mine, theirs) => spread(mine.map((value, round) => value / theirs[round]));
+      ours.seq[transport] = perRound(row.latency, rows['raw v2 Client'].latency);
+      ours.cpu[transport] = perRound(row.cpu, rows['raw v2 Client'].cpu);
+      ours.tput[transport] = perRound(row.throughput, rows['Vercel AI SDK (@ai-sdk/mcp)'].throughput);
+      ours.loadCpu[transport] = perRound(row.loadCpu, rows['Vercel AI SDK (@ai-sdk/mcp)'].loadCpu);
+    } finally {
+      server?.stop();
+    }
+  }
+  // The client targets of the v2 migration, for the record (this bench does not fail on them): the median of the
+  // per-round ratios, and their min-max over the rounds.
+  const verdict = (ok) => (ok ? 'met' : 'not met');
+  const ratio = ({ min, median: mid, max }) => `${mid.toFixed(3)}x (${min.toFixed(3)}-${max.toFixed(3)})`;
+  console.log(`\n### Targets: McpConnection against the raw v2 Client and the Vercel AI SDK client, per-round ratios, median (min-max)\n`);
+  console.log(
+    '| transport | sequential median vs raw v2 (<= 1.0x) | client CPU per call vs raw v2 (<= 1.05x) | throughput at concurrency 50 vs AI SDK (>= 1.0x) | (no target) client CPU per call at concurrency 50 vs AI SDK |',
+  );
+  console.log('|---|---|---|---|---|');
+  for (const transport of ['stdio', 'http']) {
+    const { seq, cpu, tput, loadCpu } = { seq: ours.seq[transport], cpu: ours.cpu[transport], tput: ours.tput[transport], loadCpu: ours.loadCpu[transport] };
+    console.log(
+      `| ${transport} | ${ratio(seq)} ${verdict(seq.median <= 1)} | ${ratio(cpu)} ${verdict(cpu.median <= 1.05)} | ${ratio(tput)} ${verdict(tput.median >= 1)} | ${ratio(loadCpu)} |`,
+    );
+  }
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
   );
 }

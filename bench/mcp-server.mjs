@@ -1,5 +1,5 @@
 // MCP server cost over streamable HTTP, 2026-07-28 era (stateless): anytool's serveMcp next to the bare SDK.
-// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 5] [--calls 1000] [--lists 300]
+// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 9] [--calls 1000] [--lists 300]
 //
 // Every server is a process of its own on 127.0.0.1 (this process is the client), so the numbers are the
 // servers' and the client's work is the same for all:
@@ -9,14 +9,20 @@
 //                              answering tools/list and tools/call by hand (the floor of a stateless v2 server)
 //               anytool        serveMcp(toolset, { transport: 'http' }): the same endpoint serves 2025 sessions too,
 //                              with host checks, body limits, a fresh ExecutionContext, validation and events per call
-//   tools/list  50 tools of 25 parameters each, `--lists` requests one after another (p50 latency):
+//   tools/list  50 tools of 25 parameters each, `--lists` requests to each, one after another, the three servers
+//               taking turns request by request (p50 latency):
 //               constant       a node:http route that answers the very bytes anytool answers (no MCP at all)
 //               bare SDK       createMcpHandler answering the same 50 tools from a constant array
 //               anytool        serveMcp of those 50 tools (definitions built once, a Server instance per request)
 // Rounds interleave the variants (those compared with each other back to back, in alternating order); reported:
 // median (min–max) over the rounds, and the targets as per-round ratios (and differences), median (min–max).
+// On Linux each calls/s round also reads the server process's CPU time (/proc/<pid>/stat, user + system, all its
+// threads): CPU per call is the server's own work, which the load other processes put on the machine's cores moves
+// far less than it moves calls/s.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, Agent } from 'node:http';
+import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +30,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const ROUNDS = Number(arg('--rounds', 5));
+const ROUNDS = Number(arg('--rounds', 9));
 const CALLS = Number(arg('--calls', 1000));
 const LISTS = Number(arg('--lists', 300));
 const CONCURRENCY = 50;
@@ -120,7 +126,7 @@ function start(kind, stdin) {
     child.stdout.on('data', (chunk) => {
       text += chunk;
       const match = /listening (http:\S+)/.exec(text);
-      if (match) resolve({ url: match[1], stop: () => child.kill('SIGTERM') });
+      if (match) resolve({ url: match[1], pid: child.pid, stop: () => child.kill('SIGTERM') });
     });
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}: ${text}`)));
   });
@@ -193,12 +199,24 @@ function callRequest(url, id, a) {
   );
 }
 
+/** A process's CPU time so far in microseconds (user + system, every thread); undefined off Linux. */
+function cpuTime(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, fields 14 and 15 of stat, in clock ticks of 1/100 s (USER_HZ).
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `--calls` calls of `add`, 50 in flight. The client is a plain HTTP client (keep-alive, 50 sockets) sending what
- * the SDK Client sends, so the server, not the client, is what runs out of time.
+ * the SDK Client sends, so the server, not the client, is what runs out of time. Also the server's CPU per call.
  */
-async function callsPerSecond(url) {
+async function callsPerSecond({ url, pid }) {
   let next = 0;
+  const cpuBefore = cpuTime(pid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -209,19 +227,31 @@ async function callsPerSecond(url) {
       }
     }),
   );
-  return CALLS / ((performance.now() - started) / 1000);
+  const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuTime(pid);
+  serverCpu.get(url)?.push(cpuBefore === undefined || cpuAfter === undefined ? NaN : (cpuAfter - cpuBefore) / CALLS);
+  return CALLS / seconds;
 }
 
-async function listP50(url) {
-  const samples = [];
+/** Each calls/s server's CPU per call, by round (its URL: its rounds). */
+const serverCpu = new Map();
+
+/**
+ * `--lists` tools/list requests to each of `urls`, taking turns request by request (the order of a turn reversed every
+ * other turn), so a burst of load elsewhere on the machine falls on all of them alike: the p50 latency of each.
+ */
+async function listP50s(urls) {
+  const samples = urls.map(() => []);
   for (let i = 0; i < LISTS; i++) {
-    const started = performance.now();
-    const text = await listRequest(url, i);
-    samples.push(performance.now() - started);
-    if (!text.includes('tool_49')) throw new Error(`tools/list answered ${text.slice(0, 200)}`);
+    for (let turn = 0; turn < urls.length; turn++) {
+      const u = i % 2 === 0 ? turn : urls.length - 1 - turn;
+      const started = performance.now();
+      const text = await listRequest(urls[u], i);
+      samples[u].push(performance.now() - started);
+      if (!text.includes('tool_49')) throw new Error(`tools/list answered ${text.slice(0, 200)}`);
+    }
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
+  return samples.map((values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]);
 }
 
 async function bench() {
@@ -239,39 +269,54 @@ async function bench() {
     await client.close();
   }
   const variants = [
-    ['calls/s, bare SDK createMcpHandler', () => callsPerSecond(servers.bare.url)],
-    ['calls/s, anytool serveMcp', () => callsPerSecond(servers.anytool.url)],
-    ['tools/list p50 ms, constant route', () => listP50(servers.constant.url)],
-    ['tools/list p50 ms, bare SDK createMcpHandler', () => listP50(servers.bareList.url)],
-    ['tools/list p50 ms, anytool serveMcp', () => listP50(servers.list.url)],
+    ['calls/s, bare SDK createMcpHandler', () => callsPerSecond(servers.bare)],
+    ['calls/s, anytool serveMcp', () => callsPerSecond(servers.anytool)],
+    ['tools/list p50 ms, constant route'],
+    ['tools/list p50 ms, bare SDK createMcpHandler'],
+    ['tools/list p50 ms, anytool serveMcp'],
   ];
+  const lists = () => listP50s([servers.constant.url, servers.list.url, servers.bareList.url]);
   // Warm-up: a round's worth of each, unrecorded.
-  for (const [, run] of variants) await run();
-  // Each round runs the variants compared with each other back to back, their order alternating (A B, then B A),
-  // so a burst of load elsewhere on the machine hits both sides of a ratio alike; the targets are read from the
-  // per-round ratios (and differences), whose spread says how far to trust them.
-  const groups = [
-    [0, 1],
-    [2, 4, 3],
-  ];
+  await variants[0][1]();
+  await variants[1][1]();
+  await lists();
+  serverCpu.set(servers.bare.url, []);
+  serverCpu.set(servers.anytool.url, []);
+  // Each round runs the calls/s variants back to back, their order alternating (A B, then B A), and the tools/list
+  // variants taking turns request by request, so a burst of load elsewhere on the machine hits both sides of a ratio
+  // alike; the targets are read from the per-round ratios (and differences), whose spread says how far to trust them.
   const results = variants.map(() => []);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const group of groups) {
-      const order = round % 2 === 0 ? group : [...group].reverse();
-      for (const v of order) results[v].push(await variants[v][1]());
-    }
+    for (const v of round % 2 === 0 ? [0, 1] : [1, 0]) results[v].push(await variants[v][1]());
+    const [constant, anytool, bare] = await lists();
+    results[2].push(constant);
+    results[3].push(bare);
+    results[4].push(anytool);
   }
   const sorted = (values) => [...values].sort((a, b) => a - b);
   const median = (values) => sorted(values)[Math.floor(values.length / 2)];
   const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(3));
   console.log(
-    `${ROUNDS} rounds; ${CALLS} calls at concurrency ${CONCURRENCY}; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}\n`,
+    `${ROUNDS} rounds; ${CALLS} calls at concurrency ${CONCURRENCY}; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}; ${cpus().length} cores, load average ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}\n`,
   );
   console.log('| variant | median | min | max |');
   console.log('| --- | ---: | ---: | ---: |');
   for (let v = 0; v < variants.length; v++) {
     const values = results[v];
     console.log(`| ${variants[v][0]} | ${fmt(median(values))} | ${fmt(Math.min(...values))} | ${fmt(Math.max(...values))} |`);
+  }
+  const bareCpu = serverCpu.get(servers.bare.url);
+  const anytoolCpu = serverCpu.get(servers.anytool.url);
+  const measuredCpu = !anytoolCpu.some(Number.isNaN) && !bareCpu.some(Number.isNaN);
+  if (measuredCpu) {
+    console.log(
+      `| server CPU per call, us, bare SDK createMcpHandler | ${fmt(median(bareCpu))} | ${fmt(Math.min(...bareCpu))} | ${fmt(Math.max(...bareCpu))} |`,
+    );
+    console.log(
+      `| server CPU per call, us, anytool serveMcp | ${fmt(median(anytoolCpu))} | ${fmt(Math.min(...anytoolCpu))} | ${fmt(Math.max(...anytoolCpu))} |`,
+    );
   }
   const callRatios = sorted(results[1].map((anytool, round) => anytool / results[0][round]));
   const listCosts = sorted(results[4].map((anytool, round) => anytool - results[2][round]));
@@ -281,8 +326,19 @@ async function bench() {
   console.log(
     `\nanytool calls/s / bare calls/s, per-round ratios: median ${callRatio.toFixed(3)} (${callRatios[0].toFixed(3)}-${callRatios.at(-1).toFixed(3)}), target >= 1.00: ${verdict(callRatio >= 1)}`,
   );
+  if (measuredCpu) {
+    const cpuRatios = sorted(anytoolCpu.map((anytool, round) => anytool / bareCpu[round]));
+    console.log(
+      `anytool server CPU per call / bare, per-round ratios (no target; <= 1.00 is the same calls/s on a CPU-bound server): median ${median(cpuRatios).toFixed(3)} (${cpuRatios[0].toFixed(3)}-${cpuRatios.at(-1).toFixed(3)})`,
+    );
+  }
   console.log(
     `tools/list cost over the constant route, p50, per-round differences: median ${listCost.toFixed(3)} ms (${listCosts[0].toFixed(3)} to ${listCosts.at(-1).toFixed(3)}), target <= 1 ms: ${verdict(listCost <= 1)}`,
+  );
+  console.log(
+    `load average at the end: ${loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ')}`,
   );
   for (const server of Object.values(servers)) server.stop();
   agent.destroy();

@@ -1,6 +1,7 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import {
   AudioContentSchema,
+  ResultSchema,
   BlobResourceContentsSchema,
   CallToolResultSchema,
   EmbeddedResourceSchema,
@@ -9,7 +10,7 @@ import {
   TextContentSchema,
   TextResourceContentsSchema,
 } from '@modelcontextprotocol/core';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, StandardSchemaV1 } from '@modelcontextprotocol/client';
 
 /**
  * Checking a `tools/call` result. The connection requests it with a permissive
@@ -50,6 +51,8 @@ const isUnknownKind = (part: unknown): part is Part => isObject(part) && typeof 
  * problems. `where` names the tool and the server.
  */
 export function checkCallResult(result: Record<string, unknown>, where: string, note: (message: string) => void): CallToolResult {
+  const plain = plainTextResult(result);
+  if (plain !== undefined) return plain;
   const parsed = CallToolResultSchema.safeParse(result);
   if (parsed.success) return parsed.data;
   const content = result['content'];
@@ -110,3 +113,49 @@ function partIssues(part: Part): SchemaIssue[] {
   const parsed = PART_SCHEMAS[part.type]!.safeParse(part);
   return parsed.success ? [] : parsed.error.issues;
 }
+
+/**
+ * The result most tools answer with, `{ content: [{ type: "text", text }, ...] }`
+ * and maybe `isError`, and nothing else: what `CallToolResultSchema` gives for it
+ * (a new object, its keys in the schema's order), built without running the
+ * schema. Undefined for anything else, which the schema checks.
+ */
+function plainTextResult(result: Record<string, unknown>): CallToolResult | undefined {
+  let keys = 0;
+  for (const key in result) {
+    if (!Object.hasOwn(result, key)) continue;
+    if (key !== 'content' && key !== 'isError') return undefined;
+    keys++;
+  }
+  const content = result['content'];
+  const isError = result['isError'];
+  if (!Array.isArray(content) || keys !== (isError === undefined ? 1 : 2) || (isError !== undefined && typeof isError !== 'boolean')) return undefined;
+  const parts: Array<{ type: 'text'; text: string }> = new Array(content.length);
+  for (let i = 0; i < content.length; i++) {
+    const part: unknown = content[i];
+    if (typeof part !== 'object' || part === null || Array.isArray(part)) return undefined;
+    let partKeys = 0;
+    for (const key in part) if (Object.hasOwn(part, key)) partKeys++;
+    const { type, text } = part as Record<string, unknown>;
+    if (partKeys !== 2 || type !== 'text' || typeof text !== 'string' || !Object.hasOwn(part, 'type') || !Object.hasOwn(part, 'text')) return undefined;
+    parts[i] = { type: 'text', text };
+  }
+  return isError === undefined ? { content: parts } : { content: parts, isError };
+}
+
+/**
+ * The SDK's `ResultSchema` (an object, its `_meta` checked) for a `tools/call`
+ * request: a result without `_meta` passes as it is, without the schema's copy
+ * (`checkCallResult` makes its own); anything else goes through the schema.
+ */
+export const CALL_RESULT_SCHEMA: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'anytool',
+    validate(value) {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value) && !Object.hasOwn(value, '_meta') && !Object.hasOwn(value, '__proto__'))
+        return { value: value as Record<string, unknown> };
+      return ResultSchema['~standard'].validate(value) as StandardSchemaV1.Result<Record<string, unknown>>;
+    },
+  },
+};

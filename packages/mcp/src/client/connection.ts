@@ -17,7 +17,7 @@ import {
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { PaginatedResultSchema, ResultSchema } from '@modelcontextprotocol/core';
-import { checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
+import { CALL_RESULT_SCHEMA, checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
@@ -157,7 +157,7 @@ interface CallParams {
  * request, to refuse task-only tools (never listed here) and to check structured content
  * against output schemas it cached in its own `listTools` (unused here: `mapCallResult`
  * checks it, with messages that name the problems). The result is requested with the
- * permissive `ResultSchema` and checked by `checkCallResult`, whose errors are short.
+ * permissive `ResultSchema` (`CALL_RESULT_SCHEMA`) and checked by `checkCallResult`, whose errors are short.
  */
 function callOn(client: Client, params: CallParams, request: RequestOptions, mirrored: ReadonlyMap<string, McpToolInfo>): Promise<Record<string, unknown>> {
   const tool = mirrored.size === 0 ? undefined : mirrored.get(params.name);
@@ -165,7 +165,7 @@ function callOn(client: Client, params: CallParams, request: RequestOptions, mir
   // HTTP: only the SDK's callTool does that (its result is then checked by the SDK's schema too).
   if (tool !== undefined && client.getProtocolEra() === 'modern')
     return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
-  return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, ResultSchema, request);
+  return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, CALL_RESULT_SCHEMA, request);
 }
 
 /** What the server is told when a call is cancelled: never the run's abort reason, which may hold anything (a secret, a user's text). */

@@ -74,6 +74,11 @@ function taskParams(method: string, update: boolean): StandardSchemaV1<unknown, 
   };
 }
 
+/** The params schemas of the three methods: made once, not for each server instance (one per modern request). */
+const GET_PARAMS = { params: taskParams('tasks/get', false) };
+const UPDATE_PARAMS = { params: taskParams('tasks/update', true) };
+const CANCEL_PARAMS = { params: taskParams('tasks/cancel', false) };
+
 /**
  * Serves the Tasks extension's methods on a 2026-07-28 server instance
  * (`tasks/get`, `tasks/update`, `tasks/cancel`), for the tasks of `owner`
@@ -82,20 +87,20 @@ function taskParams(method: string, update: boolean): StandardSchemaV1<unknown, 
  * with their own params schema bring them back.
  */
 export function serveTaskMethods(server: Server, tasks: () => TaskManager, owner: string | undefined): void {
-  server.setRequestHandler('tasks/get', { params: taskParams('tasks/get', false) }, async (params, ctx) => {
+  server.setRequestHandler('tasks/get', GET_PARAMS, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/get');
     const record = await tasks().get(params.taskId, owner);
     if (record === undefined)
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Failed to retrieve task: Task not found (it expired, or was never started by this client)');
     return detailedTask(record);
   });
-  server.setRequestHandler('tasks/update', { params: taskParams('tasks/update', true) }, async (params, ctx) => {
+  server.setRequestHandler('tasks/update', UPDATE_PARAMS, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/update');
     // Acknowledged whatever the task: answers to unknown or closed questions are ignored.
     await tasks().answer(params.taskId, owner, { ...params.inputResponses, ...ctx.mcpReq.inputResponses });
     return {};
   });
-  server.setRequestHandler('tasks/cancel', { params: taskParams('tasks/cancel', false) }, async (params, ctx) => {
+  server.setRequestHandler('tasks/cancel', CANCEL_PARAMS, async (params, ctx) => {
     if (!declaresTasks(ctx)) throw tasksRequired('tasks/cancel');
     await tasks().cancel(params.taskId, owner);
     return {};
