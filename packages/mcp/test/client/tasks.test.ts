@@ -185,14 +185,16 @@ describe('a call the server turns into a task', () => {
 
   it("is cancelled with tasks/cancel when the call's signal aborts", async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
-    // Slow polls, so the abort lands between two: a poll cut off in flight leaves the client the requestState
-    // before it (the server's newer one never arrived), which this server refuses.
-    const server = await http(file, 0, { TASKS_POLL_MS: '1000' });
+    // Slow polls, so the abort lands between two: a poll cut off in flight would leave the client the requestState
+    // before it (the server's newer one never arrived). The server logs a poll when it arrives, before it answers:
+    // the abort waits a moment more for the answer to reach the client, well within the 2 s to the next poll.
+    const server = await http(file, 0, { TASKS_POLL_MS: '2000' });
     const connection = await McpConnection.open('t', { url: server.url });
     try {
       const controller = new AbortController();
       const call = connection.callTool('forever', {}, { signal: controller.signal });
       await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
+      await new Promise((resolve) => setTimeout(resolve, scaled(300)));
       controller.abort(new Error('the user stopped the run'));
       const error = await call.catch((e: unknown) => e);
       expect(isAnytoolError(error) && error.code).toBe(ErrorCode.Aborted);
