@@ -133,7 +133,7 @@ export function outputBudget(options: OutputBudgetOptions = {}): Middleware {
     name: 'output budget',
     after(call: ToolCall, result: ToolResult): ToolResult | undefined {
       if ((result as unknown as Record<symbol, unknown>)[BUDGETED] === true) return undefined;
-      let limit = limitOf(call.name);
+      const limit = limitOf(call.name);
       let size = 0;
       if (limit !== false) for (const part of result.content) size += partCost(part, costs);
       if (limit === false || size <= limit) {
