@@ -2,7 +2,8 @@
 // client's stream directly, per 1,000 streamed tokens, for OpenAI's Responses API and
 // Anthropic's Messages API. Each official client reads an answer of TOKENS text deltas
 // either straight (`responses.create({ stream: true })`, `messages.create({ stream: true })`)
-// or through `agent.stream` on OpenAIResponsesModel / AnthropicModel. The answer's bytes
+// or through `agent.stream` on OpenAIResponsesModel / AnthropicModel (which have the client
+// send the request and read the server-sent events of its response themselves). The answer's bytes
 // come from the client's `fetch`, in the same chunks of 50 events every time: over a
 // socket, how the bytes arrive depends on how fast the reader is (a slower reader gets
 // bigger reads, which the client's parser handles at a different cost), so the baseline

@@ -1,10 +1,12 @@
 import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
+import type { EventSourceMessage } from 'eventsource-parser';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
+import { SseEvents } from './sse.js';
 import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -156,9 +158,14 @@ export class AnthropicModel implements Model {
 
   /**
    * The turn streamed (`stream: true`): text and tool-input deltas, then the turn
-   * as `generate` gives it, put together from the client's raw events. A mapping
-   * iterator over the client's stream, no generator or message-stream helper in
-   * between: a streamed token costs about what reading the raw stream does.
+   * as `generate` gives it, put together from the raw events. The client sends the
+   * request (its retries, errors and headers apply) and hands back the response;
+   * the SSE body is read here by chunks (`SseEvents`), as the client's stream would
+   * read it (pings skipped, an `error` event thrown as the client's `APIError`),
+   * without its two async generators per event: a streamed token costs less than
+   * reading the client's stream. The client's own trace span of the call (when its
+   * OpenTelemetry tracing is on) then ends with the response headers, without the
+   * streamed usage; the agent's `chat` span carries that.
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
@@ -168,11 +175,10 @@ export class AnthropicModel implements Model {
     const turn = new StreamedMessage(this.name, request.tools);
     const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
       try {
-        const events = await this.client.messages.create(
-          { ...this.toParams(request), stream: true },
-          request.signal === undefined ? undefined : { signal: request.signal },
-        );
-        return events[Symbol.asyncIterator]();
+        const response = await this.client.messages
+          .create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal })
+          .asResponse();
+        return new SseEvents(response.body, (message) => streamEvent(message, response.headers));
       } catch (error) {
         if (request.signal?.aborted) throw error;
         throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
@@ -180,6 +186,23 @@ export class AnthropicModel implements Model {
     };
     return mapStream(open, turn);
   }
+}
+
+/** One SSE message of a Messages API stream as the client's stream reads it: pings skipped, an `error` event thrown. */
+function streamEvent(message: EventSourceMessage, headers: Headers): Anthropic.RawMessageStreamEvent | undefined {
+  const type = message.event;
+  if (type === undefined || type === 'ping' || message.data === '') return undefined;
+  if (type === 'error') {
+    let body: unknown;
+    try {
+      body = JSON.parse(message.data);
+    } catch {
+      body = message.data;
+    }
+    const errorType = (body as { error?: { type?: unknown } } | null)?.error?.type;
+    throw new Anthropic.APIError(undefined, body as object, undefined, headers, typeof errorType === 'string' ? (errorType as Anthropic.ErrorType) : null);
+  }
+  return JSON.parse(message.data) as Anthropic.RawMessageStreamEvent;
 }
 
 /**

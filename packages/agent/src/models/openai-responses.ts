@@ -22,6 +22,8 @@ import type {
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
+import { openAIStreamEvents } from './openai-sse.js';
+import { SseEvents } from './sse.js';
 import type {
   BuiltinApproval,
   BuiltinApprovalRequest,
@@ -158,8 +160,11 @@ export class OpenAIResponsesModel implements Model {
 
   /**
    * The turn streamed (`stream: true`): text and argument deltas, then the turn as
-   * `generate` gives it. A mapping iterator over the client's stream, no generator
-   * in between: a streamed token costs as little as reading the stream directly.
+   * `generate` gives it. The client sends the request (its retries, errors and
+   * headers apply) and hands back the response; the SSE body is read here by
+   * chunks (`SseEvents`), as the client's stream reads it (`[DONE]` ends it, an
+   * event with an `error` is thrown as the client's `APIError`), without its async
+   * generators per event: a streamed token costs less than reading the client's stream.
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
@@ -168,11 +173,10 @@ export class OpenAIResponsesModel implements Model {
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
     const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
       try {
-        const events = await this.client.responses.create(
-          { ...this.toParams(request), stream: true },
-          request.signal === undefined ? undefined : { signal: request.signal },
-        );
-        return events[Symbol.asyncIterator]();
+        const response = await this.client.responses
+          .create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal })
+          .asResponse();
+        return new SseEvents(response.body, openAIStreamEvents<ResponseStreamEvent>(response.headers));
       } catch (error) {
         if (request.signal?.aborted) throw error;
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');

@@ -10,6 +10,8 @@ import type {
 } from 'openai/resources/chat/completions';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
+import { openAIStreamEvents } from './openai-sse.js';
+import { SseEvents } from './sse.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
@@ -135,8 +137,9 @@ export class OpenAIModel implements Model {
 
   /**
    * The turn streamed (`stream: true`, usage in the last chunk): text and argument
-   * deltas, then the turn as `generate` gives it, assembled from the chunks. A
-   * mapping iterator over the client's stream, no generator in between.
+   * deltas, then the turn as `generate` gives it, assembled from the chunks. The
+   * client sends the request (its retries, errors and headers apply); the SSE body
+   * is read here by chunks, as the client's stream reads it (see `openAIStreamEvents`).
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
     return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
@@ -147,8 +150,8 @@ export class OpenAIModel implements Model {
     const open = async (): Promise<AsyncIterator<ChatCompletionChunk>> => {
       const params = { ...this.toParams(request), stream: true as const, stream_options: { include_usage: true, ...this.params?.stream_options } };
       try {
-        const chunks = await this.client.chat.completions.create(params, request.signal === undefined ? undefined : { signal: request.signal });
-        return chunks[Symbol.asyncIterator]();
+        const response = await this.client.chat.completions.create(params, request.signal === undefined ? undefined : { signal: request.signal }).asResponse();
+        return new SseEvents(response.body, openAIStreamEvents<ChatCompletionChunk>(response.headers));
       } catch (error) {
         if (request.signal?.aborted) throw error;
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');

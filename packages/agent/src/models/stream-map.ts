@@ -1,4 +1,5 @@
 import type { ModelStreamEvent } from '../model.js';
+import { NONE, SseEvents } from './sse.js';
 
 /**
  * What one chunk of a provider's stream becomes: no event, one, or several (a call's
@@ -106,6 +107,18 @@ class MappingIterator<C> implements MappedStream {
     const source = this.source;
     if (source === undefined || this.finished || this.head < this.pending.length) return this.readOn(reader);
     this.reader = reader as StreamReader<unknown>;
+    // Events a chunk of an SSE body already gave: mapped without waiting on a promise of the source's.
+    if (source instanceof SseEvents) {
+      const value = (source as SseEvents<C>).take();
+      if (value !== NONE) {
+        try {
+          return Promise.resolve(this.chunkValue(value) as R | PromiseLike<R>);
+        } catch (error) {
+          // The plain iterator's reader throws a failed mapping: the read's promise rejects with it.
+          return Promise.reject(error as Error);
+        }
+      }
+    }
     let step: Promise<IteratorResult<C>>;
     try {
       step = source.next();
@@ -117,11 +130,14 @@ class MappingIterator<C> implements MappedStream {
 
   /** One chunk of the client's stream, for the reader of the read in flight. */
   private chunk(step: IteratorResult<C>): unknown {
+    return step.done === true ? this.ended(this.reader) : this.chunkValue(step.value);
+  }
+
+  private chunkValue(value: C): unknown {
     const reader = this.reader;
-    if (step.done === true) return this.ended(reader);
     let mapped: MappedChunk;
     try {
-      mapped = this.mapper.add(step.value);
+      mapped = this.mapper.add(value);
     } catch (error) {
       this.finished = true;
       return reader.error(error);

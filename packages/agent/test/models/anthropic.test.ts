@@ -1,5 +1,6 @@
 import { ErrorCode, builtin, imageResult, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent, type ModelStreamEvent } from '@anytool/agent';
+import { Anthropic } from '@anthropic-ai/sdk';
 import { AnthropicModel } from '../../src/models/anthropic.js';
 import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from '../helpers/provider-server.js';
 
@@ -143,6 +144,32 @@ describe('AnthropicModel (Messages through the official client)', () => {
       { type: 'text_delta', text: '21 celsius.' },
     ]);
     expect(seen.at(-1)).toMatchObject({ type: 'response', response: { text: 'Oslo is 21 celsius.', stopReason: 'end', toolCalls: [] } });
+  });
+
+  it("fails the turn on an error event mid-stream, after the deltas before it, with the client's error as the cause", async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [
+          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
+          { type: 'ping' },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
+          { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'never read' } },
+        ],
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const texts: string[] = [];
+    const run = (async () => {
+      for await (const event of new Agent({ model }).stream('A long story.')) if (event.type === 'text_delta') texts.push(event.text);
+    })();
+    await expect(run).rejects.toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringContaining('Overloaded') });
+    const failure = await run.catch((error: unknown) => error as Error);
+    expect((failure as Error).cause).toBeInstanceOf(Anthropic.APIError);
+    expect((failure as Error & { cause: InstanceType<typeof Anthropic.APIError> }).cause.type).toBe('overloaded_error');
+    expect(texts).toEqual(['Once upon ']);
   });
 
   it('aborts the HTTP request when the reader stops mid-stream', async () => {

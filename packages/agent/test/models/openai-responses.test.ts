@@ -2,6 +2,7 @@ import { ErrorCode, Toolset, builtin, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
 import type OpenAI from 'openai';
+import { OpenAI as OpenAIClient } from 'openai';
 import type {
   ResponseCreateParamsNonStreaming,
   ResponseCreateParamsStreaming,
@@ -201,6 +202,31 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
     ]);
     expect(server.requests[0]!.body).toMatchObject({ stream: true, model: 'gpt-test' } satisfies Partial<ResponseCreateParamsStreaming>);
     expect(server.requests[1]!.body['input']).toContainEqual({ type: 'function_call_output', call_id: 'call_weather', output: 'Oslo: 21 celsius' });
+  });
+
+  it("fails the turn on an error in the stream, after the deltas before it, with the client's error as the cause", async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Once upon ', logprobs: [], sequence_number: 0 },
+          { error: { message: 'The server had an error while processing your request', type: 'server_error', code: null, param: null } },
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'never read', logprobs: [], sequence_number: 1 },
+        ],
+      },
+    ]);
+    const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const texts: string[] = [];
+    const run = (async () => {
+      for await (const event of new Agent({ model }).stream('A long story, please.')) if (event.type === 'text_delta') texts.push(event.text);
+    })();
+    const failure = await run.then(
+      () => undefined,
+      (error: unknown) => error as Error & { code?: string; cause?: unknown },
+    );
+    expect(failure).toMatchObject({ code: ErrorCode.ModelFailed, message: expect.stringContaining('The server had an error') });
+    expect(failure!.cause).toBeInstanceOf(OpenAIClient.APIError);
+    expect(texts).toEqual(['Once upon ']);
   });
 
   it('aborts the HTTP request when the reader stops mid-stream', async () => {

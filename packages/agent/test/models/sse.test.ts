@@ -1,0 +1,147 @@
+import { Anthropic } from '@anthropic-ai/sdk';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { NONE, SseEvents } from '../../src/models/sse.js';
+
+const encoder = new TextEncoder();
+
+/** A body giving `bytes` in chunks that end at `cuts`. */
+function body(bytes: Uint8Array, cuts: readonly number[] = []): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      let from = 0;
+      for (const cut of [...cuts, bytes.length]) {
+        if (cut > from) controller.enqueue(bytes.slice(from, cut));
+        from = Math.max(from, cut);
+      }
+      controller.close();
+    },
+  });
+}
+
+async function readAll<T>(events: AsyncIterator<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let step = await events.next(); step.done !== true; step = await events.next()) out.push(step.value);
+  return out;
+}
+
+/** JSON of every message that is not a ping, as the Anthropic client's stream yields them. */
+const parsed = (message: EventSourceMessage): unknown => (message.event === 'ping' ? undefined : JSON.parse(message.data));
+
+/** A deterministic pseudo-random source (mulberry32), so a failure names its seed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Line endings of every kind the SSE format allows, comments, a ping, data over several lines,
+// text in two- three- and four-byte UTF-8, an id and a retry field, and an event cut off at the end.
+const STREAM = [
+  'event: message_start\r\ndata: {"type":"message_start","n":1}\r\n\r\n',
+  ': keep-alive comment\n',
+  'event: ping\ndata: {"type": "ping"}\n\n',
+  'event: content_block_delta\rdata: {"type":"content_block_delta","text":"h\u00e9llo \u20ac \ud83c\udf0d"}\r\r',
+  'id: 7\nretry: 1000\nevent: content_block_delta\ndata: {"type":"content_block_delta",\ndata:  "text":"two lines"}\n\n',
+  'event: message_stop\ndata:{"type":"message_stop"}\n\n',
+  'event: message_delta\ndata: {"type":"message_delta","cut":true}',
+].join('');
+
+describe('SseEvents', () => {
+  it('gives the events the official client reads, wherever the chunks of the body are cut', async () => {
+    const bytes = encoder.encode(STREAM);
+    const client = new Anthropic({
+      apiKey: 'k',
+      baseURL: 'http://127.0.0.1:9',
+      maxRetries: 0,
+      fetch: async () => new Response(body(bytes), { headers: { 'content-type': 'text/event-stream' } }),
+    });
+    const reference: unknown[] = [];
+    for await (const event of await client.messages.create({ model: 'm', max_tokens: 1, messages: [], stream: true })) reference.push(event);
+    expect(reference).toHaveLength(4);
+    expect(reference[1]).toEqual({ type: 'content_block_delta', text: 'h\u00e9llo \u20ac \ud83c\udf0d' });
+
+    // Every byte a chunk of its own: each multi-byte character and each CR LF pair is split.
+    const everyByte = Array.from({ length: bytes.length }, (_, i) => i);
+    expect(await readAll(new SseEvents(body(bytes, everyByte), parsed))).toEqual(reference);
+    for (let seed = 1; seed <= 200; seed++) {
+      const next = random(seed);
+      const cuts = Array.from({ length: 1 + Math.floor(next() * 12) }, () => Math.floor(next() * bytes.length)).sort((a, b) => a - b);
+      const events = await readAll(new SseEvents(body(bytes, cuts), parsed));
+      if (JSON.stringify(events) !== JSON.stringify(reference)) throw new Error(`seed ${seed} (cuts ${cuts.join(',')}): got ${JSON.stringify(events)}`);
+    }
+  });
+
+  it('hands out the events of a chunk already read without a promise, then reads on', async () => {
+    const events = new SseEvents(body(encoder.encode('data: 1\n\ndata: 2\n\ndata: 3\n\n'), [9]), (m) => Number(m.data));
+    expect(events.take()).toBe(NONE);
+    expect(await events.next()).toEqual({ value: 1, done: false });
+    expect(events.take()).toBe(NONE);
+    expect(await events.next()).toEqual({ value: 2, done: false });
+    expect(events.take()).toBe(3);
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+  });
+
+  it('ends with what decode throws, after the events before it in the same chunk', async () => {
+    const failure = new Error('overloaded');
+    let cancelled = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('data: 1\n\nevent: error\ndata: x\n\ndata: 2\n\n'));
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+    const events = new SseEvents(stream, (m) => {
+      if (m.event === 'error') throw failure;
+      return Number(m.data);
+    });
+    expect(await events.next()).toEqual({ value: 1, done: false });
+    await expect(events.next()).rejects.toBe(failure);
+    expect(await events.next()).toEqual({ value: undefined, done: true });
+    expect(cancelled).toBe(1);
+  });
+
+  it('cancels the body when the reader stops early, and ends quietly when the request is aborted', async () => {
+    let cancelled = 0;
+    const open = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode('data: 1\n\n'));
+      },
+      cancel() {
+        cancelled++;
+      },
+    });
+    const early = new SseEvents(open, (m) => m.data);
+    expect(await early.next()).toEqual({ value: '1', done: false });
+    expect(await early.return()).toEqual({ value: undefined, done: true });
+    expect(cancelled).toBe(1);
+    expect(await early.next()).toEqual({ value: undefined, done: true });
+
+    let pulls = 0;
+    const aborted = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulls++ === 0) controller.enqueue(encoder.encode('data: 1\n\n'));
+        else controller.error(new DOMException('This operation was aborted', 'AbortError'));
+      },
+    });
+    const quiet = new SseEvents(aborted, (m) => m.data);
+    expect(await readAll(quiet)).toEqual(['1']);
+
+    const broken = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.error(new TypeError('terminated'));
+      },
+    });
+    await expect(new SseEvents(broken, (m) => m.data).next()).rejects.toThrow('terminated');
+  });
+
+  it('reads a response without a body as an empty stream', async () => {
+    expect(await readAll(new SseEvents(null, (m) => m.data))).toEqual([]);
+  });
+});
