@@ -6,7 +6,7 @@ import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
-import { SseEvents } from './sse.js';
+import { readEvents } from './sse.js';
 import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -175,10 +175,11 @@ export class AnthropicModel implements Model {
     const turn = new StreamedMessage(this.name, request.tools);
     const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
       try {
-        const response = await this.client.messages
-          .create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal })
-          .asResponse();
-        return new SseEvents(response.body, (message) => streamEvent(message, response.headers));
+        return await readEvents(
+          request.signal,
+          (options) => this.client.messages.create({ ...this.toParams(request), stream: true }, options).asResponse(),
+          (headers) => (message) => streamEvent(message, headers),
+        );
       } catch (error) {
         if (request.signal?.aborted) throw error;
         throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');

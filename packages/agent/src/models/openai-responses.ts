@@ -23,7 +23,7 @@ import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
 import { openAIStreamEvents } from './openai-sse.js';
-import { SseEvents } from './sse.js';
+import { readEvents } from './sse.js';
 import type {
   BuiltinApproval,
   BuiltinApprovalRequest,
@@ -173,10 +173,11 @@ export class OpenAIResponsesModel implements Model {
   private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
     const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
       try {
-        const response = await this.client.responses
-          .create({ ...this.toParams(request), stream: true }, request.signal === undefined ? undefined : { signal: request.signal })
-          .asResponse();
-        return new SseEvents(response.body, openAIStreamEvents<ResponseStreamEvent>(response.headers));
+        return await readEvents(
+          request.signal,
+          (options) => this.client.responses.create({ ...this.toParams(request), stream: true }, options).asResponse(),
+          openAIStreamEvents<ResponseStreamEvent>,
+        );
       } catch (error) {
         if (request.signal?.aborted) throw error;
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');

@@ -11,7 +11,7 @@ import type {
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { openAIStreamEvents } from './openai-sse.js';
-import { SseEvents } from './sse.js';
+import { readEvents } from './sse.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
@@ -150,8 +150,11 @@ export class OpenAIModel implements Model {
     const open = async (): Promise<AsyncIterator<ChatCompletionChunk>> => {
       const params = { ...this.toParams(request), stream: true as const, stream_options: { include_usage: true, ...this.params?.stream_options } };
       try {
-        const response = await this.client.chat.completions.create(params, request.signal === undefined ? undefined : { signal: request.signal }).asResponse();
-        return new SseEvents(response.body, openAIStreamEvents<ChatCompletionChunk>(response.headers));
+        return await readEvents(
+          request.signal,
+          (options) => this.client.chat.completions.create(params, options).asResponse(),
+          openAIStreamEvents<ChatCompletionChunk>,
+        );
       } catch (error) {
         if (request.signal?.aborted) throw error;
         throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');

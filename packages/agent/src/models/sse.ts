@@ -30,9 +30,15 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
   private failed = false;
   private failure: unknown;
 
-  constructor(body: ReadableStream<Uint8Array> | null, decode: (message: EventSourceMessage) => T | undefined) {
+  /** `release`: called once when the stream is over (read to its end, failed or stopped early). */
+  constructor(
+    body: ReadableStream<Uint8Array> | null,
+    decode: (message: EventSourceMessage) => T | undefined,
+    private release: (() => void) | undefined = undefined,
+  ) {
     this.reader = body?.getReader();
     this.ended = body === null;
+    if (this.ended) this.over();
     this.parser = createParser({
       onEvent: (message) => {
         if (this.failed) return;
@@ -57,6 +63,7 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
       if (this.failed) {
         this.failed = false;
         this.ended = true;
+        this.over();
         throw this.failure;
       }
       if (this.ended) return DONE;
@@ -67,11 +74,13 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
         chunk = await this.reader!.read();
       } catch (error) {
         this.ended = true;
+        this.over();
         if (isAbortError(error)) return DONE;
         throw error;
       }
       if (chunk.done) {
         this.ended = true;
+        this.over();
         // An event the body ends in the middle of (no blank line after it) is dropped, as the spec and the clients do.
         const rest = this.decoder.decode();
         if (rest !== '') this.parser.feed(rest);
@@ -89,6 +98,7 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
       this.ended = true;
       await this.reader?.cancel().catch(() => undefined);
     }
+    this.over();
     return DONE;
   }
 
@@ -96,5 +106,53 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
     this.failed = true;
     this.failure = error;
     this.reader?.cancel().catch(() => undefined);
+    this.over();
   }
+
+  private over(): void {
+    const release = this.release;
+    this.release = undefined;
+    release?.();
+  }
+}
+
+/**
+ * The signal of one streamed request: it follows `signal` (the run's) through a
+ * listener that `release` removes. The official clients attach a listener of
+ * their own to the signal of each request and, when the application reads the
+ * response body itself, leave it there until the body is garbage collected: on
+ * a signal of its own each request's listener goes with the request, and a run
+ * of many turns does not pile listeners on the run's signal.
+ */
+export function requestSignal(signal: AbortSignal | undefined): { options: { signal: AbortSignal } | undefined; release: () => void } {
+  if (signal === undefined) return { options: undefined, release: () => undefined };
+  const own = new AbortController();
+  if (signal.aborted) {
+    own.abort(signal.reason);
+    return { options: { signal: own.signal }, release: () => undefined };
+  }
+  const follow = (): void => own.abort(signal.reason);
+  signal.addEventListener('abort', follow, { once: true });
+  return { options: { signal: own.signal }, release: () => signal.removeEventListener('abort', follow) };
+}
+
+/**
+ * Sends a streamed request through an official client (`send`: its call with
+ * `.asResponse()`) on a signal of its own that follows `signal`, and reads the
+ * response's events; the signal's listener goes when the stream is over.
+ */
+export async function readEvents<T>(
+  signal: AbortSignal | undefined,
+  send: (options: { signal: AbortSignal } | undefined) => PromiseLike<Response>,
+  decode: (headers: Headers) => (message: EventSourceMessage) => T | undefined,
+): Promise<SseEvents<T>> {
+  const { options, release } = requestSignal(signal);
+  let response: Response;
+  try {
+    response = await send(options);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return new SseEvents(response.body, decode(response.headers), release);
 }

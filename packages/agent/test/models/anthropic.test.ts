@@ -172,6 +172,30 @@ describe('AnthropicModel (Messages through the official client)', () => {
     expect(texts).toEqual(['Once upon ']);
   });
 
+  it('aborts the HTTP request when the caller aborts mid-stream', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        hangAfterEvents: true,
+        events: [
+          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
+        ],
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const abort = new AbortController();
+    const seen: string[] = [];
+    for await (const event of new Agent({ model }).stream('A long story.', { signal: abort.signal })) {
+      seen.push(event.type);
+      if (event.type === 'text_delta') abort.abort();
+    }
+    expect(seen).toEqual(['text_delta', 'result']);
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
+  });
+
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
     server = await startProviderServer([
       {

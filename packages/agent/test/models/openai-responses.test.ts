@@ -229,6 +229,28 @@ describe('OpenAIResponsesModel (Responses API through the official client)', () 
     expect(texts).toEqual(['Once upon ']);
   });
 
+  it('aborts the HTTP request when the caller aborts mid-stream', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        hangAfterEvents: true,
+        events: [
+          { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'Once upon ', logprobs: [], sequence_number: 0 },
+        ],
+      },
+    ]);
+    const model = new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const abort = new AbortController();
+    const seen: string[] = [];
+    for await (const event of new Agent({ model }).stream('A long story.', { signal: abort.signal })) {
+      seen.push(event.type);
+      if (event.type === 'text_delta') abort.abort();
+    }
+    expect(seen).toEqual(['text_delta', 'result']);
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
+  });
+
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
     server = await startProviderServer([
       {

@@ -1,6 +1,7 @@
 import { Anthropic } from '@anthropic-ai/sdk';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { NONE, SseEvents } from '../../src/models/sse.js';
+import { getEventListeners } from 'node:events';
+import { NONE, SseEvents, readEvents } from '../../src/models/sse.js';
 
 const encoder = new TextEncoder();
 
@@ -143,5 +144,50 @@ describe('SseEvents', () => {
 
   it('reads a response without a body as an empty stream', async () => {
     expect(await readAll(new SseEvents(null, (m) => m.data))).toEqual([]);
+  });
+
+  it("sends each request on a signal of its own that follows the run's, and drops its listener when the stream is over", async () => {
+    const run = new AbortController();
+    const sent: AbortSignal[] = [];
+    const send = (text: string) => (options: { signal: AbortSignal } | undefined) => {
+      sent.push(options!.signal);
+      return Promise.resolve(new Response(body(encoder.encode(text)), { headers: { 'content-type': 'text/event-stream' } }));
+    };
+    const decode = () => (m: EventSourceMessage) => m.data;
+    // Read to the end, many times over: no listener stays on the run's signal.
+    for (let i = 0; i < 20; i++) expect(await readAll(await readEvents(run.signal, send('data: a\n\n'), decode))).toEqual(['a']);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+    expect(new Set(sent).size).toBe(20);
+
+    // Stopped early, failed in decode, or failed to send: released too.
+    const early = await readEvents(run.signal, send('data: a\n\ndata: b\n\n'), decode);
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    await early.next();
+    await early.return();
+    const failing = await readEvents(run.signal, send('data: a\n\n'), () => () => {
+      throw new Error('bad event');
+    });
+    await expect(failing.next()).rejects.toThrow('bad event');
+    await expect(readEvents(run.signal, () => Promise.reject(new Error('401')), decode)).rejects.toThrow('401');
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+
+    // While a stream is open, aborting the run aborts its request.
+    const open = await readEvents(run.signal, send('data: a\n\n'), decode);
+    run.abort(new Error('stop'));
+    expect(sent.at(-1)!.aborted).toBe(true);
+    expect(sent.at(-1)!.reason).toEqual(new Error('stop'));
+    await readAll(open);
+    // A run aborted already: the request's signal is aborted before it is sent.
+    await readEvents(run.signal, send(''), decode);
+    expect(sent.at(-1)!.aborted).toBe(true);
+    // No run signal: the client gets none.
+    await readEvents(
+      undefined,
+      (options) => {
+        expect(options).toBeUndefined();
+        return Promise.resolve(new Response(null));
+      },
+      decode,
+    );
   });
 });
