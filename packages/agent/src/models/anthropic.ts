@@ -192,7 +192,7 @@ export class AnthropicModel implements Model {
 /** One SSE message of a Messages API stream as the client's stream reads it: pings skipped, an `error` event thrown. */
 function streamEvent(message: EventSourceMessage, headers: Headers): Anthropic.RawMessageStreamEvent | undefined {
   const type = message.event;
-  if (type === undefined || type === 'ping' || message.data === '') return undefined;
+  if (type === undefined || type === 'ping') return undefined;
   if (type === 'error') {
     let body: unknown;
     try {
@@ -203,7 +203,7 @@ function streamEvent(message: EventSourceMessage, headers: Headers): Anthropic.R
     const errorType = (body as { error?: { type?: unknown } } | null)?.error?.type;
     throw new Anthropic.APIError(undefined, body as object, undefined, headers, typeof errorType === 'string' ? (errorType as Anthropic.ErrorType) : null);
   }
-  return JSON.parse(message.data) as Anthropic.RawMessageStreamEvent;
+  return message.data === '' ? undefined : (JSON.parse(message.data) as Anthropic.RawMessageStreamEvent);
 }
 
 /**

@@ -27,6 +27,8 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
   private queue: T[] = [];
   private head = 0;
   private ended = false;
+  /** The text read so far ends in a CR, which the parser holds back in case an LF follows. */
+  private endsInCR = false;
   private failed = false;
   private failure: unknown;
 
@@ -81,11 +83,17 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
       if (chunk.done) {
         this.ended = true;
         this.over();
-        // An event the body ends in the middle of (no blank line after it) is dropped, as the spec and the clients do.
+        // An event the body ends in the middle of (no blank line after it) is dropped, as the spec and the
+        // clients do; a CR at the very end is a whole line ending (the parser waited for an LF).
         const rest = this.decoder.decode();
         if (rest !== '') this.parser.feed(rest);
+        else if (this.endsInCR) this.parser.feed('\n');
       } else {
-        this.parser.feed(this.decoder.decode(chunk.value, { stream: true }));
+        const text = this.decoder.decode(chunk.value, { stream: true });
+        if (text !== '') {
+          this.endsInCR = text.charCodeAt(text.length - 1) === 13;
+          this.parser.feed(text);
+        }
       }
     }
   }

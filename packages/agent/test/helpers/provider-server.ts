@@ -16,6 +16,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Server-sent events instead of `body` (`event:` from each one's `type`, when it has one), then the end of the response. */
   events?: Array<Record<string, unknown>>;
+  /** Raw text written after `events` (an SSE message no JSON event gives). */
+  trailer?: string;
   /** After `events`, keep the response open (the client must abort). */
   hangAfterEvents?: boolean;
 }
@@ -64,6 +66,7 @@ export async function startProviderServer(replies: Array<Reply | ((request: Rece
         // Chat Completions and Gemini chunks have no `type`: data lines only, as those APIs send them.
         for (const event of reply.events)
           res.write(`${typeof event['type'] === 'string' ? `event: ${event['type']}\n` : ''}data: ${JSON.stringify(event)}\n\n`);
+        if (reply.trailer !== undefined) res.write(reply.trailer);
         if (reply.hangAfterEvents !== true) res.end();
         return;
       }

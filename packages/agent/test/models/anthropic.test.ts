@@ -196,6 +196,36 @@ describe('AnthropicModel (Messages through the official client)', () => {
     expect(server.closedEarly).toBe(1);
   });
 
+  it('closes the HTTP request when a reader of model.stream() stops early, with no signal given', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        hangAfterEvents: true,
+        events: [
+          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
+          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
+        ],
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    for await (const event of model.stream({ messages: [{ role: 'user', content: 'A long story.' }], tools: [] })) if (event.type === 'text_delta') break;
+    for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(server.closedEarly).toBe(1);
+  });
+
+  it('fails the turn on an error event that has no data', async () => {
+    server = await startProviderServer([
+      {
+        body: null,
+        events: [{ type: 'message_start', message: { ...message([], null as never), stop_reason: null } }],
+        trailer: 'event: error\n\n',
+      },
+    ]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    await expect(new Agent({ model }).run('hello')).rejects.toMatchObject({ code: ErrorCode.ModelFailed });
+  });
+
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
     server = await startProviderServer([
       {

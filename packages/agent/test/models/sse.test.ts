@@ -76,6 +76,14 @@ describe('SseEvents', () => {
     }
   });
 
+  it('takes a CR at the very end of the body as the blank line that ends the last event', async () => {
+    const text = 'data: 1\r\rdata: 2\r\r';
+    expect(await readAll(new SseEvents(body(encoder.encode(text)), (m) => m.data))).toEqual(['1', '2']);
+    expect(await readAll(new SseEvents(body(encoder.encode(text), [text.length - 1]), (m) => m.data))).toEqual(['1', '2']);
+    // A single CR ends the data line only: the event is still cut off, and dropped.
+    expect(await readAll(new SseEvents(body(encoder.encode('data: 1\r\rdata: 2\r')), (m) => m.data))).toEqual(['1']);
+  });
+
   it('hands out the events of a chunk already read without a promise, then reads on', async () => {
     const events = new SseEvents(body(encoder.encode('data: 1\n\ndata: 2\n\ndata: 3\n\n'), [9]), (m) => Number(m.data));
     expect(events.take()).toBe(NONE);
