@@ -11,6 +11,7 @@ import { anytool, createProject, lastJson, ok, packAll, removeScratch, run, scra
 jest.setTimeout(300_000);
 
 interface ChatRequest {
+  stream?: boolean;
   tools?: Array<{ function: { name: string } }>;
   messages: Array<{ role: string; content?: unknown; tool_call_id?: string }>;
 }
@@ -20,6 +21,28 @@ let project = '';
 let server: Server;
 let url = '';
 const requests: ChatRequest[] = [];
+const streamed: ChatRequest[] = [];
+
+/** A streamed answer as Chat Completions sends it: text deltas over server-sent events, a usage chunk, [DONE]. */
+const STREAMED_TEXT = ['Hel', 'lo ', 'the', 're, ', '\u00e9t\u00e9 \ud83c\udf0d', '.'];
+function streamedAnswer(): string {
+  const chunk = (delta: Record<string, unknown>, finish: string | null, usage?: unknown): string =>
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-s',
+      object: 'chat.completion.chunk',
+      created: 0,
+      model: 'gpt-test',
+      choices: usage === undefined ? [{ index: 0, delta, finish_reason: finish, logprobs: null }] : [],
+      ...(usage === undefined ? {} : { usage }),
+    })}\n\n`;
+  return [
+    chunk({ role: 'assistant', content: '' }, null),
+    ...STREAMED_TEXT.map((text) => chunk({ content: text }, null)),
+    chunk({}, 'stop'),
+    chunk({}, null, { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 }),
+    'data: [DONE]\n\n',
+  ].join('');
+}
 
 const LOG_LINES = 30_000;
 const logLine = (i: number): string => `${String(i).padStart(6, '0')} GET /api/items 200`;
@@ -59,6 +82,15 @@ beforeAll(async () => {
     void body(req)
       .then((text) => {
         const request = JSON.parse(text) as ChatRequest;
+        if (request.stream === true) {
+          streamed.push(request);
+          // Written in small pieces, so events and characters are split across reads.
+          const bytes = Buffer.from(streamedAnswer());
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          for (let at = 0; at < bytes.length; at += 7) res.write(bytes.subarray(at, at + 7));
+          res.end();
+          return;
+        }
         requests.push(request);
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(request)));
       })
@@ -127,4 +159,14 @@ test('a run over the official OpenAI client: deferred tools load through the sea
 test('the CommonJS entries of the agent and its adapter load with require()', async () => {
   const ran = ok(await run(process.execPath, ['src/require.cjs'], project), 'node src/require.cjs');
   expect(JSON.parse(ran.stdout.trim())).toEqual(['function', 'function', 'function', 'function', 'function']);
+});
+
+test('a streamed run over the official OpenAI client, from ES modules and from CommonJS: the deltas in order, then the result', async () => {
+  const env = { ...userEnv(), OPENAI_BASE_URL: url, OPENAI_API_KEY: 'sk-test' };
+  for (const file of ['src/stream.js', 'src/stream.cjs']) {
+    const ran = ok(await run(process.execPath, [file], project, { env }), `node ${file}`);
+    expect(lastJson(ran.stdout)).toEqual({ deltas: STREAMED_TEXT, stopReason: 'final_answer' });
+  }
+  expect(streamed).toHaveLength(2);
+  expect(streamed[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
 });
