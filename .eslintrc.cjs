@@ -35,7 +35,7 @@ module.exports = {
       parserOptions: { sourceType: 'script' },
     },
     {
-      files: ['jest.config.ts', 'jest.unit.config.ts'],
+      files: ['jest.config.ts', 'jest.unit.config.ts', 'jest.other-node.config.ts'],
       rules: { 'no-restricted-syntax': 'off' },
     },
     {
