@@ -63,9 +63,9 @@ export class SseEvents<T> implements AsyncIterator<T, undefined> {
     for (;;) {
       if (this.head < this.queue.length) return { value: this.queue[this.head++]!, done: false };
       if (this.failed) {
+        // `fail` has cancelled the body and released the signal already.
         this.failed = false;
         this.ended = true;
-        this.over();
         throw this.failure;
       }
       if (this.ended) return DONE;

@@ -2,7 +2,7 @@ import { ErrorCode, builtin, imageResult, tool } from '@anytool/core';
 import { Agent, type AgentStreamEvent, type ModelStreamEvent } from '@anytool/agent';
 import { Anthropic } from '@anthropic-ai/sdk';
 import { AnthropicModel } from '../../src/models/anthropic.js';
-import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer } from '../helpers/provider-server.js';
+import { expectedSdkMajor, startProviderServer, userAgentMajor, type ProviderServer, type Reply } from '../helpers/provider-server.js';
 
 const weather = tool(({ city, unit = 'celsius' }: { city: string; unit?: 'celsius' | 'fahrenheit' }) => `${city}: 21 ${unit}`, {
   name: 'get_weather',
@@ -25,6 +25,19 @@ function message(content: unknown[], stopReason: string, usage = { input_tokens:
     stop_reason: stopReason,
     stop_sequence: null,
     usage: { cache_creation_input_tokens: 0, cache_read_input_tokens: 0, ...usage },
+  };
+}
+
+/** A streamed answer that sends its first text delta and then never ends (the client must stop it). */
+function storyThatHangs(): Reply {
+  return {
+    body: null,
+    hangAfterEvents: true,
+    events: [
+      { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
+    ],
   };
 }
 
@@ -173,17 +186,7 @@ describe('AnthropicModel (Messages through the official client)', () => {
   });
 
   it('aborts the HTTP request when the caller aborts mid-stream', async () => {
-    server = await startProviderServer([
-      {
-        body: null,
-        hangAfterEvents: true,
-        events: [
-          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
-        ],
-      },
-    ]);
+    server = await startProviderServer([storyThatHangs()]);
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const abort = new AbortController();
     const seen: string[] = [];
@@ -197,17 +200,7 @@ describe('AnthropicModel (Messages through the official client)', () => {
   });
 
   it('closes the HTTP request when a reader of model.stream() stops early, with no signal given', async () => {
-    server = await startProviderServer([
-      {
-        body: null,
-        hangAfterEvents: true,
-        events: [
-          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
-        ],
-      },
-    ]);
+    server = await startProviderServer([storyThatHangs()]);
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     for await (const event of model.stream({ messages: [{ role: 'user', content: 'A long story.' }], tools: [] })) if (event.type === 'text_delta') break;
     for (let i = 0; i < 100 && server.closedEarly === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -227,17 +220,7 @@ describe('AnthropicModel (Messages through the official client)', () => {
   });
 
   it('aborts the HTTP request when the reader stops mid-stream', async () => {
-    server = await startProviderServer([
-      {
-        body: null,
-        hangAfterEvents: true,
-        events: [
-          { type: 'message_start', message: { ...message([], null as never), stop_reason: null } },
-          { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-          { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Once upon ' } },
-        ],
-      },
-    ]);
+    server = await startProviderServer([storyThatHangs()]);
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
     const texts: string[] = [];
     for await (const event of new Agent({ model }).stream('A long story.')) {
