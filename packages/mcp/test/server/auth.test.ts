@@ -60,7 +60,7 @@ let server: McpServerHandle;
 const CLIENTS = [
   { clientId: 'reader', clientSecret: 'reader-secret', scopes: ['notes:read'] },
   { clientId: 'writer', clientSecret: 'writer-secret', scopes: ['notes:read', 'notes:write'] },
-  { clientId: 'brief', clientSecret: 'brief-secret', scopes: ['notes:read'], accessTokenTtlSeconds: 1 },
+  { clientId: 'brief', clientSecret: 'brief-secret', scopes: ['notes:read'], accessTokenTtlSeconds: 3 },
 ];
 
 function token(clientId: string, resource = server.url!, provider = idp): Promise<string> {
@@ -166,9 +166,10 @@ describe('tokens the endpoint refuses with 401', () => {
   });
 
   it('an expired token', async () => {
+    // Three seconds to live: the first call lands well inside them on a busy machine, the second after.
     const brief = await token('brief');
     expect(await callWith(brief)).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await new Promise((resolve) => setTimeout(resolve, 4100));
     const answer = await refused(brief);
     expect(answer.status).toBe(401);
     expect(answer.body['error_description']).toBe('The token has expired');
