@@ -237,6 +237,32 @@ describe('an McpConnection over stdio', () => {
     expect(transport._readBuffer).toBeInstanceOf(StdioReadBuffer);
   });
 
+  it('writes the messages of one turn to the server in one write, in order, large ones included', async () => {
+    const mcp = await connect({ mcpServers: { f: fixture() } });
+    const toolset = new Toolset(mcp);
+    expect(resultText(await toolset.invoke('echo', { message: 'warm' }))).toBe('warm');
+    const stdin = (mcp.connection('f') as unknown as { transport: { _process: { stdin: Record<string, (...args: unknown[]) => unknown> } } }).transport._process
+      .stdin;
+    const writes: number[] = [];
+    for (const method of ['_write', '_writev']) {
+      const original = stdin[method]!;
+      stdin[method] = function (this: unknown, chunk: unknown, ...rest: unknown[]) {
+        writes.push(Array.isArray(chunk) ? chunk.length : 1);
+        return original.call(this, chunk, ...rest);
+      };
+    }
+    const messages = Array.from({ length: 50 }, (_, i) => (i % 10 === 9 ? `large ${i} ${'x'.repeat(100_000)}` : `call ${i}`));
+    const results = await Promise.all(messages.map((message) => toolset.invoke('echo', { message })));
+    expect(results.map(resultText)).toEqual(messages);
+    // Without batching each of the 50 requests is a write (a system call) of its own.
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(50);
+    expect(writes.length).toBeLessThanOrEqual(5);
+    // A lone call still goes out at once.
+    writes.length = 0;
+    expect(resultText(await toolset.invoke('echo', { message: 'alone' }))).toBe('alone');
+    expect(writes).toEqual([1]);
+  });
+
   it('useStdioReadBuffer keeps a configured limit, and records a diagnostic instead of throwing when the field is missing or a line is over the limit', () => {
     const transport = new StdioClientTransport({ command: process.execPath, maxBufferSize: 1234 });
     const problems: string[] = [];
