@@ -1,5 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { FetchLike, RequestId } from '@modelcontextprotocol/client';
+import type { Readable } from 'node:stream';
+import { directRequest, type DirectResponse } from './http-direct.js';
 import { OversizedMessage, requestIdOf, tooLargeError, tooLargeResponse } from './result-limit.js';
 
 /** How much of an HTTP error body is read: the SDK puts it into its error message. */
@@ -22,33 +24,62 @@ const CR = 0x0d;
  * - an error body (status 400 and up) is cut to 4 KiB.
  * The SDK reads what it gets as it would the server's own response.
  *
+ * Without `base`, the requests of a streamable HTTP session go through
+ * `directRequest` (see http-direct.ts), and their bodies are read from Node's
+ * stream straight into the limiter; anything else, or with `base`, through `fetch`.
+ *
  * Each request gets an abort signal of its own, tied to the SDK's until its body is
  * read: the SDK passes one signal (its transport's) to every request, and the fetch
  * of Node keeps a listener on that signal per request until the request is garbage
  * collected, and counts those listeners on every request.
  */
-export function limitedFetch(limit: number, problem: (message: string) => void, base: FetchLike = fetch): FetchLike {
+export function limitedFetch(limit: number, problem: (message: string) => void, base?: FetchLike): FetchLike {
   return async (url, init) => {
     const link = init?.signal == null ? undefined : linkSignal(init.signal);
+    const linked = link === undefined ? init : { ...init, signal: link.signal };
+    const release = link?.release ?? noop;
+    // Without a fetch of the caller's, a session's own requests skip fetch's streams (see http-direct.ts).
+    const direct = base === undefined ? directRequest(url, linked) : undefined;
+    if (direct !== undefined) {
+      let sent: DirectResponse;
+      try {
+        sent = await direct;
+      } catch (error) {
+        release();
+        throw error;
+      }
+      const { status, statusText, headers } = sent;
+      if (sent.body === null) {
+        release();
+        return new Response(null, { status, statusText, headers });
+      }
+      headers.delete('content-length');
+      headers.delete('content-encoding');
+      return new Response(relayNode(sent.body, limiterFor(status, headers, init, limit, problem), release), { status, statusText, headers });
+    }
     let response: Response;
     try {
-      response = await base(url, link === undefined ? init : { ...init, signal: link.signal });
+      response = await (base ?? fetch)(url, linked);
     } catch (error) {
-      link?.release();
+      release();
       throw error;
     }
-    const release = link?.release ?? noop;
     const body = response.body;
     if (body === null) {
       release();
       return response;
     }
-    if (response.status >= 400) return withBody(response, relay(body, cutAt(ERROR_BODY_BYTES), release));
-    const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'text/event-stream') return withBody(response, relay(body, byteLimiter(limit), release));
-    const id = init?.method === 'POST' && typeof init.body === 'string' ? requestIdOf(init.body) : undefined;
-    return withBody(response, relay(body, eventLimiter(limit, id, problem), release));
+    return withBody(response, relay(body, limiterFor(response.status, response.headers, init, limit, problem), release));
   };
+}
+
+/** What a response's body goes through: an error body is cut, an SSE stream limited event by event, anything else by size. */
+function limiterFor(status: number, headers: Headers, init: RequestInit | undefined, limit: number, problem: (message: string) => void): Limiter {
+  if (status >= 400) return cutAt(ERROR_BODY_BYTES);
+  const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'text/event-stream') return byteLimiter(limit);
+  const id = init?.method === 'POST' && typeof init.body === 'string' ? requestIdOf(init.body) : undefined;
+  return eventLimiter(limit, id, problem);
 }
 
 const noop = (): void => {};
@@ -160,6 +191,77 @@ function relay(body: ReadableStream<Uint8Array>, limiter: Limiter, release: () =
     cancel(reason) {
       stop();
       return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * A Node stream's chunks passed through `limiter` into the one WHATWG stream the
+ * SDK reads (the body of a `directRequest`): read while the stream wants more,
+ * paused while it does not. `release` runs once the body has ended, failed or
+ * been cancelled; the source is destroyed when reading stops early.
+ */
+function relayNode(source: Readable, limiter: Limiter, release: () => void): ReadableStream<Uint8Array> {
+  let stopped = false;
+  const stop = (): void => {
+    stopped = true;
+    release();
+  };
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const out: Out = {
+    enqueue(chunk) {
+      if (!stopped) controller.enqueue(chunk);
+    },
+    error(error) {
+      if (stopped) return;
+      stop();
+      controller.error(error);
+      source.destroy();
+    },
+    terminate() {
+      if (stopped) return;
+      stop();
+      controller.close();
+      source.destroy();
+    },
+  };
+  return new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+      source.on('data', (chunk: Buffer) => {
+        try {
+          limiter.transform(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength), out);
+        } catch (error) {
+          out.error(error);
+          return;
+        }
+        if (!stopped && (controller.desiredSize ?? 1) <= 0) source.pause();
+      });
+      source.once('end', () => {
+        if (stopped) return;
+        try {
+          limiter.flush?.(out);
+        } catch (error) {
+          out.error(error);
+          return;
+        }
+        if (stopped) return;
+        stop();
+        controller.close();
+      });
+      source.once('error', (error) => {
+        if (stopped) return;
+        stop();
+        // As fetch fails a body cut off mid-way.
+        controller.error(new TypeError('terminated', { cause: error }));
+      });
+    },
+    pull() {
+      if (source.isPaused()) source.resume();
+    },
+    cancel() {
+      if (!stopped) stop();
+      source.destroy();
     },
   });
 }
