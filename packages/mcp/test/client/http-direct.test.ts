@@ -183,8 +183,15 @@ describe('directRequest', () => {
     const server = createServer();
     const url = await listen(server);
     await close(server);
-    const theirs = await fetch(url, init()).catch((error: unknown) => error as TypeError);
-    const ours = await directRequest(url, init())!.catch((error: unknown) => error as TypeError);
+    const failure = (sent: Promise<unknown>): Promise<TypeError> =>
+      sent.then(
+        () => {
+          throw new Error('it should have failed');
+        },
+        (error: unknown) => error as TypeError,
+      );
+    const theirs = await failure(fetch(url, init()));
+    const ours = await failure(directRequest(url, init())!);
     expect(ours).toBeInstanceOf(TypeError);
     expect(ours.message).toBe(theirs.message);
     expect((ours.cause as { code?: string }).code).toBe('ECONNREFUSED');
@@ -223,7 +230,7 @@ describe('directRequest', () => {
       for await (const chunk of posted.body!) text += String(chunk);
       expect(text).toBe('{"ok":true}');
       expect(received[0]).toMatchObject({ accept: '*/*', 'user-agent': 'node', 'content-type': 'text/plain;charset=UTF-8', 'content-length': '2' });
-      const deleted = await directRequest(`${url}/mcp`, init({ method: 'DELETE', body: undefined, headers: { accept: 'application/json' } }))!;
+      const deleted = await directRequest(`${url}/mcp`, { method: 'DELETE', redirect: 'manual', headers: { accept: 'application/json' } })!;
       expect(deleted.status).toBe(204);
       expect(deleted.body).toBeNull();
       expect(received[1]).toMatchObject({ accept: 'application/json' });
