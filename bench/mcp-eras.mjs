@@ -1,7 +1,7 @@
 // MCP clients side by side on one server: the raw v2 SDK Client (the baseline of the v2 migration), the raw v1 SDK
 // Client, our McpConnection, and the Vercel AI SDK's MCP client, on server-everything's echo over stdio and over
 // streamable HTTP.
-// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 9] [--calls 200] [--concurrent-calls 1500]
+// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 9] [--calls 200] [--concurrent-calls N]
 //
 // Each variant runs in a process of its own (driven by this one over IPC, so no variant shares JIT type feedback, GC
 // or event loop with another) and keeps one connection: over stdio a server process of its own (the same build), over
@@ -12,7 +12,7 @@
 //   sequential   `--calls` calls one after another: the median latency of the round
 //   client CPU   process.cpuUsage() of the variant's process over those calls, per call (the servers are other
 //                processes: this is client work)
-//   throughput   `--concurrent-calls` calls, 50 in flight at a time: calls/s, and the client's CPU per call meanwhile
+//   throughput   `--concurrent-calls` calls (6,000 over stdio, 1,500 over HTTP), 50 in flight at a time: calls/s, and the client's CPU per call meanwhile
 //                (the work each client leaves the machine's cores to do: steadier than calls/s on a busy machine)
 // Reported: min / median / max over the rounds, and the median's ratio to the raw v2 Client; the targets as per-round
 // ratios.
@@ -21,6 +21,7 @@
 // not the eras.
 import { fork, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +43,9 @@ const arg = (name, fallback) => {
 };
 const ROUNDS = arg('--rounds', 9);
 const CALLS = arg('--calls', 200);
-const CONCURRENT_CALLS = arg('--concurrent-calls', 1500);
+// Calls per throughput sample, about a third of a second of work on each transport: a shorter burst (1,500 stdio calls
+// take under 0.1 s) is at the mercy of the scheduler, and its per-round ratios spread from 0.7x to 1.4x.
+const CONCURRENT_CALLS = { stdio: arg('--concurrent-calls', 6000), http: arg('--concurrent-calls', 1500) };
 const CONCURRENCY = 50;
 // Long enough for every server process (one per variant over stdio) and client to reach steady JIT state.
 const WARMUP = 1000;
@@ -113,12 +116,34 @@ async function sequential(variant) {
   return { median: median(times), cpuPerCall: (used.user + used.system) / CALLS };
 }
 
-async function concurrent(variant) {
+/**
+ * CPU time so far, in ms, of the processes this one started (a stdio variant's server; Linux: /proc, in ticks of
+ * 1/100 s), or undefined where it cannot be read.
+ */
+function childrenCpuMs() {
+  try {
+    let ticks = 0;
+    for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+      const children = readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').trim();
+      for (const pid of children === '' ? [] : children.split(' ')) {
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        ticks += Number(fields[11]) + Number(fields[12]);
+      }
+    }
+    return ticks * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+async function concurrent(variant, transport) {
+  const calls = CONCURRENT_CALLS[transport];
   let next = 0;
   const before = process.cpuUsage();
+  const serverBefore = transport === 'stdio' ? childrenCpuMs() : undefined;
   const start = performance.now();
   const lane = async () => {
-    while (next < CONCURRENT_CALLS) {
+    while (next < calls) {
       next++;
       await variant.call();
     }
@@ -126,7 +151,10 @@ async function concurrent(variant) {
   await Promise.all(Array.from({ length: CONCURRENCY }, lane));
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(before);
-  return { throughput: CONCURRENT_CALLS / seconds, cpuPerCall: (used.user + used.system) / CONCURRENT_CALLS };
+  const serverAfter = serverBefore === undefined ? undefined : childrenCpuMs();
+  // The share of the burst the server process spent on a core: at 100% the server, not the client, sets the calls/s.
+  const serverBusy = serverAfter === undefined ? undefined : (serverAfter - serverBefore) / 1000 / seconds;
+  return { throughput: calls / seconds, cpuPerCall: (used.user + used.system) / calls, serverBusy };
 }
 
 /**
@@ -161,7 +189,7 @@ async function serveChild(name, transport, url) {
     else if (op === 'warmup') for (let i = 0; i < WARMUP; i++) await open.call();
     else if (op === 'sequential' || op === 'concurrent') {
       globalThis.gc?.();
-      return process.send(await (op === 'sequential' ? sequential : concurrent)(open));
+      return process.send(await (op === 'sequential' ? sequential(open) : concurrent(open, transport)));
     } else if (op === 'close') {
       await open.close();
       return process.send(op, () => process.exit(0));
@@ -176,7 +204,7 @@ async function measure(transport, url) {
   for (const name of names) open[name] = await child(name, transport, url);
   // One at a time, so each warms up on a quiet machine.
   for (const name of names) await open[name].ask('warmup');
-  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [], loadCpu: [] }]));
+  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [], loadCpu: [], serverBusy: [] }]));
   // McpConnection sits between the raw v2 Client and the AI SDK client: both pairs it is compared in run back to back.
   const forward = ['raw v1 Client', 'raw v2 Client', 'anytool McpConnection', 'Vercel AI SDK (@ai-sdk/mcp)'];
   for (let round = 0; round < ROUNDS; round++) {
@@ -187,9 +215,10 @@ async function measure(transport, url) {
       rows[name].cpu.push(seq.cpuPerCall);
     }
     for (const name of order) {
-      const { throughput, cpuPerCall } = await open[name].ask('concurrent');
+      const { throughput, cpuPerCall, serverBusy } = await open[name].ask('concurrent');
       rows[name].throughput.push(throughput);
       rows[name].loadCpu.push(cpuPerCall);
+      if (serverBusy !== undefined) rows[name].serverBusy.push(serverBusy);
     }
   }
   for (const name of names) await open[name].done();
@@ -218,6 +247,15 @@ function report(transport, rows) {
       `| ${name} | ${range(latency, us)} | ${(latency.median / baseLatency).toFixed(3)}x | ${range(cpu, (v) => v.toFixed(0))} | ${(cpu.median / baseCpu).toFixed(3)}x | ${range(throughput, (v) => v.toFixed(0))} | ${(throughput.median / baseThroughput).toFixed(3)}x | ${range(loadCpu, (v) => v.toFixed(0))} | ${(loadCpu.median / baseLoadCpu).toFixed(3)}x |`,
     );
   }
+  const busy = Object.entries(rows).filter(([, row]) => row.serverBusy.length > 0);
+  if (busy.length > 0) {
+    const percent = (v) => `${(v * 100).toFixed(0)}%`;
+    console.log(
+      `\nThe server process's share of a core during the calls at concurrency ${CONCURRENCY}, median (min-max): ${busy
+        .map(([name, row]) => `${name} ${range(spread(row.serverBusy), percent)}`)
+        .join('; ')}. At 100% the server sets the calls/s, whichever client feeds it.`,
+    );
+  }
 }
 
 const childArgs = process.argv.indexOf('--child');
@@ -230,7 +268,9 @@ async function main() {
   console.log(
     `MCP clients on one server (Node ${process.version}, ${cpus().length} cores, load average ${loadavg()
       .map((n) => n.toFixed(2))
-      .join(' ')}): ${CALLS} sequential calls and ${CONCURRENT_CALLS} calls at concurrency ${CONCURRENCY} per variant and round`,
+      .join(
+        ' ',
+      )}): ${CALLS} sequential calls and ${CONCURRENT_CALLS.stdio} (stdio) or ${CONCURRENT_CALLS.http} (HTTP) calls at concurrency ${CONCURRENCY} per variant and round`,
   );
   const ours = { seq: {}, cpu: {}, tput: {}, loadCpu: {} };
   for (const transport of ['stdio', 'http']) {
