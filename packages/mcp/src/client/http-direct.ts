@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
-import { pipeline, type Readable, type Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { constants as zlib, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
 /*
  * The requests of a streamable HTTP session (its POSTs, its GET stream, its DELETE)
@@ -14,9 +14,10 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
  * `fetch`; the body comes back as a Node stream, and `limitedFetch` turns it into the
  * one WHATWG stream the SDK reads.
  *
- * What `fetch` would do and this does too: default `accept` and `user-agent` headers,
- * a `text/plain` content type for a text body without one, gzip, deflate and brotli
- * bodies decoded, no body for 204, 205 and 304, a network failure rejected as
+ * What `fetch` would do and this does too: default `accept`, `accept-encoding` and
+ * `user-agent` headers, a `text/plain` content type for a text body without one,
+ * gzip, deflate and brotli bodies decoded, no body for 204, 205 and 304, header
+ * values read as Latin-1, a network failure rejected as
  * `TypeError: fetch failed` with the cause, an aborted request rejected with the
  * signal's reason. What it leaves to `fetch`: any request that does not ask for
  * manual redirects (the SDK follows redirects itself, within the origin, and asks so
@@ -84,6 +85,7 @@ export function directRequest(url: string | URL, init: RequestInit | undefined):
   const dispatcher = globalDispatcher();
   if (dispatcher === undefined) return undefined;
   headers['accept'] ??= '*/*';
+  headers['accept-encoding'] ??= 'gzip, deflate';
   headers['user-agent'] ??= 'node';
   if (body !== undefined) headers['content-type'] ??= 'text/plain;charset=UTF-8';
   const signal = init.signal ?? undefined;
@@ -101,25 +103,81 @@ export function directRequest(url: string | URL, init: RequestInit | undefined):
 }
 
 function response(sent: DispatcherResponse): DirectResponse {
-  const status = sent.statusCode;
-  if (!(status >= 200 && status <= 599)) {
+  try {
+    return readResponse(sent);
+  } catch (error) {
+    // The body is never read: nothing may be left holding its connection, or failing unheard.
+    sent.body.on('error', () => undefined);
     sent.body.destroy();
-    throw new TypeError('fetch failed', { cause: new Error(`the server answered with status ${status}`) });
+    throw new TypeError('fetch failed', { cause: error });
   }
+}
+
+function readResponse(sent: DispatcherResponse): DirectResponse {
+  const status = sent.statusCode;
+  if (!(status >= 200 && status <= 599)) throw new Error(`the server answered with status ${status}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(sent.headers)) {
-    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-    else if (value !== undefined) headers.append(name, value);
+    if (Array.isArray(value)) for (const one of value) appendHeader(headers, name, one);
+    else if (value !== undefined) appendHeader(headers, name, value);
   }
   const statusText = STATUS_CODES[status] ?? '';
   if (status === 204 || status === 205 || status === 304) {
+    sent.body.on('error', () => undefined);
     sent.body.resume();
     return { status, statusText, headers, body: null };
   }
   return { status, statusText, headers, body: decoded(sent.body, headers) };
 }
 
-/** The body with its content codings undone, as `fetch` does (an unknown coding leaves it as it is). */
+/**
+ * `fetch` reads a header's bytes as Latin-1; the `request` of undici 6 (Node 20
+ * and 22) decodes them as UTF-8, which `Headers` refuses past U+00FF. Such a
+ * value is given as `fetch` gives it: its UTF-8 bytes read as Latin-1 (a byte
+ * that was not UTF-8 is already lost to U+FFFD by then).
+ */
+function appendHeader(headers: Headers, name: string, value: string): void {
+  try {
+    headers.append(name, value);
+  } catch {
+    headers.append(name, Buffer.from(value, 'utf8').toString('latin1'));
+  }
+}
+
+const ZLIB_FLUSH = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
+const BROTLI_FLUSH = { flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH };
+
+/**
+ * A `deflate` body, zlib-wrapped as the coding says or raw as some servers send
+ * it: told apart by the first byte, as `fetch` does.
+ */
+class Inflate extends Transform {
+  private inner: Transform | undefined;
+
+  override _transform(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    if (this.inner === undefined) {
+      if (chunk.length === 0) return callback();
+      const inner = (chunk[0]! & 0x0f) === 0x08 ? createInflate(ZLIB_FLUSH) : createInflateRaw(ZLIB_FLUSH);
+      inner.on('data', (data: Buffer) => this.push(data));
+      inner.on('end', () => this.push(null));
+      inner.on('error', (error) => this.destroy(error));
+      this.inner = inner;
+    }
+    this.inner.write(chunk, encoding, callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.inner?.end();
+    this.inner = undefined;
+    callback();
+  }
+}
+
+/**
+ * The body with its content codings undone as `fetch` undoes them: gzip, deflate
+ * (zlib or raw) and brotli, leniently (a body cut short gives what it holds); an
+ * unknown coding leaves the body as it is.
+ */
 function decoded(body: Readable, headers: Headers): Readable {
   const codings = (headers.get('content-encoding') ?? '')
     .toLowerCase()
@@ -131,11 +189,11 @@ function decoded(body: Readable, headers: Headers): Readable {
   for (const coding of codings) {
     const decoder =
       coding === 'gzip' || coding === 'x-gzip'
-        ? createGunzip()
+        ? createGunzip(ZLIB_FLUSH)
         : coding === 'deflate'
-          ? createInflate()
+          ? new Inflate()
           : coding === 'br'
-            ? createBrotliDecompress()
+            ? createBrotliDecompress(BROTLI_FLUSH)
             : undefined;
     if (decoder === undefined) return body;
     decoders.push(decoder);

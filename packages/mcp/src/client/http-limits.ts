@@ -55,7 +55,11 @@ export function limitedFetch(limit: number, problem: (message: string) => void, 
       }
       headers.delete('content-length');
       headers.delete('content-encoding');
-      return new Response(relayNode(sent.body, limiterFor(status, headers, init, limit, problem), release), { status, statusText, headers });
+      return new Response(relayNode(sent.body, limiterFor(status, headers, init, limit, problem), release, linked?.signal ?? undefined), {
+        status,
+        statusText,
+        headers,
+      });
     }
     let response: Response;
     try {
@@ -198,10 +202,11 @@ function relay(body: ReadableStream<Uint8Array>, limiter: Limiter, release: () =
 /**
  * A Node stream's chunks passed through `limiter` into the one WHATWG stream the
  * SDK reads (the body of a `directRequest`): read while the stream wants more,
- * paused while it does not. `release` runs once the body has ended, failed or
+ * paused while it does not. A body cut off fails with fetch's error for it: the
+ * signal's reason when `signal` stopped it, else `TypeError: terminated`. `release` runs once the body has ended, failed or
  * been cancelled; the source is destroyed when reading stops early.
  */
-function relayNode(source: Readable, limiter: Limiter, release: () => void): ReadableStream<Uint8Array> {
+function relayNode(source: Readable, limiter: Limiter, release: () => void, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
   let stopped = false;
   const stop = (): void => {
     stopped = true;
@@ -252,8 +257,8 @@ function relayNode(source: Readable, limiter: Limiter, release: () => void): Rea
       source.once('error', (error) => {
         if (stopped) return;
         stop();
-        // As fetch fails a body cut off mid-way.
-        controller.error(new TypeError('terminated', { cause: error }));
+        // As fetch fails a body cut off mid-way, or stopped by its signal.
+        controller.error(signal?.aborted ? (signal.reason as unknown) : new TypeError('terminated', { cause: error }));
       });
     },
     pull() {

@@ -1,9 +1,11 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect as netConnect, type AddressInfo } from 'node:net';
-import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
+import { createBrotliCompress, createDeflate, createGzip, deflateRawSync, gzipSync } from 'node:zlib';
 import { ProxyAgent, setGlobalDispatcher } from 'undici';
 import { McpConnection } from '@anytool/mcp';
+import { getEventListeners } from 'node:events';
 import { directRequest } from '../../src/client/http-direct';
+import { limitedFetch } from '../../src/client/http-limits';
 import { startStreamableServer, type StreamableFixture } from '../fixtures/http-servers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
@@ -176,6 +178,53 @@ describe('the requests of an HTTP session, sent without fetch', () => {
   });
 });
 
+describe('limitedFetch without a fetch of its own', () => {
+  it("ends a body stopped mid-stream by the signal with the signal's reason, and lets go of the signal", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"first"}}\n\n');
+    });
+    const url = await listen(server);
+    try {
+      const controller = new AbortController();
+      const fetch = limitedFetch(1 << 20, () => undefined);
+      const response = await fetch(url, { method: 'GET', redirect: 'manual', signal: controller.signal });
+      const reader = response.body!.getReader();
+      const first = await reader.read();
+      expect(new TextDecoder().decode(first.value)).toContain('"first"');
+      expect(getEventListeners(controller.signal, 'abort').length).toBe(1);
+      const reason = new Error('closed by the client');
+      setTimeout(() => controller.abort(reason), 20);
+      await expect(reader.read()).rejects.toBe(reason);
+      expect(getEventListeners(controller.signal, 'abort').length).toBe(0);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('reads a large body to its limit, read late, and refuses one past it', async () => {
+    const size = 8 << 20;
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(Buffer.alloc(size, 0x20));
+    });
+    const url = await listen(server);
+    try {
+      const fetch = limitedFetch(size, () => undefined);
+      const response = await fetch(url, { method: 'POST', body: '{}', redirect: 'manual' });
+      // Nothing reads for a while: reading resumes when the body is read.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await response.arrayBuffer()).byteLength).toBe(size);
+      const refused = await limitedFetch(size - 1, () => undefined)(url, { method: 'POST', body: '{}', redirect: 'manual' });
+      await expect(refused.arrayBuffer()).rejects.toThrow(/over the .* limit|too large/i);
+    } finally {
+      await close(server);
+    }
+  });
+});
+
 describe('directRequest', () => {
   const init = (extra: RequestInit = {}): RequestInit => ({ method: 'POST', body: '{}', redirect: 'manual', ...extra });
 
@@ -229,11 +278,95 @@ describe('directRequest', () => {
       let text = '';
       for await (const chunk of posted.body!) text += String(chunk);
       expect(text).toBe('{"ok":true}');
-      expect(received[0]).toMatchObject({ accept: '*/*', 'user-agent': 'node', 'content-type': 'text/plain;charset=UTF-8', 'content-length': '2' });
+      expect(received[0]).toMatchObject({
+        accept: '*/*',
+        'accept-encoding': 'gzip, deflate',
+        'user-agent': 'node',
+        'content-type': 'text/plain;charset=UTF-8',
+        'content-length': '2',
+      });
       const deleted = await directRequest(`${url}/mcp`, { method: 'DELETE', redirect: 'manual', headers: { accept: 'application/json' } })!;
       expect(deleted.status).toBe(204);
       expect(deleted.body).toBeNull();
       expect(received[1]).toMatchObject({ accept: 'application/json' });
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('reads header values as fetch does, Latin-1, whatever undici the process has', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      // One header in UTF-8 bytes, one Latin-1 byte: what a careless server sends.
+      res.writeHead(200, [
+        ['content-type', 'text/plain'],
+        ['x-utf8', Buffer.from('€ and é', 'utf8').toString('latin1')],
+        ['x-latin1', '\xe9t\xe9'],
+      ]);
+      res.end('ok');
+    });
+    const url = await listen(server);
+    try {
+      const theirs = await fetch(url, init());
+      const ours = await directRequest(url, init())!;
+      expect(ours.headers.get('x-utf8')).toBe(theirs.headers.get('x-utf8'));
+      // undici 6 (Node 20, 22) decodes a byte that is not UTF-8 to U+FFFD before anything can read it; undici 7 (Node 24) does not.
+      expect([theirs.headers.get('x-latin1'), Buffer.from('\ufffdt\ufffd', 'utf8').toString('latin1')]).toContain(ours.headers.get('x-latin1'));
+      let text = '';
+      for await (const chunk of ours.body!) text += String(chunk);
+      expect(text).toBe(await theirs.text());
+    } finally {
+      await close(server);
+    }
+  });
+
+  it('fails a response it cannot give as fetch fails, and leaves nothing of it open', async () => {
+    let opened = 0;
+    let closed = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(700, { 'content-type': 'text/event-stream' });
+      res.write('data: never read\n\n');
+      setTimeout(() => res.destroy(), 50);
+    });
+    server.on('connection', (socket) => {
+      opened++;
+      socket.on('close', () => closed++);
+    });
+    const url = await listen(server);
+    try {
+      const failure = await directRequest(url, init())!.then(
+        () => undefined,
+        (error: unknown) => error as TypeError,
+      );
+      expect(failure).toBeInstanceOf(TypeError);
+      expect(failure!.message).toBe('fetch failed');
+      expect(String((failure!.cause as Error).message)).toContain('status 700');
+      // The body is dropped at once: its connection is closed, with no unheard error (jest fails a test on one).
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(opened).toBeGreaterThanOrEqual(1);
+      expect(closed).toBeGreaterThanOrEqual(1);
+    } finally {
+      await close(server);
+    }
+  });
+
+  it.each([
+    ['raw deflate labelled deflate', 'deflate', (text: string) => deflateRawSync(text)],
+    ['gzip cut short of its trailer', 'gzip', (text: string) => gzipSync(text).subarray(0, -8)],
+  ] as const)('decodes %s as fetch does', async (_, coding, encode) => {
+    const text = 'a body '.repeat(200);
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(encode(text));
+    });
+    const url = await listen(server);
+    try {
+      const ours = await directRequest(url, init())!;
+      let read = '';
+      for await (const chunk of ours.body!) read += String(chunk);
+      expect(read).toBe(await (await fetch(url, init())).text());
+      expect(read).toBe(text);
     } finally {
       await close(server);
     }
