@@ -131,69 +131,80 @@ interface Limiter {
 }
 
 /**
+ * Where a relay's limiter puts what it passes on: the body's stream, until
+ * reading stops. Stopping runs `release`; ending or failing the body early also
+ * lets go of its source (`drop`).
+ */
+class RelayOut implements Out {
+  controller!: ReadableStreamDefaultController<Uint8Array>;
+  stopped = false;
+  /** Chunks passed on so far. */
+  passed = 0;
+
+  constructor(
+    private readonly release: () => void,
+    private readonly drop: (error?: unknown) => void,
+  ) {}
+
+  stop(): void {
+    this.stopped = true;
+    this.release();
+  }
+
+  enqueue(chunk: Uint8Array): void {
+    if (this.stopped) return;
+    this.passed++;
+    this.controller.enqueue(chunk);
+  }
+
+  error(error: unknown): void {
+    if (this.stopped) return;
+    this.stop();
+    this.controller.error(error);
+    this.drop(error);
+  }
+
+  terminate(): void {
+    if (this.stopped) return;
+    this.stop();
+    this.controller.close();
+    this.drop();
+  }
+}
+
+/**
  * `body` passed through `limiter` as it is read: one stream pulling from the
  * other (a `TransformStream` and its pipe cost three streams per response).
  * `release` runs once the body has ended, failed or been cancelled.
  */
 function relay(body: ReadableStream<Uint8Array>, limiter: Limiter, release: () => void): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  let stopped = false;
-  let passed = 0;
-  const stop = (): void => {
-    stopped = true;
-    release();
-  };
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const out: Out = {
-    enqueue(chunk) {
-      if (stopped) return;
-      passed++;
-      controller.enqueue(chunk);
-    },
-    error(error) {
-      if (stopped) return;
-      stop();
-      controller.error(error);
-      reader.cancel(error).catch(noop);
-    },
-    terminate() {
-      if (stopped) return;
-      stop();
-      controller.close();
-      reader.cancel().catch(noop);
-    },
-  };
+  const out = new RelayOut(release, (error) => void reader.cancel(error).catch(noop));
   return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
+    start(controller) {
+      out.controller = controller;
     },
     // Reads until the limiter passes something on (a stream calls pull again only after an enqueue).
     async pull() {
-      for (const before = passed; passed === before && !stopped;) {
+      for (const before = out.passed; out.passed === before && !out.stopped;) {
         let read: ReadableStreamReadResult<Uint8Array>;
         try {
           read = await reader.read();
         } catch (error) {
-          stop();
+          out.stop();
           throw error;
         }
+        if (read.done) return endBody(limiter, out);
         try {
-          if (!read.done) {
-            limiter.transform(read.value, out);
-            continue;
-          }
-          limiter.flush?.(out);
+          limiter.transform(read.value, out);
         } catch (error) {
           out.error(error);
           return;
         }
-        if (stopped) return;
-        stop();
-        controller.close();
       }
     },
     cancel(reason) {
-      stop();
+      out.stop();
       return reader.cancel(reason);
     },
   });
@@ -203,36 +214,15 @@ function relay(body: ReadableStream<Uint8Array>, limiter: Limiter, release: () =
  * A Node stream's chunks passed through `limiter` into the one WHATWG stream the
  * SDK reads (the body of a `directRequest`): read while the stream wants more,
  * paused while it does not. A body cut off fails with fetch's error for it: the
- * signal's reason when `signal` stopped it, else `TypeError: terminated`. `release` runs once the body has ended, failed or
- * been cancelled; the source is destroyed when reading stops early.
+ * signal's reason when `signal` stopped it, else `TypeError: terminated`.
+ * `release` runs once the body has ended, failed or been cancelled; the source
+ * is destroyed when reading stops early.
  */
 function relayNode(source: Readable, limiter: Limiter, release: () => void, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
-  let stopped = false;
-  const stop = (): void => {
-    stopped = true;
-    release();
-  };
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const out: Out = {
-    enqueue(chunk) {
-      if (!stopped) controller.enqueue(chunk);
-    },
-    error(error) {
-      if (stopped) return;
-      stop();
-      controller.error(error);
-      source.destroy();
-    },
-    terminate() {
-      if (stopped) return;
-      stop();
-      controller.close();
-      source.destroy();
-    },
-  };
+  const out = new RelayOut(release, () => source.destroy());
   return new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
+    start(controller) {
+      out.controller = controller;
       source.on('data', (chunk: Buffer) => {
         try {
           limiter.transform(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength), out);
@@ -240,23 +230,12 @@ function relayNode(source: Readable, limiter: Limiter, release: () => void, sign
           out.error(error);
           return;
         }
-        if (!stopped && (controller.desiredSize ?? 1) <= 0) source.pause();
+        if (!out.stopped && (controller.desiredSize ?? 1) <= 0) source.pause();
       });
-      source.once('end', () => {
-        if (stopped) return;
-        try {
-          limiter.flush?.(out);
-        } catch (error) {
-          out.error(error);
-          return;
-        }
-        if (stopped) return;
-        stop();
-        controller.close();
-      });
+      source.once('end', () => endBody(limiter, out));
       source.once('error', (error) => {
-        if (stopped) return;
-        stop();
+        if (out.stopped) return;
+        out.stop();
         // As fetch fails a body cut off mid-way, or stopped by its signal.
         controller.error(signal?.aborted ? (signal.reason as unknown) : new TypeError('terminated', { cause: error }));
       });
@@ -265,10 +244,21 @@ function relayNode(source: Readable, limiter: Limiter, release: () => void, sign
       if (source.isPaused()) source.resume();
     },
     cancel() {
-      if (!stopped) stop();
+      if (!out.stopped) out.stop();
       source.destroy();
     },
   });
+}
+
+/** The body was read to its end: the limiter's last word, then the end (unless the limiter ended or failed it already). */
+function endBody(limiter: Limiter, out: Out): void {
+  try {
+    limiter.flush?.(out);
+  } catch (error) {
+    out.error(error);
+    return;
+  }
+  out.terminate();
 }
 
 /** Passes the first `bytes` bytes and ends the body (the rest is never read). */
