@@ -48,18 +48,11 @@ export function limitedFetch(limit: number, problem: (message: string) => void, 
         release();
         throw error;
       }
-      const { status, statusText, headers } = sent;
       if (sent.body === null) {
         release();
-        return new Response(null, { status, statusText, headers });
+        return new Response(null, { status: sent.status, statusText: sent.statusText, headers: sent.headers });
       }
-      headers.delete('content-length');
-      headers.delete('content-encoding');
-      return new Response(relayNode(sent.body, limiterFor(status, headers, init, limit, problem), release, linked?.signal ?? undefined), {
-        status,
-        statusText,
-        headers,
-      });
+      return withBody(sent, relayNode(sent.body, limiterFor(sent.status, sent.headers, init, limit, problem), release, linked?.signal ?? undefined));
     }
     let response: Response;
     try {
@@ -107,8 +100,8 @@ function linkSignal(signal: AbortSignal): { signal: AbortSignal; release: () => 
   return { signal: own.signal, release: () => signal.removeEventListener('abort', forward) };
 }
 
-/** The response with another body; its length and encoding no longer apply. */
-function withBody(response: Response, body: ReadableStream<Uint8Array>): Response {
+/** A response (of `fetch`, or a `DirectResponse`) with another body; its length and encoding no longer apply. */
+function withBody(response: { status: number; statusText: string; headers: Headers }, body: ReadableStream<Uint8Array>): Response {
   const wrapped = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
   wrapped.headers.delete('content-length');
   wrapped.headers.delete('content-encoding');

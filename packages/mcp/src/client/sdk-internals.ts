@@ -52,9 +52,11 @@ export function watchStdioStart(
 
 /**
  * The messages sent in one turn of the event loop go to the server in one write:
- * the server's stdin is corked at the first send of a turn and uncorked once the
- * turn's promise jobs have run (a `nextTick` scheduled from one runs after them),
- * so 50 calls in flight cost one system call on each side rather than 50. The
+ * the server's stdin is corked at the first send of a turn and uncorked in a
+ * `nextTick`. Calls sent as answers arrive are sent from promise jobs, and a
+ * `nextTick` scheduled from one runs after the turn's promise jobs, so 50 calls
+ * in flight cost one system call on each side rather than 50 (a send from
+ * outside a promise job is flushed before them: batched less, never later). The
  * transport's own `send` still writes each message, in order; only the flush is
  * later, within the same turn. A stream without `cork` is written as before.
  */
