@@ -1,9 +1,11 @@
 // MCP server cost over streamable HTTP, 2026-07-28 era (stateless): anytool's serveMcp next to the bare SDK.
-// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 9] [--calls 1000] [--lists 300]
+// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 9] [--calls 3000] [--lists 300]
 //
 // Every server is a process of its own on 127.0.0.1 (this process is the client), so the numbers are the
 // servers' and the client's work is the same for all:
-//   calls/s   `add` called `--calls` times, 50 in flight, by a plain keep-alive HTTP client sending what the v2 SDK
+//   calls/s   `add` called `--calls` times a round, 50 in flight, in 10 bursts per server that take turns (A B B A ...:
+//             a round of one server after the other let the machine's load and each server's heap cycles swing a
+//             round's ratio from 0.7 to 1.5), by a plain keep-alive HTTP client sending what the v2 SDK
 //             Client sends pinned to 2026-07-28 (the SDK Client checks each server first; it is too slow to load one):
 //               bare SDK       createMcpHandler(factory) + toNodeHandler on node:http, a low-level Server per request
 //                              answering tools/list and tools/call by hand (the floor of a stateless v2 server)
@@ -14,7 +16,7 @@
 //               constant       a node:http route that answers the very bytes anytool answers (no MCP at all)
 //               bare SDK       createMcpHandler answering the same 50 tools from a constant array
 //               anytool        serveMcp of those 50 tools (definitions built once, a Server instance per request)
-// Rounds interleave the variants (those compared with each other back to back, in alternating order); reported:
+// Rounds interleave the variants (those compared with each other in turns, in alternating order); reported:
 // median (min–max) over the rounds, and the targets as per-round ratios (and differences), median (min–max).
 // On Linux each calls/s round also reads the server process's CPU time (/proc/<pid>/stat, user + system, all its
 // threads): CPU per call is the server's own work, which the load other processes put on the machine's cores moves
@@ -31,7 +33,9 @@ const arg = (name, fallback) => {
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 const ROUNDS = Number(arg('--rounds', 9));
-const CALLS = Number(arg('--calls', 1000));
+const CALLS = Number(arg('--calls', 3000));
+/** Bursts per server and round (see callsPerSecond). */
+const CHUNKS = 10;
 const LISTS = Number(arg('--lists', 300));
 const CONCURRENCY = 50;
 const MODERN = '2026-07-28';
@@ -211,16 +215,17 @@ function cpuTime(pid) {
 }
 
 /**
- * `--calls` calls of `add`, 50 in flight. The client is a plain HTTP client (keep-alive, 50 sockets) sending what
- * the SDK Client sends, so the server, not the client, is what runs out of time. Also the server's CPU per call.
+ * `calls` calls of `add`, 50 in flight. The client is a plain HTTP client (keep-alive, 50 sockets) sending what
+ * the SDK Client sends, so the server, not the client, is what runs out of time. Resolves to the seconds it took
+ * and the server's CPU time over them, in microseconds (NaN off Linux).
  */
-async function callsPerSecond({ url, pid }) {
+async function callBurst({ url, pid }, calls) {
   let next = 0;
   const cpuBefore = cpuTime(pid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < CALLS) {
+      while (next < calls) {
         const i = next++;
         const text = await callRequest(url, i, i);
         if (!text.includes(`"text":"${i + 1}"`)) throw new Error(`add answered ${text.slice(0, 300)}`);
@@ -229,12 +234,28 @@ async function callsPerSecond({ url, pid }) {
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuTime(pid);
-  serverCpu.get(url)?.push(cpuBefore === undefined || cpuAfter === undefined ? NaN : (cpuAfter - cpuBefore) / CALLS);
-  return CALLS / seconds;
+  return { seconds, cpu: cpuBefore === undefined || cpuAfter === undefined ? NaN : cpuAfter - cpuBefore };
 }
 
-/** Each calls/s server's CPU per call, by round (its URL: its rounds). */
-const serverCpu = new Map();
+/**
+ * One round of calls/s for two servers: `--calls` calls each, in CHUNKS bursts per server taken in turn (A B B A
+ * A B ...), so load elsewhere on the machine and the servers' own heap cycles fall on both alike. Resolves to each
+ * server's calls/s and CPU per call over the round.
+ */
+async function callsPerSecond(servers) {
+  const chunk = Math.ceil(CALLS / CHUNKS);
+  const spent = servers.map(() => ({ seconds: 0, cpu: 0, calls: 0 }));
+  for (let c = 0; c < CHUNKS; c++) {
+    const order = c % 2 === 0 ? [0, 1] : [1, 0];
+    for (const s of order) {
+      const { seconds, cpu } = await callBurst(servers[s], chunk);
+      spent[s].seconds += seconds;
+      spent[s].cpu += cpu;
+      spent[s].calls += chunk;
+    }
+  }
+  return spent.map(({ seconds, cpu, calls }) => ({ callsPerSecond: calls / seconds, cpuPerCall: cpu / calls }));
+}
 
 /**
  * `--lists` tools/list requests to each of `urls`, taking turns request by request (the order of a turn reversed every
@@ -269,25 +290,30 @@ async function bench() {
     await client.close();
   }
   const variants = [
-    ['calls/s, bare SDK createMcpHandler', () => callsPerSecond(servers.bare)],
-    ['calls/s, anytool serveMcp', () => callsPerSecond(servers.anytool)],
+    ['calls/s, bare SDK createMcpHandler'],
+    ['calls/s, anytool serveMcp'],
     ['tools/list p50 ms, constant route'],
     ['tools/list p50 ms, bare SDK createMcpHandler'],
     ['tools/list p50 ms, anytool serveMcp'],
   ];
   const lists = () => listP50s([servers.constant.url, servers.list.url, servers.bareList.url]);
   // Warm-up: a round's worth of each, unrecorded.
-  await variants[0][1]();
-  await variants[1][1]();
+  await callsPerSecond([servers.bare, servers.anytool]);
   await lists();
-  serverCpu.set(servers.bare.url, []);
-  serverCpu.set(servers.anytool.url, []);
-  // Each round runs the calls/s variants back to back, their order alternating (A B, then B A), and the tools/list
-  // variants taking turns request by request, so a burst of load elsewhere on the machine hits both sides of a ratio
-  // alike; the targets are read from the per-round ratios (and differences), whose spread says how far to trust them.
+  // Each round runs the calls/s servers in bursts taken in turn, and the tools/list variants taking turns request by
+  // request, so a burst of load elsewhere on the machine hits both sides of a ratio alike; the targets are read from
+  // the per-round ratios (and differences), whose spread says how far to trust them.
   const results = variants.map(() => []);
+  const bareCpu = [];
+  const anytoolCpu = [];
   for (let round = 0; round < ROUNDS; round++) {
-    for (const v of round % 2 === 0 ? [0, 1] : [1, 0]) results[v].push(await variants[v][1]());
+    const [bareCalls, anytoolCalls] = await callsPerSecond(round % 2 === 0 ? [servers.bare, servers.anytool] : [servers.anytool, servers.bare]).then((pair) =>
+      round % 2 === 0 ? pair : pair.reverse(),
+    );
+    results[0].push(bareCalls.callsPerSecond);
+    results[1].push(anytoolCalls.callsPerSecond);
+    bareCpu.push(bareCalls.cpuPerCall);
+    anytoolCpu.push(anytoolCalls.cpuPerCall);
     const [constant, anytool, bare] = await lists();
     results[2].push(constant);
     results[3].push(bare);
@@ -307,8 +333,6 @@ async function bench() {
     const values = results[v];
     console.log(`| ${variants[v][0]} | ${fmt(median(values))} | ${fmt(Math.min(...values))} | ${fmt(Math.max(...values))} |`);
   }
-  const bareCpu = serverCpu.get(servers.bare.url);
-  const anytoolCpu = serverCpu.get(servers.anytool.url);
   const measuredCpu = !anytoolCpu.some(Number.isNaN) && !bareCpu.some(Number.isNaN);
   if (measuredCpu) {
     console.log(

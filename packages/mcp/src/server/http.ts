@@ -21,6 +21,7 @@ import { ResourceServer, missingScopes, principalOf, type McpAuthOptions } from 
 import { defaultAllowedHosts, isLoopback, isWildcard, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
+import { exchangeParsed, sendJsonRpcError, sendResponse } from './node-exchange.js';
 import { sessionEventStore } from './session-event-store.js';
 import { StoreEventStore } from './store-event-store.js';
 import { fanOutToolChanges } from './tool-changes.js';
@@ -175,34 +176,6 @@ export const DEFAULT_MAX_SESSIONS_PER_CLIENT = 100;
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 5 * 60_000;
 /** How many HTTP sessions a server holds at most by default. */
 export const DEFAULT_MAX_SESSIONS = 1_000;
-
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, id: RequestId | null = null): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  finish(res, text);
-}
-
-/** Sends a web `Response` (an auth challenge, the resource metadata) as the answer. */
-async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
-  const body = Buffer.from(await response.arrayBuffer());
-  if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
-  if (response.body !== null) headers['content-length'] = String(body.length);
-  res.writeHead(response.status, headers);
-  finish(res, body);
-}
-
-/** Ends a response whose head is written, with `body`, whether or not the request's body was read. */
-function finish(res: ServerResponse, body: string | Buffer): void {
-  if (res.req.complete) return void res.end(body);
-  // Refused before its body was read: the answer goes out now, and the response ends (which may close the
-  // connection) once the rest of the body is read and dropped. A socket closed with unread data is reset, and the
-  // client may lose the answer. Node's requestTimeout bounds how long that takes.
-  res.write(body);
-  res.req.resume().once('end', () => res.end());
-}
 
 /** What is wrong with a POST's headers, checked before its body is read (as the SDK would check them after). */
 function postHeadersProblem(req: IncomingMessage): { status: number; message: string } | undefined {
@@ -528,7 +501,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       const mismatch = paramMismatch(req, body);
       if (mismatch !== undefined)
         return sendJsonRpcError(res, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch.problem}`, mismatch.id);
-      return caller.run(owner, () => modern(req as NodeRequest, res, body));
+      return caller.run(owner, () => exchangeParsed(modernHandler, req, res, body, options.onError));
     }
     if (hasInitialize(body)) return startSession(req, res, body, client, principal);
     return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
