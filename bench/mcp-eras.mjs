@@ -12,8 +12,9 @@
 //   sequential   `--calls` calls one after another: the median latency of the round
 //   client CPU   process.cpuUsage() of the variant's process over those calls, per call (the servers are other
 //                processes: this is client work)
-//   throughput   `--concurrent-calls` calls (6,000 over stdio, 1,500 over HTTP), 50 in flight at a time: calls/s, and the client's CPU per call meanwhile
-//                (the work each client leaves the machine's cores to do: steadier than calls/s on a busy machine)
+//   throughput   `--concurrent-calls` calls (6,000 over stdio, 1,500 over HTTP), 50 in flight at a time, in 6 bursts the
+//                variants take in turns: calls/s, and the client's CPU per call meanwhile (the work each client leaves
+//                the machine's cores to do: steadier than calls/s on a busy machine)
 // Reported: min / median / max over the rounds, and the median's ratio to the raw v2 Client; the targets as per-round
 // ratios.
 // server-everything is built on the v1 SDK, so every variant speaks the 2025 era here (the v2 Client in its default
@@ -47,6 +48,8 @@ const CALLS = arg('--calls', 200);
 // take under 0.1 s) is at the mercy of the scheduler, and its per-round ratios spread from 0.7x to 1.4x.
 const CONCURRENT_CALLS = { stdio: arg('--concurrent-calls', 6000), http: arg('--concurrent-calls', 1500) };
 const CONCURRENCY = 50;
+/** Bursts a round's concurrent calls are taken in, the variants taking turns (see measure). */
+const BURSTS = 6;
 // Long enough for every server process (one per variant over stdio) and client to reach steady JIT state.
 const WARMUP = 1000;
 const stdio = { command: process.execPath, args: [EVERYTHING, 'stdio'] };
@@ -136,8 +139,8 @@ function childrenCpuMs() {
   }
 }
 
-async function concurrent(variant, transport) {
-  const calls = CONCURRENT_CALLS[transport];
+/** `calls` calls, 50 in flight: the seconds they took, the client's CPU time over them (µs) and the server's (ms). */
+async function concurrent(variant, transport, calls) {
   let next = 0;
   const before = process.cpuUsage();
   const serverBefore = transport === 'stdio' ? childrenCpuMs() : undefined;
@@ -152,9 +155,7 @@ async function concurrent(variant, transport) {
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(before);
   const serverAfter = serverBefore === undefined ? undefined : childrenCpuMs();
-  // The share of the burst the server process spent on a core: at 100% the server, not the client, sets the calls/s.
-  const serverBusy = serverAfter === undefined ? undefined : (serverAfter - serverBefore) / 1000 / seconds;
-  return { throughput: calls / seconds, cpuPerCall: (used.user + used.system) / calls, serverBusy };
+  return { calls, seconds, cpu: used.user + used.system, serverMs: serverAfter === undefined ? undefined : serverAfter - serverBefore };
 }
 
 /**
@@ -187,9 +188,9 @@ async function serveChild(name, transport, url) {
   process.on('message', async (op) => {
     if (op === 'open') open = await variants[name](transport, url || undefined);
     else if (op === 'warmup') for (let i = 0; i < WARMUP; i++) await open.call();
-    else if (op === 'sequential' || op === 'concurrent') {
+    else if (op === 'sequential' || op?.op === 'concurrent') {
       globalThis.gc?.();
-      return process.send(await (op === 'sequential' ? sequential(open) : concurrent(open, transport)));
+      return process.send(await (op === 'sequential' ? sequential(open) : concurrent(open, transport, op.calls)));
     } else if (op === 'close') {
       await open.close();
       return process.send(op, () => process.exit(0));
@@ -214,11 +215,25 @@ async function measure(transport, url) {
       rows[name].latency.push(seq.median);
       rows[name].cpu.push(seq.cpuPerCall);
     }
+    // The round's calls in bursts, the variants taking turns burst by burst (the order reversed every other burst).
+    const spent = Object.fromEntries(names.map((name) => [name, { calls: 0, seconds: 0, cpu: 0, serverMs: 0 }]));
+    const burst = Math.ceil(CONCURRENT_CALLS[transport] / BURSTS);
+    for (let b = 0; b < BURSTS; b++) {
+      for (const name of b % 2 === 0 ? order : [...order].reverse()) {
+        const { calls, seconds, cpu, serverMs } = await open[name].ask({ op: 'concurrent', calls: burst });
+        const total = spent[name];
+        total.calls += calls;
+        total.seconds += seconds;
+        total.cpu += cpu;
+        total.serverMs = serverMs === undefined || total.serverMs === undefined ? undefined : total.serverMs + serverMs;
+      }
+    }
     for (const name of order) {
-      const { throughput, cpuPerCall, serverBusy } = await open[name].ask('concurrent');
-      rows[name].throughput.push(throughput);
-      rows[name].loadCpu.push(cpuPerCall);
-      if (serverBusy !== undefined) rows[name].serverBusy.push(serverBusy);
+      const { calls, seconds, cpu, serverMs } = spent[name];
+      rows[name].throughput.push(calls / seconds);
+      rows[name].loadCpu.push(cpu / calls);
+      // The share of the bursts the server process spent on a core: at 100% the server, not the client, sets the calls/s.
+      if (serverMs !== undefined) rows[name].serverBusy.push(serverMs / 1000 / seconds);
     }
   }
   for (const name of names) await open[name].done();
