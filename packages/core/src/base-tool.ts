@@ -3,6 +3,7 @@ import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import { ContextAccessPlan, contextAccessProblem, copyAccess, type ContextAccess } from './context-access.js';
 import { callView, type ExecutionContext } from './execution-context.js';
+import { compileFlatReader, type FlatReader } from './flat-arguments.js';
 import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
 import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
@@ -326,6 +327,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   private validator: ArgsValidator | undefined;
   private copyBeforeValidation = false;
   private stripNulls: ((args: Record<string, unknown>) => Record<string, unknown>) | undefined;
+  /** Reads the model's JSON text of a flat schema's arguments in one pass (see `compileFlatReader`). */
+  private readFlat: FlatReader | undefined;
   private preparers: readonly ArgumentPreparer[] | undefined;
   /** The Standard Schema given as `parameters`, which validates the arguments. */
   private standardSchema: StandardSchemaV1 | undefined;
@@ -398,6 +401,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const validator = this.standardSchema !== undefined ? passAll : this.compileParameters(parameters);
     this.stripNulls = compileNullStripper(parameters);
     this.copyBeforeValidation = this.standardSchema === undefined && hasDefaults(parameters);
+    this.readFlat = this.standardSchema === undefined && this.stripNulls === undefined ? compileFlatReader(parameters) : undefined;
     this.validator = validator;
   }
 
@@ -588,6 +592,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   /** Parses, strips strict-mode nulls and validates; returns the arguments or an error result. */
   private prepare(rawArgs: unknown): Record<string, unknown> | Refusal {
+    // The model's text of a flat object its schema accepts, read in one pass; anything else below.
+    const readFlat = this.readFlat;
+    if (readFlat !== undefined && typeof rawArgs === 'string') {
+      const flat = readFlat(rawArgs);
+      if (flat !== undefined) return flat;
+    }
     let args: unknown = rawArgs;
     if (typeof args === 'string') {
       try {

@@ -1,0 +1,212 @@
+import type { JsonSchema } from './tool-definition.js';
+
+/**
+ * Reads the model's JSON text of a call straight into the arguments object, for
+ * the commonest parameter schema: an object of strings, numbers, integers and
+ * booleans (and strings from an `enum`). Returns the arguments when the text is
+ * one such object that the schema accepts, exactly as `JSON.parse` would give
+ * it (the same keys in the same order, the same values); otherwise undefined,
+ * and the call takes the general path (`JSON.parse`, then the validator), which
+ * also writes the error for whatever is wrong. It never answers differently
+ * from that path, only faster: one pass over the text instead of a parse and a
+ * validation, and no walk over the result.
+ */
+export type FlatReader = (text: string) => Record<string, unknown> | undefined;
+
+const STRING = 0;
+const NUMBER = 1;
+const INTEGER = 2;
+const BOOLEAN = 3;
+
+interface Field {
+  key: string;
+  kind: number;
+  /** For a string `enum`: the values allowed. */
+  allowed: ReadonlySet<string> | undefined;
+}
+
+/** Keywords of the object that change nothing this reader checks (annotations), and those it checks. */
+const OBJECT_KEYWORDS = new Set(['type', 'properties', 'required', 'additionalProperties', 'description', 'title', '$schema', '$comment', 'examples']);
+const FIELD_KEYWORDS = new Set(['type', 'enum', 'description', 'title', '$comment', 'examples']);
+const KINDS: Record<string, number> = { string: STRING, number: NUMBER, integer: INTEGER, boolean: BOOLEAN };
+/** Past this many properties the reader would need more than one 32-bit mask for the keys seen. */
+const MAX_FIELDS = 31;
+
+/**
+ * The reader for `schema`, or undefined when the schema has anything the reader
+ * does not check itself (nested objects, arrays, bounds, formats, defaults,
+ * patterns, composition, `$ref`): such a schema's calls all take the general path.
+ * Keys the schema does not list send a call to the general path too, so
+ * `additionalProperties`, whatever it says, is left to the validator.
+ */
+export function compileFlatReader(schema: JsonSchema): FlatReader | undefined {
+  if (schema['type'] !== 'object') return undefined;
+  for (const keyword of Object.keys(schema)) if (!OBJECT_KEYWORDS.has(keyword)) return undefined;
+  const properties = schema['properties'];
+  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return undefined;
+  const fields: Field[] = [];
+  for (const key of Object.keys(properties)) {
+    const field = fieldOf(key, (properties as Record<string, unknown>)[key]);
+    if (field === undefined) return undefined;
+    fields.push(field);
+  }
+  if (fields.length === 0 || fields.length > MAX_FIELDS) return undefined;
+  const required = schema['required'] ?? [];
+  if (!Array.isArray(required)) return undefined;
+  let requiredMask = 0;
+  for (const name of required) {
+    const index = fields.findIndex((f) => f.key === name);
+    if (index < 0) return undefined;
+    requiredMask |= 1 << index;
+  }
+  return (text) => read(text, fields, requiredMask);
+}
+
+function fieldOf(key: string, schema: unknown): Field | undefined {
+  // `__proto__` would be a prototype change when assigned; a key with an escape in the text never matches a plain one.
+  if (key === '__proto__' || key === '' || /["\\\u0000-\u001f]/.test(key)) return undefined;
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
+  const s = schema as Record<string, unknown>;
+  for (const keyword of Object.keys(s)) if (!FIELD_KEYWORDS.has(keyword)) return undefined;
+  const type = s['type'];
+  const kind = typeof type === 'string' && Object.hasOwn(KINDS, type) ? KINDS[type]! : undefined;
+  if (kind === undefined) return undefined;
+  if (s['enum'] === undefined) return { key, kind, allowed: undefined };
+  if (kind !== STRING || !Array.isArray(s['enum']) || !s['enum'].every((v) => typeof v === 'string')) return undefined;
+  return { key, kind, allowed: new Set(s['enum'] as string[]) };
+}
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
+    i++;
+  }
+}
+
+/**
+ * The end of the string whose opening quote is at `i - 1`: the index of its closing
+ * quote, or -1 for a string this reader leaves to `JSON.parse` (an escape, a control
+ * character JSON forbids unescaped, no closing quote).
+ */
+function stringEnd(text: string, i: number): number {
+  const end = text.indexOf('"', i);
+  if (end < 0) return -1;
+  for (let k = i; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 32 || c === 92) return -1;
+  }
+  return end;
+}
+
+/** The end of the JSON number at `i` (strict grammar), or -1. */
+function numberEnd(text: string, i: number): number {
+  let c = text.charCodeAt(i);
+  if (c === 45) c = text.charCodeAt(++i);
+  if (c === 48) c = text.charCodeAt(++i);
+  else if (c >= 49 && c <= 57) {
+    do c = text.charCodeAt(++i);
+    while (c >= 48 && c <= 57);
+  } else return -1;
+  if (c === 46) {
+    c = text.charCodeAt(++i);
+    if (!(c >= 48 && c <= 57)) return -1;
+    do c = text.charCodeAt(++i);
+    while (c >= 48 && c <= 57);
+  }
+  if (c === 101 || c === 69) {
+    c = text.charCodeAt(++i);
+    if (c === 43 || c === 45) c = text.charCodeAt(++i);
+    if (!(c >= 48 && c <= 57)) return -1;
+    do c = text.charCodeAt(++i);
+    while (c >= 48 && c <= 57);
+  }
+  return i;
+}
+
+/** The value of the JSON number text from `start` to `end`: digits alone are summed, anything else is `Number`'s reading. */
+function numberValue(text: string, start: number, end: number): number {
+  const negative = text.charCodeAt(start) === 45;
+  const from = negative ? start + 1 : start;
+  // Up to 15 digits the sum is exact; a fraction or exponent goes through the same conversion JSON.parse uses.
+  if (end - from > 15) return Number(text.slice(start, end));
+  let value = 0;
+  for (let k = from; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c < 48 || c > 57) return Number(text.slice(start, end));
+    value = value * 10 + (c - 48);
+  }
+  return negative ? -value : value;
+}
+
+function read(text: string, fields: readonly Field[], requiredMask: number): Record<string, unknown> | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 123) return undefined;
+  i = skipSpace(text, i + 1);
+  const out: Record<string, unknown> = {};
+  let seen = 0;
+  if (text.charCodeAt(i) === 125) return finish(text, i + 1, out, seen, requiredMask);
+  for (;;) {
+    if (text.charCodeAt(i) !== 34) return undefined;
+    const keyEnd = stringEnd(text, i + 1);
+    if (keyEnd < 0) return undefined;
+    const length = keyEnd - i - 1;
+    let index = -1;
+    for (let f = 0; f < fields.length; f++) {
+      const key = fields[f]!.key;
+      if (key.length === length && text.startsWith(key, i + 1)) {
+        index = f;
+        break;
+      }
+    }
+    // A key the schema does not list, or a key given twice (JSON.parse keeps the last one): the general path.
+    if (index < 0 || (seen & (1 << index)) !== 0) return undefined;
+    seen |= 1 << index;
+    i = skipSpace(text, keyEnd + 1);
+    if (text.charCodeAt(i) !== 58) return undefined;
+    i = skipSpace(text, i + 1);
+    const field = fields[index]!;
+    let value: unknown;
+    const c = text.charCodeAt(i);
+    if (field.kind === STRING) {
+      if (c !== 34) return undefined;
+      const end = stringEnd(text, i + 1);
+      if (end < 0) return undefined;
+      const s = text.slice(i + 1, end);
+      if (field.allowed !== undefined && !field.allowed.has(s)) return undefined;
+      value = s;
+      i = end + 1;
+    } else if (field.kind === BOOLEAN) {
+      if (c === 116 && text.startsWith('true', i)) {
+        value = true;
+        i += 4;
+      } else if (c === 102 && text.startsWith('false', i)) {
+        value = false;
+        i += 5;
+      } else return undefined;
+    } else {
+      const end = numberEnd(text, i);
+      if (end < 0) return undefined;
+      const n = numberValue(text, i, end);
+      // JSON numbers past the double range read as Infinity, which no JSON Schema number accepts.
+      if (!Number.isFinite(n) || (field.kind === INTEGER && n % 1 !== 0)) return undefined;
+      value = n;
+      i = end;
+    }
+    out[field.key] = value;
+    i = skipSpace(text, i);
+    const next = text.charCodeAt(i);
+    if (next === 44) {
+      i = skipSpace(text, i + 1);
+      continue;
+    }
+    if (next === 125) return finish(text, i + 1, out, seen, requiredMask);
+    return undefined;
+  }
+}
+
+function finish(text: string, i: number, out: Record<string, unknown>, seen: number, requiredMask: number): Record<string, unknown> | undefined {
+  if (skipSpace(text, i) !== text.length) return undefined;
+  return (seen & requiredMask) === requiredMask ? out : undefined;
+}
