@@ -64,7 +64,7 @@ export function compileFlatReader(schema: JsonSchema): FlatReader | undefined {
 
 function fieldOf(key: string, schema: unknown): Field | undefined {
   // `__proto__` would be a prototype change when assigned; a key with an escape in the text never matches a plain one.
-  if (key === '__proto__' || key === '' || /["\\\u0000-\u001f]/.test(key)) return undefined;
+  if (key === '__proto__' || key === '' || !plain(key)) return undefined;
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
   const s = schema as Record<string, unknown>;
   for (const keyword of Object.keys(s)) if (!FIELD_KEYWORDS.has(keyword)) return undefined;
@@ -74,6 +74,15 @@ function fieldOf(key: string, schema: unknown): Field | undefined {
   if (s['enum'] === undefined) return { key, kind, allowed: undefined };
   if (kind !== STRING || !Array.isArray(s['enum']) || !s['enum'].every((v) => typeof v === 'string')) return undefined;
   return { key, kind, allowed: new Set(s['enum'] as string[]) };
+}
+
+/** Whether `s` has no quote, backslash or control character: JSON writes it as it is. */
+function plain(s: string): boolean {
+  for (let k = 0; k < s.length; k++) {
+    const c = s.charCodeAt(k);
+    if (c < 32 || c === 34 || c === 92) return false;
+  }
+  return true;
 }
 
 /** JSON's whitespace: space, tab, line feed, carriage return. */
@@ -140,34 +149,38 @@ function numberValue(text: string, start: number, end: number): number {
   return negative ? -value : value;
 }
 
+/** Skips whitespace at `i` if there is any: the model's compact text has none, and pays one comparison. */
+function space(text: string, i: number): number {
+  return text.charCodeAt(i) > 32 ? i : skipSpace(text, i);
+}
+
 function read(text: string, fields: readonly Field[], requiredMask: number): Record<string, unknown> | undefined {
-  let i = skipSpace(text, 0);
+  let i = space(text, 0);
   if (text.charCodeAt(i) !== 123) return undefined;
-  i = skipSpace(text, i + 1);
+  i = space(text, i + 1);
   const out: Record<string, unknown> = {};
   let seen = 0;
   if (text.charCodeAt(i) === 125) return finish(text, i + 1, out, seen, requiredMask);
   for (;;) {
     if (text.charCodeAt(i) !== 34) return undefined;
-    const keyEnd = stringEnd(text, i + 1);
-    if (keyEnd < 0) return undefined;
+    // A listed key has no quote, backslash or control character: text that matches one up to a quote is that key.
+    const keyEnd = text.indexOf('"', i + 1);
     const length = keyEnd - i - 1;
     let index = -1;
-    for (let f = 0; f < fields.length; f++) {
+    for (let f = 0; f < fields.length && index < 0; f++) {
       const key = fields[f]!.key;
-      if (key.length === length && text.startsWith(key, i + 1)) {
-        index = f;
-        break;
-      }
+      if (key.length !== length) continue;
+      let k = 0;
+      while (k < length && key.charCodeAt(k) === text.charCodeAt(i + 1 + k)) k++;
+      if (k === length) index = f;
     }
-    // A key the schema does not list, or a key given twice (JSON.parse keeps the last one): the general path.
+    // A key the schema does not list, or a key given twice: the general path.
     if (index < 0 || (seen & (1 << index)) !== 0) return undefined;
     seen |= 1 << index;
-    i = skipSpace(text, keyEnd + 1);
+    i = space(text, keyEnd + 1);
     if (text.charCodeAt(i) !== 58) return undefined;
-    i = skipSpace(text, i + 1);
+    i = space(text, i + 1);
     const field = fields[index]!;
-    let value: unknown;
     const c = text.charCodeAt(i);
     if (field.kind === STRING) {
       if (c !== 34) return undefined;
@@ -175,14 +188,14 @@ function read(text: string, fields: readonly Field[], requiredMask: number): Rec
       if (end < 0) return undefined;
       const s = text.slice(i + 1, end);
       if (field.allowed !== undefined && !field.allowed.has(s)) return undefined;
-      value = s;
+      out[field.key] = s;
       i = end + 1;
     } else if (field.kind === BOOLEAN) {
       if (c === 116 && text.startsWith('true', i)) {
-        value = true;
+        out[field.key] = true;
         i += 4;
       } else if (c === 102 && text.startsWith('false', i)) {
-        value = false;
+        out[field.key] = false;
         i += 5;
       } else return undefined;
     } else {
@@ -191,14 +204,13 @@ function read(text: string, fields: readonly Field[], requiredMask: number): Rec
       const n = numberValue(text, i, end);
       // JSON numbers past the double range read as Infinity, which no JSON Schema number accepts.
       if (!Number.isFinite(n) || (field.kind === INTEGER && n % 1 !== 0)) return undefined;
-      value = n;
+      out[field.key] = n;
       i = end;
     }
-    out[field.key] = value;
-    i = skipSpace(text, i);
+    i = space(text, i);
     const next = text.charCodeAt(i);
     if (next === 44) {
-      i = skipSpace(text, i + 1);
+      i = space(text, i + 1);
       continue;
     }
     if (next === 125) return finish(text, i + 1, out, seen, requiredMask);

@@ -25,7 +25,26 @@ const numberText = fc.oneof(
   fc.integer().map(String),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => JSON.stringify(n)),
   fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }).map(String),
-  fc.constantFrom('-0', '0', '01', '+1', '1.', '.5', '1e', '1E+2', '2e-3', '1e400', '-1e400', '1.5e308', '00', '-', '1.0', '4.0e1', '9007199254740993', '123456789012345'),
+  fc.constantFrom(
+    '-0',
+    '0',
+    '01',
+    '+1',
+    '1.',
+    '.5',
+    '1e',
+    '1E+2',
+    '2e-3',
+    '1e400',
+    '-1e400',
+    '1.5e308',
+    '00',
+    '-',
+    '1.0',
+    '4.0e1',
+    '9007199254740993',
+    '123456789012345',
+  ),
 );
 const stringText = fc.oneof(
   fc.string().map((s) => JSON.stringify(s)),
@@ -100,7 +119,7 @@ describe.each(schemas)('compileFlatReader, schema %s', (_name, schema) => {
   });
 
   it("reads the model's plain text of valid arguments (compact or spaced) in one pass", () => {
-    const plain = fc.string().filter((s) => !/["\\\u0000-\u001f]/.test(s));
+    const plain = fc.string().filter((text) => [...text].every((ch) => ch >= ' ' && ch !== '"' && ch !== '\\'));
     const valid = fc.record(
       {
         a: fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -167,7 +186,7 @@ describe('a tool with a flat schema, called with JSON text', () => {
     }
   });
 
-  it('refuses what the schema refuses, with the validator\'s message', async () => {
+  it("refuses what the schema refuses, with the validator's message", async () => {
     const cases: Array<[string, RegExp]> = [
       ['{"s":"x"}', /\/a: is required/],
       ['{"a":"1"}', /\/a: must be number/],
