@@ -401,7 +401,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const validator = this.standardSchema !== undefined ? passAll : this.compileParameters(parameters);
     this.stripNulls = compileNullStripper(parameters);
     this.copyBeforeValidation = this.standardSchema === undefined && hasDefaults(parameters);
-    this.readFlat = this.standardSchema === undefined && this.stripNulls === undefined ? compileFlatReader(parameters) : undefined;
+    // The reader takes no null (it leaves such text to the general path), so the null stripper has nothing to do after it.
+    this.readFlat = this.standardSchema === undefined ? compileFlatReader(parameters) : undefined;
     this.validator = validator;
   }
 

@@ -40,10 +40,10 @@ const MAX_FIELDS = 31;
  * `additionalProperties`, whatever it says, is left to the validator.
  */
 export function compileFlatReader(schema: JsonSchema): FlatReader | undefined {
-  if (schema['type'] !== 'object') return undefined;
-  for (const keyword of Object.keys(schema)) if (!OBJECT_KEYWORDS.has(keyword)) return undefined;
+  if (!onlyKeywords(schema, OBJECT_KEYWORDS) || schema['type'] !== 'object') return undefined;
   const properties = schema['properties'];
-  if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) return undefined;
+  // Every property enumerable: what the validator walks is what is listed here.
+  if (!isPlainObject(properties) || Object.keys(properties).length !== Reflect.ownKeys(properties).length) return undefined;
   const fields: Field[] = [];
   for (const key of Object.keys(properties)) {
     const field = fieldOf(key, (properties as Record<string, unknown>)[key]);
@@ -62,12 +62,30 @@ export function compileFlatReader(schema: JsonSchema): FlatReader | undefined {
   return (text) => read(text, fields, requiredMask);
 }
 
+/** A plain object (no prototype of its own, so nothing inherited) or an object whose prototype is null. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Whether `schema` is a plain object whose own keys, enumerable or not, are all
+ * among `allowed`: the validator reads keywords by name, so a hidden one would be
+ * checked there and not here.
+ */
+function onlyKeywords(schema: unknown, allowed: ReadonlySet<string>): schema is Record<string, unknown> {
+  if (!isPlainObject(schema)) return false;
+  for (const key of Reflect.ownKeys(schema)) if (typeof key !== 'string' || !allowed.has(key)) return false;
+  return true;
+}
+
 function fieldOf(key: string, schema: unknown): Field | undefined {
   // `__proto__` would be a prototype change when assigned; a key with an escape in the text never matches a plain one.
-  if (key === '__proto__' || key === '' || !plain(key)) return undefined;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
-  const s = schema as Record<string, unknown>;
-  for (const keyword of Object.keys(s)) if (!FIELD_KEYWORDS.has(keyword)) return undefined;
+  // A name `Object.prototype` has (`constructor`, `toString`): the validator sees the inherited value when it is absent.
+  if (key === '' || key in Object.prototype || !plain(key)) return undefined;
+  if (!onlyKeywords(schema, FIELD_KEYWORDS)) return undefined;
+  const s = schema;
   const type = s['type'];
   const kind = typeof type === 'string' && Object.hasOwn(KINDS, type) ? KINDS[type]! : undefined;
   if (kind === undefined) return undefined;

@@ -158,6 +158,10 @@ describe('compileFlatReader: which schemas it reads', () => {
     ['a key that JSON escapes', flat({ 'a"b': { type: 'string' } })],
     ['a required key it does not list', flat({ n: { type: 'number' } }, { required: ['m'] })],
     ['no properties', flat({})],
+    ['a property named as an Object.prototype member', flat({ constructor: { type: 'string' }, a: { type: 'number' } })],
+    ['a keyword that is not enumerable', flat({ city: Object.defineProperty({ type: 'string' }, 'maxLength', { value: 3 }) as JsonSchema })],
+    ['a keyword it inherits', flat({ city: Object.assign(Object.create({ minLength: 5 }) as object, { type: 'string' }) as JsonSchema })],
+    ['an inherited root keyword', Object.assign(Object.create({ minProperties: 2 }) as object, flat({ a: { type: 'number' } })) as JsonSchema],
   ])('leaves a schema with %s to the general path', (_what, schema) => {
     expect(compileFlatReader(schema)).toBeUndefined();
   });
@@ -184,6 +188,17 @@ describe('a tool with a flat schema, called with JSON text', () => {
       expect(received).toEqual([JSON.parse(text)]);
       expect(Object.is((received[0] as { a: number }).a, (JSON.parse(text) as { a: number }).a)).toBe(true);
     }
+  });
+
+  it('reads its text in one pass, its optional property included', () => {
+    record.compile();
+    expect(typeof (record as unknown as { readFlat?: unknown }).readFlat).toBe('function');
+  });
+
+  it('still drops a null the model sends for an optional property (strict mode), through the general path', async () => {
+    received.length = 0;
+    expect((await toolset.invoke('record', '{"a":1,"s":null}')).isError).toBe(false);
+    expect(received).toEqual([{ a: 1 }]);
   });
 
   it("refuses what the schema refuses, with the validator's message", async () => {

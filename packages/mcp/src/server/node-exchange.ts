@@ -65,7 +65,11 @@ export async function exchangeParsed(
     });
   } catch (error) {
     finished = true;
-    onError?.(error instanceof Error ? error : new Error(String(error)));
+    try {
+      onError?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // The application's error hook failed too: the client still gets its answer.
+    }
     return sendJsonRpcError(res, 500, -32603, 'Internal server error', requestIdOf(body));
   }
   const type = response.headers.get('content-type') ?? '';
