@@ -21,7 +21,7 @@ import { ResourceServer, missingScopes, principalOf, type McpAuthOptions } from 
 import { defaultAllowedHosts, isLoopback, isWildcard, rebindingProblem, urlHost } from './host-check.js';
 import { HEADER_MISMATCH, paramHeaderProblem } from './param-headers.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
-import { exchangeParsed, sendJsonRpcError, sendResponse } from './node-exchange.js';
+import { exchangeParsed, headersRequest, sendJsonRpcError, sendResponse } from './node-exchange.js';
 import { sessionEventStore } from './session-event-store.js';
 import { StoreEventStore } from './store-event-store.js';
 import { fanOutToolChanges } from './tool-changes.js';
@@ -219,6 +219,9 @@ function hasInitialize(body: unknown): boolean {
 /** A request as the SDK's Node adapter types it (Node's own has optional method and url, always set on a server). */
 type NodeRequest = IncomingMessage & { method: string; url: string };
 
+/** Where the era of a request is read from its headers: any Host it sends, valid or not, plays no part. */
+const LOCAL = 'http://localhost';
+
 /** The protocol revision the stateless path serves. */
 const MODERN_REVISION = '2026-07-28';
 
@@ -231,16 +234,6 @@ const MODERN_REVISION = '2026-07-28';
 function claimsModern(req: IncomingMessage): boolean {
   const version = req.headers['mcp-protocol-version'];
   return typeof version === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(version) && version >= MODERN_REVISION;
-}
-
-/** The headers of a Node request as a web `Request` with no body: what the SDK classifies an era from. */
-function headersOnly(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-  }
-  return new Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'GET', headers });
 }
 
 /**
@@ -448,7 +441,8 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       return sendJsonRpcError(res, 404, -32001, 'Session not found; start a new session with initialize');
     }
     if (session === undefined && method !== 'POST') {
-      if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req)))) return caller.run(owner, () => modern(req as NodeRequest, res));
+      if (claimsModern(req) || !(await isLegacyRequest(headersRequest(req, { origin: LOCAL }))))
+        return caller.run(owner, () => modern(req as NodeRequest, res));
       return sendJsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first');
     }
     if (session !== undefined) track(session, res);
@@ -491,7 +485,7 @@ export async function listenHttp(served: ServedTools, options: HttpServeOptions)
       return session.transport.handleRequest(req, res, body);
     }
     // A modern MCP-Protocol-Version header makes it modern whatever the body (the SDK's rule); otherwise the SDK decides.
-    if (claimsModern(req) || !(await isLegacyRequest(headersOnly(req), body))) {
+    if (claimsModern(req) || !(await isLegacyRequest(headersRequest(req, { origin: LOCAL }), body))) {
       const list = constantList(req, body, authInfo);
       if (list !== undefined) {
         const tail = `${JSON.stringify((body as { id: RequestId }).id)}}`;

@@ -59,7 +59,7 @@ export async function exchangeParsed(
   if (res.destroyed) abort.abort();
   let response: Response;
   try {
-    response = await handler.fetch(headersRequest(req, abort.signal), {
+    response = await handler.fetch(headersRequest(req, { signal: abort.signal }), {
       parsedBody: body,
       ...(req.auth === undefined ? {} : { authInfo: req.auth }),
     });
@@ -85,16 +85,23 @@ export async function exchangeParsed(
   finished = true;
 }
 
-/** The web `Request` of a Node request, headers only (HTTP/2 pseudo-headers left out), on `signal`. */
-function headersRequest(req: IncomingMessage, signal: AbortSignal): Request {
+/**
+ * The web `Request` of a Node request, headers only (HTTP/2 pseudo-headers left
+ * out), at `origin` (by default the request's own Host), on `signal`.
+ */
+export function headersRequest(req: IncomingMessage, options: { origin?: string; signal?: AbortSignal } = {}): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || name.startsWith(':')) continue;
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else headers.set(name, value);
   }
-  const host = single(req.headers.host) ?? single(req.headers[':authority']) ?? 'localhost';
-  return new Request(`http://${host}${req.url ?? '/'}`, { method: req.method ?? 'POST', headers, signal });
+  const origin = options.origin ?? `http://${single(req.headers.host) ?? single(req.headers[':authority']) ?? 'localhost'}`;
+  return new Request(`${origin}${req.url ?? '/'}`, {
+    method: req.method ?? 'GET',
+    headers,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
 }
 
 function single(value: string | string[] | undefined): string | undefined {
