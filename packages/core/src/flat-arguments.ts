@@ -59,7 +59,80 @@ export function compileFlatReader(schema: JsonSchema): FlatReader | undefined {
     if (index < 0) return undefined;
     requiredMask |= 1 << index;
   }
-  return (text) => read(text, fields, requiredMask);
+  const general: FlatReader = (text) => read(text, fields, requiredMask);
+  return compileInOrder(fields, general) ?? general;
+}
+
+/**
+ * The reader of the text models write: compact, every property present, in the
+ * schema's order (`{"a":1,"b":"x"}`), as straight-line code made for this schema
+ * (the keys compared as constants, the object built as one literal, so its shape
+ * is the same every call). Any other text goes to `fallback`, which reads the
+ * rest. Undefined where the runtime forbids making code (`new Function`, as a
+ * strict Content Security Policy does): then the fallback reads every text.
+ * Keys are plain (no quote, backslash or control character) and are written
+ * into the code as string literals with every non-ASCII character escaped.
+ */
+function compileInOrder(fields: readonly Field[], fallback: FlatReader): FlatReader | undefined {
+  const lines = ['let i = 0, end = 0, c = 0, start = 0, n = 0;'];
+  fields.forEach((field, f) => {
+    const prefix = `${f === 0 ? '{' : ','}"${field.key}":`;
+    const checks: string[] = [];
+    for (let k = 0; k < prefix.length; k++) checks.push(`text.charCodeAt(i + ${k}) !== ${prefix.charCodeAt(k)}`);
+    lines.push(`if (${checks.join(' || ')}) return fallback(text);`, `i += ${prefix.length};`);
+    if (field.kind === STRING) {
+      lines.push(
+        'if (text.charCodeAt(i) !== 34 || (end = stringEnd(text, i + 1)) < 0) return fallback(text);',
+        `const v${f} = text.slice(i + 1, end);`,
+        field.allowed === undefined ? '' : `if (!allowed[${f}].has(v${f})) return fallback(text);`,
+        'i = end + 1;',
+      );
+    } else if (field.kind === BOOLEAN) {
+      lines.push(
+        'c = text.charCodeAt(i);',
+        "if (c === 116 ? !text.startsWith('true', i) : c !== 102 || !text.startsWith('false', i)) return fallback(text);",
+        `const v${f} = c === 116;`,
+        `i += v${f} ? 4 : 5;`,
+      );
+    } else {
+      // Whole numbers of up to 15 digits (exact as a sum) are read here; others by the general number reader.
+      lines.push(
+        'start = i; c = text.charCodeAt(i); if (c === 45) c = text.charCodeAt(++i); n = 0;',
+        'if (c === 48) c = text.charCodeAt(++i);',
+        'else if (c >= 49 && c <= 57) do { n = n * 10 + (c - 48); c = text.charCodeAt(++i); } while (c >= 48 && c <= 57);',
+        'else return fallback(text);',
+        'if (c === 46 || c === 101 || c === 69 || i - start > 15) {',
+        '  if ((end = numberEnd(text, start)) < 0) return fallback(text);',
+        '  n = numberValue(text, start, end);',
+        `  if (!Number.isFinite(n)${field.kind === INTEGER ? ' || n % 1 !== 0' : ''}) return fallback(text);`,
+        '  i = end;',
+        '} else if (text.charCodeAt(start) === 45) n = -n;',
+        `const v${f} = n;`,
+      );
+    }
+  });
+  lines.push(
+    'if (text.charCodeAt(i) !== 125 || i + 1 !== text.length) return fallback(text);',
+    `return { ${fields.map((field, f) => `${keyLiteral(field.key)}: v${f}`).join(', ')} };`,
+  );
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the code is made from the checked keys above, nothing else
+    const make = new Function('fallback', 'stringEnd', 'numberEnd', 'numberValue', 'allowed', `return function readInOrder(text) {\n${lines.join('\n')}\n};`);
+    return make(
+      fallback,
+      stringEnd,
+      numberEnd,
+      numberValue,
+      fields.map((field) => field.allowed),
+    ) as FlatReader;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A plain key as an ASCII string literal of code. */
+function keyLiteral(key: string): string {
+  return JSON.stringify(key).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A plain object (no prototype of its own, so nothing inherited) or an object whose prototype is null. */
@@ -182,23 +255,25 @@ function read(text: string, fields: readonly Field[], requiredMask: number): Rec
   for (;;) {
     if (text.charCodeAt(i) !== 34) return undefined;
     // A listed key has no quote, backslash or control character: text that matches one up to a quote is that key.
-    const keyEnd = text.indexOf('"', i + 1);
-    const length = keyEnd - i - 1;
     let index = -1;
-    for (let f = 0; f < fields.length && index < 0; f++) {
+    for (let f = 0; f < fields.length; f++) {
       const key = fields[f]!.key;
-      if (key.length !== length) continue;
+      const length = key.length;
+      if (text.charCodeAt(i + 1 + length) !== 34) continue;
       let k = 0;
       while (k < length && key.charCodeAt(k) === text.charCodeAt(i + 1 + k)) k++;
-      if (k === length) index = f;
+      if (k === length) {
+        index = f;
+        break;
+      }
     }
     // A key the schema does not list, or a key given twice: the general path.
     if (index < 0 || (seen & (1 << index)) !== 0) return undefined;
     seen |= 1 << index;
-    i = space(text, keyEnd + 1);
+    const field = fields[index]!;
+    i = space(text, i + field.key.length + 2);
     if (text.charCodeAt(i) !== 58) return undefined;
     i = space(text, i + 1);
-    const field = fields[index]!;
     const c = text.charCodeAt(i);
     if (field.kind === STRING) {
       if (c !== 34) return undefined;
@@ -237,6 +312,7 @@ function read(text: string, fields: readonly Field[], requiredMask: number): Rec
 }
 
 function finish(text: string, i: number, out: Record<string, unknown>, seen: number, requiredMask: number): Record<string, unknown> | undefined {
-  if (skipSpace(text, i) !== text.length) return undefined;
+  // Reading past the end gives NaN, which costs optimised code a deoptimisation: the common case does not.
+  if (i !== text.length && skipSpace(text, i) !== text.length) return undefined;
   return (seen & requiredMask) === requiredMask ? out : undefined;
 }

@@ -141,6 +141,94 @@ describe.each(schemas)('compileFlatReader, schema %s', (_name, schema) => {
   });
 });
 
+describe("compileFlatReader: the model's usual text (compact, in the schema's order, every property)", () => {
+  // Keys a code generator could get wrong: non-ASCII, a line separator, spaces, digits first, `$`.
+  const keys = ['n', 'é', 'a\u2028b', 'with space', '1st', '$i', 'ok', 'tag'] as const;
+  const schema: JsonSchema = {
+    type: 'object',
+    properties: {
+      n: { type: 'number' },
+      é: { type: 'integer' },
+      'a\u2028b': { type: 'string' },
+      'with space': { type: 'boolean' },
+      '1st': { type: 'string', enum: ['x', 'y', 'é'] },
+      $i: { type: 'integer' },
+      ok: { type: 'boolean' },
+      tag: { type: 'string' },
+    },
+    required: ['n'],
+    additionalProperties: false,
+  };
+  const reader = compileFlatReader(schema)!;
+  const validate = compileValidator(schema, 'test');
+  const valid = fc.tuple(
+    fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 0, 1e21, 123456789012345, 1234567890123456)),
+    fc.oneof(fc.integer(), fc.constantFrom(-0, 2 ** 53, 1e20)),
+    fc.string(),
+    fc.boolean(),
+    fc.constantFrom('x', 'y', 'é'),
+    fc.integer({ min: -1000, max: 1000 }),
+    fc.boolean(),
+    fc.string({ unit: 'binary' }),
+  );
+  const text = (values: readonly unknown[]): string => JSON.stringify(Object.fromEntries(keys.map((k, i) => [k, values[i]])));
+
+  it('is read by code made for the schema, the same as JSON.parse', () => {
+    expect(reader.name).toBe('readInOrder');
+    fc.assert(
+      fc.property(valid, (values) => {
+        const t = text(values);
+        const read = reader(t);
+        const parsed: unknown = JSON.parse(t);
+        // A string JSON writes with an escape is left to JSON.parse; everything else valid is read here.
+        if (read === undefined) return !validate(parsed) || t.includes('\\');
+        return sameObject(read, parsed) && validate(parsed);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('never reads a near miss of it differently from JSON.parse and the validator', () => {
+    const alphabet = fc.constantFrom('{', '}', '"', ':', ',', ' ', '\\', '-', '+', '.', 'e', '0', '1', '9', 't', 'f', 'n', 'x', 'é', '\u0001', '\ud800');
+    const edit = fc.tuple(fc.nat(), fc.constantFrom('insert', 'delete', 'replace'), alphabet);
+    let accepted = 0;
+    fc.assert(
+      fc.property(valid, fc.array(edit, { minLength: 1, maxLength: 3 }), (values, edits) => {
+        let t = text(values);
+        for (const [at, how, ch] of edits) {
+          const i = at % (t.length + 1);
+          t = how === 'insert' ? t.slice(0, i) + ch + t.slice(i) : t.slice(0, i) + (how === 'replace' ? ch : '') + t.slice(i + 1);
+        }
+        const read = reader(t);
+        if (read === undefined) return true;
+        accepted++;
+        const parsed = parseOrUndefined(t);
+        return parsed !== undefined && sameObject(read, parsed) && validate(parsed);
+      }),
+      { numRuns: 20_000 },
+    );
+    // Edits inside a string value keep the text valid: the property must be about texts it took.
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('is read by the general reader where the runtime forbids making code', () => {
+    const original = globalThis.Function;
+    globalThis.Function = function forbidden() {
+      throw new EvalError('Code generation from strings disallowed for this context');
+    } as unknown as FunctionConstructor;
+    let fallback: ReturnType<typeof compileFlatReader>;
+    try {
+      fallback = compileFlatReader(schema);
+    } finally {
+      globalThis.Function = original;
+    }
+    expect(fallback).toBeInstanceOf(original);
+    expect(fallback!.name).not.toBe('readInOrder');
+    const t = text([1.5, 2, 's', true, 'é', -3, false, 'tag']);
+    expect(sameObject(fallback!(t)!, JSON.parse(t))).toBe(true);
+  });
+});
+
 describe('compileFlatReader: which schemas it reads', () => {
   const flat = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}): JsonSchema => ({ type: 'object', properties, ...extra });
 
