@@ -16,17 +16,21 @@
 // 1,024 distinct argument objects and their JSON texts, taken in turn; a fresh run context
 // (ExecutionContext, RunContext, the AI SDK's messages) every 100 calls, dropped when its 100
 // calls are done, as a finished run is. Every variant runs once per round, interleaved in a
-// rotating order; the median of rounds is a process's number. A sample is the CPU time the
-// process spent (its GC threads included) per call, not wall time: other load on a shared
-// machine then shifts it much less. No forced GC between samples: a full GC throws away the
-// optimized code that holds weak references, which no real process does every 10,000 calls;
-// each sample is long enough to collect its own garbage. PROCESSES processes (5 by default)
+// rotating order, and makes a quarter of its calls untimed just before its sample: without
+// that, a variant paid for the garbage the one before it left (always the same neighbour in a
+// rotating order: swapping the places of two anytool variants moved their ratio from 1.2 to
+// 0.9; with the untimed calls, 1.05 either way). The median of rounds is a process's number.
+// A sample is the CPU time the process spent (its GC threads included) per call, not wall
+// time: other load on a shared machine then shifts it much less. No forced GC between samples:
+// a full GC throws away the optimized code that holds weak references, which no real process
+// does every 10,000 calls; each sample is long enough to collect its own garbage (the untimed
+// calls before it see that the collector is not behind). PROCESSES processes (5 by default)
 // run one after the other, and the table gives the median of their medians and the spread
 // (slowest median / fastest). Ratios between variants of one process are robust to load on
 // the machine; absolute numbers are not.
 //
 // Run: npm run bench:peers (installs this folder's packages first), or, once installed,
-// node bench/peers/run.mjs [--processes 5] [--rounds 20] [--calls 10000]
+// node bench/peers/run.mjs [--processes 5] [--rounds 20] [--calls 10000] [--preroll 0.25]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -38,6 +42,8 @@ const option = (name, fallback) => {
 const PROCESSES = option('processes', 5);
 const ROUNDS = option('rounds', 20);
 const CALLS = option('calls', 10_000);
+// The share of a sample's calls each variant makes untimed just before it (see the loop).
+const PREROLL = option('preroll', 0.25);
 const DISTINCT = 1024;
 const RUN_CALLS = 100;
 
@@ -247,6 +253,9 @@ async function child() {
     for (let k = 0; k < names.length; k++) {
       const name = names[(k + round + WARMUP) % names.length];
       const calls = callsOf(name);
+      // Untimed first: the collector's work left by the variant before (sweeping, marking) is
+      // done while this one runs on, so the sample is this variant's own steady state.
+      if (PREROLL > 0) await variants[name](Math.ceil((calls * PREROLL) / RUN_CALLS) * RUN_CALLS)();
       const run = variants[name](calls);
       const start = process.cpuUsage();
       await run();
