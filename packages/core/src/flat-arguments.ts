@@ -125,8 +125,10 @@ function compileInOrder(fields: readonly Field[], fallback: FlatReader): FlatRea
       numberValue,
       fields.map((field) => field.allowed),
     ) as FlatReader;
-  } catch {
-    return undefined;
+  } catch (error) {
+    // A runtime that forbids making code throws an EvalError; anything else would be a bug here, and shows.
+    if (error instanceof EvalError) return undefined;
+    throw error;
   }
 }
 
@@ -156,7 +158,9 @@ function onlyKeywords(schema: unknown, allowed: ReadonlySet<string>): schema is 
 function fieldOf(key: string, schema: unknown): Field | undefined {
   // `__proto__` would be a prototype change when assigned; a key with an escape in the text never matches a plain one.
   // A name `Object.prototype` has (`constructor`, `toString`): the validator sees the inherited value when it is absent.
-  if (key === '' || key in Object.prototype || !plain(key)) return undefined;
+  // `__proto__` by name as well: a runtime started with --disable-proto=delete has no such member, and in
+  // the generated reader's object literal the key would set the prototype, not a property.
+  if (key === '' || key === '__proto__' || key in Object.prototype || !plain(key)) return undefined;
   if (!onlyKeywords(schema, FIELD_KEYWORDS)) return undefined;
   const s = schema;
   const type = s['type'];
@@ -295,7 +299,7 @@ function read(text: string, fields: readonly Field[], requiredMask: number): Rec
       const end = numberEnd(text, i);
       if (end < 0) return undefined;
       const n = numberValue(text, i, end);
-      // JSON numbers past the double range read as Infinity, which no JSON Schema number accepts.
+      // JSON numbers past the double range read as Infinity, which the general path refuses with its message.
       if (!Number.isFinite(n) || (field.kind === INTEGER && n % 1 !== 0)) return undefined;
       out[field.key] = n;
       i = end;

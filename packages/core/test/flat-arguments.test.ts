@@ -242,7 +242,8 @@ describe('compileFlatReader: which schemas it reads', () => {
     ['patternProperties', flat({ n: { type: 'number' } }, { patternProperties: { '^x': { type: 'string' } } })],
     ['a nullable type list', flat({ n: { type: ['number', 'null'] } })],
     ['a number enum', flat({ n: { type: 'number', enum: [1, 2] } })],
-    ['a __proto__ property', flat({ __proto__: { type: 'string' } })],
+    // An own `__proto__` key, as a schema parsed from JSON has it (in an object literal it would set the prototype).
+    ['a __proto__ property', flat(JSON.parse('{"__proto__":{"type":"string"},"a":{"type":"number"}}') as Record<string, unknown>)],
     ['a key that JSON escapes', flat({ 'a"b': { type: 'string' } })],
     ['a required key it does not list', flat({ n: { type: 'number' } }, { required: ['m'] })],
     ['no properties', flat({})],
