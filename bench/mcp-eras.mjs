@@ -207,7 +207,7 @@ async function measure(transport, url) {
   for (const name of names) open[name] = await child(name, transport, url);
   // One at a time, so each warms up on a quiet machine.
   for (const name of names) await open[name].ask('warmup');
-  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [], loadCpu: [], serverBusy: [] }]));
+  const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [], loadCpu: [], serverBusy: [], serverCpu: [] }]));
   // McpConnection sits between the raw v2 Client and the AI SDK client: both pairs it is compared in run back to back.
   const forward = ['raw v1 Client', 'raw v2 Client', 'anytool McpConnection', 'Vercel AI SDK (@ai-sdk/mcp)'];
   for (let round = 0; round < ROUNDS; round++) {
@@ -235,7 +235,10 @@ async function measure(transport, url) {
       rows[name].throughput.push(calls / seconds);
       rows[name].loadCpu.push(cpu / calls);
       // The share of the bursts the server process spent on a core: at 100% the server, not the client, sets the calls/s.
-      if (serverMs !== undefined) rows[name].serverBusy.push(serverMs / 1000 / seconds);
+      if (serverMs !== undefined) {
+        rows[name].serverBusy.push(serverMs / 1000 / seconds);
+        rows[name].serverCpu.push((serverMs * 1000) / calls);
+      }
     }
   }
   for (const name of names) await open[name].done();
@@ -271,6 +274,12 @@ function report(transport, rows) {
       `\nThe server process's share of a core during the calls at concurrency ${CONCURRENCY}, median (min-max): ${busy
         .map(([name, row]) => `${name} ${range(spread(row.serverBusy), percent)}`)
         .join('; ')}. At 100% the server sets the calls/s, whichever client feeds it.`,
+    );
+    // What a client's way of writing costs the server (fewer, larger reads cost it less per call); in ticks of 10 ms.
+    console.log(
+      `The server's CPU per call at concurrency ${CONCURRENCY}, us, median (min-max): ${busy
+        .map(([name, row]) => `${name} ${range(spread(row.serverCpu), (v) => v.toFixed(0))}`)
+        .join('; ')}.`,
     );
   }
 }
