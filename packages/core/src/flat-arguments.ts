@@ -74,6 +74,8 @@ export function compileFlatReader(schema: JsonSchema): FlatReader | undefined {
  * into the code as string literals with every non-ASCII character escaped.
  */
 function compileInOrder(fields: readonly Field[], fallback: FlatReader): FlatReader | undefined {
+  // The code grows with the keys' length: a schema from elsewhere (an MCP server) with huge keys gets the fallback.
+  if (fields.reduce((sum, field) => sum + field.key.length, 0) > MAX_GENERATED_KEY_CHARS) return undefined;
   const lines = ['let i = 0, end = 0, c = 0, start = 0, n = 0;'];
   fields.forEach((field, f) => {
     const prefix = `${f === 0 ? '{' : ','}"${field.key}":`;
@@ -132,6 +134,9 @@ function compileInOrder(fields: readonly Field[], fallback: FlatReader): FlatRea
   }
 }
 
+/** Past this many characters of keys in all, a schema's reader is not made as code (see `compileInOrder`). */
+const MAX_GENERATED_KEY_CHARS = 1024;
+
 /** A plain key as an ASCII string literal of code. */
 function keyLiteral(key: string): string {
   return JSON.stringify(key).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -156,10 +161,9 @@ function onlyKeywords(schema: unknown, allowed: ReadonlySet<string>): schema is 
 }
 
 function fieldOf(key: string, schema: unknown): Field | undefined {
-  // `__proto__` would be a prototype change when assigned; a key with an escape in the text never matches a plain one.
+  // `__proto__` would be a prototype change when assigned (checked by name: a runtime started with
+  // --disable-proto=delete has no such member); a key with an escape in the text never matches a plain one.
   // A name `Object.prototype` has (`constructor`, `toString`): the validator sees the inherited value when it is absent.
-  // `__proto__` by name as well: a runtime started with --disable-proto=delete has no such member, and in
-  // the generated reader's object literal the key would set the prototype, not a property.
   if (key === '' || key === '__proto__' || key in Object.prototype || !plain(key)) return undefined;
   if (!onlyKeywords(schema, FIELD_KEYWORDS)) return undefined;
   const s = schema;

@@ -211,6 +211,13 @@ describe("compileFlatReader: the model's usual text (compact, in the schema's or
     expect(accepted).toBeGreaterThan(100);
   });
 
+  it('is read by the general reader when the keys are too long to make code of', () => {
+    const long = 'k'.repeat(1100);
+    const reader = compileFlatReader({ type: 'object', properties: { [long]: { type: 'number' } } })!;
+    expect(reader.name).not.toBe('readInOrder');
+    expect(reader(`{"${long}":1}`)).toEqual({ [long]: 1 });
+  });
+
   it('is read by the general reader where the runtime forbids making code', () => {
     const original = globalThis.Function;
     globalThis.Function = function forbidden() {
