@@ -2,6 +2,7 @@
 // Client, our McpConnection, and the Vercel AI SDK's MCP client, on server-everything's echo over stdio and over
 // streamable HTTP.
 // Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 9] [--calls 200] [--concurrent-calls N]
+//                     [--transport stdio|http]   (both by default)
 //
 // Each variant runs in a process of its own (driven by this one over IPC, so no variant shares JIT type feedback, GC
 // or event loop with another) and keeps one connection: over stdio a server process of its own (the same build), over
@@ -48,6 +49,12 @@ const CALLS = arg('--calls', 200);
 // take under 0.1 s) is at the mercy of the scheduler, and its per-round ratios spread from 0.7x to 1.4x.
 const CONCURRENT_CALLS = { stdio: arg('--concurrent-calls', 6000), http: arg('--concurrent-calls', 1500) };
 const CONCURRENCY = 50;
+const only = process.argv.indexOf('--transport');
+const TRANSPORTS = only >= 0 ? [process.argv[only + 1]] : ['stdio', 'http'];
+if (!TRANSPORTS.every((t) => t === 'stdio' || t === 'http')) {
+  console.error(`mcp-eras: --transport takes stdio or http, not ${process.argv[only + 1] ?? 'nothing'}`);
+  process.exit(2);
+}
 /** Bursts a round's concurrent calls are taken in, the variants taking turns (see measure). */
 const BURSTS = 6;
 // Long enough for every server process (one per variant over stdio) and client to reach steady JIT state.
@@ -299,7 +306,7 @@ async function main() {
       )}): ${CALLS} sequential calls and ${CONCURRENT_CALLS.stdio} (stdio) or ${CONCURRENT_CALLS.http} (HTTP) calls at concurrency ${CONCURRENCY} per variant and round`,
   );
   const ours = { seq: {}, cpu: {}, tput: {}, loadCpu: {} };
-  for (const transport of ['stdio', 'http']) {
+  for (const transport of TRANSPORTS) {
     const server = transport === 'http' ? await startHttpServer() : undefined;
     try {
       const rows = await measure(transport, server?.url);
@@ -324,7 +331,7 @@ async function main() {
     '| transport | sequential median vs raw v2 (<= 1.0x) | client CPU per call vs raw v2 (<= 1.05x) | throughput at concurrency 50 vs AI SDK (>= 1.0x) | (no target) client CPU per call at concurrency 50 vs AI SDK |',
   );
   console.log('|---|---|---|---|---|');
-  for (const transport of ['stdio', 'http']) {
+  for (const transport of TRANSPORTS) {
     const { seq, cpu, tput, loadCpu } = { seq: ours.seq[transport], cpu: ours.cpu[transport], tput: ours.tput[transport], loadCpu: ours.loadCpu[transport] };
     console.log(
       `| ${transport} | ${ratio(seq)} ${verdict(seq.median <= 1)} | ${ratio(cpu)} ${verdict(cpu.median <= 1.05)} | ${ratio(tput)} ${verdict(tput.median >= 1)} | ${ratio(loadCpu)} |`,
