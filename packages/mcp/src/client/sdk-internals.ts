@@ -444,7 +444,7 @@ export function requestTablesSource(client: Client): string {
  * young collections until the next full one. On server-everything's echo over
  * stdio at concurrency 50 that was most of what each young collection had to
  * copy (about 2 MB, a pause of 6 to 8 ms, during which the server sat idle):
- * with these tables, 0.5 MB and under 2 ms (`bench/mcp-eras.mjs`).
+ * with these tables, about 0.5 MB and 2 to 3 ms (`bench/mcp-eras.mjs`).
  *
  * Installed only where the SDK code that uses the tables is the one checked
  * (`KNOWN_REQUEST_TABLES`); elsewhere the SDK keeps its own, with a diagnostic.
