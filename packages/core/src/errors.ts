@@ -93,6 +93,8 @@ export const ErrorCode = {
   ContextAccessDenied: 'CONTEXT_ACCESS_DENIED',
   /** More distinct diagnostics than a log keeps: the ones past the limit are counted on this one, not kept. */
   TooManyDiagnostics: 'TOO_MANY_DIAGNOSTICS',
+  /** A served MCP endpoint is at one of its limits (tasks running or kept, calls waiting for input, answers its stdio client has not read); retry later, or raise the limit the message names. */
+  ServerBusy: 'SERVER_BUSY',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
