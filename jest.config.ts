@@ -17,7 +17,8 @@ function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>
   return {
     displayName,
     testMatch,
-    testEnvironment: 'node',
+    // jest's node environment, failing a file that leaves a process running (test/helpers/process-leak-environment.cjs).
+    testEnvironment: '<rootDir>/test/helpers/process-leak-environment.cjs',
     moduleNameMapper,
     transform: { '^.+\\.c?ts$': ['ts-jest', { tsconfig, diagnostics: { warnOnly: false } }] },
     ...extra,
