@@ -103,6 +103,8 @@ class ParkedCall implements InputRound {
   private outcome: { result: CallToolResult } | { error: unknown } | { task: Result } | undefined;
   private changed: (() => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Whether the call holds one of the rounds' `maxParked` slots (from its first question to its end). */
+  private holdsSlot = false;
   /** Aborts the tool: its round was cancelled, or it waited too long. */
   readonly controller = new AbortController();
 
@@ -132,10 +134,17 @@ class ParkedCall implements InputRound {
         new AnytoolError(ErrorCode.McpProtocolError, `the input key "${key}" is already waiting for an answer; give each question in flight its own inputKey`),
       );
     if (this.controller.signal.aborted) return Promise.reject(new AnytoolError(ErrorCode.Aborted, 'the call ended before the client answered'));
-    if (this.state === undefined && !this.rounds.hasRoom()) {
-      return Promise.reject(
-        new AnytoolError(ErrorCode.McpProtocolError, `too many calls are waiting for the client's input (${this.rounds.maxParked}, maxParked); retry later`),
-      );
+    // The slot is taken here, before any await: calls asking at once cannot all see the last free slot.
+    if (!this.holdsSlot) {
+      if (!this.rounds.reserve()) {
+        return Promise.reject(
+          new AnytoolError(
+            ErrorCode.ServerBusy,
+            `too many calls are waiting for the client's input (${this.rounds.maxParked}, the server's maxParkedCalls); retry later`,
+          ),
+        );
+      }
+      this.holdsSlot = true;
     }
     return new Promise((resolve, reject) => {
       this.questions.set(key, { request, resolve, reject });
@@ -206,6 +215,7 @@ class ParkedCall implements InputRound {
   end(reason: Error): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.rounds.forget(this);
+    this.releaseSlot();
     this.controller.abort(reason);
     for (const question of this.questions.values()) question.reject(reason);
     this.questions.clear();
@@ -245,10 +255,17 @@ class ParkedCall implements InputRound {
 
   private settle(outcome: { result: CallToolResult } | { error: unknown } | { task: Result }): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
+    this.releaseSlot();
     // A call that became a task ends through the task.
     if (this.outcome !== undefined && 'task' in this.outcome) return;
     this.outcome = outcome;
     this.poke();
+  }
+
+  private releaseSlot(): void {
+    if (!this.holdsSlot) return;
+    this.holdsSlot = false;
+    this.rounds.unreserve();
   }
 
   private poke(): void {
@@ -263,6 +280,8 @@ export class InputRounds {
   readonly ttlMs: number;
   readonly maxParked: number;
   private readonly parked = new Map<string, ParkedCall>();
+  /** Calls holding a slot: parked, or between their first question and their end. Never above `maxParked`. */
+  private slots = 0;
 
   constructor(options: InputRoundsOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_INPUT_TTL_MS;
@@ -278,8 +297,15 @@ export class InputRounds {
     return this.parked.size;
   }
 
-  hasRoom(): boolean {
-    return this.parked.size < this.maxParked;
+  /** Takes a slot for a call about to wait for input; false when all `maxParked` are taken. */
+  reserve(): boolean {
+    if (this.slots >= this.maxParked) return false;
+    this.slots++;
+    return true;
+  }
+
+  unreserve(): void {
+    this.slots--;
   }
 
   /**
