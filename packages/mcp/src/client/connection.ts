@@ -32,6 +32,7 @@ import { TaskHandles } from './task-handles.js';
 import { TASKS_EXTENSION, TaskCreations, followTask, readTask, type McpTaskHandle, type McpTaskStatus, type TaskHost, type WireTask } from './tasks.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
+import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, checkMaxTotalTimeout, progressUntil, totalTimeoutOf } from './progress-deadline.js';
 import { VERSION } from '../version.js';
 
 /** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
@@ -57,7 +58,11 @@ export interface McpClientOptions {
   clientInfo?: Implementation;
   /** Default per-request timeout in milliseconds, reset whenever the server reports progress (default 60 000). */
   timeoutMs?: number;
-  /** A hard cap on one call however much progress it reports. */
+  /**
+   * The longest a call may run while its server keeps reporting progress (which restarts `timeoutMs`), in
+   * milliseconds: the first progress after it cancels the call (`notifications/cancelled`) and the call fails
+   * with `TIMEOUT`. Default 600 000 (10 minutes), or the call's timeout when that is longer; `Infinity` for none.
+   */
   maxTotalTimeoutMs?: number;
   /** How long a server may take to start and answer `initialize` (default 30 000). */
   startTimeoutMs?: number;
@@ -270,6 +275,7 @@ export class McpConnection {
 
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
   static async open(name: string, config: McpServerConfig, options: McpClientOptions = {}): Promise<McpConnection> {
+    checkMaxTotalTimeout(options.maxTotalTimeoutMs, `MCP server "${name}"`);
     const connection = new McpConnection(name, config, options);
     await connection.supervisor.open();
     return connection;
@@ -386,8 +392,15 @@ export class McpConnection {
   ): Promise<T | CallToolResult> {
     const timeout = options.timeoutMs ?? this.defaultTimeout;
     const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
-    if (options.onprogress !== undefined) request.onprogress = options.onprogress;
-    if (this.options.maxTotalTimeoutMs !== undefined) request.maxTotalTimeout = this.options.maxTotalTimeoutMs;
+    // Progress keeps the call alive: its own signal cancels it once it runs past its total time.
+    let own: AbortController | undefined;
+    if (options.onprogress !== undefined)
+      progressUntil(
+        request,
+        (own = new AbortController()),
+        options.onprogress,
+        this.options.maxTotalTimeoutMs ?? Math.max(DEFAULT_MAX_TOTAL_TIMEOUT_MS, timeout),
+      );
     const params: CallParams = { name, arguments: args };
     const signal = options.signal;
     if (signal?.aborted === true)
@@ -400,12 +413,12 @@ export class McpConnection {
     const telemetry = callTelemetry(this.config, this.client, this.transport, name, options.trace, this.options.telemetry);
     if (telemetry === undefined) {
       if (options.meta !== undefined) params._meta = { ...options.meta };
-      return this.dispatch(params, request, signal, map, onstatus);
+      return this.dispatch(params, request, signal, map, onstatus, own);
     }
     const meta: Record<string, unknown> = { ...options.meta };
     injectTraceContext(telemetry.operation.trace, meta);
     params._meta = meta;
-    return telemetry.settle(() => this.dispatch(params, request, signal, map, onstatus));
+    return telemetry.settle(() => this.dispatch(params, request, signal, map, onstatus, own));
   }
 
   /**
@@ -418,8 +431,10 @@ export class McpConnection {
     signal: AbortSignal | undefined,
     map: ((result: CallToolResult) => T) | undefined,
     onstatus: ((status: McpTaskStatus) => void) | undefined,
+    own: AbortController | undefined,
   ): Promise<T | CallToolResult> {
-    return signal === undefined ? this.send(params, request, map, onstatus) : this.callWithSignal(params, request, signal, map, onstatus);
+    if (own !== undefined) request.signal = own.signal;
+    return signal === undefined ? this.send(params, request, map, onstatus) : this.callWithSignal(params, request, signal, map, onstatus, own);
   }
 
   private send<T>(
@@ -455,9 +470,9 @@ export class McpConnection {
     request: RequestOptions,
     signal: AbortSignal,
     map: ((result: CallToolResult) => T) | undefined,
-    onstatus?: (status: McpTaskStatus) => void,
+    onstatus: ((status: McpTaskStatus) => void) | undefined,
+    own = new AbortController(),
   ): Promise<T | CallToolResult> {
-    const own = new AbortController();
     request.signal = own.signal;
     return new Promise<T | CallToolResult>((resolve, reject) => {
       const stop = abortWatch(signal, () => {
@@ -833,6 +848,13 @@ export class McpConnection {
   }
 
   private async codeCallError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
+    const total = totalTimeoutOf(request);
+    if (total !== undefined)
+      return new AnytoolError(
+        ErrorCode.Timeout,
+        `Tool "${tool}" on MCP server "${this.name}" ran for ${total} ms, the longest a call may run while it reports progress, without a result; the server was told to cancel it. If its calls take longer, raise "maxTotalTimeoutMs".`,
+        { cause: error },
+      );
     const denied = request.signal?.aborted === true ? undefined : this.supervisor.authFailure(error, `tools/call "${tool}"`);
     if (denied !== undefined) {
       this.noteOnce(denied.message);

@@ -1,19 +1,16 @@
-import {
-  AnytoolError,
-  BaseTool,
-  ErrorCode,
-  type ExecutionContext,
-  type JsonSchema,
-  type RunEventInput,
-  type ToolAnnotations,
-  type ToolResult,
-} from '@anytool/core';
+import { AnytoolError, BaseTool, ErrorCode, type ExecutionContext, type JsonSchema, type ToolAnnotations, type ToolResult } from '@anytool/core';
 import { compileValidator, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { mcpSession } from '../shared/mcp-session.js';
 import type { McpConnection } from './connection.js';
 import type { McpTaskHandle, McpTaskStatus } from './tasks.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';
+import { CallProgress, progressEventLimits, type ProgressEventLimits } from './progress-events.js';
+
+/** A task's new status (or status message) as the call's `seen`-th progress value. */
+function taskProgress(seen: number, status: McpTaskStatus): { progress: number; message: string } {
+  return { progress: seen, message: status.statusMessage ?? `task ${status.status}` };
+}
 
 /** MCP's `*Hint` annotations in the neutral form. */
 function mapAnnotations(info: McpToolInfo): ToolAnnotations | undefined {
@@ -88,6 +85,8 @@ export class McpTool extends BaseTool {
   requestProgress: boolean;
   /** The run's state keys sent to the server with every call (`params._meta[CONTEXT_META_KEY]`); none by default. */
   readonly contextMeta: readonly string[];
+  /** How much one call's progress (and task statuses) may add to the run's events: see `McpToolsetOptions.progressEvents`. */
+  progressEvents: Required<ProgressEventLimits> = progressEventLimits(undefined, '');
   private readonly connection: McpConnection;
   private resultOrigin: ResultOrigin | undefined;
 
@@ -127,25 +126,48 @@ export class McpTool extends BaseTool {
     this.requestProgress = requestProgress;
     this.connection = connection;
     // The connection rejects a call the moment the run's signal aborts (and tells the server).
+    // Progress may keep a call alive up to its total time, so a caller's default time limit (an agent's) applies too.
     this.settlesOnAbort = true;
-    // Its request timeout (restarted by progress) ends every call: an agent's default tool timeout does not apply.
-    this.ownDeadline = true;
   }
 
-  /** Calls the tool on the server; progress notifications become `progress` events of the run; the run's trace goes along. */
+  /**
+   * Calls the tool on the server; progress notifications (and a task's statuses) become `progress` events
+   * of the run, within `progressEvents`; the run's trace goes along.
+   */
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
     const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
-    const onprogress = wantsProgress ? this.progressRecorder(context) : undefined;
     const origin = (this.resultOrigin ??= this.makeOrigin());
-    const onTaskStatus = this.taskRecorder(context);
     const meta = this.contextMeta.length === 0 ? undefined : this.stateMeta(context);
+    const options = { signal: context.signal, timeoutMs: this.requestTimeoutMs, trace: context.trace, meta };
+    if (!wantsProgress) {
+      // A call that became a task reports its statuses, paced by its polls: only their number is bounded.
+      let statuses: CallProgress | undefined;
+      let seen = 0;
+      const onTaskStatus = (status: McpTaskStatus): void =>
+        (statuses ??= new CallProgress(context, this.name, { ...this.progressEvents, minIntervalMs: 0 })).push(taskProgress(++seen, status));
+      return this.connection.callToolMapped(this.remoteName, args, { ...options, onTaskStatus }, (result) => {
+        statuses?.end();
+        return mapCallResult(result, origin);
+      });
+    }
+    const progress = new CallProgress(context, this.name, this.progressEvents);
+    let seen = 0;
+    const onprogress = (value: Progress): void => progress.push(value);
+    const onTaskStatus = (status: McpTaskStatus): void => progress.push(taskProgress(++seen, status));
     // The run's trace (the tool call's span when traced): the server continues it.
-    return this.connection.callToolMapped(
-      this.remoteName,
-      args,
-      { signal: context.signal, timeoutMs: this.requestTimeoutMs, onprogress, onTaskStatus, trace: context.trace, meta },
-      (result) => mapCallResult(result, origin),
-    );
+    return this.connection
+      .callToolMapped(this.remoteName, args, { ...options, onprogress, onTaskStatus }, (result) => mapCallResult(result, origin))
+      .then(
+        (result) => {
+          // The latest value held back goes into the events before the call's result.
+          progress.end();
+          return result;
+        },
+        (error: unknown) => {
+          progress.end();
+          throw error;
+        },
+      );
   }
 
   /** The configured state keys that are set, under `CONTEXT_META_KEY`. */
@@ -174,32 +196,9 @@ export class McpTool extends BaseTool {
     return this.connection.resumeTaskMapped(handle, { signal: options.signal, timeoutMs: this.requestTimeoutMs }, (result) => mapCallResult(result, origin));
   }
 
-  /** A call the server turned into a task reports each new status (and status message) as a `progress` event. */
-  private taskRecorder(context: ExecutionContext): (status: McpTaskStatus) => void {
-    const callId = context.callId;
-    let seen = 0;
-    return (status) => {
-      const event: RunEventInput = { type: 'progress', tool: this.name, progress: ++seen, message: status.statusMessage ?? `task ${status.status}` };
-      if (callId !== undefined) event.callId = callId;
-      context.record(event);
-    };
-  }
-
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */
   protected override compileParameters(parameters: JsonSchema): ArgsValidator {
     return this.connection.validatorFor(this.info) ?? super.compileParameters(parameters);
-  }
-
-  /** Records each progress notification as a `progress` event; the per-call context's id keeps concurrent calls apart. */
-  private progressRecorder(context: ExecutionContext): (progress: Progress) => void {
-    const callId = context.callId;
-    return (progress) => {
-      const event: RunEventInput = { type: 'progress', tool: this.name, progress: progress.progress };
-      if (callId !== undefined) event.callId = callId;
-      if (progress.total !== undefined) event.total = progress.total;
-      if (progress.message !== undefined) event.message = progress.message;
-      context.record(event);
-    };
   }
 
   private makeOrigin(): ResultOrigin {

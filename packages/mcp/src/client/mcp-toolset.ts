@@ -8,6 +8,8 @@ import type { McpTaskHandle } from './tasks.js';
 import { toolLabel } from './tool-check.js';
 import { hintedBudget, type ResultSizeHints } from './result-size-hint.js';
 import { mcpToolName } from './tool-names.js';
+import { checkMaxTotalTimeout } from './progress-deadline.js';
+import { progressEventLimits, type ProgressEventLimits } from './progress-events.js';
 
 /** Options of `McpToolset.connect`: the connection options plus naming. */
 export interface McpToolsetOptions extends McpClientOptions {
@@ -40,6 +42,13 @@ export interface McpToolsetOptions extends McpClientOptions {
    * `contextMeta` wins. Default: none, and nothing of the run's state is sent.
    */
   contextMeta?: readonly string[];
+  /**
+   * How much one call's progress notifications (and a task's statuses) may add to the run's
+   * events: at most one `progress` event per `minIntervalMs` (100), at most `maxPerCall`
+   * (1 000) a call, messages cut to `maxMessageChars` (1 000). What is held back is not lost:
+   * the latest value is recorded once the interval has passed, or when the call ends.
+   */
+  progressEvents?: ProgressEventLimits;
 }
 
 /**
@@ -87,6 +96,8 @@ export class McpToolset implements DynamicToolSource {
    * the server's stderr tail) is thrown.
    */
   static async connect(config: McpServersConfig | Record<string, McpServerConfig> | string, options: McpToolsetOptions = {}): Promise<McpToolset> {
+    progressEventLimits(options.progressEvents, 'McpToolset.connect()');
+    checkMaxTotalTimeout(options.maxTotalTimeoutMs, 'McpToolset.connect()');
     const servers = readMcpServers(config);
     const opened = await Promise.allSettled([...servers].map(([name, server]) => McpConnection.open(name, server, options)));
     const connections = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
@@ -243,6 +254,7 @@ export class McpToolset implements DynamicToolSource {
       trusted,
       connection.config.contextMeta ?? this.options.contextMeta,
     );
+    tool.progressEvents = progressEventLimits(this.options.progressEvents, 'McpToolset');
     const budget = hintedBudget(info, this.options.resultSizeHints, trusted, (message) => this.warn(`MCP server "${connection.name}": ${message}`, connection));
     return budget === undefined ? tool : tool.use(budget);
   }
