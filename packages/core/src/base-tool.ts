@@ -11,7 +11,7 @@ import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
 import { isStandardSchema, issuesToProblems, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
-import { compileNullStripper, compileValidator, formatProblems, hasDefaults, type ArgsValidator } from './validation.js';
+import { compileNullStripper, compileValidator, formatProblems, hasDefaults, type ArgsValidator, type PatternEngine } from './validation.js';
 
 /** What every tool may say about itself; anything left out comes from the build step or defaults. */
 export interface BaseToolOptions {
@@ -325,6 +325,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private cachedDefinition: ToolDefinition | undefined;
   private validator: ArgsValidator | undefined;
+  /** The engine of the validator's patterns (`compile({ patterns })`); JavaScript's own when undefined. */
+  private patterns: PatternEngine | undefined;
   private copyBeforeValidation = false;
   private stripNulls: ((args: Record<string, unknown>) => Record<string, unknown>) | undefined;
   /** Reads the model's JSON text of a flat schema's arguments in one pass (see `compileFlatReader`). */
@@ -393,9 +395,16 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   /**
    * Checks the definition and compiles the argument validator now. `Toolset`
    * calls it when the tool is added, so a broken schema fails at registration;
-   * `invoke` calls it on first use for tools held elsewhere.
+   * `invoke` calls it on first use for tools held elsewhere. With `patterns`,
+   * the schema's patterns run on that engine from now on (compiled again if they
+   * ran on another): what serves the tool to untrusted callers asks for it.
    */
-  compile(): void {
+  compile(options?: { patterns?: PatternEngine }): void {
+    const patterns = options?.patterns;
+    if (patterns !== undefined && patterns !== this.patterns) {
+      this.patterns = patterns;
+      this.validator = undefined;
+    }
     if (this.validator !== undefined) return;
     const parameters = this.definition.parameters;
     const validator = this.standardSchema !== undefined ? passAll : this.compileParameters(parameters);
@@ -412,7 +421,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * returns that validator rather than compiling the schema again.
    */
   protected compileParameters(parameters: JsonSchema): ArgsValidator {
-    return compileValidator(parameters, this.label);
+    return compileValidator(parameters, this.label, this.patterns);
   }
 
   /** A readable label for messages: `tool "add" (function add)`. */

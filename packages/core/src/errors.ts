@@ -15,6 +15,8 @@ export const ErrorCode = {
   MissingDescription: 'MISSING_DESCRIPTION',
   /** A tool's schema is not valid JSON Schema, or cannot be exported as one; fix the schema or the type it comes from. */
   InvalidSchema: 'INVALID_SCHEMA',
+  /** A schema's `pattern` (or `patternProperties` key) needs what the linear-time engine for untrusted input lacks (a backreference, a lookaround); rewrite it without. */
+  UnsupportedPattern: 'UNSUPPORTED_PATTERN',
   /** A tool is defined wrongly (a decorator out of place, options that do not fit its function, a value given as tools that holds none); fix the definition as the message says. */
   InvalidToolDefinition: 'INVALID_TOOL_DEFINITION',
   /** An option or argument of a function or constructor (Agent, a model, serveMcp, RedisStore, a call) has a value it does not accept; fix that value. */

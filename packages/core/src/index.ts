@@ -102,3 +102,4 @@ export { toGeminiToolList, toGeminiTools } from './providers/gemini.js';
 export type { GeminiBuiltinTool, GeminiFunctionDeclaration, GeminiTool } from './providers/gemini.js';
 export { toMcpTools } from './providers/mcp.js';
 export type { McpToolDefinition } from './providers/mcp.js';
+export type { PatternEngine } from './validation.js';

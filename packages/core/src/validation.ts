@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { AnytoolError, ErrorCode, describeError } from './errors.js';
+import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import { collectDefs, localRefName, resolveRef } from './schema-refs.js';
 import type { JsonSchema } from './tool-definition.js';
 
@@ -22,20 +22,58 @@ const OPTIONS = {
   code: { optimize: false },
 } as const;
 
-let draft07: AnyAjv | undefined;
-let draft2019: AnyAjv | undefined;
-let draft2020: AnyAjv | undefined;
+/**
+ * A regular-expression engine for a schema's `pattern`s and `patternProperties` keys, used in
+ * place of JavaScript's own where the schema or the data comes from elsewhere: JavaScript's
+ * engine backtracks, so a pattern such as `^(a+)+$` can take exponential time on a short string.
+ * It compiles `pattern` (flags: `"u"`) or throws, with an `AnytoolError` whose message says what
+ * the engine cannot take. `formats` replaces those checks of ajv-formats whose own are not linear.
+ */
+export interface PatternEngine {
+  (pattern: string, flags: string): { test(text: string): boolean };
+  readonly formats?: Readonly<Record<string, (text: string) => boolean>>;
+}
+
+interface Dialects {
+  draft07?: AnyAjv;
+  draft2019?: AnyAjv;
+  draft2020?: AnyAjv;
+}
+
+const nativeDialects: Dialects = {};
+const engineDialects = new WeakMap<PatternEngine, Dialects>();
+
+/** A new ajv instance with the formats, and the engine's patterns and formats when one is given. */
+function makeAjv(Class: typeof Ajv, engine: PatternEngine | undefined): AnyAjv {
+  if (engine === undefined) return addFormats(new Class(OPTIONS));
+  // ajv keys the compiled patterns of a validator by their text form, so each gets its own.
+  const regExp = Object.assign(
+    (pattern: string, flags: string) => {
+      const compiled = engine(pattern, flags);
+      return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/${flags}` };
+    },
+    { code: 'patternEngine' },
+  );
+  const ajv = addFormats(new Class({ ...OPTIONS, code: { ...OPTIONS.code, regExp } }));
+  for (const [name, check] of Object.entries(engine.formats ?? {})) ajv.addFormat(name, { type: 'string', validate: check });
+  return ajv;
+}
 
 /**
  * The validator for a schema's dialect. These instances only compile: each
  * compiled schema is removed from their cache at once, so they keep nothing
  * per tool.
  */
-function ajvFor(schema: JsonSchema, owner: string): AnyAjv {
+function ajvFor(schema: JsonSchema, owner: string, engine?: PatternEngine): AnyAjv {
+  let dialects = nativeDialects;
+  if (engine !== undefined) {
+    dialects = engineDialects.get(engine) ?? {};
+    engineDialects.set(engine, dialects);
+  }
   const dialect = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
-  if (dialect.includes('2020-12')) return (draft2020 ??= addFormats(new Ajv2020(OPTIONS) as unknown as Ajv));
-  if (dialect.includes('2019-09')) return (draft2019 ??= addFormats(new Ajv2019(OPTIONS) as unknown as Ajv));
-  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (draft07 ??= addFormats(new Ajv(OPTIONS)));
+  if (dialect.includes('2020-12')) return (dialects.draft2020 ??= makeAjv(Ajv2020 as unknown as typeof Ajv, engine));
+  if (dialect.includes('2019-09')) return (dialects.draft2019 ??= makeAjv(Ajv2019 as unknown as typeof Ajv, engine));
+  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (dialects.draft07 ??= makeAjv(Ajv, engine));
   throw new AnytoolError(
     ErrorCode.InvalidSchema,
     `${owner}: its schema declares $schema ${JSON.stringify(dialect)}, which anytool cannot validate; use draft-07, 2019-09 or 2020-12, or remove $schema`,
@@ -54,14 +92,20 @@ export type ArgsValidator = ((args: unknown) => boolean) & { problems(): Argumen
 /** Why ajv ran out of stack on a schema. */
 const TOO_DEEP = 'it nests too deep, or its $refs chain too deep or into a cycle with no schema between, for the validator';
 
-/** Compiles a tool's parameter schema once; the returned function validates (and fills defaults). */
-export function compileValidator(schema: JsonSchema, owner: string): ArgsValidator {
-  const ajv = ajvFor(schema, owner);
+/**
+ * Compiles a tool's parameter schema once; the returned function validates (and fills defaults).
+ * With `engine`, its patterns run on that engine (see `PatternEngine`).
+ */
+export function compileValidator(schema: JsonSchema, owner: string, engine?: PatternEngine): ArgsValidator {
+  const ajv = ajvFor(schema, owner, engine);
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(schema);
     ajv.removeSchema(schema);
   } catch (error) {
+    ajv.removeSchema(schema);
+    // The engine's refusal of a pattern says what to change; it only lacks the owner.
+    if (isAnytoolError(error)) throw new AnytoolError(error.code, `${owner}: ${error.message}`, { cause: error });
     const reason = error instanceof RangeError ? TOO_DEEP : describeError(error);
     throw new AnytoolError(
       ErrorCode.InvalidSchema,

@@ -1,6 +1,7 @@
 import { AnytoolError, BaseTool, ErrorCode, type ExecutionContext, type JsonSchema, type ToolAnnotations, type ToolResult } from '@anytool/core';
 import { compileValidator, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
+import { linearPatterns } from '../shared/linear-patterns.js';
 import { mcpSession } from '../shared/mcp-session.js';
 import type { McpConnection } from './connection.js';
 import type { McpTaskHandle, McpTaskStatus } from './tasks.js';
@@ -198,14 +199,14 @@ export class McpTool extends BaseTool {
 
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */
   protected override compileParameters(parameters: JsonSchema): ArgsValidator {
-    return this.connection.validatorFor(this.info) ?? super.compileParameters(parameters);
+    return this.connection.validatorFor(this.info) ?? compileValidator(parameters, this.label, linearPatterns);
   }
 
   private makeOrigin(): ResultOrigin {
     let outputValidator: ArgsValidator | undefined;
     if (this.outputSchema !== undefined) {
       try {
-        outputValidator = compileValidator(this.outputSchema, this.label);
+        outputValidator = compileValidator(this.outputSchema, this.label, linearPatterns);
       } catch {
         // A schema that does not compile was reported when the toolset checked it; results pass unchecked.
         outputValidator = undefined;

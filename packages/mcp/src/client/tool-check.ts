@@ -1,6 +1,7 @@
 import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core/internal';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { ToolSchema } from '@modelcontextprotocol/core';
+import { linearPatterns } from '../shared/linear-patterns.js';
 
 /**
  * Longest tool listing kept, by default: far above real tools, and ajv compiles a schema this
@@ -139,7 +140,8 @@ function schemaCheck(info: McpToolInfo, owner: string): ArgsValidator | string {
     if (input !== undefined) return `its input schema is not valid JSON Schema (${input})`;
     const output = info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema, owner);
     if (output !== undefined) return `its output schema is not valid JSON Schema (${output})`;
-    return compileValidator(info.inputSchema, owner);
+    // The server's patterns run on a linear-time engine: JavaScript's backtracks, and could freeze this process.
+    return compileValidator(info.inputSchema, owner, linearPatterns);
   } catch (error) {
     // Core's messages start with the owner, which the caller's message names already.
     const text = describeError(error);

@@ -31,6 +31,7 @@ import { MCP_SESSION_KEY } from '../shared/mcp-session.js';
 import { CallSession, type ConnectionState } from './call-session.js';
 import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
 import { toCallToolResult } from './result-content.js';
+import { compileServedPatterns } from './served-patterns.js';
 import { servedCallTelemetry } from './call-telemetry.js';
 import type { McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
 import type { Context as TraceContext } from '@opentelemetry/api';
@@ -244,9 +245,12 @@ export class ServedTools {
     readonly toolset: Toolset,
     private readonly options: McpServerOptions = {},
   ) {
+    // Refused when serving starts: a pattern the linear engine cannot run.
+    compileServedPatterns(toolset);
     this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
     this.all = new ToolView(this, undefined);
     this.unsubscribe = toolset.subscribe(() => {
+      compileServedPatterns(toolset, (error) => reportUnawaited(options, error));
       this.cached = undefined;
       (this as { all: ToolView }).all = new ToolView(this, undefined);
       this.views = new Map();
