@@ -40,7 +40,7 @@ export type {
   PolicyVerdict,
 } from './pipeline/approval.js';
 export { ToolPins } from './pipeline/tool-pins.js';
-export type { DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';
+export type { ChangedField, DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';
 export { DEFAULT_OUTPUT_BUDGET_TOKENS, outputBudget } from './pipeline/output-budget.js';
 export type { OutputBudgetOptions, OutputLimit } from './pipeline/output-budget.js';
 export { ToolOutputStore } from './outputs/output-store.js';

@@ -16,7 +16,8 @@ export interface ApprovalRequest {
   /**
    * Why it is asked. `call`: the tool needs approval, or the policy said `ask`.
    * `definition-changed`: the definition of a remote tool (an MCP tool) differs
-   * from the one approved before (`change` says how); approving accepts the new
+   * from the one approved before, or its name now belongs to another server's tool
+   * (`change` says how); approving accepts the new
    * definition and runs this call, refusing ends it with `TOOL_DEFINITION_CHANGED`.
    */
   kind: 'call' | 'definition-changed';
@@ -257,7 +258,12 @@ async function askChange(
   pins: ToolPins,
 ): Promise<ToolResult | undefined> {
   const { context } = call;
-  const what = `the definition of tool "${tool.name}" of ${tool.origin!.protocol.toUpperCase()} server "${change.server}" changed since it was approved (it differs in: ${change.fields.join(', ')})`;
+  const protocol = tool.origin!.protocol.toUpperCase();
+  // A name that changed hands is said as such: the approval was given to another server's tool.
+  const what =
+    change.previousServer === undefined
+      ? `the definition of tool "${tool.name}" of ${protocol} server "${change.server}" changed since it was approved (it differs in: ${change.fields.join(', ')})`
+      : `tool "${tool.name}" now comes from ${protocol} server "${change.server}", but the one approved came from server "${change.previousServer}" (it differs in: ${change.fields.join(', ')})`;
   context.diagnose({ code: ErrorCode.ToolDefinitionChanged, source: 'approval', message: what, callId: call.callId, tool: tool.name });
   const answer = await ask(call, tool, approve, 'definition-changed', change);
   if (answer.result?.error?.code === ErrorCode.Aborted) return answer.result;

@@ -15,6 +15,9 @@ export interface PinnedDefinition {
 /** The fields of a definition a change is reported by. */
 export type PinnedField = keyof PinnedDefinition;
 
+/** What a change is reported by: a field of the definition, or `server` when the name now belongs to another server's tool. */
+export type ChangedField = PinnedField | 'server';
+
 const FIELDS: readonly PinnedField[] = ['name', 'title', 'description', 'parameters', 'outputSchema', 'annotations'];
 
 /** One tool's approved definition. */
@@ -40,10 +43,15 @@ export type PinComparison = { status: 'unpinned' } | { status: 'same' } | { stat
 
 /** A tool whose definition differs from the one pinned. */
 export interface DefinitionChange {
-  /** The server the tool comes from. */
+  /** The server the tool comes from now. */
   server: string;
-  /** The fields that differ, in definition order. */
-  fields: PinnedField[];
+  /**
+   * The server of the approved tool, when it is not `server`: the name the model calls now
+   * belongs to another server's tool, which is a changed definition however alike the two are.
+   */
+  previousServer?: string;
+  /** What differs: `server` first when the owner changed, then the fields in definition order. */
+  fields: ChangedField[];
   /** The definition approved before. */
   previous: PinnedDefinition;
   /** The definition the server gives now. */
@@ -148,20 +156,22 @@ function fingerprint(tool: BaseTool): Fingerprint {
   return print;
 }
 
-function keyOf(protocol: string, server: string, tool: string): string {
-  return `${protocol}\u0000${server}\u0000${tool}`;
-}
-
 function changedFields(previous: PinnedDefinition, current: PinnedDefinition): PinnedField[] {
   return FIELDS.filter((field) => canonicalJson(previous[field]) !== canonicalJson(current[field]));
 }
 
+/** Whether a pin was made of a tool of this origin (protocol and server). */
+function sameOwner(pin: ToolPin, origin: { protocol: string; server: string }): boolean {
+  return pin.protocol === origin.protocol && pin.server === origin.server;
+}
+
 /**
  * The approved definitions of remote tools (tools with an `origin`, such as MCP
- * tools), by server and name. The approval middleware pins a tool when its first
+ * tools), by the name the model calls them by. The approval middleware pins a tool when its first
  * call is allowed (asked and approved, or allowed without asking) and refuses a
  * later call whose definition differs (`TOOL_DEFINITION_CHANGED`) until the
- * change is approved. An `Agent` keeps one set for all its runs; save it with
+ * change is approved. A pin holds the tool's server too: when the name comes to
+ * belong to another server's tool, that is a changed definition. An `Agent` keeps one set for all its runs; save it with
  * `toJSON()` and read it back with `ToolPins.fromJSON()` so approvals outlive
  * the process. Local tools are never pinned: their definition is your code.
  *
@@ -177,7 +187,8 @@ export class ToolPins {
   /**
    * Reads a pin set saved with `toJSON()` (the object or its JSON text). Each
    * pin's hash is checked against its definition: a pin edited by hand, or
-   * damaged, throws `INVALID_OPTIONS` naming it.
+   * damaged, throws `INVALID_OPTIONS` naming it. Of two pins of one name (of
+   * two servers), the later one is kept.
    */
   static fromJSON(json: ToolPinsJson | string): ToolPins {
     const fail = (problem: string): never => {
@@ -216,7 +227,8 @@ export class ToolPins {
         hash,
         definition: JSON.parse(canonicalJson(definition)) as PinnedDefinition,
       };
-      pins.pins.set(keyOf(copy.protocol, copy.server, copy.tool), copy);
+      pins.pins.delete(copy.tool);
+      pins.pins.set(copy.tool, copy);
     }
     return pins;
   }
@@ -231,15 +243,17 @@ export class ToolPins {
     return [...this.pins.values()];
   }
 
-  /** The pin of a tool, if it has one (local tools never do). */
+  /**
+   * The pin of the tool's name, if it has one (local tools never do): its `server`
+   * is another one than the tool's when the name changed hands since it was approved.
+   */
   get(tool: BaseTool): ToolPin | undefined {
-    const origin = tool.origin;
-    return origin === undefined ? undefined : this.pins.get(keyOf(origin.protocol, origin.server, tool.name));
+    return tool.origin === undefined ? undefined : this.pins.get(tool.name);
   }
 
   /**
-   * Pins the tools' current definitions (replacing any pin they had): approving
-   * them ahead of a run. Tools without an `origin` are skipped.
+   * Pins the tools' current definitions (replacing any pin of their names, of
+   * any server): approving them ahead of a run. Tools without an `origin` are skipped.
    */
   pin(...tools: BaseTool[]): void {
     const failures: unknown[] = [];
@@ -248,8 +262,9 @@ export class ToolPins {
       if (origin === undefined) continue;
       const { definition, hash } = fingerprint(tool);
       const pin: ToolPin = { protocol: origin.protocol, server: origin.server, tool: tool.name, hash, definition };
-      const key = keyOf(origin.protocol, origin.server, tool.name);
-      if (this.pins.get(key)?.hash === hash) continue;
+      const key = tool.name;
+      const held = this.pins.get(key);
+      if (held?.hash === hash && sameOwner(held, origin)) continue;
       this.pins.delete(key);
       this.pins.set(key, pin);
       for (const listener of this.listeners) {
@@ -265,22 +280,26 @@ export class ToolPins {
       throw new AnytoolError(ErrorCode.ListenerFailed, `ToolPins: a pin listener threw: ${describeError(failures[0])}`, { cause: failures[0] });
   }
 
-  /** Forgets a tool's pin: its next call is approved as a first one. */
+  /** Forgets the pin of a tool's name: its next call is approved as a first one. */
   unpin(tool: BaseTool): boolean {
-    const origin = tool.origin;
-    return origin !== undefined && this.pins.delete(keyOf(origin.protocol, origin.server, tool.name));
+    return tool.origin !== undefined && this.pins.delete(tool.name);
   }
 
-  /** Whether the tool is unpinned, the same as its pin, or changed (and how). */
+  /** Whether the tool is unpinned, the same as its pin, or changed (and how): a tool of another server than the pinned one is changed. */
   compare(tool: BaseTool): PinComparison {
     const pin = this.get(tool);
     if (pin === undefined) return { status: 'unpinned' };
     const { definition, hash } = fingerprint(tool);
-    if (hash === pin.hash) return { status: 'same' };
-    return {
-      status: 'changed',
-      change: { server: pin.server, fields: changedFields(pin.definition, definition), previous: pin.definition, current: definition },
-    };
+    const origin = tool.origin!;
+    const owned = sameOwner(pin, origin);
+    if (hash === pin.hash && owned) return { status: 'same' };
+    const fields: ChangedField[] = changedFields(pin.definition, definition);
+    const change: DefinitionChange = { server: origin.server, fields, previous: pin.definition, current: definition };
+    if (!owned) {
+      fields.unshift('server');
+      change.previousServer = pin.server;
+    }
+    return { status: 'changed', change };
   }
 
   /**
@@ -295,7 +314,7 @@ export class ToolPins {
     definitions.forEach((definition, index) => {
       const tool = toolNamed(definition.name);
       const pin = tool === undefined ? undefined : this.get(tool);
-      if (pin === undefined || fingerprint(tool!).hash === pin.hash) return;
+      if (pin === undefined || (fingerprint(tool!).hash === pin.hash && sameOwner(pin, tool!.origin!))) return;
       out ??= [...definitions];
       out[index] = { ...pin.definition, name: definition.name, ...(definition.deferLoading === true ? { deferLoading: true } : {}) };
     });

@@ -13,7 +13,11 @@ import { progressEventLimits, type ProgressEventLimits } from './progress-events
 
 /** Options of `McpToolset.connect`: the connection options plus naming. */
 export interface McpToolsetOptions extends McpClientOptions {
-  /** Name every tool `<server>_<tool>`. Without it, two servers with a tool of the same name are an error. */
+  /**
+   * Name every tool `<server>_<tool>`. Without it, two servers with a tool of the same name are an
+   * error at connect; a server that lists such a tool later finds it left out (with a warning):
+   * the tool that held the name keeps it.
+   */
   prefix?: boolean;
   /**
    * Ask servers for progress notifications on every call (default false), so they
@@ -206,39 +210,60 @@ export class McpToolset implements DynamicToolSource {
   /**
    * Makes the tool list from the servers' lists (whose tools the connections checked already).
    * A tool that cannot work here is left out with a note (in `warnings` and its connection's
-   * `diagnostics`): one only an MCP task can run, and the second of two tools of a server whose
-   * names become the same. Two servers with a tool of the same name are a configuration problem
-   * with a fix (prefixing): `strict` (at connect) throws, later the second tool is left out.
+   * `diagnostics`): one only an MCP task can run, and the later of two tools whose names become
+   * the same. The tool that held a name keeps it while its server lists it, whatever the order of
+   * the servers and of their lists: a server that later lists a tool of the same name cannot take
+   * the name (and the approval given to it) from the one the model has been calling. Two servers
+   * with a tool of the same name are a configuration problem with a fix (prefixing): `strict`
+   * (at connect) throws, later the newcomer is left out.
    */
   private rebuild(strict: boolean): void {
     const previous = new Map(this.current.map((t) => [`${t.server}\u0000${t.remoteName}`, t]));
-    const byName = new Map<string, McpTool>();
+    const holders = new Map(this.current.map((t) => [t.name, t]));
+    const candidates: Array<{ connection: McpConnection; info: McpToolInfo; name: string }> = [];
     const prefix = this.options.prefix === true;
     for (const connection of this.connectionsByName.values()) {
-      const leaveOut = (info: McpToolInfo, why: string): void =>
-        this.warn(`MCP server "${connection.name}": tool ${toolLabel(info.name)} was left out: ${why}`, connection);
       for (const info of connection.tools) {
-        const name = mcpToolName(connection.name, info.name, prefix);
         if (info.execution?.taskSupport === 'required') {
-          leaveOut(info, 'it can only run as an MCP task, which this client does not drive');
+          this.leaveOut(connection, info, 'it can only run as an MCP task, which this client does not drive');
           continue;
         }
-        const held = byName.get(name);
-        if (held?.server === connection.name) {
-          leaveOut(info, `the server's tool "${held.remoteName}" has the same name once made valid for providers ("${name}"); rename one on the server`);
-          continue;
-        }
-        if (held !== undefined) {
-          const message = `MCP servers "${held.server}" and "${connection.name}" both have a tool named "${name}"; pass { prefix: true } to name tools <server>_<tool>`;
-          if (strict) throw new AnytoolError(ErrorCode.DuplicateTool, message);
-          this.warn(`${message} (the second one was left out)`, connection);
-          continue;
-        }
-        byName.set(name, this.reuse(previous.get(`${connection.name}\u0000${info.name}`), connection, info, name));
+        candidates.push({ connection, info, name: mcpToolName(connection.name, info.name, prefix) });
       }
     }
+    const holds = (c: (typeof candidates)[number]): boolean => {
+      const holder = holders.get(c.name);
+      return holder?.server === c.connection.name && holder.remoteName === c.info.name;
+    };
+    const byName = new Map<string, McpTool>();
+    for (const { connection, info, name } of [...candidates.filter(holds), ...candidates.filter((c) => !holds(c))]) {
+      const held = byName.get(name);
+      if (held?.server === connection.name) {
+        this.leaveOut(
+          connection,
+          info,
+          `the server's tool "${held.remoteName}" has the same name once made valid for providers ("${name}"); rename one on the server`,
+        );
+        continue;
+      }
+      if (held !== undefined) {
+        const both = `MCP servers "${held.server}" and "${connection.name}" both have a tool named "${name}"; pass { prefix: true } to name tools <server>_<tool>`;
+        if (strict) throw new AnytoolError(ErrorCode.DuplicateTool, both);
+        this.warn(`${both} ("${held.server}"'s tool keeps the name; "${connection.name}"'s was left out)`, connection);
+        continue;
+      }
+      byName.set(name, this.reuse(previous.get(`${connection.name}\u0000${info.name}`), connection, info, name));
+    }
+    // The new list keeps the servers' order.
+    this.current = candidates.flatMap(({ connection, info, name }) => {
+      const tool = byName.get(name);
+      return tool !== undefined && tool.server === connection.name && tool.remoteName === info.name ? [tool] : [];
+    });
     this.byName = byName;
-    this.current = [...byName.values()];
+  }
+
+  private leaveOut(connection: McpConnection, info: McpToolInfo, why: string): void {
+    this.warn(`MCP server "${connection.name}": tool ${toolLabel(info.name)} was left out: ${why}`, connection);
   }
 
   /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
