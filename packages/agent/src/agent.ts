@@ -58,12 +58,18 @@ export interface AgentOptions {
   instructions?: string;
   /** Model turns per run (each turn's tool calls included); 10 by default. */
   maxSteps?: number;
-  /** Wall-clock limit of a run in milliseconds; none by default. */
-  timeoutMs?: number;
   /**
-   * Time limit of each tool call in milliseconds, for tools without their own
-   * (`timeoutMs`, or an MCP tool's request timeout): 60 000 by default, `false`
-   * for none. A call that runs longer ends with a `TIMEOUT` result and the run goes on.
+   * Wall-clock limit of a run in milliseconds: 3 600 000 (an hour) by default,
+   * `false` for none. When it runs out the run stops with `stopReason: 'timeout'`
+   * (and a `TIMEOUT` error event): the model request in flight is cancelled and
+   * running tools end with `ABORTED` results.
+   */
+  timeoutMs?: number | false;
+  /**
+   * Time limit of each tool call in milliseconds, for tools without a `timeoutMs`
+   * of their own (MCP tools included: progress restarts their request timeout, not
+   * this one): 60 000 by default, `false` for none. A call that runs longer ends
+   * with a `TIMEOUT` result and the run goes on.
    */
   toolTimeoutMs?: number | false;
   /**
@@ -127,8 +133,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Overrides the agent's `maxSteps` for this run. */
   maxSteps?: number;
-  /** Overrides the agent's `timeoutMs` for this run. */
-  timeoutMs?: number;
+  /** Overrides the agent's `timeoutMs` for this run (`false`: no limit). */
+  timeoutMs?: number | false;
 }
 
 /** Why a run ended. */
@@ -162,6 +168,8 @@ export type AgentStreamEvent =
 
 /** The default of `toolTimeoutMs`. */
 const TOOL_TIMEOUT_MS = 60_000;
+/** The default of `timeoutMs`: no run should outlive it by accident, however slow its model and tools. */
+const RUN_TIMEOUT_MS = 3_600_000;
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The call ids of the assistant messages of a conversation. */
@@ -193,7 +201,8 @@ export class Agent {
   readonly toolset: Toolset;
   readonly instructions: string | undefined;
   readonly maxSteps: number;
-  readonly timeoutMs: number | undefined;
+  /** Wall-clock limit of each run in milliseconds, or false for none. */
+  readonly timeoutMs: number | false;
   /** Time limit of each tool call without its own `timeoutMs`, or false for none. */
   readonly toolTimeoutMs: number | false;
   readonly name: string | undefined;
@@ -221,7 +230,8 @@ export class Agent {
     }
     const maxSteps = options.maxSteps ?? 10;
     checkLimit('maxSteps', maxSteps);
-    if (options.timeoutMs !== undefined) checkLimit('timeoutMs', options.timeoutMs);
+    const timeoutMs = options.timeoutMs ?? RUN_TIMEOUT_MS;
+    checkRunTimeout(timeoutMs);
     const toolTimeoutMs = options.toolTimeoutMs ?? TOOL_TIMEOUT_MS;
     if (toolTimeoutMs !== false && !(Number.isInteger(toolTimeoutMs) && toolTimeoutMs >= 1 && toolTimeoutMs <= MAX_TIMEOUT_MS)) {
       throw new AnytoolError(
@@ -238,7 +248,7 @@ export class Agent {
     this.outputs = new RunOutputs(this.toolset, options.outputBudget);
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
-    this.timeoutMs = options.timeoutMs;
+    this.timeoutMs = timeoutMs;
     this.settings = options.settings;
     this.name = options.name;
     this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
@@ -307,9 +317,9 @@ export class Agent {
     const maxSteps = options.maxSteps ?? this.maxSteps;
     checkLimit('maxSteps', maxSteps);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    if (timeoutMs !== undefined) checkLimit('timeoutMs', timeoutMs);
+    checkRunTimeout(timeoutMs);
 
-    const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const deadline = timeoutMs === false ? undefined : AbortSignal.timeout(timeoutMs);
     const signals = [options.context?.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
     const context = options.context ?? new ExecutionContext(signal === undefined ? {} : { signal });
@@ -559,6 +569,14 @@ function recordBuiltinCalls(response: ModelResponse, context: ExecutionContext, 
     if (!approved.delete(call.id)) context.record({ type: 'tool_call', callId: call.id, tool: call.name, args: call.arguments });
     context.record({ type: 'tool_result', callId: call.id, tool: call.name, result: call.result, ranBy });
   }
+}
+
+function checkRunTimeout(value: unknown): void {
+  if (value === false || (typeof value === 'number' && value > 0 && value <= MAX_TIMEOUT_MS)) return;
+  throw new AnytoolError(
+    ErrorCode.InvalidOptions,
+    `Agent: \`timeoutMs\` (the run's time limit) must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, or false for none; got ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+  );
 }
 
 function checkLimit(name: string, value: number): void {

@@ -222,6 +222,41 @@ describe('Agent toolTimeoutMs', () => {
   });
 });
 
+describe('Agent timeoutMs (the run)', () => {
+  const model = (): ScriptedModel => new ScriptedModel([{ text: 'done' }]);
+
+  it('is an hour by default, and can be set or turned off', () => {
+    expect(new Agent({ model: model() }).timeoutMs).toBe(3_600_000);
+    expect(new Agent({ model: model(), timeoutMs: 5 }).timeoutMs).toBe(5);
+    expect(new Agent({ model: model(), timeoutMs: false }).timeoutMs).toBe(false);
+  });
+
+  it('refuses a limit that is not a number of milliseconds a timer can wait', async () => {
+    for (const bad of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, '100', true]) {
+      const expected = expect.objectContaining({ code: ErrorCode.InvalidOptions, message: expect.stringContaining('timeoutMs') });
+      expect(() => new Agent({ model: model(), timeoutMs: bad as number })).toThrow(expected);
+      await expect(new Agent({ model: model() }).run('go', { timeoutMs: bad as number })).rejects.toThrow(expected);
+    }
+  });
+
+  it('stops a run whose tools never end (toolTimeoutMs off) at the run timeout, 200 ms (bound 200 ms + 5 s), with stopReason timeout', async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: 'hang' }, { name: 'hang' }] }, { text: 'never reached' }]);
+    const started = Date.now();
+    const result = await new Agent({ model, tools, toolTimeoutMs: false, timeoutMs: 200 }).run('go');
+    const ms = Date.now() - started;
+    expect(ms).toBeGreaterThanOrEqual(195);
+    expect(ms).toBeLessThan(200 + HANG_BOUND_MS);
+    expect(result.stopReason).toBe('timeout');
+    expect(result.steps).toBe(1);
+    expect(model.requests).toHaveLength(1);
+    const error = result.context.events.find((e) => e.type === 'error');
+    expect(error).toMatchObject({ code: ErrorCode.Timeout, message: expect.stringContaining("the run's time limit of 200 ms ran out") });
+    // Every call has its result: the running tools end with ABORTED.
+    const results = result.context.events.filter((e): e is ToolResultEvent => e.type === 'tool_result');
+    expect(results.map((e) => e.result.error?.code)).toEqual([ErrorCode.Aborted, ErrorCode.Aborted]);
+  });
+});
+
 describe('hostile input: agent.run properties', () => {
   // Each hostile value is made inside the property: fast-check itself would trip over a proxy's traps.
   const hostileValue: fc.Arbitrary<() => unknown> = fc.oneof(
