@@ -38,7 +38,7 @@ import type { Context as TraceContext } from '@opentelemetry/api';
 import type { McpStore } from '../store/store.js';
 import { MemoryStore } from '../store/memory-store.js';
 import { TASKS_EXTENSION, createTaskResult } from './tasks/record.js';
-import { TaskManager, type TaskProgress } from './tasks/task-manager.js';
+import { TaskManager, checkTaskOptions, type TaskOptions, type TaskProgress } from './tasks/task-manager.js';
 import { checkAskable, declaresTasks, serveTaskMethods, tasksRequired } from './tasks/serve-tasks.js';
 import { VERSION } from '../version.js';
 
@@ -106,6 +106,18 @@ export interface McpServerOptions {
    * and a blocked event loop). Default 15 s (a dead process's task fails after 30 s).
    */
   taskLeaseMs?: number;
+  /**
+   * The most tasks running at once, in all the processes sharing the `store`; a call
+   * past it is refused with a JSON-RPC error (-32000, `data.code` `SERVER_BUSY`) naming
+   * the limit. Default 1,000.
+   */
+  maxTasksRunning?: number;
+  /** The most tasks one client (the principal, else its `clientIdentity`) has running at once. Default 100. */
+  maxTasksRunningPerClient?: number;
+  /** The most tasks kept at once, running or ended within `taskTtlMs`, in all the processes sharing the `store`. Default 10,000. */
+  maxTasksKept?: number;
+  /** The most tasks of one client kept at once, running or ended within `taskTtlMs`. Default 1,000. */
+  maxTasksKeptPerClient?: number;
 }
 
 /** How a server instance is served: its era when the serving entry knows it, the calls waiting for input, the client. */
@@ -151,12 +163,20 @@ function reportUnawaited(options: McpServerOptions, error: unknown): void {
   else process.emitWarning(reported);
 }
 
+function taskOptions(options: McpServerOptions): TaskOptions {
+  return {
+    ttlMs: options.taskTtlMs,
+    pollIntervalMs: options.taskPollIntervalMs,
+    leaseMs: options.taskLeaseMs,
+    maxRunning: options.maxTasksRunning,
+    maxRunningPerClient: options.maxTasksRunningPerClient,
+    maxKept: options.maxTasksKept,
+    maxKeptPerClient: options.maxTasksKeptPerClient,
+  };
+}
+
 function taskManager(options: McpServerOptions): TaskManager {
-  return new TaskManager(
-    options.store ?? new MemoryStore(),
-    { ttlMs: options.taskTtlMs, pollIntervalMs: options.taskPollIntervalMs, leaseMs: options.taskLeaseMs },
-    options.onError,
-  );
+  return new TaskManager(options.store ?? new MemoryStore(), taskOptions(options), options.onError);
 }
 
 const DEFAULT_PAGE_SIZE = 100;
@@ -248,6 +268,8 @@ export class ServedTools {
     // Refused when serving starts: a pattern the linear engine cannot run.
     compileServedPatterns(toolset);
     this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
+    // Refused when serving starts, not at the first task.
+    checkTaskOptions(taskOptions(options));
     this.all = new ToolView(this, undefined);
     this.unsubscribe = toolset.subscribe(() => {
       compileServedPatterns(toolset, (error) => reportUnawaited(options, error));

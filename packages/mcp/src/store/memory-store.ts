@@ -19,6 +19,8 @@ interface List {
 export class MemoryStore implements McpStore {
   private readonly values = new Map<string, Entry>();
   private readonly lists = new Map<string, List>();
+  /** Bounded sets (`claim`): member to the time its entry expires. */
+  private readonly sets = new Map<string, Map<string, number>>();
   private readonly channels = new Map<string, Set<(message: string) => void>>();
   private readonly sweep: NodeJS.Timeout;
 
@@ -47,6 +49,7 @@ export class MemoryStore implements McpStore {
   async delete(key: string): Promise<void> {
     this.values.delete(key);
     this.lists.delete(key);
+    this.sets.delete(key);
   }
 
   async append(key: string, value: string, ttlMs: number, maxLength: number): Promise<number> {
@@ -66,6 +69,39 @@ export class MemoryStore implements McpStore {
     const list = this.lists.get(key);
     if (list === undefined || list.expiresAt <= Date.now()) return [];
     return list.entries.filter((entry) => entry.seq > after);
+  }
+
+  async claim(sets: ReadonlyArray<{ key: string; limit: number; ttlMs: number }>, member: string): Promise<number> {
+    const now = Date.now();
+    for (const [index, { key, limit }] of sets.entries()) {
+      const set = this.sets.get(key);
+      if (set === undefined || set.has(member) || set.size < limit) continue;
+      for (const [other, expiresAt] of set) if (expiresAt <= now) set.delete(other);
+      if (set.size >= limit) return index;
+    }
+    for (const { key, ttlMs } of sets) {
+      let set = this.sets.get(key);
+      if (set === undefined) this.sets.set(key, (set = new Map()));
+      set.set(member, now + ttlMs);
+    }
+    return -1;
+  }
+
+  async renew(entries: ReadonlyArray<{ key: string; member: string; ttlMs: number }>): Promise<void> {
+    const now = Date.now();
+    for (const { key, member, ttlMs } of entries) {
+      const set = this.sets.get(key);
+      if (set?.has(member) === true) set.set(member, now + ttlMs);
+    }
+  }
+
+  async release(keys: readonly string[], member: string): Promise<void> {
+    for (const key of keys) {
+      const set = this.sets.get(key);
+      if (set === undefined) continue;
+      set.delete(member);
+      if (set.size === 0) this.sets.delete(key);
+    }
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -102,5 +138,9 @@ export class MemoryStore implements McpStore {
     const now = Date.now();
     for (const [key, entry] of this.values) if (entry.expiresAt <= now) this.values.delete(key);
     for (const [key, list] of this.lists) if (list.expiresAt <= now) this.lists.delete(key);
+    for (const [key, set] of this.sets) {
+      for (const [member, expiresAt] of set) if (expiresAt <= now) set.delete(member);
+      if (set.size === 0) this.sets.delete(key);
+    }
   }
 }

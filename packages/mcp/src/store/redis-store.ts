@@ -55,6 +55,37 @@ redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return seq
 `;
 
+/**
+ * Bounded sets (a sorted set each, scored by when a member's entry expires, epoch ms):
+ * drops the expired entries of every set, and when none is full adds ARGV[1] to all,
+ * renewing each set's own expiry to outlive its newest entry. KEYS: the sets. ARGV:
+ * member, now, then a limit and a ttl (ms) per set. Answers -1, or the 0-based index of
+ * the first full set.
+ */
+const CLAIM_SCRIPT = `
+local now = tonumber(ARGV[2])
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if not redis.call('ZSCORE', key, ARGV[1]) and redis.call('ZCARD', key) >= tonumber(ARGV[1 + 2 * i]) then return i - 1 end
+end
+for i, key in ipairs(KEYS) do
+  local ttl = tonumber(ARGV[2 + 2 * i])
+  redis.call('ZADD', key, now + ttl, ARGV[1])
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+return -1
+`;
+
+/** Renews members still in their set. KEYS: the sets. ARGV: now, then a member and a ttl (ms) per set. */
+const RENEW_SCRIPT = `
+local now = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local ttl = tonumber(ARGV[1 + 2 * i])
+  if redis.call('ZADD', key, 'XX', 'CH', now + ttl, ARGV[2 * i]) == 1 and redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+return 0
+`;
+
 /** The commands of a node-redis client used here (the `redis` package is loaded only when a store connects). */
 interface Commands {
   get(key: string): Promise<string | null>;
@@ -210,6 +241,25 @@ export class RedisStore implements McpStore {
       const colon = member.indexOf(':');
       return { seq: Number(member.slice(0, colon)), value: member.slice(colon + 1) };
     });
+  }
+
+  async claim(sets: ReadonlyArray<{ key: string; limit: number; ttlMs: number }>, member: string): Promise<number> {
+    if (sets.length === 0) return -1;
+    const args = ['EVAL', CLAIM_SCRIPT, String(sets.length), ...sets.map(({ key }) => this.prefix + key), member, String(Date.now())];
+    for (const { limit, ttlMs } of sets) args.push(String(Math.max(0, Math.floor(limit))), ttl(ttlMs));
+    return Number(await (await this.commands()).sendCommand(args));
+  }
+
+  async renew(entries: ReadonlyArray<{ key: string; member: string; ttlMs: number }>): Promise<void> {
+    if (entries.length === 0) return;
+    const args = ['EVAL', RENEW_SCRIPT, String(entries.length), ...entries.map(({ key }) => this.prefix + key), String(Date.now())];
+    for (const { member, ttlMs } of entries) args.push(member, ttl(ttlMs));
+    await (await this.commands()).sendCommand(args);
+  }
+
+  async release(keys: readonly string[], member: string): Promise<void> {
+    const commands = await this.commands();
+    await Promise.all(keys.map((key) => commands.sendCommand(['ZREM', this.prefix + key, member])));
   }
 
   async publish(channel: string, message: string): Promise<void> {

@@ -33,6 +33,18 @@ export interface McpStore {
   append(key: string, value: string, ttlMs: number, maxLength: number): Promise<number>;
   /** The entries of a list with a sequence number above `after`, oldest first, with their numbers. */
   entriesAfter(key: string, after: number): Promise<Array<{ seq: number; value: string }>>;
+  /**
+   * Adds `member` to every set of `sets` as one step, when each holds fewer than its
+   * `limit` live members (a member already in a set counts once); its entry in a set lives
+   * `ttlMs` unless renewed. Resolves with -1 when added, else the index in `sets` of the
+   * first set that is full (nothing was added). What bounds tasks across the processes
+   * of an endpoint: the check and the add cannot be split by another process's claim.
+   */
+  claim(sets: ReadonlyArray<{ key: string; limit: number; ttlMs: number }>, member: string): Promise<number>;
+  /** Gives each member that is still in its set a new life of `ttlMs` from now; members not in their set stay out. */
+  renew(entries: ReadonlyArray<{ key: string; member: string; ttlMs: number }>): Promise<void>;
+  /** Removes `member` from each set of `keys`. */
+  release(keys: readonly string[], member: string): Promise<void>;
   /** Sends a message to every subscriber of `channel`, in this process and in the others. */
   publish(channel: string, message: string): Promise<void>;
   /** Calls `listener` with each message published on `channel`; resolves with a function that stops it. */

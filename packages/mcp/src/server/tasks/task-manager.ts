@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequest, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpStore } from '../../store/store.js';
@@ -19,11 +19,25 @@ export interface TaskOptions {
    * for a while, so a live task is not failed. Default 15 s (failed after 30 s).
    */
   leaseMs?: number | undefined;
+  /** The most tasks running at once, in all the processes sharing the store. Default 1,000. */
+  maxRunning?: number | undefined;
+  /** The most tasks one client (its owner: principal or client identity) has running at once. Default 100. */
+  maxRunningPerClient?: number | undefined;
+  /** The most tasks kept at once (running, or ended and within `ttlMs`), in all the processes sharing the store. Default 10,000. */
+  maxKept?: number | undefined;
+  /** The most tasks of one client kept at once. Default 1,000. */
+  maxKeptPerClient?: number | undefined;
 }
 
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 500;
 export const DEFAULT_TASK_LEASE_MS = 15_000;
+export const DEFAULT_MAX_TASKS_RUNNING = 1_000;
+export const DEFAULT_MAX_TASKS_RUNNING_PER_CLIENT = 100;
+export const DEFAULT_MAX_TASKS_KEPT = 10_000;
+export const DEFAULT_MAX_TASKS_KEPT_PER_CLIENT = 1_000;
+/** The JSON-RPC error code of a task refused at a limit (an implementation-defined server error, as the HTTP limits use). */
+export const TASK_REFUSED_CODE = -32000;
 /** Waits between the tries of a task's final write (its result), while the task keeps its lease. */
 const FINAL_WRITE_BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000];
 
@@ -38,6 +52,12 @@ export interface TaskProgress {
   progress: number;
   total?: number | undefined;
   message?: string | undefined;
+}
+
+/** The bounded sets of the store (`McpStore.claim`) a task is counted in, by their keys: the first in all, the second per client. */
+interface TaskCounts {
+  running: string[];
+  kept: string[];
 }
 
 /** A task this instance runs. */
@@ -62,6 +82,8 @@ class RunningTask implements InputRound {
     readonly ctx: ServerContext,
     /** Throws when the client cannot answer the question (it did not declare the capability). */
     private readonly canAsk: (request: InputRequest) => void,
+    /** The store's sets this task is counted in (`claim`). */
+    readonly counted: TaskCounts,
   ) {}
 
   ask(key: string, request: InputRequest, signal?: AbortSignal): Promise<unknown> {
@@ -169,6 +191,10 @@ export class TaskManager {
   readonly ttlMs: number;
   readonly pollIntervalMs: number;
   readonly leaseMs: number;
+  readonly maxRunning: number;
+  readonly maxRunningPerClient: number;
+  readonly maxKept: number;
+  readonly maxKeptPerClient: number;
   private readonly running = new Map<string, RunningTask>();
   private subscription: Promise<() => Promise<void>> | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
@@ -180,9 +206,14 @@ export class TaskManager {
     /** Called with errors of the store (a failed write of a running task); default a process warning. */
     private readonly onError: (error: Error) => void = (error) => process.emitWarning(error),
   ) {
-    this.ttlMs = checked(options.ttlMs ?? DEFAULT_TASK_TTL_MS, 'taskTtlMs');
-    this.pollIntervalMs = checked(options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, 'taskPollIntervalMs');
-    this.leaseMs = checked(options.leaseMs ?? DEFAULT_TASK_LEASE_MS, 'taskLeaseMs');
+    const checked = checkTaskOptions(options);
+    this.ttlMs = checked.ttlMs;
+    this.pollIntervalMs = checked.pollIntervalMs;
+    this.leaseMs = checked.leaseMs;
+    this.maxRunning = checked.maxRunning;
+    this.maxRunningPerClient = checked.maxRunningPerClient;
+    this.maxKept = checked.maxKept;
+    this.maxKeptPerClient = checked.maxKeptPerClient;
   }
 
   /** Tasks this process runs now. */
@@ -199,10 +230,17 @@ export class TaskManager {
     work: TaskWork,
   ): Promise<TaskRecord> {
     if (this.closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down; call the tool again');
-    await this.listen();
+    try {
+      await this.listen();
+    } catch (error) {
+      throw storeUnavailable(`starting a task of tool "${call.tool}"`, error);
+    }
+    const taskId = randomBytes(24).toString('base64url');
+    const counted = this.counts(call.owner);
+    await this.admit(counted, taskId, call.tool);
     const now = new Date().toISOString();
     const record: TaskRecord = {
-      taskId: randomBytes(24).toString('base64url'),
+      taskId,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -216,8 +254,13 @@ export class TaskManager {
     // Reserved: nothing runs a task again yet, so its arguments (which may hold secrets) are not kept.
     if (call.resumable === true) record.resumable = true;
     const stored = JSON.stringify(record);
-    await this.store.set(taskKey(record.taskId), stored, this.ttlMs);
-    const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk);
+    try {
+      await this.store.set(taskKey(record.taskId), stored, this.ttlMs);
+    } catch (error) {
+      void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
+      throw storeUnavailable(`storing a new task of tool "${call.tool}"`, error);
+    }
+    const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk, counted);
     task.stored = stored;
     this.running.set(record.taskId, task);
     this.beat();
@@ -228,6 +271,59 @@ export class TaskManager {
       fail,
     );
     return record;
+  }
+
+  /** The sets a task of `owner` is counted in: running, and kept (per client, and in all). */
+  private counts(owner: string | undefined): TaskCounts {
+    // Hashed: an owner is whatever the endpoint's identity gives (a long token subject, an address), a key stays short.
+    const client = owner === undefined ? undefined : createHash('sha256').update(owner).digest('base64url');
+    return {
+      running: client === undefined ? ['tasks:running'] : ['tasks:running', `tasks:running:${client}`],
+      kept: client === undefined ? ['tasks:kept'] : ['tasks:kept', `tasks:kept:${client}`],
+    };
+  }
+
+  /** Takes the new task's place in its counts, or refuses it (a JSON-RPC error naming the limit reached). */
+  private async admit(counted: TaskCounts, taskId: string, tool: string): Promise<void> {
+    // A running entry outlives a missed heartbeat or two, then lapses: a process that died frees its places.
+    const runningMs = this.leaseMs * 2;
+    const limits = [
+      { key: counted.running[0]!, limit: this.maxRunning, ttlMs: runningMs, option: 'maxTasksRunning', what: 'tasks running on this server' },
+      { key: counted.kept[0]!, limit: this.maxKept, ttlMs: this.ttlMs, option: 'maxTasksKept', what: 'tasks kept by this server' },
+    ];
+    if (counted.running[1] !== undefined) {
+      limits.unshift({
+        key: counted.running[1],
+        limit: this.maxRunningPerClient,
+        ttlMs: runningMs,
+        option: 'maxTasksRunningPerClient',
+        what: 'tasks running for this client',
+      });
+      limits.splice(2, 0, {
+        key: counted.kept[1]!,
+        limit: this.maxKeptPerClient,
+        ttlMs: this.ttlMs,
+        option: 'maxTasksKeptPerClient',
+        what: 'tasks kept for this client',
+      });
+    }
+    let full: number;
+    try {
+      full = await this.store.claim(limits, taskId);
+    } catch (error) {
+      throw storeUnavailable(`starting a task of tool "${tool}"`, error);
+    }
+    const limit = limits[full];
+    if (limit === undefined) return;
+    const kept = limit.option.startsWith('maxTasksKept');
+    const then = kept
+      ? `an ended task is kept ${this.ttlMs} ms after its last change (taskTtlMs); retry once older tasks have expired`
+      : 'retry once one has ended (poll tasks/get), or cancel one with tasks/cancel';
+    throw new ProtocolError(
+      TASK_REFUSED_CODE,
+      `Task refused: tool "${tool}" cannot start a task, there are already ${limit.limit} ${limit.what} (the server's ${limit.option}); ${then}`,
+      { code: ErrorCode.ServerBusy, limit: limit.option, max: limit.limit },
+    );
   }
 
   /** The running task's progress, as its status message (the tool's message, else how far it is). */
@@ -366,6 +462,7 @@ export class TaskManager {
         }));
       }),
     );
+    await Promise.all(tasks.map((task) => this.uncount(task)));
     this.running.clear();
     const unsubscribe = this.subscription;
     this.subscription = undefined;
@@ -381,7 +478,12 @@ export class TaskManager {
   /** A task's record, and its stored text (to write against). */
   private async read(taskId: string): Promise<{ record: TaskRecord | undefined; stored: string | undefined }> {
     if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > 200) return { record: undefined, stored: undefined };
-    const stored = await this.store.get(taskKey(taskId));
+    let stored: string | undefined;
+    try {
+      stored = await this.store.get(taskKey(taskId));
+    } catch (error) {
+      throw storeUnavailable('reading the task', error);
+    }
     return { record: stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord), stored };
   }
 
@@ -429,6 +531,12 @@ export class TaskManager {
           this.heartbeat = undefined;
           return;
         }
+        const renewals: Array<{ key: string; member: string; ttlMs: number }> = [];
+        for (const task of this.running.values()) {
+          for (const key of task.counted.running) renewals.push({ key, member: task.taskId, ttlMs: this.leaseMs * 2 });
+          for (const key of task.counted.kept) renewals.push({ key, member: task.taskId, ttlMs: this.ttlMs });
+        }
+        this.store.renew(renewals).catch((error: unknown) => this.report(storeUnavailable('renewing the counts of the tasks running here', error)));
         for (const task of this.running.values()) {
           void this.write(task.taskId, (record) => (record.instance === this.instanceId ? { ...record, leaseUntil: Date.now() + this.leaseMs } : undefined))
             .then(async (record) => task.take(record ?? (await this.read(task.taskId)).record))
@@ -468,6 +576,18 @@ export class TaskManager {
       }
     } finally {
       if (!this.closed) this.running.delete(task.taskId);
+      await this.uncount(task);
+    }
+  }
+
+  /** A task that ended no longer counts as running; it stays counted as kept for as long as its record is. */
+  private async uncount(task: RunningTask): Promise<void> {
+    try {
+      await this.store.release(task.counted.running, task.taskId);
+      await this.store.renew(task.counted.kept.map((key) => ({ key, member: task.taskId, ttlMs: this.ttlMs })));
+    } catch (error) {
+      // Not lost: the running entry lapses after two leases, the kept one after taskTtlMs.
+      this.report(this.storeError(task.taskId, 'updating the task counts', error));
     }
   }
 }
@@ -483,7 +603,35 @@ function ended(record: TaskRecord, outcome: TaskOutcome): TaskRecord {
   return next;
 }
 
-function checked(value: number, option: string): number {
+/** The task options with their defaults; throws the coded `InvalidOptions` error the first bad one gets. */
+export function checkTaskOptions(options: TaskOptions): { [K in keyof TaskOptions]-?: number } {
+  return {
+    ttlMs: milliseconds(options.ttlMs ?? DEFAULT_TASK_TTL_MS, 'taskTtlMs'),
+    pollIntervalMs: milliseconds(options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, 'taskPollIntervalMs'),
+    leaseMs: milliseconds(options.leaseMs ?? DEFAULT_TASK_LEASE_MS, 'taskLeaseMs'),
+    maxRunning: count(options.maxRunning ?? DEFAULT_MAX_TASKS_RUNNING, 'maxTasksRunning'),
+    maxRunningPerClient: count(options.maxRunningPerClient ?? DEFAULT_MAX_TASKS_RUNNING_PER_CLIENT, 'maxTasksRunningPerClient'),
+    maxKept: count(options.maxKept ?? DEFAULT_MAX_TASKS_KEPT, 'maxTasksKept'),
+    maxKeptPerClient: count(options.maxKeptPerClient ?? DEFAULT_MAX_TASKS_KEPT_PER_CLIENT, 'maxTasksKeptPerClient'),
+  };
+}
+
+function count(value: number, option: string): number {
+  if (Number.isInteger(value) && value > 0) return value;
+  throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive whole number, got ${String(value)}`);
+}
+
+/**
+ * A store failure as the client of a task request sees it: a JSON-RPC internal error that
+ * says the store is unreachable (the store's own message says where and since when), with
+ * the `STORE_FAILED` code in its data. Its text never is empty.
+ */
+export function storeUnavailable(what: string, error: unknown): ProtocolError {
+  const reason = error instanceof Error && error.message !== '' ? error.message : `${error instanceof Error ? error.name : String(error)} (no message)`;
+  return new ProtocolError(ProtocolErrorCode.InternalError, `The task store failed while ${what}: ${reason}. Retry later.`, { code: ErrorCode.StoreFailed });
+}
+
+function milliseconds(value: number, option: string): number {
   if (Number.isInteger(value) && value > 0) return value;
   throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive whole number of milliseconds, got ${String(value)}`);
 }
