@@ -1,3 +1,4 @@
+import { ErrorCode, isAnytoolError, type JsonSchema } from '@anytool/core';
 import { compileValidator, describeError, schemaProblems, type ArgsValidator } from '@anytool/core/internal';
 import type { Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { ToolSchema } from '@modelcontextprotocol/core';
@@ -141,10 +142,25 @@ function schemaCheck(info: McpToolInfo, owner: string): ArgsValidator | string {
     const output = info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema, owner);
     if (output !== undefined) return `its output schema is not valid JSON Schema (${output})`;
     // The server's patterns run on a linear-time engine: JavaScript's backtracks, and could freeze this process.
-    return compileValidator(info.inputSchema, owner, linearPatterns);
+    const validator = compileValidator(info.inputSchema, owner, linearPatterns);
+    if (info.outputSchema !== undefined) outputPatternCheck(info.outputSchema, owner);
+    return validator;
   } catch (error) {
     // Core's messages start with the owner, which the caller's message names already.
     const text = describeError(error);
     return text.startsWith(`${owner}: `) ? text.slice(owner.length + 2) : text;
+  }
+}
+
+/**
+ * Throws for an output schema with a pattern the linear-time engine cannot run. Results are
+ * checked against the output schema later, and one that does not compile for another reason
+ * lets them pass unchecked, as before; this one would too, so the tool is left out now.
+ */
+function outputPatternCheck(schema: JsonSchema, owner: string): void {
+  try {
+    compileValidator(schema, owner, linearPatterns);
+  } catch (error) {
+    if (isAnytoolError(error) && error.code === ErrorCode.UnsupportedPattern) throw error;
   }
 }

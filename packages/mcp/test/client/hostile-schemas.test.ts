@@ -2,13 +2,14 @@
 // A bad tool is left out with a diagnostic naming the server and the tool, and nothing else is:
 // the server's healthy tools, another server's tools and the list's updates keep working, in
 // bounded time (a generous bound that only catches hangs) and bounded memory.
-import { ExecutionContext, Toolset, resultText, type DefinitionFormat } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Toolset, resultText, type DefinitionFormat } from '@anytool/core';
 import { McpConnection, McpToolset, mcpToolName, type McpServerConfig } from '@anytool/mcp';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { alive, until } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
+import { probeEventLoop } from '../../../core/test/helpers/event-loop-probe';
 
 jest.setTimeout(scaled(180_000));
 
@@ -91,6 +92,16 @@ const cases: Case[] = [
     name: 'a pattern that is not a regular expression',
     behaviour: 'schema-bad-pattern',
     leftOut: [{ tool: 'bad_pattern', says: 'Invalid regular expression: /(/u: Unterminated group' }],
+  },
+  {
+    name: "patterns only a backtracking engine runs (would run on JavaScript's, which freezes on nested quantifiers)",
+    behaviour: 'schema-backtracking-pattern',
+    leftOut: [
+      { tool: 'backreference', says: `its schema's pattern "(a)\\\\1" uses a backreference (at character 4), which the linear-time engine` },
+      { tool: 'lookahead', says: `its schema's pattern "^(?=a)" uses a lookahead (at character 2)` },
+      { tool: 'lookbehind_key', says: `its schema's pattern "(?<!a)b" uses a lookbehind (at character 1)` },
+      { tool: 'output_lookahead', says: `its schema's pattern "(?!a)" uses a lookahead (at character 1)` },
+    ],
   },
   {
     name: 'shapes the SDK refuses (failed connect with a zod dump)',
@@ -284,6 +295,39 @@ describe('hostile tool listings: one bad tool is left out, never the rest', () =
       await roomy.close();
     }
   });
+});
+
+describe("a server's patterns never block the event loop", () => {
+  /** JavaScript's engine takes about 2^n steps on n a's and a `!` against `^(a+)+$`: minutes at 32. */
+  const evil = (letter: string): string => `${letter.repeat(32)}!`;
+  const GAP_BOUND_MS = 100;
+
+  it.each(['stdio', 'http'] as const)(
+    `a nested-quantifier pattern, patternProperties key and url format settle as invalid arguments, the event loop never held over ${GAP_BOUND_MS} ms (%s)`,
+    async (transport) => {
+      const mcp = await McpToolset.connect({ broken: await serverConfig(transport, 'schema-evil-pattern') });
+      open.push(mcp);
+      const toolset = new Toolset(mcp);
+      const context = new ExecutionContext();
+      const bad: Array<[Record<string, unknown>, string]> = [
+        [{ s: evil('a') }, '- /s: must match pattern "^(a+)+$"'],
+        [{ [evil('b')]: 'x', bbbb: evil('c') }, '- /bbbb: must match pattern "^(c+)+$"'],
+        [{ link: `http://${':'.repeat(100_000)}` }, '- /link: must match format "url"'],
+      ];
+      for (const [args, says] of bad) {
+        const { value: result, gaps } = await probeEventLoop(() => toolset.invoke('evil_pattern', JSON.stringify(args), context));
+        expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
+        expect(resultText(result)).toContain(says);
+        expect(gaps.blockedMs).toBeLessThan(GAP_BOUND_MS);
+      }
+      // What the patterns accept still reaches the server.
+      const { value: good, gaps } = await probeEventLoop(() =>
+        toolset.invoke('evil_pattern', { s: 'a'.repeat(32), bbbb: 'c'.repeat(32), link: 'https://example.com/a?b=c' }, context),
+      );
+      expect(resultText(good)).toBe('ran');
+      expect(gaps.blockedMs).toBeLessThan(GAP_BOUND_MS);
+    },
+  );
 });
 
 function escape(text: string): string {
