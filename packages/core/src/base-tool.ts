@@ -702,7 +702,9 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         const code: unknown = error.code;
         if (typeof code === 'string') {
           const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
-          return errorResult(code, own ? message : `Tool "${this.name}" failed: ${message}`, `${this.label}: ${message}`);
+          const detail: unknown = error.detail;
+          const developer = typeof detail === 'string' ? `${this.label}: ${message}\n${detail}` : `${this.label}: ${message}`;
+          return errorResult(code, own ? message : `Tool "${this.name}" failed: ${message}`, developer);
         }
       }
       const stack: unknown = error instanceof Error ? error.stack : undefined;

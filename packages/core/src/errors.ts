@@ -103,6 +103,8 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export interface AnytoolErrorOptions {
   cause?: unknown;
+  /** Text for the developer only (see `AnytoolError.detail`). */
+  detail?: string;
 }
 
 /**
@@ -113,10 +115,17 @@ export interface AnytoolErrorOptions {
 export class AnytoolError extends Error {
   override readonly name: string = 'AnytoolError';
   readonly code: ErrorCode;
+  /**
+   * What the developer may read and a model must not (a crashed server's stderr, which may
+   * hold a secret): a tool call that fails with this error gives the model the message, and
+   * the result's `error.message` the message and this.
+   */
+  readonly detail?: string;
 
   constructor(code: ErrorCode, message: string, options?: AnytoolErrorOptions) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 
   static override [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {

@@ -45,6 +45,13 @@ export interface McpStdioServerConfig extends McpServerTuning {
   cwd?: string;
   /** Pass the parent's whole environment (under `env`) instead of only the safe defaults. */
   inheritEnv?: boolean;
+  /**
+   * Put the last lines of the server's stderr into the error result a model reads when the
+   * server dies during a call (default false: they go to the developer only, in the result's
+   * `error.message` and the connection's `diagnostics`, as a server may log secrets there).
+   * Overrides the `stderrToModel` option.
+   */
+  stderrToModel?: boolean;
 }
 
 /** A server reached over HTTP: streamable HTTP, falling back to the old HTTP+SSE transport when the server is that old. */
@@ -116,7 +123,7 @@ function checkOne(name: string, value: unknown): McpServerConfig {
   const contextMeta = config['contextMeta'];
   if (contextMeta !== undefined && (!Array.isArray(contextMeta) || contextMeta.some((k) => typeof k !== 'string')))
     fail(where, `"contextMeta" must be an array of state keys (strings) (got ${JSON.stringify(contextMeta)})`);
-  for (const key of ['progress', 'disabled', 'inheritEnv', 'trusted'] as const) {
+  for (const key of ['progress', 'disabled', 'inheritEnv', 'trusted', 'stderrToModel'] as const) {
     if (config[key] !== undefined && typeof config[key] !== 'boolean') fail(where, `"${key}" must be true or false (got ${JSON.stringify(config[key])})`);
   }
   for (const key of ['timeoutMs', 'startTimeoutMs', 'taskTimeoutMs'] as const) {

@@ -81,6 +81,14 @@ export interface McpClientOptions {
   /** Sees each chunk a stdio server writes to stderr (it is captured, never printed). */
   onStderr?: (server: string, text: string) => void;
   /**
+   * Put the last lines of a stdio server's stderr into the error result a model reads when
+   * the server dies during a call, or cannot be started again for one (default false: a
+   * server may log secrets there, so they go to the developer only, in the result's
+   * `error.message`, the error's `detail` and the connection's `diagnostics`). A server's
+   * own `stderrToModel` wins.
+   */
+  stderrToModel?: boolean;
+  /**
    * The largest message read from a server, in bytes (default 10 MiB): a tool
    * result over it fails that call with `RESULT_TOO_LARGE`, without being held
    * in memory, and the connection stays up. A server's own `maxResultBytes` wins.
@@ -268,6 +276,7 @@ export class McpConnection {
         maxResultBytes: positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES)),
         restart: options.restart ?? {},
         onStderr: options.onStderr,
+        stderrToModel: (isHttpConfig(config) ? undefined : config.stderrToModel) ?? options.stderrToModel ?? false,
         tokenStore: options.tokenStore,
       },
     );
@@ -945,12 +954,13 @@ export class McpConnection {
         { cause },
       );
     await tick();
-    const tail = isHttpConfig(this.config) ? '' : this.supervisor.stderrTail();
-    const stderr = tail === '' ? '' : ` Last lines of its stderr:\n${tail}`;
-    return new AnytoolError(
-      ErrorCode.McpConnectionClosed,
-      `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.${stderr}`,
-      { cause },
-    );
+    const what = `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.`;
+    const tail = this.supervisor.stderrTail();
+    if (tail === '') return new AnytoolError(ErrorCode.McpConnectionClosed, what, { cause });
+    const stderr = `Last lines of its stderr:\n${tail}`;
+    this.noteOnce(`${what} ${stderr}`);
+    // A server may log anything to stderr (a password, a token): it reaches a model only when the user said so.
+    if (this.supervisor.stderrToModel) return new AnytoolError(ErrorCode.McpConnectionClosed, `${what} ${stderr}`, { cause });
+    return new AnytoolError(ErrorCode.McpConnectionClosed, what, { cause, detail: stderr });
   }
 }

@@ -49,6 +49,8 @@ export interface SupervisorSettings {
   maxResultBytes: number;
   restart: McpRestartOptions;
   onStderr?: ((server: string, text: string) => void) | undefined;
+  /** Whether the stderr tail of a server that failed during a call may go into what a model reads. */
+  stderrToModel: boolean;
   /** Where OAuth tokens are kept when the server's `auth` names no store. */
   tokenStore?: McpTokenStore | undefined;
 }
@@ -147,6 +149,11 @@ export class SessionSupervisor {
     return this.startCount;
   }
 
+  /** Whether the server's stderr may go into the errors of calls, which a model reads (see `stderrToModel`). */
+  get stderrToModel(): boolean {
+    return this.settings.stderrToModel;
+  }
+
   /** What the server wrote to stderr since it was last started (the last 16 KB). */
   get stderr(): string {
     return this.stderrText;
@@ -159,7 +166,7 @@ export class SessionSupervisor {
 
   /** Starts the server (or connects to it) the first time. */
   open(): Promise<Client> {
-    return this.start();
+    return this.start(false);
   }
 
   /** Starts the server again (with backoff); every caller shares one restart. */
@@ -244,23 +251,26 @@ export class SessionSupervisor {
         this.host.note(
           `${isHttpConfig(this.host.config) ? 'connecting to the server again' : 'starting the server again'} (attempt ${attempt} of ${attempts}, after waiting ${delay} ms)`,
         );
-        return await this.start();
+        return await this.start(true);
       } catch (error) {
         if (this.isClosed) throw this.closedError();
         last = error;
       }
     }
+    // The last start's stderr stays in its detail, as it did there (see startError).
+    const detail = isAnytoolError(last) ? last.detail : undefined;
     throw redactError(
       new AnytoolError(
         ErrorCode.McpConnectFailed,
         `MCP server "${this.host.name}" stopped and could not be started again in ${attempts} attempts: ${describeError(last)}`,
-        { cause: last },
+        detail === undefined ? { cause: last } : { cause: last, detail },
       ),
       (text) => this.host.redact(text),
     );
   }
 
-  private async start(): Promise<Client> {
+  /** `forCall`: a start again for a call, whose error a model reads. */
+  private async start(forCall: boolean): Promise<Client> {
     const { protocol, startTimeout } = this.settings;
     this.stderrText = '';
     // A server already connected to is not probed again: its verdict is handed to the SDK.
@@ -287,10 +297,10 @@ export class SessionSupervisor {
         } catch (pinnedError) {
           await this.abandon(client, transport);
           if (this.isClosed) throw this.closedError();
-          throw await this.startError(pinnedError, 'initialize');
+          throw await this.startError(pinnedError, 'initialize', forCall);
         }
       } else {
-        if (!(transport instanceof StreamableHTTPClientTransport) || !refusesStreamableHttp(error)) throw await this.startError(error, 'initialize');
+        if (!(transport instanceof StreamableHTTPClientTransport) || !refusesStreamableHttp(error)) throw await this.startError(error, 'initialize', forCall);
         // An old server that only speaks HTTP+SSE (the 2024 transport: the legacy era only).
         this.host.note(`streamable HTTP was refused (${describeHttpError(error)}): trying the HTTP+SSE transport`);
         transport = this.createTransport(true);
@@ -307,7 +317,7 @@ export class SessionSupervisor {
             `streamable HTTP: ${describeHttpError(error)}; SSE fallback: ${describeHttpError(sseError)}`,
             { cause: sseError },
           );
-          throw await this.startError(both, 'initialize', true);
+          throw await this.startError(both, 'initialize', forCall, true);
         }
       }
     }
@@ -330,7 +340,7 @@ export class SessionSupervisor {
         this.transport = undefined;
       }
       if (this.isClosed) throw this.closedError();
-      throw await this.startError(error, 'tools/list');
+      throw await this.startError(error, 'tools/list', forCall);
     }
     if (this.starting?.client === client) this.starting = undefined;
     return client;
@@ -427,7 +437,12 @@ export class SessionSupervisor {
     return `MCP server "${this.host.name}" (${[config.command, ...(config.args ?? [])].join(' ')})`;
   }
 
-  private async startError(error: unknown, step: 'initialize' | 'tools/list', wrap = false): Promise<AnytoolError> {
+  /**
+   * The coded error of a failed start, with the server's stderr tail: in the message of a first
+   * start (the developer's `open`), and for a start again for a call only in its `detail` (a
+   * server may log secrets there, and a call's error reaches a model) unless `stderrToModel`.
+   */
+  private async startError(error: unknown, step: 'initialize' | 'tools/list', forCall: boolean, wrap = false): Promise<AnytoolError> {
     if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
     const denied = this.authFailure(error, step);
     if (denied !== undefined) {
@@ -448,10 +463,13 @@ export class SessionSupervisor {
     else reason = describeError(error);
     const isStdio = !isHttpConfig(this.host.config);
     const tail = isStdio ? this.stderrTail() : '';
-    const stderr = !isStdio ? '' : tail === '' ? ' It wrote nothing to stderr.' : `\nLast lines of its stderr:\n${tail}`;
-    return redactError(
-      new AnytoolError(ErrorCode.McpConnectFailed, `Could not start ${this.describeServer()}: ${reason.replace(/\.$/, '')}.${stderr}`, { cause: error }),
-      (text) => this.host.redact(text),
-    );
+    const what = `Could not start ${this.describeServer()}: ${reason.replace(/\.$/, '')}.`;
+    let made: AnytoolError;
+    if (!isStdio) made = new AnytoolError(ErrorCode.McpConnectFailed, what, { cause: error });
+    else if (tail === '') made = new AnytoolError(ErrorCode.McpConnectFailed, `${what} It wrote nothing to stderr.`, { cause: error });
+    else if (!forCall || this.settings.stderrToModel)
+      made = new AnytoolError(ErrorCode.McpConnectFailed, `${what}\nLast lines of its stderr:\n${tail}`, { cause: error });
+    else made = new AnytoolError(ErrorCode.McpConnectFailed, what, { cause: error, detail: `Last lines of its stderr:\n${tail}` });
+    return redactError(made, (text) => this.host.redact(text));
   }
 }

@@ -51,12 +51,16 @@ export function redactor(url: string): (text: string) => string {
 /** `error` with `redact` applied to its message; its cause too, replaced by a plain error when it showed a secret. */
 export function redactError(error: AnytoolError, redact: (text: string) => string): AnytoolError {
   const message = redact(error.message);
+  const detail = error.detail === undefined ? undefined : redact(error.detail);
   const cause = error.cause;
   const causeText = cause === undefined ? '' : describeError(cause);
   const safeCauseText = redact(causeText);
-  if (message === error.message && safeCauseText === causeText) return error;
+  if (message === error.message && detail === error.detail && safeCauseText === causeText) return error;
   const safeCause = safeCauseText === causeText ? cause : isAnytoolError(cause) ? redactError(cause, redact) : new Error(safeCauseText);
-  return new AnytoolError(error.code, message, safeCause === undefined ? undefined : { cause: safeCause });
+  return new AnytoolError(error.code, message, {
+    ...(safeCause === undefined ? {} : { cause: safeCause }),
+    ...(detail === undefined ? {} : { detail }),
+  });
 }
 
 /** The URL without its user name and password, and the headers with them as `Authorization: Basic` (unless the headers have an Authorization). */
