@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../tool-definition.js';
 import type { Lowered, LoweringNote } from './lowering.js';
+import { toJsonSchema2020 } from './mcp-dialect.js';
 
 /** A tool as MCP's `tools/list` describes it. */
 export interface McpToolDefinition {
@@ -17,14 +18,17 @@ export interface McpToolDefinition {
   };
 }
 
-/** MCP tool definitions: JSON Schema as it is, annotations as MCP's hints. */
+/**
+ * MCP tool definitions: JSON Schema in the 2020-12 dialect MCP assumes (see `toJsonSchema2020`),
+ * annotations as MCP's hints.
+ */
 export function toMcpTools(definitions: readonly ToolDefinition[]): Lowered<McpToolDefinition> {
   const notes: LoweringNote[] = [];
   const tools = definitions.map((d): McpToolDefinition => {
-    const tool: McpToolDefinition = { name: d.name, description: d.description, inputSchema: { ...d.parameters, type: 'object' } };
+    const tool: McpToolDefinition = { name: d.name, description: d.description, inputSchema: { ...toJsonSchema2020(d.parameters), type: 'object' } };
     if (d.title !== undefined) tool.title = d.title;
     if (d.outputSchema !== undefined) {
-      if (d.outputSchema['type'] === 'object') tool.outputSchema = { ...d.outputSchema, type: 'object' };
+      if (d.outputSchema['type'] === 'object') tool.outputSchema = { ...toJsonSchema2020(d.outputSchema), type: 'object' };
       else
         notes.push({
           tool: d.name,
