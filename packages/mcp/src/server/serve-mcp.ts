@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool/core';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { listenHttp, type HttpServeOptions } from './http.js';
-import { StdioTransport } from './stdio-transport.js';
+import { DEFAULT_MAX_UNREAD_BYTES, StdioTransport } from './stdio-transport.js';
 import { ServedTools, asToolset, createMcpServer, type McpServerOptions } from './tool-server.js';
 
 /** Options of `serveMcp` over stdio (the client started this process). */
@@ -14,6 +14,13 @@ export interface StdioServeOptions extends McpServerOptions {
   stdout?: Writable;
   /** The longest message line read from stdin; a longer one closes the connection. Default 10 MiB (the SDK's). */
   maxMessageBytes?: number;
+  /**
+   * How many bytes of answers may wait for the client to read them (stdout's buffer)
+   * before the server stops reading requests from stdin; it reads on once the client
+   * has read them. Bounds the memory of a client that writes requests but does not
+   * read. Default 1 MiB (at least stdout's own high-water mark takes effect).
+   */
+  maxUnreadBytes?: number;
 }
 
 export type ServeMcpOptions = (StdioServeOptions | HttpServeOptions) & {
@@ -64,7 +71,15 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
 
   if (options.transport === 'stdio') {
     const stdin = options.stdin ?? process.stdin;
-    const transport = new StdioTransport(stdin, options.stdout ?? process.stdout, options.maxMessageBytes);
+    const maxUnread = options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES;
+    if (!Number.isInteger(maxUnread) || maxUnread < 1) {
+      served.dispose();
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `serveMcp(): maxUnreadBytes must be a positive whole number of bytes, got ${String(options.maxUnreadBytes)}`,
+      );
+    }
+    const transport = new StdioTransport(stdin, options.stdout ?? process.stdout, options.maxMessageBytes, maxUnread);
     let open = true;
     // The first message decides the era of the connection (initialize: 2025; a request with its envelope:
     // 2026-07-28); the SDK then makes the one server instance that serves it.

@@ -16,7 +16,8 @@ const MiB = 1024 * 1024;
 const anyResult = { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value: value as Record<string, unknown> }) } };
 
 type Outcome =
-  { task: { taskId: string; status: string } } | { error: { code: number; message: string; data?: { code?: string; limit?: string; max?: number } } };
+  | { task: { taskId: string; status: string } }
+  | { error: { code: number; message: string; data?: { code?: string; limit?: string; max?: number } | undefined } };
 
 /**
  * An official v2 client of the 2026-07-28 era declaring the Tasks extension, as `user`. The 2.4 client has no task
