@@ -59,6 +59,8 @@ export const ErrorCode = {
   McpAuthFailed: 'MCP_AUTH_FAILED',
   /** An MCP server's tool result did not match its output schema (or MCP's); the server needs fixing. */
   McpInvalidResult: 'MCP_INVALID_RESULT',
+  /** An MCP server's `tools/list` went past a limit (its tools, their bytes, its pages, or the time to read it); the server was not started, or keeps its previous tools after a change; raise the option the message names. */
+  McpToolListLimit: 'MCP_TOOL_LIST_LIMIT',
   /** An MCP server's entry in a client config is malformed; fix the field the message names. */
   InvalidMcpConfig: 'INVALID_MCP_CONFIG',
   /** A task handle names an MCP server this toolset or connection does not hold; resume the task where it started. */

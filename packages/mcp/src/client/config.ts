@@ -23,6 +23,10 @@ export interface McpServerTuning {
   taskTimeoutMs?: number;
   /** The largest message read from this server, in bytes (default 10 MiB): a result over it fails that call with `RESULT_TOO_LARGE`. */
   maxResultBytes?: number;
+  /** The most tools this server may list (default 1 000; see `maxTools` of the client options). */
+  maxTools?: number;
+  /** The most JSON this server's whole `tools/list` may be, in bytes (default 16 MiB; see the client options). */
+  maxToolListBytes?: number;
   /**
    * Which MCP protocol era to speak to this server: `"auto"` (the default) asks with `server/discover` whether it
    * speaks the 2026-07-28 revision and falls back to the 2025 `initialize`; `"legacy"` skips the probe (2025 only);
@@ -133,9 +137,11 @@ function checkOne(name: string, value: unknown): McpServerConfig {
   const protocol = config['protocol'];
   if (protocol !== undefined && protocol !== 'auto' && protocol !== 'legacy' && protocol !== 'modern')
     fail(where, `"protocol" must be "auto", "legacy" or "modern" (got ${JSON.stringify(protocol)})`);
-  const max = config['maxResultBytes'];
-  if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0))
-    fail(where, `"maxResultBytes" must be a positive whole number of bytes (got ${JSON.stringify(max)})`);
+  for (const key of ['maxResultBytes', 'maxTools', 'maxToolListBytes'] as const) {
+    const max = config[key];
+    if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0))
+      fail(where, `"${key}" must be a positive whole number${key === 'maxTools' ? '' : ' of bytes'} (got ${JSON.stringify(max)})`);
+  }
   return config as unknown as McpServerConfig;
 }
 

@@ -99,6 +99,17 @@ export interface McpClientOptions {
   /** A tool whose listing nests objects and arrays deeper is left out, with a diagnostic (default 100). */
   maxToolDepth?: number;
   /**
+   * The most tools a server may list in `tools/list` (default 1 000), and so the most pages
+   * read (one more than this). Past it the server is not started (`MCP_TOOL_LIST_LIMIT`), or,
+   * after a `tools/list_changed`, keeps the tools it had. A server's own `maxTools` wins.
+   */
+  maxTools?: number;
+  /**
+   * The most JSON a server's whole `tools/list` may be, in bytes over every page (default
+   * 16 MiB); past it as past `maxTools`. A server's own `maxToolListBytes` wins.
+   */
+  maxToolListBytes?: number;
+  /**
    * Where the OAuth tokens of servers with `auth` settings are kept, unless a server's
    * `auth.store` names another (default: in memory, for the life of the process).
    * `new FileTokenStore(path)` keeps them across runs in a file only its owner may read.
@@ -155,7 +166,8 @@ const DEFAULT_START_TIMEOUT_MS = 30_000;
 /** A server whose user signs in (OAuth authorization code) may wait for that during its first request. */
 const SIGN_IN_START_TIMEOUT_MS = 300_000;
 const MAX_DIAGNOSTICS = 100;
-const MAX_PAGES = 1_000;
+const DEFAULT_MAX_TOOLS = 1_000;
+const DEFAULT_MAX_TOOL_LIST_BYTES = 16 * 1024 * 1024;
 const CLIENT_INFO: Implementation = { name: 'anytool', version: VERSION };
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -189,6 +201,14 @@ const CANCEL_REASON = 'cancelled by the client';
 function schemaIssues(error: unknown): readonly SchemaIssue[] | undefined {
   const issues = (error as { issues?: unknown } | undefined)?.issues;
   return error instanceof Error && Array.isArray(issues) ? (issues as SchemaIssue[]) : undefined;
+}
+
+/** An option that is a count (a positive whole number), or undefined when not given; anything else is refused. */
+function count(value: number | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    throw new AnytoolError(ErrorCode.InvalidOptions, `MCP client options: "${option}" must be a positive whole number (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 /** A server's text in an error message, cut short: the message is for a model to read. */
@@ -233,6 +253,8 @@ export class McpConnection {
   /** Masks the credentials of an HTTP server's URL in a text. */
   private readonly redact: (text: string) => string;
   private readonly toolLimits: ToolLimits;
+  /** What a whole `tools/list` may hold: tools (and pages), and bytes. */
+  private readonly listLimits: { maxTools: number; maxBytes: number };
   /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
   private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
   /** Answers with a task, taken from the transport before the SDK refuses them. */
@@ -253,6 +275,10 @@ export class McpConnection {
     this.toolLimits = {
       maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES),
       maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH),
+    };
+    this.listLimits = {
+      maxTools: config.maxTools ?? count(options.maxTools, 'maxTools') ?? DEFAULT_MAX_TOOLS,
+      maxBytes: config.maxToolListBytes ?? count(options.maxToolListBytes, 'maxToolListBytes') ?? DEFAULT_MAX_TOOL_LIST_BYTES,
     };
     this.supervisor = new SessionSupervisor(
       {
@@ -669,7 +695,7 @@ export class McpConnection {
   /** Reads every page of `tools/list` again and tells the listeners. */
   async refreshTools(): Promise<void> {
     const client = await this.supervisor.session();
-    this.toolInfos = await this.listAllTools(client, this.defaultTimeout);
+    this.toolInfos = await this.listAllTools(client, this.defaultTimeout, 'timeoutMs');
     this.notify();
   }
 
@@ -705,7 +731,7 @@ export class McpConnection {
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     const before = this.toolInfos;
-    this.toolInfos = await this.listAllTools(client, startTimeout);
+    this.toolInfos = await this.listAllTools(client, startTimeout, 'startTimeoutMs');
     if (restarted && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
     this.listenForChanges(client);
   }
@@ -756,39 +782,70 @@ export class McpConnection {
   /**
    * Every page of `tools/list`, each tool checked on its own (`checkTools`, `checkSchemas`): the
    * pages are read with the SDK's loose result schema, so one tool its `ToolSchema` refuses leaves
-   * out that tool, with a diagnostic, not the whole list.
+   * out that tool, with a diagnostic, not the whole list. The whole listing is bounded: at most
+   * `maxTools` tools (and one page more), `maxToolListBytes` of JSON, and `budget` ms (the start
+   * timeout at a start, the request timeout after a change); past any of them it fails with
+   * `MCP_TOOL_LIST_LIMIT`, holding no more than one page past the limit.
    */
-  private async listAllTools(client: Client, timeout: number): Promise<McpToolInfo[]> {
+  private async listAllTools(client: Client, budget: number, budgetOption: 'startTimeoutMs' | 'timeoutMs'): Promise<McpToolInfo[]> {
     if (client.getServerCapabilities()?.tools === undefined) return [];
-    const listed: unknown[] = [];
+    const { maxTools, maxBytes } = this.listLimits;
+    const deadline = performance.now() + budget;
+    const checked: McpToolInfo[] = [];
+    const problems: string[] = [];
+    const names = new Set<string>();
     const seen = new Set<string>();
+    let listed = 0;
+    let bytes = 0;
     let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page === MAX_PAGES) {
-        this.note(`tools/list had more than ${MAX_PAGES} pages; stopped reading`);
-        break;
+    for (let page = 1; ; page++) {
+      const left = Math.ceil(deadline - performance.now());
+      const slow = (): AnytoolError =>
+        this.listLimit(`took over ${budget} ms to list its tools (the whole tools/list; ${page - 1} pages and ${listed} tools read)`, budgetOption);
+      if (left <= 0) throw slow();
+      let result: Record<string, unknown> & { nextCursor?: string | undefined };
+      try {
+        result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout: left });
+      } catch (error) {
+        // The first page not answered in time is the start's own timeout; a later one is the whole list's.
+        if (page > 1 && isTimeout(error)) throw slow();
+        throw error;
       }
-      const result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout });
       const tools: unknown = result['tools'];
       if (!Array.isArray(tools)) throw new Error(`its tools/list answer has no "tools" array`);
-      for (const tool of tools) listed.push(tool);
+      listed += tools.length;
+      if (listed > maxTools) throw this.listLimit(`lists more than ${maxTools} tools in tools/list`, 'maxTools');
+      const listing = checkTools(this.name, tools, this.toolLimits, names);
+      bytes += listing.bytes;
+      if (bytes > maxBytes) throw this.listLimit(`lists over ${maxBytes} bytes of JSON in tools/list`, 'maxToolListBytes');
+      for (const info of listing.tools) checked.push(info);
+      for (const problem of listing.problems) problems.push(problem);
       cursor = result.nextCursor;
       if (cursor === undefined) break;
       if (seen.has(cursor)) {
-        this.note(`tools/list returned the cursor ${JSON.stringify(cursor)} twice; stopped reading pages`);
+        this.note(`tools/list returned the cursor ${JSON.stringify(this.quote(cursor, 100))} twice; stopped reading pages`);
         break;
       }
       seen.add(cursor);
+      if (page > maxTools) throw this.listLimit(`went on past ${page} pages of tools/list (pages are limited to one more than maxTools)`, 'maxTools');
     }
-    const listing = checkTools(this.name, listed, this.toolLimits);
     // A tool listed as before keeps its object, and so its validator: only new tools are compiled.
     const before = new Map(this.toolInfos.map((info) => [JSON.stringify(info), info]));
-    const tools = listing.tools.map((info) => before.get(JSON.stringify(info)) ?? info);
+    const tools = checked.map((info) => before.get(JSON.stringify(info)) ?? info);
     const schemas = await checkSchemas(this.name, tools, (info) => this.validators.get(info));
-    for (const problem of [...listing.problems, ...schemas.problems]) this.noteOnce(problem);
+    for (const problem of [...problems, ...schemas.problems]) this.noteOnce(problem);
     for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
     this.mirrored = new Map(schemas.tools.filter((info) => JSON.stringify(info.inputSchema).includes('"x-mcp-header"')).map((info) => [info.name, info]));
     return schemas.tools;
+  }
+
+  /** A `tools/list` past one of its limits: the server, the limit and the option that raises it. */
+  private listLimit(what: string, option: string): AnytoolError {
+    const raise =
+      option === 'startTimeoutMs' || option === 'timeoutMs'
+        ? `if it is only slow, raise "${option}" on its entry or in the options`
+        : `if it really lists that much, raise "${option}" on its entry or in the options`;
+    return new AnytoolError(ErrorCode.McpToolListLimit, `MCP server "${this.name}" ${what}, past the limit (${option}); ${raise}.`);
   }
 
   /**
@@ -809,7 +866,7 @@ export class McpConnection {
         this.refreshAgain = false;
         try {
           if (this.client !== client) return;
-          this.toolInfos = await this.listAllTools(client, this.defaultTimeout);
+          this.toolInfos = await this.listAllTools(client, this.defaultTimeout, 'timeoutMs');
           this.notify();
         } catch (error) {
           this.note(`could not read the tools again after tools/list_changed: ${describeError(error)}`);

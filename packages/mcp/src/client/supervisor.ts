@@ -444,6 +444,11 @@ export class SessionSupervisor {
    */
   private async startError(error: unknown, step: 'initialize' | 'tools/list', forCall: boolean, wrap = false): Promise<AnytoolError> {
     if (!wrap && isAnytoolError(error) && error.code === ErrorCode.McpConnectFailed) return error;
+    // A tools/list past a limit keeps its code: what to raise is in it.
+    if (isAnytoolError(error) && error.code === ErrorCode.McpToolListLimit)
+      return redactError(new AnytoolError(error.code, `Could not start ${this.describeServer()}: ${error.message}`, { cause: error }), (text) =>
+        this.host.redact(text),
+      );
     const denied = this.authFailure(error, step);
     if (denied !== undefined) {
       const what = denied.message.startsWith(`MCP server "${this.host.name}"`)

@@ -35,12 +35,17 @@ export function toolLabel(name: unknown, index = 0): string {
  * first, with a walk that stops at the limits, so a hostile listing costs
  * no more than the limits allow.
  */
-export function checkTools(server: string, listed: readonly unknown[], limits: ToolLimits): { tools: McpToolInfo[]; problems: string[] } {
+export function checkTools(
+  server: string,
+  listed: readonly unknown[],
+  limits: ToolLimits,
+  names = new Set<string>(),
+): { tools: McpToolInfo[]; problems: string[]; bytes: number } {
   const tools: McpToolInfo[] = [];
   const problems: string[] = [];
-  const names = new Set<string>();
+  const size = { bytes: 0 };
   listed.forEach((raw, index) => {
-    const checked = checkTool(raw, limits, names);
+    const checked = checkTool(raw, limits, names, size);
     if (typeof checked !== 'string') {
       names.add(checked.name);
       tools.push(checked);
@@ -49,12 +54,12 @@ export function checkTools(server: string, listed: readonly unknown[], limits: T
     const name = typeof raw === 'object' && raw !== null ? (raw as { name?: unknown }).name : undefined;
     problems.push(`MCP server "${server}": tool ${toolLabel(name, index)} was left out: ${checked}`);
   });
-  return { tools, problems };
+  return { tools, problems, bytes: size.bytes };
 }
 
 /** The tool as the SDK parses it, or what is wrong with it. */
-function checkTool(raw: unknown, limits: ToolLimits, names: ReadonlySet<string>): McpToolInfo | string {
-  const tooLarge = sizeProblem(raw, limits);
+function checkTool(raw: unknown, limits: ToolLimits, names: ReadonlySet<string>, size: { bytes: number }): McpToolInfo | string {
+  const tooLarge = sizeProblem(raw, limits, size);
   if (tooLarge !== undefined) return tooLarge;
   const parsed = ToolSchema.safeParse(raw);
   if (!parsed.success) return shapeProblem(parsed.error.issues);
@@ -62,30 +67,35 @@ function checkTool(raw: unknown, limits: ToolLimits, names: ReadonlySet<string>)
   return parsed.data as McpToolInfo;
 }
 
-/** Whether the tool's JSON is over `maxToolBytes` (escapes and non-ASCII characters count as one byte) or nests deeper than `maxToolDepth`. */
-function sizeProblem(raw: unknown, { maxToolBytes, maxToolDepth }: ToolLimits): string | undefined {
+/**
+ * Whether the tool's JSON is over `maxToolBytes` (escapes and non-ASCII characters count as one byte) or nests deeper
+ * than `maxToolDepth`; the bytes measured, up to where the walk stopped, are added to `size` (the listing's total).
+ */
+function sizeProblem(raw: unknown, { maxToolBytes, maxToolDepth }: ToolLimits, size: { bytes: number }): string | undefined {
   const tooLarge = `its JSON is over ${maxToolBytes} bytes (the maxToolBytes option); fix the tool on the server, or raise the limit`;
   const pending: Array<[unknown, number]> = [[raw, 1]];
   let bytes = 0;
-  while (pending.length > 0) {
+  let problem: string | undefined;
+  while (pending.length > 0 && problem === undefined) {
     const [value, depth] = pending.pop()!;
     if (typeof value === 'string') bytes += value.length + 2;
     else if (typeof value !== 'object' || value === null) bytes += String(value).length;
     else if (depth > maxToolDepth)
-      return `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
+      problem = `its JSON nests more than ${maxToolDepth} levels deep (the maxToolDepth option); fix the tool on the server, or raise the limit`;
     else {
       const keys = Object.keys(value);
       // Brackets and commas; each key of an object also costs its quotes and colon.
       bytes += 1 + Math.max(keys.length, 1);
       for (const key of keys) {
         if (!Array.isArray(value)) bytes += key.length + 3;
-        if (bytes > maxToolBytes) return tooLarge;
+        if (bytes > maxToolBytes) break;
         pending.push([ownValue(value, key), depth + 1]);
       }
     }
-    if (bytes > maxToolBytes) return tooLarge;
+    if (bytes > maxToolBytes) problem = tooLarge;
   }
-  return undefined;
+  size.bytes += bytes;
+  return problem;
 }
 
 /** `value[key]`, except that an own "__proto__" key (which JSON.parse makes) gives the value it holds. */
