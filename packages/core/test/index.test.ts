@@ -89,6 +89,7 @@ describe('the public surface of @anytool/core', () => {
         'BuiltinDeclaration',
         'BuiltinFormat',
         'BuiltinToolOptions',
+        'ChangedField',
         'ClientToolHandler',
         'ContentPart',
         'ContextAccess',
