@@ -14,8 +14,10 @@ export interface RedisStoreOptions {
   /** The most connections used for commands at once (transactions hold one each). Default 8. */
   poolSize?: number;
   /**
-   * Told of a lost connection (the client reconnects on its own, and commands wait for it) and of
-   * a failing subscriber. Default: one process warning, the first time.
+   * Told once when Redis becomes unreachable (a `STORE_FAILED` error saying where, why and since
+   * when; the client reconnects on its own, and until then every request that needs the store
+   * fails at once with the same kind of error), and once when it is back (an error whose message
+   * says so, `cause` undefined). Default: a process warning for each.
    */
   onError?: (error: Error) => void;
 }
@@ -152,6 +154,8 @@ export class RedisStore implements McpStore {
   private pool: Promise<Pool> | undefined;
   private subscriber: Promise<Subscriber> | undefined;
   private closed = false;
+  /** When Redis became unreachable (epoch ms), while it is. */
+  private downSince: number | undefined;
 
   constructor(options: RedisStoreOptions) {
     if (typeof options?.url !== 'string' || !/^rediss?:\/\//.test(options.url)) {
@@ -165,14 +169,7 @@ export class RedisStore implements McpStore {
     this.poolSize = options.poolSize ?? 8;
     if (!Number.isInteger(this.poolSize) || this.poolSize < 1)
       throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: poolSize must be a positive integer, got ${String(options.poolSize)}`);
-    let warned = false;
-    this.onError =
-      options.onError ??
-      ((error) => {
-        if (warned) return;
-        warned = true;
-        process.emitWarning(`RedisStore (${shownUrl(this.url)}): ${error.message}; reconnecting`);
-      });
+    this.onError = options.onError ?? ((error) => process.emitWarning(error.message));
   }
 
   /** Connects now (it would on first use): rejects, saying where and why, when Redis cannot be reached. */
@@ -181,11 +178,11 @@ export class RedisStore implements McpStore {
   }
 
   async get(key: string): Promise<string | undefined> {
-    return (await (await this.commands()).get(this.prefix + key)) ?? undefined;
+    return (await this.run((commands) => commands.get(this.prefix + key))) ?? undefined;
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
-    await (await this.commands()).sendCommand(['SET', this.prefix + key, value, 'PX', ttl(ttlMs)]);
+    await this.run((commands) => commands.sendCommand(['SET', this.prefix + key, value, 'PX', ttl(ttlMs)]));
   }
 
   /**
@@ -195,7 +192,16 @@ export class RedisStore implements McpStore {
    * it found, and the change is computed again from that.
    */
   async update(key: string, change: (value: string | undefined) => string | undefined, ttlMs: number, known?: string): Promise<string | undefined> {
-    const commands = await this.commands();
+    return this.run((commands) => this.updateOn(commands, key, change, ttlMs, known));
+  }
+
+  private async updateOn(
+    commands: Commands,
+    key: string,
+    change: (value: string | undefined) => string | undefined,
+    ttlMs: number,
+    known: string | undefined,
+  ): Promise<string | undefined> {
     const name = this.prefix + key;
     let fresh = known === undefined;
     let current = known;
@@ -225,18 +231,20 @@ export class RedisStore implements McpStore {
 
   async delete(key: string): Promise<void> {
     const name = this.prefix + key;
-    await (await this.commands()).sendCommand(['DEL', name, `${name}#list`, `${name}#seq`]);
+    await this.run((commands) => commands.sendCommand(['DEL', name, `${name}#list`, `${name}#seq`]));
   }
 
   async append(key: string, value: string, ttlMs: number, maxLength: number): Promise<number> {
     const name = this.prefix + key;
     const keep = Math.max(1, Math.floor(maxLength));
-    const seq = await (await this.commands()).sendCommand(['EVAL', APPEND_SCRIPT, '2', `${name}#list`, `${name}#seq`, value, ttl(ttlMs), String(keep)]);
+    const seq = await this.run((commands) =>
+      commands.sendCommand(['EVAL', APPEND_SCRIPT, '2', `${name}#list`, `${name}#seq`, value, ttl(ttlMs), String(keep)]),
+    );
     return Number(seq);
   }
 
   async entriesAfter(key: string, after: number): Promise<Array<{ seq: number; value: string }>> {
-    const members = (await (await this.commands()).sendCommand(['ZRANGE', `${this.prefix + key}#list`, `(${after}`, '+inf', 'BYSCORE'])) as string[];
+    const members = (await this.run((commands) => commands.sendCommand(['ZRANGE', `${this.prefix + key}#list`, `(${after}`, '+inf', 'BYSCORE']))) as string[];
     return members.map((member) => {
       const colon = member.indexOf(':');
       return { seq: Number(member.slice(0, colon)), value: member.slice(colon + 1) };
@@ -247,23 +255,64 @@ export class RedisStore implements McpStore {
     if (sets.length === 0) return -1;
     const args = ['EVAL', CLAIM_SCRIPT, String(sets.length), ...sets.map(({ key }) => this.prefix + key), member, String(Date.now())];
     for (const { limit, ttlMs } of sets) args.push(String(Math.max(0, Math.floor(limit))), ttl(ttlMs));
-    return Number(await (await this.commands()).sendCommand(args));
+    return Number(await this.run((commands) => commands.sendCommand(args)));
   }
 
   async renew(entries: ReadonlyArray<{ key: string; member: string; ttlMs: number }>): Promise<void> {
     if (entries.length === 0) return;
     const args = ['EVAL', RENEW_SCRIPT, String(entries.length), ...entries.map(({ key }) => this.prefix + key), String(Date.now())];
     for (const { member, ttlMs } of entries) args.push(member, ttl(ttlMs));
-    await (await this.commands()).sendCommand(args);
+    await this.run((commands) => commands.sendCommand(args));
   }
 
   async release(keys: readonly string[], member: string): Promise<void> {
-    const commands = await this.commands();
-    await Promise.all(keys.map((key) => commands.sendCommand(['ZREM', this.prefix + key, member])));
+    await this.run((commands) => Promise.all(keys.map((key) => commands.sendCommand(['ZREM', this.prefix + key, member]))));
+  }
+
+  /**
+   * Runs commands; a failure is a `STORE_FAILED` error saying where Redis is, since when it is
+   * unreachable and what to do. The first failure of an outage is reported once (`onError`), the
+   * first success after it once too.
+   */
+  private async run<T>(work: (commands: Commands) => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await work(await this.commands());
+    } catch (error) {
+      throw this.failure(error);
+    }
+    if (this.downSince !== undefined) {
+      const seconds = ((Date.now() - this.downSince) / 1000).toFixed(1);
+      this.downSince = undefined;
+      this.onError(new Error(`RedisStore: Redis at ${shownUrl(this.url)} is reachable again, after ${seconds} s`));
+    }
+    return result;
+  }
+
+  /** What a failed command tells its caller (and, the first time in an outage, `onError`). */
+  private failure(error: unknown): Error {
+    if (error instanceof AnytoolError) return error;
+    const reason = describe(error);
+    if (this.downSince === undefined) {
+      this.downSince = Date.now();
+      this.onError(
+        new AnytoolError(
+          ErrorCode.StoreFailed,
+          `RedisStore: lost Redis at ${shownUrl(this.url)} (${reason}); reconnecting on its own, and until then requests that need the store fail`,
+          { cause: error },
+        ),
+      );
+    }
+    return new AnytoolError(
+      ErrorCode.StoreFailed,
+      `RedisStore: Redis at ${shownUrl(this.url)} is unreachable since ${new Date(this.downSince).toISOString()} (${reason}); ` +
+        'the store reconnects on its own: check that redis-server runs there, then retry',
+      { cause: error },
+    );
   }
 
   async publish(channel: string, message: string): Promise<void> {
-    await (await this.commands()).sendCommand(['PUBLISH', this.prefix + channel, message]);
+    await this.run((commands) => commands.sendCommand(['PUBLISH', this.prefix + channel, message]));
   }
 
   async subscribe(channel: string, listener: (message: string) => void): Promise<() => Promise<void>> {
@@ -315,6 +364,8 @@ export class RedisStore implements McpStore {
     let ready = false;
     const options = {
       url: this.url,
+      // A command while the connection is down fails at once (and says so) rather than waiting in a queue without bound.
+      disableOfflineQueue: true,
       socket: {
         // A new Error (not the socket's own, which may come from another realm, e.g. under a test runner): the
         // client stops retrying only when handed an instance of its own realm's Error.
@@ -324,7 +375,8 @@ export class RedisStore implements McpStore {
     };
     const client = make(redis, options);
     client.on('error', (error: Error) => {
-      if (ready && !this.closed) this.onError(error);
+      // Every failed reconnect attempt comes here: the outage is reported once, as its first one.
+      if (ready && !this.closed) this.failure(error);
     });
     try {
       await client.connect();
@@ -340,6 +392,12 @@ export class RedisStore implements McpStore {
       );
     }
   }
+}
+
+/** An error's text, never empty (node-redis has errors without a message). */
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message !== '' ? error.message : `${error.name}${'code' in error ? ` ${String(error.code)}` : ''}`;
+  return String(error);
 }
 
 /** A TTL as Redis takes it: whole milliseconds, at least 1. */

@@ -1,0 +1,92 @@
+import { tool } from '@anytool/core';
+import { RedisStore, serveMcp } from '@anytool/mcp';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
+import { scaled } from '../../../core/test/helpers/time-scale';
+
+// Redis stops while an endpoint serves tasks from it, then starts again on the same port: a task call during the
+// outage fails at once with a coded error that says what happened, where and since when; the outage is reported
+// once (not once per reconnect attempt) and so is the recovery; calls work again once Redis is back.
+jest.setTimeout(scaled(60_000));
+
+const TASKS = 'io.modelcontextprotocol/tasks';
+const anyResult = { '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ({ value: value as Record<string, unknown> }) } };
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const withRedis = servicesAvailable('redis-server') ? describe : describe.skip;
+
+withRedis('a RedisStore while Redis is down', () => {
+  it('a task call fails within 2 s with STORE_FAILED naming the address (no credentials) and since when; one report per outage and one per recovery', async () => {
+    let redis: RedisServer | undefined = await startRedis();
+    const port = redis.port;
+    const reports: Error[] = [];
+    const store = new RedisStore({ url: `redis://user:s3cret@127.0.0.1:${port}`.replace('user:s3cret@', ':s3cret@'), onError: (error) => reports.push(error) });
+    const work = tool(async () => 'done', { name: 'work', description: 'A quick task.', parameters: { type: 'object', properties: {} }, task: true });
+    const serverErrors: Error[] = [];
+    const server = await serveMcp([work], { transport: 'http', port: 0, store, onError: (error) => serverErrors.push(error) });
+    const client = new Client(
+      { name: 'outage', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { extensions: { [TASKS]: {} } } },
+    );
+    const transport = new StreamableHTTPClientTransport(new URL(server.url!));
+    await client.connect(transport);
+    const deliver = transport.onmessage!;
+    transport.onmessage = (message) => {
+      const result = (message as { result?: Record<string, unknown> }).result;
+      if (result?.['resultType'] !== 'task') return deliver(message);
+      deliver({ ...message, result: { resultType: 'complete', content: [{ type: 'text', text: 'task' }] } } as typeof message);
+    };
+    const start = () => client.request({ method: 'tools/call', params: { name: 'work', arguments: {} } }, anyResult);
+    try {
+      await start();
+      await redis.stop();
+      redis = undefined;
+      const stoppedAt = Date.now();
+      await sleep(1_500);
+      const began = Date.now();
+      const error = (await start().then(
+        () => undefined,
+        (failed: unknown) => failed,
+      )) as { code: number; message: string; data?: { code?: string } } | undefined;
+      const waitedMs = Date.now() - began;
+      process.stdout.write(`redis outage: a task call failed after ${waitedMs} ms\n`);
+      expect(waitedMs).toBeLessThan(2_000);
+      expect(error).toBeDefined();
+      expect(error!.code).toBe(-32603);
+      expect(error!.data).toEqual({ code: 'STORE_FAILED' });
+      expect(error!.message).toMatch(
+        new RegExp(
+          `Redis at redis://127\\.0\\.0\\.1:${port} is unreachable since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\(.+\\); the store reconnects on its own: check that redis-server runs there, then retry`,
+        ),
+      );
+      expect(error!.message).not.toContain('s3cret');
+      const since = Date.parse(/since (\S+)/.exec(error!.message)![1]!);
+      expect(Math.abs(since - stoppedAt)).toBeLessThan(scaled(2_000));
+      // Reconnect attempts kept failing meanwhile: reported once.
+      await sleep(1_500);
+      expect(reports.map((report) => report.message)).toEqual([
+        expect.stringMatching(new RegExp(`^RedisStore: lost Redis at redis://127\\.0\\.0\\.1:${port} \\(.+\\); reconnecting`)),
+      ]);
+      expect(reports[0]).toMatchObject({ code: 'STORE_FAILED' });
+
+      redis = await startRedis(port);
+      const deadline = Date.now() + scaled(15_000);
+      let back = false;
+      while (!back && Date.now() < deadline) {
+        back = await start().then(
+          () => true,
+          () => false,
+        );
+        if (!back) await sleep(200);
+      }
+      expect(back).toBe(true);
+      expect(reports).toHaveLength(2);
+      expect(reports[1]!.message).toMatch(new RegExp(`^RedisStore: Redis at redis://127\\.0\\.0\\.1:${port} is reachable again, after [\\d.]+ s$`));
+    } finally {
+      await client.close();
+      await server.close();
+      await store.close();
+      await redis?.stop();
+    }
+  });
+});
