@@ -26,7 +26,8 @@ describe('MCP definitions in JSON Schema 2020-12', () => {
     for (const schema of [lowered.inputSchema, lowered.outputSchema!]) {
       expect(draft2020.validateSchema(schema) ? '' : draft2020.errorsText(draft2020.errors)).toBe('');
     }
-    const original = draft07.compile({ ...parameters, $schema: undefined });
+    const { $schema: _named, ...unnamed } = parameters;
+    const original = draft07.compile(unnamed);
     const converted = draft2020.compile(lowered.inputSchema);
     const value = fc.oneof(fc.string(), fc.double(), fc.boolean(), fc.constant(null));
     const data = fc.dictionary(fc.constantFrom('t', 'a', 'b', 'items'), fc.oneof(value, fc.array(value, { maxLength: 4 }), fc.dictionary(fc.string(), value)));

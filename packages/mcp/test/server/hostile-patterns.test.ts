@@ -1,6 +1,6 @@
 import { type AnytoolError, ErrorCode, Toolset, tool, type JsonSchema } from '@anytool/core';
 import { createMcpServer, serveMcp, type McpServerHandle } from '@anytool/mcp';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { httpClient } from './helpers';
 import { probeEventLoop } from '../../../core/test/helpers/event-loop-probe';
 import { scaled } from '../../../core/test/helpers/time-scale';

@@ -3,6 +3,9 @@ import fc from 'fast-check';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { linearPatterns } from '../../src/shared/linear-patterns';
 
+/** ajv-formats' own url check (a regular expression). */
+const nativeUrl = fullFormats.url as RegExp;
+
 // Random nested-quantifier patterns and random strings: each validation stays far under the
 // 100 ms the event loop may be held, where JavaScript's engine takes exponential time.
 const VALIDATION_BOUND_MS = 100;
@@ -68,7 +71,7 @@ describe('patterns on the linear-time engine', () => {
       'xn--',
     );
     fc.assert(
-      fc.property(fc.array(part, { maxLength: 12 }), (parts) => validate(parts.join('')) === fullFormats.url.test(parts.join(''))),
+      fc.property(fc.array(part, { maxLength: 12 }), (parts) => validate(parts.join('')) === nativeUrl.test(parts.join(''))),
       { numRuns: 5_000 },
     );
     for (const url of [
@@ -81,7 +84,7 @@ describe('patterns on the linear-time engine', () => {
       'http://8.8.8.8:80/x',
       'https://example.com',
     ])
-      expect(validate(url)).toBe(fullFormats.url.test(url));
+      expect(validate(url)).toBe(nativeUrl.test(url));
     const started = performance.now();
     expect(validate(`http://${':@'.repeat(50_000)}`)).toBe(false);
     expect(performance.now() - started).toBeLessThan(VALIDATION_BOUND_MS);
