@@ -43,6 +43,9 @@ interface Dialects {
 const nativeDialects: Dialects = {};
 const engineDialects = new WeakMap<PatternEngine, Dialects>();
 
+/** How ajv names an engine in standalone validator code, which anytool never generates. */
+const ENGINE_SOURCE = 'patternEngine';
+
 /** A new ajv instance with the formats, and the engine's patterns and formats when one is given. */
 function makeAjv(Class: typeof Ajv, engine: PatternEngine | undefined): AnyAjv {
   if (engine === undefined) return addFormats(new Class(OPTIONS));
@@ -52,7 +55,7 @@ function makeAjv(Class: typeof Ajv, engine: PatternEngine | undefined): AnyAjv {
       const compiled = engine(pattern, flags);
       return { test: (text: string) => compiled.test(text), toString: () => `/${pattern}/${flags}` };
     },
-    { code: 'patternEngine' },
+    { code: ENGINE_SOURCE },
   );
   const ajv = addFormats(new Class({ ...OPTIONS, code: { ...OPTIONS.code, regExp } }));
   for (const [name, check] of Object.entries(engine.formats ?? {})) ajv.addFormat(name, { type: 'string', validate: check });

@@ -126,6 +126,7 @@ describe('the public surface of @anytool/core', () => {
         'OutputBudgetOptions',
         'OutputLimit',
         'OutputPage',
+        'PatternEngine',
         'ReadToolOutputOptions',
         'StoredOutput',
         'ToolOutputStoreOptions',
