@@ -3,7 +3,7 @@ import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
 import { now } from './clock.js';
 import { RestrictedState, type ContextAccessPlan } from './context-access.js';
 import { DiagnosticLog, type Diagnostic, type DiagnosticInput } from './diagnostics.js';
-import { ErrorCode, describeError } from './errors.js';
+import { AnytoolError, ErrorCode, describeError } from './errors.js';
 import type { ToolResult } from './tool-result.js';
 
 interface EventBase {
@@ -119,10 +119,11 @@ let runCounter = 0;
 /** The ids of a run's first calls, made once: most runs never build a call id string. */
 const CALL_IDS: readonly string[] = Array.from({ length: 1024 }, (_, i) => `call_${i}`);
 
-// Methods of a context (of any copy of core) kept off its type, so two copies' types stay compatible:
-/** gives the view of the run without a tool's restriction; */
-const UNRESTRICTED = Symbol.for('anytool.context.unrestricted');
-/** makes one tool call's restricted view. */
+/**
+ * Makes one tool call's restricted view of a context of another copy of core (kept off
+ * the type, so two copies' types stay compatible). It only ever narrows: on a view that is
+ * restricted already it keeps that restriction.
+ */
 const CALL_VIEW = Symbol.for('anytool.context.callView');
 
 /** What every view of one run shares. */
@@ -135,6 +136,22 @@ interface Run {
   /** Made on the first diagnostic: most runs have none. */
   diagnostics: DiagnosticLog | undefined;
 }
+
+/** The constructor's argument when a view is made: its fields are then set by `makeView`, not made. */
+const VIEW_SEED: ExecutionContextOptions = Object.freeze({});
+
+type ViewMaker = (
+  from: ExecutionContext,
+  signal: AbortSignal | undefined,
+  callId: string | undefined,
+  tool: string | undefined,
+  trace: TraceContext | undefined,
+  access: ContextAccessPlan | undefined,
+) => ExecutionContext;
+/** Set by the class's static block: they read the private fields of this copy's contexts. */
+let makeView: ViewMaker;
+let ownCallView: (context: ExecutionContext, callId: string, tool: string, access: ContextAccessPlan) => ExecutionContext | undefined;
+let ownUnrestricted: (context: unknown) => ExecutionContext | undefined;
 
 /**
  * One run's state, handed to every tool call. Most tools ignore it; tools that
@@ -166,12 +183,13 @@ export class ExecutionContext {
    * MCP client) puts it on the wire with `injectTraceContext`.
    */
   readonly trace: TraceContext | undefined;
-  private readonly run: Run;
-  private readonly currentTool: string | undefined;
+  // Private fields, not properties: nothing a tool can read on its view leads to the whole run.
+  #run: Run;
+  #tool: string | undefined;
   /** Set on a tool's view: what the tool declared. Undefined: the whole context. */
-  private readonly access: ContextAccessPlan | undefined;
+  #access: ContextAccessPlan | undefined;
   /** The restricted `state` of a tool's view, made when first read. */
-  private restrictedState: RestrictedState | undefined;
+  #state: RestrictedState | undefined;
 
   /** `context instanceof ExecutionContext` holds for a context from any copy of @anytool/core. */
   static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
@@ -179,7 +197,15 @@ export class ExecutionContext {
   }
 
   constructor(options: ExecutionContextOptions = {}) {
-    this.run = {
+    if (options === VIEW_SEED) {
+      // A view: `makeView` sets every field at once.
+      this.#run = undefined as unknown as Run;
+      this.signal = undefined;
+      this.callId = undefined;
+      this.trace = undefined;
+      return;
+    }
+    this.#run = {
       runId: options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`,
       state: options.state ?? new Map(),
       log: [],
@@ -190,34 +216,33 @@ export class ExecutionContext {
     this.signal = options.signal;
     this.callId = undefined;
     this.trace = options.trace;
-    this.currentTool = undefined;
-    this.access = undefined;
-    this.restrictedState = undefined;
   }
 
-  /** A view of the same run with its own signal, call, trace and restriction: seven fields, no copying. */
-  private view(
-    signal: AbortSignal | undefined,
-    callId: string | undefined,
-    tool: string | undefined,
-    trace: TraceContext | undefined,
-    access: ContextAccessPlan | undefined,
-  ): ExecutionContext {
-    const view = Object.create(ExecutionContext.prototype) as {
-      -readonly [K in 'run' | 'signal' | 'callId' | 'trace' | 'currentTool' | 'access' | 'restrictedState']: unknown;
+  static {
+    // A view of the same run with its own signal, call, trace and restriction: no copying.
+    makeView = (from, signal, callId, tool, trace, access) => {
+      const view = new ExecutionContext(VIEW_SEED);
+      const fields = view as { -readonly [K in 'signal' | 'callId' | 'trace']: ExecutionContext[K] };
+      view.#run = from.#run;
+      fields.signal = signal;
+      fields.callId = callId;
+      fields.trace = trace;
+      view.#tool = tool;
+      view.#access = access;
+      return view;
     };
-    view.run = this.run;
-    view.signal = signal;
-    view.callId = callId;
-    view.trace = trace;
-    view.currentTool = tool;
-    view.access = access;
-    view.restrictedState = undefined;
-    return view as unknown as ExecutionContext;
+    // A view never widens: a context restricted already keeps its restriction.
+    ownCallView = (context, callId, tool, access) =>
+      #run in context ? makeView(context, context.signal, callId, tool, context.trace, context.#access ?? access) : undefined;
+    ownUnrestricted = (context) => {
+      if (typeof context !== 'object' || context === null || !(#run in context)) return undefined;
+      const own = context as ExecutionContext;
+      return own.#access === undefined ? own : makeView(own, own.signal, own.callId, own.#tool, own.trace, undefined);
+    };
   }
 
   get runId(): string {
-    return this.run.runId;
+    return this.#run.runId;
   }
 
   /**
@@ -225,30 +250,30 @@ export class ExecutionContext {
    * declared (`context: { state: { read, write } }`): other keys throw.
    */
   get state(): Map<string, unknown> {
-    const access = this.access;
-    if (access === undefined) return this.run.state;
-    return (this.restrictedState ??= new RestrictedState(this.run.state, access));
+    const access = this.#access;
+    if (access === undefined) return this.#run.state;
+    return (this.#state ??= new RestrictedState(this.#run.state, access));
   }
 
   /** The run's events, oldest first. In a tool's view, only with `context: { events: 'read' }`. */
   get events(): readonly RunEvent[] {
-    const access = this.access;
+    const access = this.#access;
     if (access !== undefined && !access.readEvents) throw access.denied("read the run's events (context.events)", access.withEvents('read'));
-    return this.run.log;
+    return this.#run.log;
   }
 
   /** Appends an event (stamping its time) and tells the listeners. In a tool's view, only with `context: { events: 'record' }`. */
   record(event: RunEventInput): RunEvent {
-    const access = this.access;
+    const access = this.#access;
     if (access !== undefined && !access.recordEvents)
       throw access.denied(`recorded an event (context.record, type ${JSON.stringify(String(event?.type))})`, access.withEvents('record'));
-    return this.append(event);
+    return this.#append(event);
   }
 
-  private append(event: RunEventInput): RunEvent {
+  #append(event: RunEventInput): RunEvent {
     const stamped = (event.time === undefined ? { ...event, time: now() } : event) as RunEvent;
-    this.run.log.push(stamped);
-    const listeners = this.run.listeners;
+    this.#run.log.push(stamped);
+    const listeners = this.#run.listeners;
     for (let i = 0; i < listeners.length; i++) {
       try {
         listeners[i]!(stamped);
@@ -273,23 +298,29 @@ export class ExecutionContext {
    * Inside a tool call it carries the call's id and tool name unless given.
    */
   diagnose(input: Omit<DiagnosticInput, 'source'> & { source?: string }): Diagnostic {
-    const run = this.run;
+    const run = this.#run;
     if (run.diagnostics === undefined) {
       const log = new DiagnosticLog();
-      log.subscribe((diagnostic) => void this.append(diagnostic));
+      log.subscribe((diagnostic) => void this.#append(diagnostic));
       run.diagnostics = log;
     }
-    const full: DiagnosticInput = { ...input, source: input.source ?? (this.currentTool === undefined ? 'run' : `tool "${this.currentTool}"`) };
-    if (full.tool === undefined && this.currentTool !== undefined) full.tool = this.currentTool;
+    const full: DiagnosticInput = { ...input, source: input.source ?? (this.#tool === undefined ? 'run' : `tool "${this.#tool}"`) };
+    if (full.tool === undefined && this.#tool !== undefined) full.tool = this.#tool;
     if (full.callId === undefined && this.callId !== undefined) full.callId = this.callId;
     return run.diagnostics.report(full);
   }
 
   /** Calls `listener` for every event recorded from now on; returns the unsubscribe function. In a tool's view, only with `context: { events: 'read' }`. */
   subscribe(listener: RunEventListener): () => void {
-    const access = this.access;
+    const access = this.#access;
     if (access !== undefined && !access.readEvents) throw access.denied("subscribed to the run's events (context.subscribe)", access.withEvents('read'));
-    const listeners = this.run.listeners;
+    // Checked now: a listener that is not a function would fail on every event of the run.
+    if (typeof listener !== 'function')
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `ExecutionContext.subscribe(): the listener must be a function, got ${listener === null ? 'null' : typeof listener}`,
+      );
+    const listeners = this.#run.listeners;
     listeners.push(listener);
     return () => {
       const index = listeners.indexOf(listener);
@@ -299,7 +330,7 @@ export class ExecutionContext {
 
   /** A fresh call id, unique within this run. */
   nextCallId(): string {
-    const n = ++this.run.calls;
+    const n = ++this.#run.calls;
     return n < CALL_IDS.length ? CALL_IDS[n]! : `call_${n}`;
   }
 
@@ -308,17 +339,17 @@ export class ExecutionContext {
    * and listeners. Used to give one call its own deadline.
    */
   withSignal(signal: AbortSignal): ExecutionContext {
-    return this.view(signal, this.callId, this.currentTool, this.trace, this.access);
+    return makeView(this, signal, this.callId, this.#tool, this.trace, this.#access);
   }
 
   /** A view of this run for one tool call: the same run, with `callId` set (and the same restriction, if any). */
   forCall(callId: string, tool?: string): ExecutionContext {
-    return this.view(this.signal, callId, tool, this.trace, this.access);
+    return makeView(this, this.signal, callId, tool, this.trace, this.#access);
   }
 
   /** A view of this run whose spans continue `trace` (the tracing middleware gives each traced call one). */
   withTrace(trace: TraceContext | undefined): ExecutionContext {
-    return this.view(this.signal, this.callId, this.currentTool, trace, this.access);
+    return makeView(this, this.signal, this.callId, this.#tool, trace, this.#access);
   }
 
   /**
@@ -327,56 +358,33 @@ export class ExecutionContext {
    * view, only with `context: { progress: true }`.
    */
   progress(progress: number, total?: number, message?: string): void {
-    const access = this.access;
+    const access = this.#access;
     if (access !== undefined && !access.progress) throw access.denied('reported progress (context.progress)', { ...access.declared, progress: true });
     const event: RunEventInput = { type: 'progress', progress };
     if (total !== undefined) event.total = total;
     if (message !== undefined) event.message = message;
     if (this.callId !== undefined) event.callId = this.callId;
-    if (this.currentTool !== undefined) event.tool = this.currentTool;
-    this.append(event);
+    if (this.#tool !== undefined) event.tool = this.#tool;
+    this.#append(event);
   }
 }
 
 setBrand(ExecutionContext, BRAND.ExecutionContext);
 
-/** What the two hidden methods read of a context. */
-interface ContextInternals {
-  readonly signal: AbortSignal | undefined;
-  readonly callId: string | undefined;
-  readonly trace: TraceContext | undefined;
-  readonly currentTool: string | undefined;
-  readonly access: ContextAccessPlan | undefined;
-  view(...args: Parameters<ViewMaker>): ExecutionContext;
-}
-type ViewMaker = (
-  signal: AbortSignal | undefined,
-  callId: string | undefined,
-  tool: string | undefined,
-  trace: TraceContext | undefined,
-  access: ContextAccessPlan | undefined,
-) => ExecutionContext;
-
-Object.defineProperties(ExecutionContext.prototype, {
-  /** One tool call's view: `callId` set, restricted to what the tool declared. */
-  [CALL_VIEW]: {
-    value(this: ContextInternals, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
-      return this.view(this.signal, callId, tool, this.trace, access);
-    },
-  },
-  /** This view without a tool's restriction (itself when it has none). */
-  [UNRESTRICTED]: {
-    value(this: ContextInternals): ExecutionContext {
-      return this.access === undefined ? (this as unknown as ExecutionContext) : this.view(this.signal, this.callId, this.currentTool, this.trace, undefined);
-    },
+Object.defineProperty(ExecutionContext.prototype, CALL_VIEW, {
+  value(this: ExecutionContext, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
+    return ownCallView(this, callId, tool, access) ?? this.forCall(callId, tool);
   },
 });
 
 /**
- * One tool call's view of `context`, restricted to `access`. A context from an
- * older copy of core, which cannot restrict, gives its plain per-call view.
+ * One tool call's view of `context`, restricted to `access` (or kept to the restriction it
+ * has already). A context from another copy of core restricts through its own copy; one
+ * from an older copy, which cannot restrict, gives its plain per-call view.
  */
 export function callView(context: ExecutionContext, callId: string, tool: string, access: ContextAccessPlan): ExecutionContext {
+  const own = ownCallView(context, callId, tool, access);
+  if (own !== undefined) return own;
   const make = (context as unknown as Partial<Record<symbol, (callId: string, tool: string, access: ContextAccessPlan) => ExecutionContext>>)[CALL_VIEW];
   return make === undefined ? context.forCall(callId, tool) : make.call(context, callId, tool, access);
 }
@@ -384,11 +392,27 @@ export function callView(context: ExecutionContext, callId: string, tool: string
 /**
  * The whole context behind a tool's view: for the framework's own work on a
  * call (the call pipeline's events, an MCP session), never handed to a tool.
+ * Only this copy of core can see behind its views; a context of another copy is
+ * returned as it is.
  */
 export function unrestrictedContext<Context extends object>(context: Context): Context {
   // Generic: a sibling package may see core's types through another entry (ESM and CommonJS declarations).
-  const full = (context as unknown as Partial<Record<symbol, () => Context>>)[UNRESTRICTED];
-  return full === undefined ? context : full.call(context);
+  return (ownUnrestricted(context) as Context | undefined) ?? context;
+}
+
+/**
+ * What the call pipeline runs a call with: the whole context behind `value`, or
+ * undefined when `value` is not an `ExecutionContext` (of any copy of core). Never throws.
+ */
+export function frameworkContext(value: unknown): ExecutionContext | undefined {
+  const own = ownUnrestricted(value);
+  if (own !== undefined) return own;
+  try {
+    return isExecutionContext(value) ? value : undefined;
+  } catch {
+    // A revoked proxy, a throwing trap.
+    return undefined;
+  }
 }
 
 /** Whether `value` is an `ExecutionContext` (or a view of one), from this copy of @anytool/core or another. */
