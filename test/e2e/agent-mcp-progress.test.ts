@@ -35,7 +35,8 @@ describe('an agent over an MCP tool that floods progress', () => {
     expect(resultText(sent!.result)).toMatch(/timed out after 1000 ms/);
     const progress = result.context.events.filter((e): e is RunProgressEvent => e.type === 'progress');
     expect(progress.length).toBeGreaterThan(0);
-    expect(progress.length).toBeLessThanOrEqual(15);
+    // A burst of 10, then one per 100 ms for a call of about a second.
+    expect(progress.length).toBeLessThanOrEqual(25);
 
     // The call's signal aborted at the timeout: the server was told to cancel.
     const seen = async (): Promise<{ sent: number; ended: string }> =>

@@ -6,7 +6,7 @@ import { AnytoolError, ErrorCode, type ExecutionContext, type RunProgressEvent }
  * bound a server could fill the client's memory through progress alone.
  */
 export interface ProgressEventLimits {
-  /** The shortest time between two `progress` events of one call, in milliseconds (default 100); what comes between is held, the latest kept. */
+  /** After a burst of `PROGRESS_BURST` (10) events, the shortest time between two `progress` events of one call, in milliseconds (default 100); what comes between is held, the latest kept. */
   minIntervalMs?: number;
   /** The most `progress` events one call records (default 1 000); past it only the last value is recorded, when the call ends. */
   maxPerCall?: number;
@@ -44,14 +44,23 @@ export interface ProgressValue {
 }
 
 /**
- * The progress of one call on its way into the run's events: at most one event
- * per `minIntervalMs` and `maxPerCall` in all, messages cut to `maxMessageChars`.
- * A value held back is recorded when the interval has passed, or when the call
- * ends (`end`), so the last value a server reported is always in the events.
+ * How many events a call may record at once before `minIntervalMs` applies: a tool
+ * that reports a few steps in quick succession keeps every step; only a flood is thinned.
+ */
+export const PROGRESS_BURST = 10;
+
+/**
+ * The progress of one call on its way into the run's events: bursts of up to
+ * `PROGRESS_BURST` events, then on average at most one per `minIntervalMs`, and
+ * `maxPerCall` in all, messages cut to `maxMessageChars`. A value held back is
+ * recorded when its turn comes, or when the call ends (`end`), so the last value a
+ * server reported is always in the events.
  */
 export class CallProgress {
   private recorded = 0;
-  private last = -Infinity;
+  /** Events the call may record now (a token bucket refilled one per `minIntervalMs`, up to `PROGRESS_BURST`). */
+  private tokens = PROGRESS_BURST;
+  private refilled = performance.now();
   private held: ProgressValue | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ended = false;
@@ -65,11 +74,12 @@ export class CallProgress {
   /** A progress value the server reported. */
   push(input: ProgressValue): void {
     if (this.ended) return;
-    const wait = this.last + this.limits.minIntervalMs - performance.now();
-    if (this.recorded < this.limits.maxPerCall - 1 && wait <= 0 && this.timer === undefined) {
+    this.refill();
+    if (this.recorded < this.limits.maxPerCall - 1 && this.tokens >= 1 && this.timer === undefined) {
       this.record(input);
       return;
     }
+    const wait = (1 - this.tokens) * this.limits.minIntervalMs;
     this.held = input;
     // The last event a call may record is kept for its end; until then the latest waits for the interval.
     if (this.timer === undefined && this.recorded < this.limits.maxPerCall - 1) {
@@ -90,16 +100,25 @@ export class CallProgress {
     this.ended = true;
   }
 
+  private refill(): void {
+    const now = performance.now();
+    const interval = this.limits.minIntervalMs;
+    this.tokens = interval === 0 ? PROGRESS_BURST : Math.min(PROGRESS_BURST, this.tokens + (now - this.refilled) / interval);
+    this.refilled = now;
+  }
+
   private flush(): void {
     const held = this.held;
     if (held === undefined) return;
     this.held = undefined;
+    this.refill();
     this.record(held);
   }
 
   private record(input: ProgressValue): void {
     this.recorded++;
-    this.last = performance.now();
+    // The value a call's end records may come before its turn: the bucket then owes it, and the next event waits longer.
+    this.tokens -= 1;
     // Only the fields of a progress event: a server's notification may carry anything else.
     const event: Omit<RunProgressEvent, 'time'> = { type: 'progress', tool: this.tool, progress: input.progress };
     const callId = this.context.callId;
