@@ -476,7 +476,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * exception in the tool, a timeout or an abort all become error results.
    */
   invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
-    return invokeThrough(this.chain, this as unknown as BaseTool, this.name, context, rawArgs, options, noTool);
+    return invokeThrough(this.chain, this as unknown as BaseTool, this.name, context, rawArgs, options, noTool, 'tool');
   }
 
   /**

@@ -235,7 +235,13 @@ export class ExecutionContext {
     ownCallView = (context, callId, tool, access) =>
       #run in context ? makeView(context, context.signal, callId, tool, context.trace, context.#access ?? access) : undefined;
     ownUnrestricted = (context) => {
-      if (typeof context !== 'object' || context === null || !(#run in context)) return undefined;
+      if (typeof context !== 'object' || context === null) return undefined;
+      try {
+        if (!(#run in context)) return undefined;
+      } catch {
+        // A revoked proxy.
+        return undefined;
+      }
       const own = context as ExecutionContext;
       return own.#access === undefined ? own : makeView(own, own.signal, own.callId, own.#tool, own.trace, undefined);
     };

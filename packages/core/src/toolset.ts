@@ -389,14 +389,17 @@ export class Toolset implements DynamicToolSource {
 
   /**
    * The agent's single entry point: finds the tool by name and calls it through
-   * the toolset's, the source's and the tool's middleware. Never throws; an
-   * unknown name is an error result that lists the valid names.
+   * the toolset's, the source's and the tool's middleware. Never throws, and the
+   * promise never rejects: an unknown name is an error result that lists the valid
+   * names; a call made wrongly (a name that is not a string, a context that is not an
+   * `ExecutionContext`, options that are not an options object) is an `INVALID_OPTIONS`
+   * error result saying what was wrong.
    */
   invoke(name: string, rawArgs: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
     const route = this.byName.get(name);
-    if (route === undefined) return invokeThrough(this.unknownChain, undefined, name, context, rawArgs, options, this.unknownTool);
+    if (route === undefined) return invokeThrough(this.unknownChain, undefined, name, context, rawArgs, options, this.unknownTool, 'toolset');
     const chain = route.chain !== undefined && route.toolLevel === route.tool.middleware ? route.chain : this.compile(route);
-    return invokeThrough(chain, route.tool, name, context, rawArgs, options, this.unknownTool);
+    return invokeThrough(chain, route.tool, name, context, rawArgs, options, this.unknownTool, 'toolset');
   }
 
   private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, unknownToolText(this.names, call.name));

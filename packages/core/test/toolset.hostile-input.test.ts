@@ -482,3 +482,135 @@ describe('hostile input: properties', () => {
     );
   });
 });
+
+describe('hostile input: invoke called wrongly settles with INVALID_OPTIONS, never a throw or a rejection', () => {
+  const echo = tool((a: Record<string, unknown>) => a, { name: 'echo', description: 'Returns its arguments.', parameters: withDefault });
+  const toolset = new Toolset(echo);
+  const throwingOptions = Object.defineProperty({}, 'callId', {
+    get() {
+      throw new Error('callId getter');
+    },
+  });
+
+  /** Calls `call` and gives its result, failing the test if it throws or rejects. */
+  async function neverThrows(call: () => Promise<ToolResult>): Promise<ToolResult> {
+    let promise: Promise<ToolResult>;
+    try {
+      promise = call();
+    } catch (error) {
+      throw new Error(`invoke threw synchronously: ${String(error)}`);
+    }
+    expect(promise).toBeInstanceOf(Promise);
+    return promise.catch((error: unknown) => {
+      throw new Error(`invoke rejected: ${String(error)}`);
+    });
+  }
+
+  const misuses: Array<[string, () => Promise<ToolResult>, string[]]> = [
+    ['a number as the name', () => toolset.invoke(42 as never, {}), ['Toolset.invoke(): the tool name must be a string, got a number']],
+    ['no name at all', () => (toolset.invoke as (...args: unknown[]) => Promise<ToolResult>)(), ['the tool name must be a string, got a undefined']],
+    ['an object as the name', () => toolset.invoke({ name: 'echo' } as never, {}), ['the tool name must be a string, got a plain object']],
+    ['a symbol as the name', () => toolset.invoke(Symbol('echo') as never, {}), ['got a symbol']],
+    [
+      'a plain object as the context',
+      () => toolset.invoke('echo', {}, { state: new Map() } as never),
+      ['the context must be an ExecutionContext', 'got a plain object'],
+    ],
+    ['a string as the context', () => toolset.invoke('echo', {}, 'run-1' as never), ['got a string']],
+    ['null as the context', () => toolset.invoke('echo', {}, null as never), ['got null']],
+    ['a revoked proxy as the context', () => toolset.invoke('echo', {}, revokedProxy() as never), ['the context must be an ExecutionContext']],
+    ['a proxy with throwing traps as the context', () => toolset.invoke('echo', {}, throwingTraps as never), ['the context must be an ExecutionContext']],
+    ['null as the options', () => toolset.invoke('echo', {}, new ExecutionContext(), null as never), ['options must be an object', 'got null']],
+    ['a string as the options', () => toolset.invoke('echo', {}, new ExecutionContext(), 'call_1' as never), ['got a string']],
+    ['an array as the options', () => toolset.invoke('echo', {}, new ExecutionContext(), [] as never), ['got an array']],
+    [
+      'a number as the call id',
+      () => toolset.invoke('echo', {}, new ExecutionContext(), { callId: 7 as never }),
+      ['options.callId must be a non-empty string', 'got a number'],
+    ],
+    [
+      'an empty call id',
+      () => toolset.invoke('echo', {}, new ExecutionContext(), { callId: '' }),
+      ['options.callId must be a non-empty string', 'got an empty string'],
+    ],
+    [
+      'options whose callId getter throws',
+      () => toolset.invoke('echo', {}, new ExecutionContext(), throwingOptions),
+      ['options could not be read (callId getter)'],
+    ],
+    ['a revoked proxy as the options', () => toolset.invoke('echo', {}, new ExecutionContext(), revokedProxy() as never), ['options could not be read']],
+    [
+      'the arguments first on a tool (tool.invoke(args))',
+      () => (echo.invoke as (...args: unknown[]) => Promise<ToolResult>)({ a: 1 }),
+      ['tool "echo" (function', 'invoke(): the context must be an ExecutionContext', 'the context first'],
+    ],
+    ['null as a tool’s options', () => echo.invoke(new ExecutionContext(), {}, null as never), ['tool "echo"', 'options must be an object']],
+  ];
+
+  it.each(misuses)('%s: a coded result naming what was wrong and the fix, within the hang bound', async (_what, call, says) => {
+    const started = Date.now();
+    const result = await neverThrows(call);
+    expect(Date.now() - started).toBeLessThan(HANG_BOUND_MS);
+    expect(result.isError).toBe(true);
+    expect(result.error?.code).toBe(ErrorCode.InvalidOptions);
+    for (const text of says) expect(result.error?.message).toContain(text);
+    expect(result.error?.message).toMatch(/; call \S+\.invoke\(/);
+    // The model reads a short text that says the fault is not its own.
+    expect(resultText(result)).toContain('the application called the tool wrongly');
+    expect(resultText(result).length).toBeLessThan(200);
+  });
+
+  it('a well-formed context is told of the misuse as a diagnostic, and runs no tool', async () => {
+    const context = new ExecutionContext();
+    const result = await toolset.invoke('echo', {}, context, { callId: 3 as never });
+    expect(result.error?.code).toBe(ErrorCode.InvalidOptions);
+    expect(context.events.filter((e) => e.type === 'tool_call')).toEqual([]);
+    expect(context.events).toEqual([expect.objectContaining({ type: 'diagnostic', code: ErrorCode.InvalidOptions, source: 'toolset' })]);
+  });
+
+  const anyValue = fc.anything({ withNullPrototype: true, withBigInt: true, withMap: true, withSet: true, withBoxedValues: true, withSparseArray: true });
+  const anyName = fc.oneof(fc.constantFrom('echo', 'missing', ''), fc.string(), anyValue);
+  // Contexts and options are made inside the property: fast-check itself would trip over a proxy's traps.
+  const hostileObjects = fc.constantFrom<() => unknown>(
+    revokedProxy,
+    () => throwingTraps,
+    () => throwingOptions,
+  );
+  const anyContext = fc.oneof(
+    fc.constantFrom<() => unknown>(
+      () => undefined,
+      () => new ExecutionContext(),
+    ),
+    anyValue.map((value) => () => value),
+    hostileObjects,
+  );
+  const anyOptions = fc.oneof(
+    fc.constant(() => undefined),
+    fc
+      .record({ callId: fc.oneof(fc.string(), anyValue), timeoutMs: fc.oneof(fc.integer(), anyValue), defaultTimeoutMs: anyValue }, { requiredKeys: [] })
+      .map((options) => () => options),
+    anyValue.map((value) => () => value),
+    hostileObjects,
+  );
+  const anyArguments = fc.oneof(fc.json(), fc.string(), fc.jsonValue(), anyValue);
+
+  it('for random names, JSON texts or values as arguments, contexts and options, invoke (toolset and tool) never throws or rejects: always a ToolResult', async () => {
+    await fc.assert(
+      fc.asyncProperty(anyName, anyArguments, anyContext, anyOptions, async (name, args, makeContext, makeOptions) => {
+        const ctx = makeContext();
+        const options = makeOptions();
+        for (const call of [
+          () => toolset.invoke(name as string, args, ctx as ExecutionContext, options as never),
+          () => echo.invoke(ctx as ExecutionContext, args, options as never),
+        ]) {
+          const result = await neverThrows(call);
+          expect(typeof result.isError).toBe('boolean');
+          expect(Array.isArray(result.content)).toBe(true);
+          if (result.isError) expect(typeof result.error?.code).toBe('string');
+          expect(typeof resultText(result)).toBe('string');
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

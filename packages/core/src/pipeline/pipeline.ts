@@ -1,7 +1,8 @@
 import type { BaseTool, InvokeOptions } from '../base-tool.js';
 import { now } from '../clock.js';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
-import { ExecutionContext, unrestrictedContext } from '../execution-context.js';
+import { ExecutionContext, frameworkContext } from '../execution-context.js';
+import { callMisuse, type CallEntry } from './call-misuse.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
 import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
 
@@ -192,21 +193,35 @@ export function invokeThrough(
   args: unknown,
   options: InvokeOptions | undefined,
   unknown: Terminal,
+  entry: CallEntry,
 ): Promise<ToolResult> {
   // A tool calling another through its own view: the call's events are the framework's, and the callee gets its own view.
-  const ctx = context === undefined ? new ExecutionContext() : unrestrictedContext(context);
-  const callId = options?.callId ?? ctx.nextCallId();
+  const ctx = context === undefined ? new ExecutionContext() : frameworkContext(context);
+  if (ctx === undefined || typeof name !== 'string' || options !== undefined) {
+    const misuse = callMisuse(entry, tool, name, context, ctx, options);
+    if (misuse !== undefined) return Promise.resolve(misuse);
+  }
+  const callId = options?.callId ?? ctx!.nextCallId();
   const started = now();
   const stage = tool === undefined ? undefined : (tool as unknown as Partial<Record<typeof TOOL_STAGE, ToolStage>>)[TOOL_STAGE];
   // A tool from an older copy of core has no stage: its own invoke runs (and records) the call.
   if (tool !== undefined && stage === undefined)
-    return invokeInside(chain, tool, name, ctx, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
-  recordCallStart(ctx, callId, name, args, started);
+    return invokeInside(chain, tool, name, ctx!, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
+  recordCallStart(ctx!, callId, name, args, started);
   let out: Outcome;
-  if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx, callId, args, options);
-  else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx, options, started), tool === undefined ? unknown : toolStage);
-  if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx, callId, name, started, result));
-  return Promise.resolve(recordCallEnd(ctx, callId, name, started, out));
+  try {
+    if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx!, callId, args, options);
+    else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? unknown : toolStage);
+  } catch (error) {
+    // The stages never throw on their own; options whose fields throw when read again can make them.
+    out = errorResult(
+      ErrorCode.ToolFailed,
+      `Tool "${name}" failed: ${describeError(error).slice(0, 300)}`,
+      `tool "${name}" (call ${callId}): ${describeError(error)}`,
+    );
+  }
+  if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result));
+  return Promise.resolve(recordCallEnd(ctx!, callId, name, started, out));
 }
 
 /**
@@ -269,7 +284,9 @@ export class Pipeline {
   }
 
   invoke(toolset: ToolInvoker, name: string, args: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
-    const ctx = context === undefined ? new ExecutionContext() : unrestrictedContext(context);
+    const ctx = context === undefined ? new ExecutionContext() : frameworkContext(context);
+    const misuse = callMisuse('pipeline', undefined, name, context, ctx, options);
+    if (misuse !== undefined || ctx === undefined) return Promise.resolve(misuse!);
     const callId = options?.callId ?? ctx.nextCallId();
     let tool: BaseTool | undefined;
     try {
