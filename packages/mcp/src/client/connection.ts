@@ -22,7 +22,7 @@ import { isHttpConfig, type McpServerConfig } from './config.js';
 import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
 import { httpStatus, isConnectionClosed, isServerError, isTimeout } from './sdk-errors.js';
-import { SessionSupervisor, positive, type McpRestartOptions } from './supervisor.js';
+import { SessionSupervisor, checkRestartOptions, positive, type McpRestartOptions } from './supervisor.js';
 import { dispatchPlainResults, useRequestTables } from './sdk-internals.js';
 import { stdioPid } from './transports.js';
 import { redactError, redactor } from './url-credentials.js';
@@ -269,12 +269,14 @@ export class McpConnection {
     this.config = config;
     this.options = options;
     this.roots = options.roots ?? [];
-    this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS));
+    positive(options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS, 'maxTaskPollIntervalMs');
+    checkRestartOptions(options.restart ?? {});
+    this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'), 'timeoutMs');
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     this.taskHandles = options.taskHandles === undefined ? undefined : new TaskHandles(options.taskHandles);
     this.toolLimits = {
-      maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES),
-      maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH),
+      maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 'maxToolBytes'),
+      maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH, 'maxToolDepth'),
     };
     this.listLimits = {
       maxTools: config.maxTools ?? count(options.maxTools, 'maxTools') ?? DEFAULT_MAX_TOOLS,
@@ -297,9 +299,11 @@ export class McpConnection {
           positive(
             options.startTimeoutMs,
             isHttpConfig(config) && config.auth?.type === 'authorization_code' ? SIGN_IN_START_TIMEOUT_MS : DEFAULT_START_TIMEOUT_MS,
+            'startTimeoutMs',
           ),
+          'startTimeoutMs',
         ),
-        maxResultBytes: positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES)),
+        maxResultBytes: positive(config.maxResultBytes, positive(options.maxResultBytes, DEFAULT_MAX_RESULT_BYTES, 'maxResultBytes'), 'maxResultBytes'),
         restart: options.restart ?? {},
         onStderr: options.onStderr,
         stderrToModel: (isHttpConfig(config) ? undefined : config.stderrToModel) ?? options.stderrToModel ?? false,
@@ -632,7 +636,7 @@ export class McpConnection {
       return await followTask(this.taskHost(handle.tool), task, handle, {
         requestTimeout: request.timeout ?? this.defaultTimeout,
         taskTimeout: taskTimeout !== undefined && taskTimeout > 0 ? taskTimeout : undefined,
-        maxPollInterval: positive(this.options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS),
+        maxPollInterval: positive(this.options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS, 'maxTaskPollIntervalMs'),
         signal: request.signal,
         onstatus,
       });

@@ -74,8 +74,27 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
     signal.addEventListener('abort', done, { once: true });
   });
 
-export function positive(value: number | undefined, fallback: number): number {
-  return value !== undefined && value > 0 ? value : fallback;
+/** A client option that is a positive number, or its default when not given; anything else is refused, never replaced by the default. */
+export function positive(value: number | undefined, fallback: number, option: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !(value > 0))
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `MCP client options: "${option}" must be a positive number (got ${JSON.stringify(value) ?? String(value)})`,
+    );
+  return value;
+}
+
+/** Refuses restart options that are not positive numbers (attempts: a whole number), before any server starts. */
+export function checkRestartOptions(restart: McpRestartOptions): void {
+  positive(restart.initialDelayMs, 0, 'restart.initialDelayMs');
+  positive(restart.maxDelayMs, 0, 'restart.maxDelayMs');
+  const attempts = restart.maxAttempts;
+  if (attempts !== undefined && (typeof attempts !== 'number' || !Number.isSafeInteger(attempts) || attempts < 1))
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `MCP client options: "restart.maxAttempts" must be a whole number of 1 or more (got ${JSON.stringify(attempts) ?? String(attempts)})`,
+    );
 }
 
 export class SessionSupervisor {
@@ -239,9 +258,9 @@ export class SessionSupervisor {
 
   private async restart(): Promise<Client> {
     const restart = this.settings.restart;
-    const attempts = Math.max(1, Math.floor(restart.maxAttempts ?? 3));
-    const initial = positive(restart.initialDelayMs, 200);
-    const longest = positive(restart.maxDelayMs, 5_000);
+    const attempts = restart.maxAttempts ?? 3;
+    const initial = positive(restart.initialDelayMs, 200, 'restart.initialDelayMs');
+    const longest = positive(restart.maxDelayMs, 5_000, 'restart.maxDelayMs');
     let last: unknown;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const delay = attempt > 1 ? Math.min(initial * 2 ** (attempt - 2), longest) : 0;

@@ -123,4 +123,24 @@ describe('hostile tools/list', () => {
       message: 'MCP client options: "maxTools" must be a positive whole number (got -1)',
     });
   });
+
+  it('every other limit among the client options is checked too: nonsense is refused, never replaced by the default', async () => {
+    const bad: Array<[string, McpClientOptions]> = [
+      ['timeoutMs', { timeoutMs: 0 }],
+      ['startTimeoutMs', { startTimeoutMs: -1 }],
+      ['maxResultBytes', { maxResultBytes: Number.NaN }],
+      ['maxToolBytes', { maxToolBytes: 0 }],
+      ['maxToolDepth', { maxToolDepth: '5' as unknown as number }],
+      ['maxTaskPollIntervalMs', { maxTaskPollIntervalMs: 0 }],
+      ['restart.maxAttempts', { restart: { maxAttempts: 0 } }],
+      ['restart.maxAttempts', { restart: { maxAttempts: 1.5 } }],
+      ['restart.initialDelayMs', { restart: { initialDelayMs: -1 } }],
+      ['restart.maxDelayMs', { restart: { maxDelayMs: 0 } }],
+    ];
+    for (const [option, options] of bad)
+      await expect(McpToolset.connect({ mcpServers: { h: hostile('endless-pages-50') } }, options)).rejects.toMatchObject({
+        code: ErrorCode.InvalidOptions,
+        message: expect.stringContaining(`"${option}" must be`),
+      });
+  });
 });
