@@ -10,6 +10,7 @@ import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
+import { listedProblems, maxErrorCharsProblem } from './error-text.js';
 import { isStandardSchema, issuesToProblems, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
 import { compileNullStripper, compileValidator, formatProblems, hasDefaults, type ArgsValidator, type PatternEngine } from './validation.js';
 
@@ -67,6 +68,13 @@ export interface BaseToolOptions {
    */
   deferTask?: boolean;
   /**
+   * The longest error text a call's result carries, in characters: the model's text
+   * and the developer's `error.message`, each (default `DEFAULT_MAX_ERROR_CHARS`,
+   * 4,096). A longer one (a huge thrown message) is cut, with a note of its length.
+   * A call's own `maxErrorChars` wins over it.
+   */
+  maxErrorChars?: number;
+  /**
    * What the tool needs of the run's context (see `ContextAccess`): the state
    * keys it reads and writes, events, progress. Its calls receive a view with
    * just that, and the signal; anything else throws `CONTEXT_ACCESS_DENIED`.
@@ -86,6 +94,8 @@ export interface InvokeOptions {
   callId?: string;
   /** Overrides the tool's own `timeoutMs` for this call. */
   timeoutMs?: number;
+  /** Overrides the tool's own `maxErrorChars` for this call (serveMcp passes its own this way). */
+  maxErrorChars?: number;
   /**
    * A time limit for a tool with none of its own: no `timeoutMs`, and calls
    * without a deadline of their own (an MCP request has one, restarted by
@@ -296,6 +306,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   resumable: boolean;
   /** Whether an MCP call of this tool becomes a task only when the tool calls `startTask()` (see `BaseToolOptions.deferTask`). */
   deferTask: boolean;
+  /** The longest error text its results carry (see `BaseToolOptions.maxErrorChars`); undefined: the default. */
+  maxErrorChars: number | undefined;
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
   /**
@@ -364,6 +376,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
     const problem =
       timeoutProblem(options.timeoutMs) ??
+      maxErrorCharsProblem(options.maxErrorChars) ??
       scopesProblem(options.scopes) ??
       taskProblem(options.task, options.resumable, options.deferTask) ??
       contextAccessProblem(options.context) ??
@@ -378,6 +391,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     this.task = options.task ?? false;
     this.resumable = options.resumable ?? false;
     this.deferTask = options.deferTask ?? false;
+    this.maxErrorChars = options.maxErrorChars;
     if (options.middleware !== undefined) this.use(...options.middleware);
   }
 
@@ -642,7 +656,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     let object = (this.copyBeforeValidation && args === rawArgs ? copyData(args) : args) as Record<string, unknown>;
     if (this.stripNulls !== undefined) object = this.stripNulls(object);
     if (!validator(object)) {
-      const problems = formatProblems(validator.problems());
+      const problems = formatProblems(listedProblems(validator.problems()));
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`);
     }
     return object;
@@ -679,7 +693,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   private async validateStandard(schema: StandardSchemaV1, args: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> {
     const outcome = await schema['~standard'].validate(args);
     if (outcome.issues !== undefined) {
-      const problems = formatProblems(issuesToProblems(outcome.issues));
+      const problems = formatProblems(listedProblems(issuesToProblems(outcome.issues)));
       return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`);
     }
     return outcome.value as Record<string, unknown>;

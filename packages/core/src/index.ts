@@ -42,6 +42,7 @@ export type {
 export { ToolPins } from './pipeline/tool-pins.js';
 export type { ChangedField, DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';
 export { DEFAULT_OUTPUT_BUDGET_TOKENS, outputBudget } from './pipeline/output-budget.js';
+export { DEFAULT_MAX_ERROR_CHARS } from './error-text.js';
 export type { OutputBudgetOptions, OutputLimit } from './pipeline/output-budget.js';
 export { ToolOutputStore } from './outputs/output-store.js';
 export type { OutputPage, StoredOutput, ToolOutputStoreOptions } from './outputs/output-store.js';

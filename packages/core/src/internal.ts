@@ -20,3 +20,4 @@ export { compileValidator, formatProblems, schemaProblems } from './validation.j
 export type { ArgsValidator, ArgumentProblem } from './validation.js';
 export { budgetChars } from './pipeline/output-budget.js';
 export { unrestrictedContext } from './execution-context.js';
+export { maxErrorCharsProblem } from './error-text.js';

@@ -1,5 +1,7 @@
 // Hostile input to the uniform call: every case is data in one table, and each must settle
 // (well within a generous bound that only catches hangs) with a coded error result.
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type JsonSchema, type ToolResult } from '@anytool/core';
 
@@ -612,5 +614,128 @@ describe('hostile input: invoke called wrongly settles with INVALID_OPTIONS, nev
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('hostile input: huge errors give bounded error results', () => {
+  const MB50 = 50 * 1024 * 1024;
+  /** Heap a call may keep after it settled, with its result held: far below the 50 MB thrown. */
+  const MEMORY_BOUND_BYTES = 10 * 1024 * 1024;
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+
+  function throwing(make: () => unknown, options: { maxErrorChars?: number } = {}): ReturnType<typeof tool> {
+    return tool(
+      () => {
+        throw make();
+      },
+      { name: 'huge', description: 'Throws something huge.', parameters: { type: 'object', properties: {} }, ...options },
+    );
+  }
+  function hugeObject(): object {
+    return { toJSON: () => ({ detail: 'y'.repeat(MB50) }) };
+  }
+  function hugeToString(): object {
+    return {
+      toJSON() {
+        throw new Error('no JSON');
+      },
+      toString: () => 'z'.repeat(MB50),
+    };
+  }
+  function causeChain(): Error {
+    let error = new Error(`root ${'c'.repeat(10_000)}`);
+    for (let i = 0; i < 10_000; i++) error = new Error(`level ${i} ${'c'.repeat(10_000)}`, { cause: error });
+    return error;
+  }
+
+  /** What was thrown, and at least how long its description is. */
+  const huge: Array<[string, () => unknown, number]> = [
+    ['an Error with a 50 MB message', () => new Error('x'.repeat(MB50)), MB50],
+    ['a 50 MB string', () => 's'.repeat(MB50), MB50],
+    ['an object whose JSON is 50 MB', hugeObject, MB50],
+    ['an object whose toString gives 50 MB (its JSON throws)', hugeToString, MB50],
+    ['an Error 10,000 causes deep, each 10 KB', causeChain, 10_000],
+  ];
+
+  it.each(huge)(
+    `a tool throwing %s: result texts of at most 4,096 characters each, settled in under ${HANG_BOUND_MS} ms, the thrown value not held (heap under +10 MB)`,
+    async (what, make, length) => {
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const started = Date.now();
+      const result = await new Toolset(throwing(make)).invoke('huge', {}, new ExecutionContext());
+      const ms = Date.now() - started;
+      gc();
+      const held = process.memoryUsage().heapUsed - before;
+      expect(result.error?.code).toBe(ErrorCode.ToolFailed);
+      expect(resultText(result)).toContain('Tool "huge" failed: ');
+      expect(resultText(result).length).toBeLessThanOrEqual(4_096);
+      expect(result.error!.message.length).toBeLessThanOrEqual(4_096);
+      expect(Number(/\[cut: (\d+) characters in all/.exec(resultText(result))?.[1])).toBeGreaterThanOrEqual(length);
+      expect(JSON.stringify(result).length).toBeLessThan(10_000);
+      expect(ms).toBeLessThan(HANG_BOUND_MS);
+      expect(held).toBeLessThan(MEMORY_BOUND_BYTES);
+      process.stdout.write(`huge error, ${what}: result ${JSON.stringify(result).length} bytes, ${ms} ms, heap held ${(held / 1024 / 1024).toFixed(1)} MB\n`);
+    },
+  );
+
+  it('the cut text says it was cut, how long it was and how to see more; a surrogate pair is never split', async () => {
+    const result = await new Toolset(throwing(() => new Error('😀'.repeat(10_000)))).invoke('huge', {});
+    const text = resultText(result);
+    expect(text).toMatch(/… \[cut: \d+ characters in all, the first \d+ kept; maxErrorChars raises the limit\]$/);
+    expect(text).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+
+  it('a tool’s maxErrorChars and a call’s own set the bound (the call’s wins); nonsense values are refused with a coded error', async () => {
+    const small = throwing(() => new Error('x'.repeat(100_000)), { maxErrorChars: 1_000 });
+    const toolset = new Toolset(small);
+    const byTool = await toolset.invoke('huge', {});
+    expect(resultText(byTool).length).toBeLessThanOrEqual(1_000);
+    expect(byTool.error!.message.length).toBeLessThanOrEqual(1_000);
+    const byCall = await toolset.invoke('huge', {}, new ExecutionContext(), { maxErrorChars: 50_000 });
+    expect(resultText(byCall).length).toBeGreaterThan(40_000);
+    expect(resultText(byCall).length).toBeLessThanOrEqual(50_000);
+    const refused = await toolset.invoke('huge', {}, new ExecutionContext(), { maxErrorChars: 10 });
+    expect(refused.error?.code).toBe(ErrorCode.InvalidOptions);
+    expect(refused.error?.message).toContain('options.maxErrorChars must be a whole number of characters from 256');
+    expect(() => throwing(() => 'x', { maxErrorChars: -1 })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidToolDefinition }));
+  });
+
+  it('an error result a tool returns is bounded the same way, its other parts kept', async () => {
+    const returning = tool(
+      () => ({
+        content: [
+          { type: 'text', text: 'r'.repeat(1_000_000) },
+          { type: 'text', text: 'more' },
+        ],
+        isError: true,
+      }),
+      {
+        name: 'returns',
+        description: 'Returns a huge error result.',
+        parameters: { type: 'object', properties: {} },
+      },
+    );
+    const result = await returning.invoke(new ExecutionContext(), {});
+    expect(result.isError).toBe(true);
+    expect(resultText(result).length).toBeLessThanOrEqual(4_096);
+    expect(resultText(result)).toContain('1000005 characters in all');
+  });
+
+  it('100,000 wrong arguments: the INVALID_ARGUMENTS result lists 20 problems and counts the rest, within the size bound', async () => {
+    const strict = tool((a: unknown) => a, {
+      name: 'strict',
+      description: 'Takes strings.',
+      parameters: { type: 'object', properties: { list: { type: 'array', items: { type: 'string' } } } },
+    });
+    const started = Date.now();
+    const result = await strict.invoke(new ExecutionContext(), { list: Array.from({ length: 100_000 }, (_, i) => i) });
+    expect(Date.now() - started).toBeLessThan(HANG_BOUND_MS);
+    expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
+    const text = resultText(result);
+    expect(text.split('\n').filter((line) => line.startsWith('- '))).toHaveLength(20);
+    expect(text).toContain('and 99981 more problems (the first 19 are listed)');
+    expect(text.length).toBeLessThanOrEqual(4_096);
   });
 });

@@ -1,5 +1,6 @@
 import type { BaseTool } from '../base-tool.js';
 import { ErrorCode, describeError } from '../errors.js';
+import { maxErrorCharsProblem } from '../error-text.js';
 import type { ExecutionContext } from '../execution-context.js';
 import { errorResult, type ToolResult } from '../tool-result.js';
 
@@ -40,7 +41,14 @@ function optionsProblem(options: unknown): string | undefined {
   }
   if (callId !== undefined && (typeof callId !== 'string' || callId === ''))
     return `options.callId must be a non-empty string (the model's tool call id), got ${typeof callId === 'string' ? 'an empty string' : kindOf(callId)}`;
-  return undefined;
+  let maxErrorChars: unknown;
+  try {
+    maxErrorChars = (options as { maxErrorChars?: unknown }).maxErrorChars;
+  } catch (error) {
+    return `options could not be read (${describeError(error).slice(0, 200)}); pass a plain object`;
+  }
+  const problem = maxErrorCharsProblem(maxErrorChars);
+  return problem === undefined ? undefined : `options.${problem}`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { now } from '../clock.js';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
 import { ExecutionContext, frameworkContext } from '../execution-context.js';
 import { callMisuse, type CallEntry } from './call-misuse.js';
+import { DEFAULT_MAX_ERROR_CHARS, boundErrorResult } from '../error-text.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
 import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
 
@@ -220,8 +221,14 @@ export function invokeThrough(
       `tool "${name}" (call ${callId}): ${describeError(error)}`,
     );
   }
-  if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result));
-  return Promise.resolve(recordCallEnd(ctx!, callId, name, started, out));
+  if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result.isError ? bounded(result, tool, options) : result));
+  return Promise.resolve(recordCallEnd(ctx!, callId, name, started, out.isError ? bounded(out, tool, options) : out));
+}
+
+/** An error result within the call's `maxErrorChars` (else the tool's, else the default). */
+function bounded(result: ToolResult, tool: BaseTool | undefined, options: InvokeOptions | undefined): ToolResult {
+  const max = options?.maxErrorChars ?? (tool as { maxErrorChars?: number } | undefined)?.maxErrorChars ?? DEFAULT_MAX_ERROR_CHARS;
+  return boundErrorResult(result, max);
 }
 
 /**
@@ -249,7 +256,8 @@ function invokeInside(
       return failedInside(c, error);
     }
   };
-  return Promise.resolve(runChain(chain, call, reach)).then((result) => {
+  return Promise.resolve(runChain(chain, call, reach)).then((outcome) => {
+    const result = outcome.isError ? bounded(outcome, tool, options) : outcome;
     if (call.reached) return result;
     recordCallStart(ctx, callId, name, args, started);
     return recordCallEnd(ctx, callId, name, started, result);
