@@ -10,7 +10,7 @@ import {
   type RunEvent,
   type ToolSource,
 } from '@anytool/core';
-import { unknownToolText } from '@anytool/core/internal';
+import { maxErrorCharsProblem, unknownToolText } from '@anytool/core/internal';
 import {
   ProtocolError,
   ProtocolErrorCode,
@@ -82,6 +82,13 @@ export interface McpServerOptions {
   inputTtlMs?: number;
   /** The most calls waiting for the client's input at once (2026-07-28 era). Default 1000. */
   maxParkedCalls?: number;
+  /**
+   * The longest error text a tool's error result sends, in characters (its text,
+   * and the developer's message the server keeps); a longer one (a tool throwing a
+   * huge message) is cut, with a note of its full length. Default: the tool's own
+   * `maxErrorChars`, else 4,096 (`DEFAULT_MAX_ERROR_CHARS`).
+   */
+  maxErrorChars?: number;
   /**
    * Where the spans and metrics of served calls go (`tools/call {tool}` spans of
    * kind SERVER, children of the caller's span from `params._meta`, and
@@ -270,6 +277,8 @@ export class ServedTools {
     this.rounds = new InputRounds({ ttlMs: options.inputTtlMs, maxParked: options.maxParkedCalls });
     // Refused when serving starts, not at the first task.
     checkTaskOptions(taskOptions(options));
+    const errorCharsProblem = maxErrorCharsProblem(options.maxErrorChars);
+    if (errorCharsProblem !== undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${errorCharsProblem}`);
     this.all = new ToolView(this, undefined);
     this.unsubscribe = toolset.subscribe(() => {
       compileServedPatterns(toolset, (error) => reportUnawaited(options, error));
@@ -733,7 +742,9 @@ export function createMcpServer(tools: Toolset | ToolSource | ServedTools, optio
       }
     });
     try {
-      const result = await served.toolset.invoke(name, args ?? {}, context, { callId: String(ctx.mcpReq.id) });
+      const callId = String(ctx.mcpReq.id);
+      const maxErrorChars = options.maxErrorChars;
+      const result = await served.toolset.invoke(name, args ?? {}, context, maxErrorChars === undefined ? { callId } : { callId, maxErrorChars });
       if (sending.length > 0) {
         await Promise.all(sending);
         // The SDK client handles a notification a microtask later but a response at once, so a progress notification
