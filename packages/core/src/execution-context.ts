@@ -261,11 +261,15 @@ export class ExecutionContext {
     return (this.#state ??= new RestrictedState(this.#run.state, access));
   }
 
-  /** The run's events, oldest first. In a tool's view, only with `context: { events: 'read' }`. */
+  /**
+   * The run's events, oldest first. In a tool's view, only with `context: { events: 'read' }`,
+   * and as a frozen copy: reading the log is no way to write into it.
+   */
   get events(): readonly RunEvent[] {
     const access = this.#access;
-    if (access !== undefined && !access.readEvents) throw access.denied("read the run's events (context.events)", access.withEvents('read'));
-    return this.#run.log;
+    if (access === undefined) return this.#run.log;
+    if (!access.readEvents) throw access.denied("read the run's events (context.events)", access.withEvents('read'));
+    return Object.freeze(this.#run.log.slice());
   }
 
   /** Appends an event (stamping its time) and tells the listeners. In a tool's view, only with `context: { events: 'record' }`. */

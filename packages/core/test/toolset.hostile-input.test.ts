@@ -3,7 +3,7 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
-import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type JsonSchema, type ToolResult } from '@anytool/core';
+import { ErrorCode, ExecutionContext, Pipeline, Toolset, resultText, tool, type JsonSchema, type ToolResult } from '@anytool/core';
 
 const UNDESCRIBABLE = 'a thrown value that cannot be described';
 const HANG_BOUND_MS = 5_000;
@@ -547,6 +547,7 @@ describe('hostile input: invoke called wrongly settles with INVALID_OPTIONS, nev
       ['tool "echo" (function', 'invoke(): the context must be an ExecutionContext', 'the context first'],
     ],
     ['null as a tool’s options', () => echo.invoke(new ExecutionContext(), {}, null as never), ['tool "echo"', 'options must be an object']],
+    ['a number as the name through a Pipeline', () => new Pipeline().invoke(toolset, 42 as never, {}), ['Pipeline.invoke(): the tool name must be a string']],
   ];
 
   it.each(misuses)('%s: a coded result naming what was wrong and the fix, within the hang bound', async (_what, call, says) => {
