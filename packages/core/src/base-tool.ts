@@ -3,16 +3,16 @@ import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import { ContextAccessPlan, contextAccessProblem, copyAccess, type ContextAccess } from './context-access.js';
 import { callView, type ExecutionContext } from './execution-context.js';
-import { compileFlatReader, type FlatReader } from './flat-arguments.js';
-import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
+import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type CallTarget, type Terminal } from './pipeline/pipeline.js';
+import { ArgumentValidation, Refusal, passAll, readArguments, refuse, validateStandard } from './pipeline/argument-validation.js';
 import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
-import { listedProblems, maxErrorCharsProblem } from './error-text.js';
-import { isStandardSchema, issuesToProblems, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
-import { compileNullStripper, compileValidator, formatProblems, hasDefaults, type ArgsValidator, type PatternEngine } from './validation.js';
+import { maxErrorCharsProblem } from './error-text.js';
+import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
+import { compileValidator, type ArgsValidator, type PatternEngine } from './validation.js';
 
 /** What every tool may say about itself; anything left out comes from the build step or defaults. */
 export interface BaseToolOptions {
@@ -108,18 +108,6 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** What `prepare` returns when the arguments are refused (cheaper to test than a result's brand). */
-class Refusal {
-  constructor(readonly result: ToolResult) {}
-}
-
-/** Passes everything: a Standard Schema tool is validated by its schema, as its first preparer. */
-const passAll = Object.assign(() => true, { problems: () => [] }) as ArgsValidator;
-
-function refuse(code: ErrorCode | string, text: string, message?: string): Refusal {
-  return new Refusal(errorResult(code, text, message));
-}
-
 /** Settles with the tool's outcome, or rejects with an Aborted error as soon as the run is aborted. */
 function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -142,101 +130,6 @@ function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: strin
       reject(error);
     }
   });
-}
-
-/**
- * A copy of JSON-like data (plain objects and arrays), so validation defaults never touch the caller's object.
- * An own `__proto__` key stays a plain data key, as `JSON.parse` leaves it. Arguments reach it after
- * `argumentsProblem`, so the recursion is at most `MAX_ARGUMENT_DEPTH` deep.
- */
-function copyData(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyData);
-  if (typeof value !== 'object' || value === null) return value;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const copy = copyData((value as Record<string, unknown>)[key]);
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, writable: true, enumerable: true, configurable: true });
-    else out[key] = copy;
-  }
-  return out;
-}
-
-/**
- * How deeply arguments may nest (each object or array is a level, the arguments object the
- * first). Deeper arguments are refused before anything walks them recursively.
- */
-export const MAX_ARGUMENT_DEPTH = 64;
-
-/** An object or array on the walk, with the way back to the root for messages. */
-interface Visit {
-  value: object;
-  depth: number;
-  parent: Visit | undefined;
-  key: string;
-}
-
-function pointer(parent: Visit, key: string): string {
-  const keys = [key];
-  for (let v: Visit | undefined = parent; v?.parent !== undefined; v = v.parent) keys.push(v.key);
-  return `/${keys
-    .reverse()
-    .map((k) => k.replace(/~/g, '~0').replace(/\//g, '~1'))
-    .join('/')}`;
-}
-
-/**
- * Checks, without recursion, what no JSON Schema catches: nesting deeper than
- * `MAX_ARGUMENT_DEPTH` (a cycle counts as too deep) and numbers JSON cannot carry
- * (`NaN`, `Infinity`), which in-process callers can pass. Returns the problem, or undefined.
- * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
- */
-function argumentsProblem(args: object, parsed: boolean): string | undefined {
-  if (isFlat(args)) return undefined;
-  const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
-  // The depth at which each object was last walked: shared objects are walked again only deeper.
-  const seen = parsed ? undefined : new Map<object, number>();
-  while (stack.length > 0) {
-    const visit = stack.pop()!;
-    const value = visit.value;
-    const array = Array.isArray(value);
-    // The arguments object itself is always walked; below it only plain objects and arrays (what the copy copies).
-    if (!array && visit.depth > 1) {
-      const proto = Object.getPrototypeOf(value) as unknown;
-      if (proto !== Object.prototype && proto !== null) continue;
-    }
-    if (visit.depth > MAX_ARGUMENT_DEPTH)
-      return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
-    if (seen !== undefined) {
-      const before = seen.get(value);
-      if (before !== undefined && before >= visit.depth) continue;
-      seen.set(value, visit.depth);
-    }
-    let problem: string | undefined;
-    if (array) for (let i = 0; i < value.length && problem === undefined; i++) problem = visitChild(stack, visit, String(i), value[i]);
-    else for (const key of Object.keys(value)) if ((problem = visitChild(stack, visit, key, (value as Record<string, unknown>)[key])) !== undefined) break;
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
-}
-
-/** Whether `args` holds no object and no number JSON cannot carry: nothing to walk, nothing allocated (most calls). */
-function isFlat(args: object): boolean {
-  for (const key in args) {
-    const value = (args as Record<string, unknown>)[key];
-    if (typeof value === 'object' ? value !== null : typeof value === 'number' && !Number.isFinite(value)) return false;
-  }
-  return true;
-}
-
-/** Checks one child of `parent`: a number must be finite; an object or array is walked next. */
-function visitChild(stack: Visit[], parent: Visit, key: string, child: unknown): string | undefined {
-  if (typeof child === 'number' && !Number.isFinite(child)) {
-    return `\n- ${pointer(parent, key)}: must be a finite number (got ${child}, which JSON cannot carry)\nFix the arguments and call the tool again.`;
-  }
-  if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: parent.depth + 1, parent, key });
-  return undefined;
 }
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -336,18 +229,15 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   protected ownDeadline = false;
 
   private cachedDefinition: ToolDefinition | undefined;
-  private validator: ArgsValidator | undefined;
+  /** The validation stage of this tool's calls, made by `compile()`. */
+  private validation: ArgumentValidation | undefined;
   /** The engine of the validator's patterns (`compile({ patterns })`); JavaScript's own when undefined. */
   private patterns: PatternEngine | undefined;
-  private copyBeforeValidation = false;
-  private stripNulls: ((args: Record<string, unknown>) => Record<string, unknown>) | undefined;
-  /** Reads the model's JSON text of a flat schema's arguments in one pass (see `compileFlatReader`). */
-  private readFlat: FlatReader | undefined;
   private preparers: readonly ArgumentPreparer[] | undefined;
   /** The Standard Schema given as `parameters`, which validates the arguments. */
   private standardSchema: StandardSchemaV1 | undefined;
-  /** Tool-level middleware (`use`). */
-  private chain: Chain = Chain.EMPTY;
+  /** Where this tool's own calls go: through its middleware (`use`) to its stage. */
+  private target: CallTarget = { name: '', tool: undefined, chain: Chain.EMPTY, unknown: noTool, entry: 'tool' };
 
   /** `tool instanceof BaseTool` holds for a tool made with any copy of @anytool/core (subclasses check as usual). */
   static [Symbol.hasInstance]<T>(this: abstract new (...args: never[]) => T, value: unknown): value is T {
@@ -373,7 +263,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     this.preparers = info?.prepare;
     // A Standard Schema validates as the first preparer: the JSON Schema path stays as it was.
     const schema = this.standardSchema;
-    if (schema !== undefined) this.preparers = [(args) => this.validateStandard(schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
+    if (schema !== undefined)
+      this.preparers = [(args) => validateStandard(this.name, schema, args) as Promise<Record<string, unknown>>, ...(this.preparers ?? [])];
     const problem =
       timeoutProblem(options.timeoutMs) ??
       maxErrorCharsProblem(options.maxErrorChars) ??
@@ -417,16 +308,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const patterns = options?.patterns;
     if (patterns !== undefined && patterns !== this.patterns) {
       this.patterns = patterns;
-      this.validator = undefined;
+      this.validation = undefined;
     }
-    if (this.validator !== undefined) return;
+    if (this.validation !== undefined) return;
     const parameters = this.definition.parameters;
-    const validator = this.standardSchema !== undefined ? passAll : this.compileParameters(parameters);
-    this.stripNulls = compileNullStripper(parameters);
-    this.copyBeforeValidation = this.standardSchema === undefined && hasDefaults(parameters);
-    // The reader takes no null (it leaves such text to the general path), so the null stripper has nothing to do after it.
-    this.readFlat = this.standardSchema === undefined ? compileFlatReader(parameters) : undefined;
-    this.validator = validator;
+    const own = this.standardSchema === undefined;
+    this.validation = new ArgumentValidation(parameters, own ? this.compileParameters(parameters) : passAll, own);
   }
 
   /**
@@ -473,16 +360,17 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * its own or through any toolset (inside the toolset's and source's middleware).
    */
   use(...middleware: Middleware[]): this {
-    this.chain = Chain.of(
-      this.chain.middleware,
+    const chain = Chain.of(
+      this.target.chain.middleware,
       middleware.map((m) => checkMiddleware(m, this.label)),
     );
+    this.target = { ...this.target, chain };
     return this;
   }
 
   /** This tool's own middleware, outermost first. */
   get middleware(): readonly Middleware[] {
-    return this.chain.middleware;
+    return this.target.chain.middleware;
   }
 
   /**
@@ -490,7 +378,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * exception in the tool, a timeout or an abort all become error results.
    */
   invoke(context: ExecutionContext, rawArgs: unknown, options?: InvokeOptions): Promise<ToolResult> {
-    return invokeThrough(this.chain, this as unknown as BaseTool, this.name, context, rawArgs, options, noTool, 'tool');
+    let target = this.target;
+    // The name may have been changed since the last call (a prefix given by whoever holds the tool).
+    if (target.name !== this.name || target.tool === undefined) target = this.target = { ...target, name: this.name, tool: this as unknown as BaseTool };
+    return invokeThrough(target, context, rawArgs, options);
   }
 
   /**
@@ -614,52 +505,19 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     }
   }
 
-  /** Parses, strips strict-mode nulls and validates; returns the arguments or an error result. */
+  /** The validation stage (see `ArgumentValidation`), compiled on the first call of a tool no toolset holds. */
   private prepare(rawArgs: unknown): Record<string, unknown> | Refusal {
-    // The model's text of a flat object its schema accepts, read in one pass; anything else below.
-    const readFlat = this.readFlat;
-    if (readFlat !== undefined && typeof rawArgs === 'string') {
-      const flat = readFlat(rawArgs);
-      if (flat !== undefined) return flat;
+    const validation = this.validation;
+    if (validation !== undefined) return validation.check(this.name, rawArgs);
+    const args = readArguments(this.name, rawArgs);
+    if (args instanceof Refusal) return args;
+    try {
+      this.compile();
+    } catch (error) {
+      const code = isAnytoolError(error) ? error.code : ErrorCode.InvalidSchema;
+      return refuse(code, `Tool "${this.name}" cannot be called: its definition is broken. Do not retry it.`, describeError(error));
     }
-    let args: unknown = rawArgs;
-    if (typeof args === 'string') {
-      try {
-        // The model's JSON text starts with '{': only other text needs the blank check.
-        args = args.charCodeAt(0) !== 123 && args.trim() === '' ? {} : JSON.parse(args);
-      } catch (error) {
-        return refuse(
-          ErrorCode.InvalidArguments,
-          `Invalid arguments for tool "${this.name}": they are not valid JSON (${describeError(error)}). Send one JSON object.`,
-        );
-      }
-    }
-    if (args === undefined || args === null) args = {};
-    if (typeof args !== 'object' || Array.isArray(args)) {
-      return refuse(
-        ErrorCode.InvalidArguments,
-        `Invalid arguments for tool "${this.name}": expected one JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`,
-      );
-    }
-    const problem = argumentsProblem(args as object, args !== rawArgs);
-    if (problem !== undefined) return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":${problem}`);
-    if (this.validator === undefined) {
-      try {
-        this.compile();
-      } catch (error) {
-        const code = isAnytoolError(error) ? error.code : ErrorCode.InvalidSchema;
-        return refuse(code, `Tool "${this.name}" cannot be called: its definition is broken. Do not retry it.`, describeError(error));
-      }
-    }
-    const validator = this.validator!;
-    // Parsed JSON is ours to fill with defaults; an object from the caller is copied first.
-    let object = (this.copyBeforeValidation && args === rawArgs ? copyData(args) : args) as Record<string, unknown>;
-    if (this.stripNulls !== undefined) object = this.stripNulls(object);
-    if (!validator(object)) {
-      const problems = formatProblems(listedProblems(validator.problems()));
-      return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`);
-    }
-    return object;
+    return this.validation!.validate(this.name, args, rawArgs);
   }
 
   /**
@@ -681,22 +539,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (this.standardSchema === undefined) return { args: prepared };
     let checked: Record<string, unknown> | Refusal;
     try {
-      checked = await this.validateStandard(this.standardSchema, prepared);
+      checked = await validateStandard(this.name, this.standardSchema, prepared);
     } catch (error) {
       // As a call would end: the schema's own validation failed.
       return { result: this.failure(error) };
     }
     return checked instanceof Refusal ? { result: checked.result } : { args: checked };
-  }
-
-  /** Validates with the Standard Schema's own `validate` (a Refusal on issues); its output (coerced, defaulted) is what the tool receives. */
-  private async validateStandard(schema: StandardSchemaV1, args: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> {
-    const outcome = await schema['~standard'].validate(args);
-    if (outcome.issues !== undefined) {
-      const problems = formatProblems(listedProblems(issuesToProblems(outcome.issues)));
-      return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${this.name}":\n${problems}\nFix the arguments and call the tool again.`);
-    }
-    return outcome.value as Record<string, unknown>;
   }
 
   private abortedResult(signal: AbortSignal): ToolResult {

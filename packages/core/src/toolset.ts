@@ -4,7 +4,7 @@ import { DiagnosticLog } from './diagnostics.js';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import type { ExecutionContext } from './execution-context.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
-import { Chain, checkMiddleware, invokeThrough, type Terminal } from './pipeline/pipeline.js';
+import { Chain, checkMiddleware, invokeThrough, type CallTarget, type Terminal } from './pipeline/pipeline.js';
 import type { Middleware } from './pipeline/tool-call.js';
 import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool, type Lowered } from './providers/index.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -40,9 +40,9 @@ interface Entry {
 interface Route {
   readonly tool: BaseTool;
   readonly entry: Entry;
-  /** Compiled on the first call (and again after `use`, or after the tool's own `use`). */
-  chain: Chain | undefined;
-  /** The tool's own middleware when `chain` was compiled. */
+  /** Where its calls go, compiled on the first call (and again after `use`, or after the tool's own `use`). */
+  target: CallTarget | undefined;
+  /** The tool's own middleware when `target` was compiled. */
   toolLevel: readonly Middleware[] | undefined;
 }
 
@@ -236,7 +236,7 @@ export class Toolset implements DynamicToolSource {
   use(...middleware: Middleware[]): this {
     this.own = [...this.own, ...middleware.map((m) => checkMiddleware(m, 'Toolset'))];
     this.unknownChain = Chain.of(this.own);
-    for (const route of this.byName.values()) route.chain = undefined;
+    for (const route of this.byName.values()) route.target = undefined;
     this.notify();
     return this;
   }
@@ -272,17 +272,18 @@ export class Toolset implements DynamicToolSource {
           this.diagnostics.report({ code: ErrorCode.DuplicateTool, source: 'toolset', tool: tool.name, message: `${message}; ${tool.label} is left out` });
           continue;
         }
-        map.set(tool.name, { tool, entry, chain: undefined, toolLevel: undefined });
+        map.set(tool.name, { tool, entry, target: undefined, toolLevel: undefined });
       }
     }
     return map;
   }
 
-  /** The chain of `route`, compiled now: this toolset's middleware, its source's, the tool's. */
-  private compile(route: Route): Chain {
+  /** Where calls of `name` go, compiled now: through this toolset's middleware, its source's and the tool's, to the tool. */
+  private compile(name: string, route: Route): CallTarget {
     const toolLevel = route.tool.middleware;
     route.toolLevel = toolLevel;
-    return (route.chain = Chain.of(this.own, sourceLevel(route.entry, route.tool.name), toolLevel));
+    const chain = Chain.of(this.own, sourceLevel(route.entry, route.tool.name), toolLevel);
+    return (route.target = { name, tool: route.tool, chain, unknown: this.unknownTool, entry: 'toolset' });
   }
 
   /** @deprecated Read `diagnostics`: the messages of its entries. */
@@ -397,9 +398,11 @@ export class Toolset implements DynamicToolSource {
    */
   invoke(name: string, rawArgs: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
     const route = this.byName.get(name);
-    if (route === undefined) return invokeThrough(this.unknownChain, undefined, name, context, rawArgs, options, this.unknownTool, 'toolset');
-    const chain = route.chain !== undefined && route.toolLevel === route.tool.middleware ? route.chain : this.compile(route);
-    return invokeThrough(chain, route.tool, name, context, rawArgs, options, this.unknownTool, 'toolset');
+    if (route === undefined) {
+      return invokeThrough({ name, tool: undefined, chain: this.unknownChain, unknown: this.unknownTool, entry: 'toolset' }, context, rawArgs, options);
+    }
+    const target = route.target !== undefined && route.toolLevel === route.tool.middleware ? route.target : this.compile(name, route);
+    return invokeThrough(target, context, rawArgs, options);
   }
 
   private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, unknownToolText(this.names, call.name));

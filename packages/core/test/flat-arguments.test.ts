@@ -288,7 +288,7 @@ describe('a tool with a flat schema, called with JSON text', () => {
 
   it('reads its text in one pass, its optional property included', () => {
     record.compile();
-    expect(typeof (record as unknown as { readFlat?: unknown }).readFlat).toBe('function');
+    expect(typeof (record as unknown as { validation?: { readFlat?: unknown } }).validation?.readFlat).toBe('function');
   });
 
   it('still drops a null the model sends for an optional property (strict mode), through the general path', async () => {

@@ -181,38 +181,52 @@ const toolStage: Terminal = (call) =>
   (call.tool as unknown as Record<typeof TOOL_STAGE, ToolStage>)[TOOL_STAGE](call.context, call.callId, call.args, call.options);
 
 /**
+ * Where calls of one name go: the middleware, the tool (undefined for a name no tool
+ * has) and what ends a call without a tool. Made once per tool (and per toolset
+ * route), not per call.
+ */
+export interface CallTarget {
+  readonly name: string;
+  readonly tool: BaseTool | undefined;
+  readonly chain: Chain;
+  /** Ends a call that has no tool: the unknown-tool result. */
+  readonly unknown: Terminal;
+  /** Which entry point the call came through, for the text of a misuse. */
+  readonly entry: CallEntry;
+}
+
+/**
  * The one path of a call through a toolset or a tool: records `tool_call`, runs
  * the chain's middleware around the tool's stage (or `unknown` when there is no
  * tool), records `tool_result`. With no middleware it goes straight to the tool's
  * stage: no call object, no closures. Never throws; the promise never rejects.
  */
 export function invokeThrough(
-  chain: Chain,
-  tool: BaseTool | undefined,
-  name: string,
+  target: CallTarget,
   context: ExecutionContext | undefined,
   args: unknown,
   options: InvokeOptions | undefined,
-  unknown: Terminal,
-  entry: CallEntry,
 ): Promise<ToolResult> {
+  const { name, tool, chain } = target;
   // A tool calling another through its own view: the call's events are the framework's, and the callee gets its own view.
   const ctx = context === undefined ? new ExecutionContext() : frameworkContext(context);
   if (ctx === undefined || typeof name !== 'string' || options !== undefined) {
-    const misuse = callMisuse(entry, tool, name, context, ctx, options);
+    const misuse = callMisuse(target.entry, tool, name, context, ctx, options);
     if (misuse !== undefined) return Promise.resolve(misuse);
   }
   const callId = options?.callId ?? ctx!.nextCallId();
   const started = now();
   const stage = tool === undefined ? undefined : (tool as unknown as Partial<Record<typeof TOOL_STAGE, ToolStage>>)[TOOL_STAGE];
   // A tool from an older copy of core has no stage: its own invoke runs (and records) the call.
-  if (tool !== undefined && stage === undefined)
-    return invokeInside(chain, tool, name, ctx!, callId, started, args, options, (call, forward) => tool.invoke(call.context, call.args, forward));
+  if (tool !== undefined && stage === undefined) {
+    const call = new ToolCall(name, tool, callId, args, ctx!, options, started);
+    return invokeInside(call, chain, (c, forward) => tool.invoke(c.context, c.args, forward));
+  }
   recordCallStart(ctx!, callId, name, args, started);
   let out: Outcome;
   try {
     if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx!, callId, args, options);
-    else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? unknown : toolStage);
+    else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? target.unknown : toolStage);
   } catch (error) {
     // The stages never throw on their own; options whose fields throw when read again can make them.
     out = errorResult(
@@ -232,22 +246,13 @@ function bounded(result: ToolResult, tool: BaseTool | undefined, options: Invoke
 }
 
 /**
- * Runs the chain in front of something that records the call's events itself
- * (another toolset's or tool's `invoke`); a call that ends before reaching it
- * (a refusal) gets its pair of events here.
+ * Runs `call` through `chain` in front of `inner`, something that records the
+ * call's events itself (another toolset's or tool's `invoke`); a call that ends
+ * before reaching it (a refusal) gets its pair of events here.
  */
-function invokeInside(
-  chain: Chain,
-  tool: BaseTool | undefined,
-  name: string,
-  ctx: ExecutionContext,
-  callId: string,
-  started: number,
-  args: unknown,
-  options: InvokeOptions | undefined,
-  inner: (call: ToolCall, options: InvokeOptions) => Promise<ToolResult>,
-): Promise<ToolResult> {
-  const call = new ToolCall(name, tool, callId, args, ctx, options, started);
+function invokeInside(call: ToolCall, chain: Chain, inner: (call: ToolCall, options: InvokeOptions) => Promise<ToolResult>): Promise<ToolResult> {
+  const { name, tool, callId, args, options, started } = call;
+  const ctx = call.context;
   const forward = options?.callId === callId ? options : { ...options, callId };
   const reach: Terminal = (c) => {
     try {
@@ -302,8 +307,7 @@ export class Pipeline {
     } catch {
       tool = undefined;
     }
-    return invokeInside(this.chain, tool, name, ctx, callId, now(), args, options, (call, forward) =>
-      toolset.invoke(call.name, call.args, call.context, forward),
-    );
+    const call = new ToolCall(name, tool, callId, args, ctx, options, now());
+    return invokeInside(call, this.chain, (c, forward) => toolset.invoke(c.name, c.args, c.context, forward));
   }
 }
