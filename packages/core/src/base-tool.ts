@@ -386,7 +386,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   /**
    * The tool's own stage of the pipeline, innermost in every call: checks the
-   * arguments, applies the time limit and the run's abort signal, runs the
+   * arguments (`ArgumentValidation`), applies the time limit and the run's abort signal, runs the
    * build step's preparers and `execute`, and turns the outcome into a result.
    * Kept free of closures, timers and listeners unless a time limit, an abort
    * signal or an async tool needs them; a sync tool's result comes back at once.

@@ -7,6 +7,21 @@ import { DEFAULT_MAX_ERROR_CHARS, boundErrorResult } from '../error-text.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
 import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
 
+/*
+ * The stages of one call, in order, and the file that holds each:
+ *
+ * 1. entry: `Toolset.invoke` (toolset.ts) or `BaseTool.invoke` (base-tool.ts) picks the call's `CallTarget`;
+ * 2. misuse: a call made wrongly ends at once as an `INVALID_OPTIONS` result (pipeline/call-misuse.ts);
+ * 3. the `tool_call` event (`recordCallStart`, here);
+ * 4. middleware: every `before`, the `around` wrappers, then every `after`, at toolset, source and
+ *    tool level (`runChain`, here; the hooks' types in pipeline/tool-call.ts);
+ * 5. the tool's own stage (`BaseTool[TOOL_STAGE]`, base-tool.ts): the abort check, argument validation
+ *    (pipeline/argument-validation.ts), the time limit, the tool's view of the context, the build
+ *    step's preparers, `execute`, and its outcome as a `ToolResult`;
+ * 6. an error result cut to its `maxErrorChars` (error-text.ts);
+ * 7. the `tool_result` event (`recordCallEnd`, here).
+ */
+
 /**
  * The tool's own stage, the innermost of every call: arguments in, result out,
  * never throwing. A `BaseTool` of this version of core, from any copy of it, has

@@ -40,6 +40,20 @@ const SAMPLING: Asked = { kind: 'sampling', method: 'sampling/createMessage' };
 const ELICITATION: Asked = { kind: 'elicitation', method: 'elicitation/create' };
 const ROOTS: Asked = { kind: 'roots', method: 'roots/list' };
 
+/** What a call's session sends through and on behalf of. */
+export interface CallSessionOptions {
+  server: Server;
+  /** The request being served (on the modern era, the first round's). */
+  ctx: ServerContext;
+  connection: ConnectionState;
+  toolName: string;
+  era: 'legacy' | 'modern';
+  /** On the modern era, the round questions go to. */
+  round: InputRound | undefined;
+  /** Makes the call a task (`startTask()`); `true`: it is one already; `false` (default): it cannot become one. */
+  starter?: (() => Promise<boolean>) | boolean;
+}
+
 /**
  * The `McpSession` of one `tools/call`; sends through the request's own
  * channel. On the 2025 era questions to the client are requests over the
@@ -48,17 +62,23 @@ const ROOTS: Asked = { kind: 'roots', method: 'roots/list' };
  */
 export class CallSession implements McpSession {
   private asked = 0;
+  private readonly server: Server;
+  private first: ServerContext;
+  private readonly connection: ConnectionState;
+  private readonly toolName: string;
+  readonly era: 'legacy' | 'modern';
+  private input: InputRound | undefined;
+  private readonly starter: (() => Promise<boolean>) | boolean;
 
-  constructor(
-    private readonly server: Server,
-    private first: ServerContext,
-    private readonly connection: ConnectionState,
-    private readonly toolName: string,
-    readonly era: 'legacy' | 'modern',
-    private input: InputRound | undefined,
-    /** Makes the call a task (`startTask()`); `true`: it is one already; `false`: it cannot become one. */
-    private readonly starter: (() => Promise<boolean>) | boolean = false,
-  ) {}
+  constructor(call: CallSessionOptions) {
+    this.server = call.server;
+    this.first = call.ctx;
+    this.connection = call.connection;
+    this.toolName = call.toolName;
+    this.era = call.era;
+    this.input = call.round;
+    this.starter = call.starter ?? false;
+  }
 
   startTask(): Promise<boolean> {
     return typeof this.starter === 'boolean' ? Promise.resolve(this.starter) : this.starter();

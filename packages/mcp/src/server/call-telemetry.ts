@@ -21,13 +21,15 @@ const UNTRACED: ServedCallTelemetry = { trace: undefined, end: () => undefined }
  * OpenTelemetry SDK registered no span is made, but the caller's trace is still
  * handed on (to the MCP servers the tool calls in turn).
  */
-export function servedCallTelemetry(
-  server: Server,
-  ctx: ServerContext,
-  tool: string,
-  transport: 'stdio' | 'http' | undefined,
-  options: McpTelemetryOptions | undefined,
-): ServedCallTelemetry {
+export function servedCallTelemetry(call: {
+  server: Server;
+  ctx: ServerContext;
+  tool: string;
+  /** Given by the serving entry; else read from the server's transport. */
+  transport: 'stdio' | 'http' | undefined;
+  options: McpTelemetryOptions | undefined;
+}): ServedCallTelemetry {
+  const { server, ctx, tool, transport, options } = call;
   const meta = ctx.mcpReq._meta as Record<string, unknown> | undefined;
   // Only the trace's own fields: baggage from a client is not trusted, nor handed on to the servers the tool calls.
   const parent =

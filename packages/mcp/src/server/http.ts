@@ -26,7 +26,9 @@ import { sessionEventStore } from './session-event-store.js';
 import { StoreEventStore } from './store-event-store.js';
 import { fanOutToolChanges } from './tool-changes.js';
 import type { McpStore } from '../store/store.js';
-import { createMcpServer, listResponseHead, type McpServerOptions, type ServedTools, type ToolView } from './tool-server.js';
+import { createMcpServer, type McpServerOptions } from './tool-server.js';
+import type { ServedTools, ToolView } from './served-tools.js';
+import { listResponseHead } from './tool-list-pages.js';
 
 /** Options of `serveMcp` over streamable HTTP. */
 export interface HttpServeOptions extends McpServerOptions {

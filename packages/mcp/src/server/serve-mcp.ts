@@ -3,7 +3,8 @@ import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { listenHttp, type HttpServeOptions } from './http.js';
 import { DEFAULT_MAX_UNREAD_BYTES, StdioTransport } from './stdio-transport.js';
-import { ServedTools, asToolset, createMcpServer, type McpServerOptions } from './tool-server.js';
+import { ServedTools, asToolset } from './served-tools.js';
+import { createMcpServer, type McpServerOptions } from './tool-server.js';
 
 /** Options of `serveMcp` over stdio (the client started this process). */
 export interface StdioServeOptions extends McpServerOptions {
