@@ -179,6 +179,9 @@ export function compileNullStripper(schema: JsonSchema): ((args: Record<string, 
   const defs = collectDefs(schema);
   const byDef = new Map<string, Stripper | null>();
   const building = new Set<string>();
+  // One call's outcome of each anyOf / oneOf for each value: branches that share a definition (through
+  // $refs, or a recursive type) would otherwise try it once per path to it, twice as often each level.
+  let tried: WeakMap<object, Map<Stripper, unknown>> | undefined;
 
   const forRef = (name: string): Stripper | undefined => {
     if (byDef.has(name)) return byDef.get(name) ?? undefined;
@@ -219,14 +222,23 @@ export function compileNullStripper(schema: JsonSchema): ((args: Record<string, 
       if (!Array.isArray(options)) continue;
       const branches = options.map(build).filter((b): b is Stripper => b !== undefined);
       // The value is tried against each branch that has optional properties: the first one that changes it wins.
-      if (branches.length > 0)
-        parts.push((value) => {
+      if (branches.length > 0) {
+        const union: Stripper = (value) => {
+          // Only objects and arrays are ever changed.
+          if (typeof value !== 'object' || value === null) return value;
+          const seen = (tried ??= new WeakMap()).get(value) ?? new Map<Stripper, unknown>();
+          tried.set(value, seen);
+          if (seen.has(union)) return seen.get(union);
+          let out: unknown = value;
           for (const strip of branches) {
-            const out = strip(value);
-            if (out !== value) return out;
+            out = strip(value);
+            if (out !== value) break;
           }
-          return value;
-        });
+          seen.set(union, out);
+          return out;
+        };
+        parts.push(union);
+      }
     }
     const allOf = n['allOf'];
     if (Array.isArray(allOf) && allOf.length === 1) {
@@ -273,7 +285,11 @@ export function compileNullStripper(schema: JsonSchema): ((args: Record<string, 
   };
 
   const root = build(schema);
-  return root === undefined ? undefined : (args) => root(args) as Record<string, unknown>;
+  if (root === undefined) return undefined;
+  return (args) => {
+    tried = undefined;
+    return root(args) as Record<string, unknown>;
+  };
 }
 
 function mapCopy(values: unknown[], strip: Stripper): unknown[] {

@@ -27,6 +27,8 @@ export interface McpServerTuning {
   maxTools?: number;
   /** The most JSON this server's whole `tools/list` may be, in bytes (default 16 MiB; see the client options). */
   maxToolListBytes?: number;
+  /** How long a call's arguments may take to validate against a costly schema of this server, off the event loop (default 500; see the client options). */
+  validationTimeoutMs?: number;
   /**
    * Which MCP protocol era to speak to this server: `"auto"` (the default) asks with `server/discover` whether it
    * speaks the 2026-07-28 revision and falls back to the 2025 `initialize`; `"legacy"` skips the probe (2025 only);
@@ -134,6 +136,9 @@ function checkOne(name: string, value: unknown): McpServerConfig {
     const ms = config[key];
     if (ms !== undefined && (typeof ms !== 'number' || !(ms > 0))) fail(where, `"${key}" must be a positive number of milliseconds`);
   }
+  const validationMs = config['validationTimeoutMs'];
+  if (validationMs !== undefined && (typeof validationMs !== 'number' || !(validationMs > 0) || validationMs > 2_147_483_647))
+    fail(where, `"validationTimeoutMs" must be a positive number of milliseconds up to 2147483647 (got ${JSON.stringify(validationMs)})`);
   const protocol = config['protocol'];
   if (protocol !== undefined && protocol !== 'auto' && protocol !== 'legacy' && protocol !== 'modern')
     fail(where, `"protocol" must be "auto", "legacy" or "modern" (got ${JSON.stringify(protocol)})`);

@@ -30,6 +30,7 @@ import type { McpTokenStore } from './auth/token-store.js';
 import type { McpStore } from '../store/store.js';
 import { TaskHandles } from './task-handles.js';
 import { TASKS_EXTENSION, TaskCreations, followTask, readTask, type McpTaskHandle, type McpTaskStatus, type TaskHost, type WireTask } from './tasks.js';
+import { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } from './offloaded-validation.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
 import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
 import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, checkMaxTotalTimeout, progressUntil, totalTimeoutOf } from './progress-deadline.js';
@@ -98,6 +99,14 @@ export interface McpClientOptions {
   maxToolBytes?: number;
   /** A tool whose listing nests objects and arrays deeper is left out, with a diagnostic (default 100). */
   maxToolDepth?: number;
+  /**
+   * How long, in milliseconds, the arguments of a call may take to validate against a tool's input
+   * schema when that schema may cost more than linear time (`uniqueItems` over objects, combinators
+   * that share definitions through `$ref`): such arguments are validated off the event loop, and a
+   * call past this fails with `INVALID_ARGUMENTS` without reaching the server (default 500). A
+   * server's own `validationTimeoutMs` wins.
+   */
+  validationTimeoutMs?: number;
   /**
    * The most tools a server may list in `tools/list` (default 1 000), and so the most pages
    * read (one more than this). Past it the server is not started (`MCP_TOOL_LIST_LIMIT`), or,
@@ -203,6 +212,17 @@ function schemaIssues(error: unknown): readonly SchemaIssue[] | undefined {
   return error instanceof Error && Array.isArray(issues) ? (issues as SchemaIssue[]) : undefined;
 }
 
+/** The validation deadline of the options: a positive number of milliseconds a timer can wait. */
+function validationTimeout(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_VALIDATION_TIMEOUT_MS;
+  if (typeof value !== 'number' || !(value > 0) || value > MAX_TIMER_MS)
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `MCP client options: "validationTimeoutMs" must be a positive number of milliseconds up to ${MAX_TIMER_MS} (got ${JSON.stringify(value) ?? String(value)})`,
+    );
+  return value;
+}
+
 /** An option that is a count (a positive whole number), or undefined when not given; anything else is refused. */
 function count(value: number | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;
@@ -257,6 +277,11 @@ export class McpConnection {
   private readonly listLimits: { maxTools: number; maxBytes: number };
   /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
   private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
+  /**
+   * How long validating a call's arguments off the event loop may take (see `McpClientOptions.validationTimeoutMs`).
+   * @internal
+   */
+  readonly validationTimeoutMs: number;
   /** Answers with a task, taken from the transport before the SDK refuses them. */
   private readonly taskCreations = new TaskCreations();
   /** Where task handles are kept for a resume, when the options name a store. */
@@ -274,6 +299,7 @@ export class McpConnection {
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'), 'timeoutMs');
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     this.taskHandles = options.taskHandles === undefined ? undefined : new TaskHandles(options.taskHandles);
+    this.validationTimeoutMs = validationTimeout(config.validationTimeoutMs ?? options.validationTimeoutMs);
     this.toolLimits = {
       maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 'maxToolBytes'),
       maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH, 'maxToolDepth'),

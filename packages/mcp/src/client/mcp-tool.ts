@@ -1,5 +1,14 @@
-import { AnytoolError, BaseTool, ErrorCode, type ExecutionContext, type JsonSchema, type ToolAnnotations, type ToolResult } from '@anytool/core';
-import { compileValidator, type ArgsValidator } from '@anytool/core/internal';
+import {
+  AnytoolError,
+  BaseTool,
+  ErrorCode,
+  errorResult,
+  type ExecutionContext,
+  type JsonSchema,
+  type ToolAnnotations,
+  type ToolResult,
+} from '@anytool/core';
+import { compileValidator, formatProblems, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { linearPatterns } from '../shared/linear-patterns.js';
 import { mcpSession } from '../shared/mcp-session.js';
@@ -7,6 +16,11 @@ import type { McpConnection } from './connection.js';
 import type { McpTaskHandle, McpTaskStatus } from './tasks.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';
 import { CallProgress, progressEventLimits, type ProgressEventLimits } from './progress-events.js';
+import { OffloadedValidation, type OffloadedOutcome } from './offloaded-validation.js';
+import { costlyFeature } from './schema-cost.js';
+
+/** Lets every argument through: a costly schema's arguments are validated off the event loop, in `execute`. */
+const deferred = Object.assign(() => true, { problems: () => [] }) as ArgsValidator;
 
 /** A task's new status (or status message) as the call's `seen`-th progress value. */
 function taskProgress(seen: number, status: McpTaskStatus): { progress: number; message: string } {
@@ -90,6 +104,8 @@ export class McpTool extends BaseTool {
   progressEvents: Required<ProgressEventLimits> = progressEventLimits(undefined, '');
   private readonly connection: McpConnection;
   private resultOrigin: ResultOrigin | undefined;
+  /** The validation off the event loop of a schema that may cost more than linear time, and what makes it costly. */
+  private offloaded: { validation: OffloadedValidation; feature: string } | undefined;
 
   constructor(
     connection: McpConnection,
@@ -133,9 +149,56 @@ export class McpTool extends BaseTool {
 
   /**
    * Calls the tool on the server; progress notifications (and a task's statuses) become `progress` events
-   * of the run, within `progressEvents`; the run's trace goes along.
+   * of the run, within `progressEvents`; the run's trace goes along. Arguments of a schema that may cost
+   * more than linear time to validate are validated first, off the event loop, within `validationTimeoutMs`.
    */
   execute(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
+    const offloaded = this.offloaded;
+    if (offloaded === undefined) return this.call(context, args);
+    return offloaded.validation
+      .check(args, this.connection.validationTimeoutMs, context.signal)
+      .then((outcome) => ('args' in outcome ? this.call(context, outcome.args) : this.refusal(outcome, offloaded.feature)));
+  }
+
+  /**
+   * The arguments as a call would send them: for a schema validated off the event loop, checked
+   * there (defaults filled) as `execute` does, so an approval policy reads what the server would get.
+   */
+  override async checkArguments(rawArgs: unknown): Promise<{ args: Record<string, unknown> } | { result: ToolResult }> {
+    const checked = await super.checkArguments(rawArgs);
+    const offloaded = this.offloaded;
+    if (offloaded === undefined || !('args' in checked)) return checked;
+    const outcome = await offloaded.validation.check(checked.args, this.connection.validationTimeoutMs);
+    return 'args' in outcome ? { args: outcome.args } : { result: this.refusal(outcome, offloaded.feature) };
+  }
+
+  /** The error result of arguments the validation off the event loop did not pass. */
+  private refusal(outcome: Exclude<OffloadedOutcome, { args: Record<string, unknown> }>, feature: string): ToolResult {
+    const where = `${this.label}: its input schema has ${feature}`;
+    if ('problems' in outcome) {
+      const more = outcome.more > 0 ? `\n- and ${outcome.more} more problems` : '';
+      return errorResult(
+        ErrorCode.InvalidArguments,
+        `Invalid arguments for tool "${this.name}":\n${formatProblems(outcome.problems)}${more}\nFix the arguments and call the tool again.`,
+      );
+    }
+    if ('aborted' in outcome)
+      return errorResult(ErrorCode.Aborted, `Tool "${this.name}" was not run because the run was aborted.`, `${this.label} was not run: the run was aborted while its arguments were validated`);
+    if ('timedOut' in outcome)
+      return errorResult(
+        ErrorCode.InvalidArguments,
+        `Invalid arguments for tool "${this.name}": they could not be checked against its schema in time, and were not sent. Send smaller or simpler arguments.`,
+        `${where}; validating a call's arguments against it took over ${this.connection.validationTimeoutMs} ms (validationTimeoutMs) and was stopped, so the call did not reach the server. Fix the schema on the server, or raise validationTimeoutMs if such arguments are expected.`,
+      );
+    return errorResult(
+      ErrorCode.InvalidArguments,
+      `Invalid arguments for tool "${this.name}": they could not be checked against its schema, and were not sent.`,
+      `${where}; validating a call's arguments against it off the event loop failed: ${outcome.failed}`,
+    );
+  }
+
+  /** Calls the tool on the server with arguments that passed validation. */
+  private call(context: ExecutionContext, args: Record<string, unknown>): Promise<ToolResult> {
     const wantsProgress = this.requestProgress || mcpSession(context)?.progressRequested === true;
     const origin = (this.resultOrigin ??= this.makeOrigin());
     const meta = this.contextMeta.length === 0 ? undefined : this.stateMeta(context);
@@ -199,7 +262,11 @@ export class McpTool extends BaseTool {
 
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */
   protected override compileParameters(parameters: JsonSchema): ArgsValidator {
-    return this.connection.validatorFor(this.info) ?? compileValidator(parameters, this.label, linearPatterns);
+    const validator = this.connection.validatorFor(this.info) ?? compileValidator(parameters, this.label, linearPatterns);
+    // A schema whose validation may cost more than linear time would hold the event loop: it is validated off it.
+    const feature = costlyFeature(parameters);
+    this.offloaded = feature === undefined ? undefined : { validation: new OffloadedValidation(parameters), feature };
+    return feature === undefined ? validator : deferred;
   }
 
   private makeOrigin(): ResultOrigin {
