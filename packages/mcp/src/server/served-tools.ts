@@ -219,4 +219,3 @@ export class ServedTools {
     if (this.options.store === undefined) await tasks.store.close();
   }
 }
-

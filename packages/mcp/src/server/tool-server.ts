@@ -349,12 +349,7 @@ export class McpToolServer {
   }
 
   /** A call of a `deferTask` tool: a plain call until the tool calls `startTask()`, then the rest of it runs as a task. */
-  private callDeferringTask(
-    call: ServedCall,
-    required: boolean,
-    resumable: boolean,
-    handOver: NonNullable<InputRound['handOver']>,
-  ): Promise<CallToolResult> {
+  private callDeferringTask(call: ServedCall, required: boolean, resumable: boolean, handOver: NonNullable<InputRound['handOver']>): Promise<CallToolResult> {
     const { name, signal } = call;
     // The tool's signal: the rounds' until the call becomes a task, then also the task's.
     const controller = new AbortController();
