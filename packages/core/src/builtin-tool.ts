@@ -123,29 +123,38 @@ export function isProviderTool(definition: ToolDefinition): boolean {
 
 type Settings = Record<string, unknown>;
 
-function builtinTool(
-  format: BuiltinFormat,
-  declaration: Settings,
-  defaults: Required<BuiltinToolOptions>,
-  options: BuiltinToolOptions | undefined,
-  annotations?: ToolAnnotations,
-): BuiltinTool {
-  return new BuiltinTool(format, declaration, {
-    name: options?.name ?? defaults.name,
-    description: options?.description ?? defaults.description,
-    ...(annotations === undefined ? {} : { annotations }),
-  });
-}
-
 /** Settings in the provider's own wire shape (snake_case for OpenAI and Anthropic, camelCase for Gemini), plus the tool's name and description. */
 type WithSettings<S = Settings> = S & Settings & BuiltinToolOptions;
 
-function split<S extends Settings>(options: WithSettings<S> | undefined): { settings: Settings; own: BuiltinToolOptions } {
-  const { name, description, ...settings } = options ?? ({} as WithSettings<S>);
-  const own: BuiltinToolOptions = {};
-  if (name !== undefined) own.name = name;
-  if (description !== undefined) own.description = description;
-  return { settings, own };
+/** What sets one provider-run tool apart from the others; `providerTool` makes its constructor. */
+interface ProviderToolSpec {
+  format: BuiltinFormat;
+  /** The provider's declaration for the caller's settings (the tool's own name and description taken out). */
+  declaration: (settings: Settings) => Settings;
+  /** The tool's name and description unless the caller gives them; of the settings for a tool named after what it reaches. */
+  defaults: Required<BuiltinToolOptions> | ((settings: Settings) => Required<BuiltinToolOptions>);
+  annotations?: ToolAnnotations;
+  /** What is wrong with settings the provider cannot do without, or undefined. */
+  problem?: (settings: Settings) => string | undefined;
+}
+
+/**
+ * The one constructor body of every provider-run tool: split the caller's options into
+ * the tool's own and the provider's settings, check them, declare. `Args` is the public
+ * signature (whether options are required, and which settings they must hold).
+ */
+function providerTool<Args extends [options?: BuiltinToolOptions]>(spec: ProviderToolSpec): (...args: Args) => BuiltinTool {
+  return (...args: Args): BuiltinTool => {
+    const { name, description, ...settings } = (args[0] ?? {}) as WithSettings;
+    const problem = spec.problem?.(settings);
+    if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidToolDefinition, problem);
+    const defaults = typeof spec.defaults === 'function' ? spec.defaults(settings) : spec.defaults;
+    return new BuiltinTool(spec.format, spec.declaration(settings), {
+      name: name ?? defaults.name,
+      description: description ?? defaults.description,
+      ...(spec.annotations === undefined ? {} : { annotations: spec.annotations }),
+    });
+  };
 }
 
 const WEB = { readOnly: true, openWorld: true } satisfies ToolAnnotations;
@@ -153,49 +162,33 @@ const WEB = { readOnly: true, openWorld: true } satisfies ToolAnnotations;
 /** OpenAI's hosted tools of the Responses API (`tools` of `responses.create`). */
 const openai = {
   /** Web search (`{ type: 'web_search' }`); settings such as `search_context_size`, `filters`, `user_location`. */
-  webSearch(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'openai-responses',
-      { type: 'web_search', ...settings },
-      { name: 'openai_web_search', description: 'Search the web (run by OpenAI).' },
-      own,
-      WEB,
-    );
-  },
+  webSearch: providerTool<[options?: WithSettings]>({
+    format: 'openai-responses',
+    declaration: (settings) => ({ type: 'web_search', ...settings }),
+    defaults: { name: 'openai_web_search', description: 'Search the web (run by OpenAI).' },
+    annotations: WEB,
+  }),
   /** File search over your vector stores (`vector_store_ids` is required). */
-  fileSearch(options: WithSettings<{ vector_store_ids: string[] }>): BuiltinTool {
-    const { settings, own } = split(options);
-    if (!Array.isArray(settings['vector_store_ids']))
-      throw new AnytoolError(ErrorCode.InvalidToolDefinition, 'builtin.openai.fileSearch(): pass { vector_store_ids: [...] }, the vector stores to search');
-    return builtinTool(
-      'openai-responses',
-      { type: 'file_search', ...settings },
-      { name: 'openai_file_search', description: 'Search the uploaded files (run by OpenAI).' },
-      own,
-      { readOnly: true },
-    );
-  },
+  fileSearch: providerTool<[options: WithSettings<{ vector_store_ids: string[] }>]>({
+    format: 'openai-responses',
+    problem: (settings) =>
+      Array.isArray(settings['vector_store_ids']) ? undefined : 'builtin.openai.fileSearch(): pass { vector_store_ids: [...] }, the vector stores to search',
+    declaration: (settings) => ({ type: 'file_search', ...settings }),
+    defaults: { name: 'openai_file_search', description: 'Search the uploaded files (run by OpenAI).' },
+    annotations: { readOnly: true },
+  }),
   /** The code interpreter; runs in an automatic container unless `container` says otherwise. */
-  codeInterpreter(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'openai-responses',
-      { type: 'code_interpreter', container: { type: 'auto' }, ...settings },
-      { name: 'openai_code_interpreter', description: 'Run Python code in a sandbox (run by OpenAI).' },
-      own,
-    );
-  },
+  codeInterpreter: providerTool<[options?: WithSettings]>({
+    format: 'openai-responses',
+    declaration: (settings) => ({ type: 'code_interpreter', container: { type: 'auto' }, ...settings }),
+    defaults: { name: 'openai_code_interpreter', description: 'Run Python code in a sandbox (run by OpenAI).' },
+  }),
   /** Image generation; settings such as `size`, `quality`, `output_format`. */
-  imageGeneration(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'openai-responses',
-      { type: 'image_generation', ...settings },
-      { name: 'openai_image_generation', description: 'Generate an image (run by OpenAI).' },
-      own,
-    );
-  },
+  imageGeneration: providerTool<[options?: WithSettings]>({
+    format: 'openai-responses',
+    declaration: (settings) => ({ type: 'image_generation', ...settings }),
+    defaults: { name: 'openai_image_generation', description: 'Generate an image (run by OpenAI).' },
+  }),
   /**
    * A remote MCP server that OpenAI calls itself (`server_label` and `server_url` or `connector_id`).
    * `require_approval` defaults to "never". With `'always'` or a per-tool filter
@@ -203,57 +196,42 @@ const openai = {
    * to the agent's `approve` callback (refused without one) and the answer goes
    * back on the next turn.
    */
-  mcp(options: WithSettings<{ server_label: string }>): BuiltinTool {
-    const { settings, own } = split(options);
-    if (typeof settings['server_label'] !== 'string')
-      throw new AnytoolError(
-        ErrorCode.InvalidToolDefinition,
-        'builtin.openai.mcp(): pass { server_label, server_url } (or connector_id) of the remote MCP server',
-      );
-    const label = settings['server_label'] as string;
-    return builtinTool(
-      'openai-responses',
-      { type: 'mcp', require_approval: 'never', ...settings },
-      { name: `openai_mcp_${label.replace(/[^A-Za-z0-9_-]/g, '_')}`, description: `Tools of the remote MCP server "${label}" (called by OpenAI).` },
-      own,
-    );
-  },
+  mcp: providerTool<[options: WithSettings<{ server_label: string }>]>({
+    format: 'openai-responses',
+    problem: (settings) =>
+      typeof settings['server_label'] === 'string'
+        ? undefined
+        : 'builtin.openai.mcp(): pass { server_label, server_url } (or connector_id) of the remote MCP server',
+    declaration: (settings) => ({ type: 'mcp', require_approval: 'never', ...settings }),
+    defaults: (settings) => {
+      const label = settings['server_label'] as string;
+      return { name: `openai_mcp_${label.replace(/[^A-Za-z0-9_-]/g, '_')}`, description: `Tools of the remote MCP server "${label}" (called by OpenAI).` };
+    },
+  }),
 };
 
 /** Anthropic's server tools (run by Anthropic) and client tools (schema fixed by Anthropic, run by your code). */
 const anthropic = {
   /** Web search (`web_search_20250305`); settings such as `max_uses`, `allowed_domains`, `user_location`. */
-  webSearch(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'anthropic',
-      { type: 'web_search_20250305', name: 'web_search', ...settings },
-      { name: 'anthropic_web_search', description: 'Search the web (run by Anthropic).' },
-      own,
-      WEB,
-    );
-  },
+  webSearch: providerTool<[options?: WithSettings]>({
+    format: 'anthropic',
+    declaration: (settings) => ({ type: 'web_search_20250305', name: 'web_search', ...settings }),
+    defaults: { name: 'anthropic_web_search', description: 'Search the web (run by Anthropic).' },
+    annotations: WEB,
+  }),
   /** Web fetch (`web_fetch_20250910`); settings such as `max_uses`, `allowed_domains`, `citations`. */
-  webFetch(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'anthropic',
-      { type: 'web_fetch_20250910', name: 'web_fetch', ...settings },
-      { name: 'anthropic_web_fetch', description: 'Fetch a web page or PDF (run by Anthropic).' },
-      own,
-      WEB,
-    );
-  },
+  webFetch: providerTool<[options?: WithSettings]>({
+    format: 'anthropic',
+    declaration: (settings) => ({ type: 'web_fetch_20250910', name: 'web_fetch', ...settings }),
+    defaults: { name: 'anthropic_web_fetch', description: 'Fetch a web page or PDF (run by Anthropic).' },
+    annotations: WEB,
+  }),
   /** Code execution (`code_execution_20250825`): bash and file editing in Anthropic's sandbox. */
-  codeExecution(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'anthropic',
-      { type: 'code_execution_20250825', name: 'code_execution', ...settings },
-      { name: 'anthropic_code_execution', description: 'Run code in a sandbox (run by Anthropic).' },
-      own,
-    );
-  },
+  codeExecution: providerTool<[options?: WithSettings]>({
+    format: 'anthropic',
+    declaration: (settings) => ({ type: 'code_execution_20250825', name: 'code_execution', ...settings }),
+    defaults: { name: 'anthropic_code_execution', description: 'Run code in a sandbox (run by Anthropic).' },
+  }),
   /** The bash tool (`bash_20250124`): the model sends `{ command }` or `{ restart: true }`, `handler` runs it. */
   bash(handler: ClientToolHandler<{ command?: string; restart?: boolean }>): ClientTool<{ command?: string; restart?: boolean }> {
     return new ClientTool('anthropic', { type: 'bash_20250124', name: 'bash' }, handler, {
@@ -336,30 +314,25 @@ function editorSchema(commands: string[]): JsonSchema {
 /** Gemini's built-in tools (`config.tools` of `generateContent`). */
 const gemini = {
   /** Grounding with Google Search (`{ googleSearch: {} }`). */
-  googleSearch(options?: WithSettings): BuiltinTool {
-    const { settings, own } = split(options);
-    return builtinTool(
-      'gemini',
-      { googleSearch: settings },
-      { name: 'gemini_google_search', description: 'Ground the answer in Google Search (run by Gemini).' },
-      own,
-      WEB,
-    );
-  },
+  googleSearch: providerTool<[options?: WithSettings]>({
+    format: 'gemini',
+    declaration: (settings) => ({ googleSearch: settings }),
+    defaults: { name: 'gemini_google_search', description: 'Ground the answer in Google Search (run by Gemini).' },
+    annotations: WEB,
+  }),
   /** Code execution (`{ codeExecution: {} }`): Python run by Gemini. */
-  codeExecution(options?: BuiltinToolOptions): BuiltinTool {
-    return builtinTool('gemini', { codeExecution: {} }, { name: 'gemini_code_execution', description: 'Run Python code (run by Gemini).' }, options);
-  },
+  codeExecution: providerTool<[options?: BuiltinToolOptions]>({
+    format: 'gemini',
+    declaration: () => ({ codeExecution: {} }),
+    defaults: { name: 'gemini_code_execution', description: 'Run Python code (run by Gemini).' },
+  }),
   /** URL context (`{ urlContext: {} }`): Gemini reads the pages the prompt links. */
-  urlContext(options?: BuiltinToolOptions): BuiltinTool {
-    return builtinTool(
-      'gemini',
-      { urlContext: {} },
-      { name: 'gemini_url_context', description: 'Read the web pages linked in the prompt (run by Gemini).' },
-      options,
-      WEB,
-    );
-  },
+  urlContext: providerTool<[options?: BuiltinToolOptions]>({
+    format: 'gemini',
+    declaration: () => ({ urlContext: {} }),
+    defaults: { name: 'gemini_url_context', description: 'Read the web pages linked in the prompt (run by Gemini).' },
+    annotations: WEB,
+  }),
 };
 
 /**
