@@ -1,24 +1,18 @@
 import type { BaseTool } from '../base-tool.js';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
-import type { JsonSchema, ToolAnnotations, ToolDefinition } from '../tool-definition.js';
+import type { ToolDefinition } from '../tool-definition.js';
 
-/** The parts of a tool's definition that are pinned: what the model reads and what approval decides by. */
-export interface PinnedDefinition {
-  name: string;
-  title?: string;
-  description: string;
-  parameters: JsonSchema;
-  outputSchema?: JsonSchema;
-  annotations?: ToolAnnotations;
-}
+/** The fields of a definition that are pinned, in definition order: what the model reads and what approval decides by. */
+const FIELDS = ['name', 'title', 'description', 'parameters', 'outputSchema', 'annotations'] as const satisfies readonly (keyof ToolDefinition)[];
 
 /** The fields of a definition a change is reported by. */
-export type PinnedField = keyof PinnedDefinition;
+export type PinnedField = (typeof FIELDS)[number];
+
+/** The parts of a tool's definition that are pinned: what the model reads and what approval decides by. */
+export type PinnedDefinition = Pick<ToolDefinition, PinnedField>;
 
 /** What a change is reported by: a field of the definition, or `server` when the name now belongs to another server's tool. */
 export type ChangedField = PinnedField | 'server';
-
-const FIELDS: readonly PinnedField[] = ['name', 'title', 'description', 'parameters', 'outputSchema', 'annotations'];
 
 /** One tool's approved definition. */
 export interface ToolPin {
@@ -137,12 +131,8 @@ interface Fingerprint {
 const fingerprints = new WeakMap<ToolDefinition, Fingerprint>();
 
 function pinnedPart(definition: ToolDefinition): PinnedDefinition {
-  const out: PinnedDefinition = { name: definition.name, description: definition.description, parameters: definition.parameters };
-  if (definition.title !== undefined) out.title = definition.title;
-  if (definition.outputSchema !== undefined) out.outputSchema = definition.outputSchema;
-  if (definition.annotations !== undefined) out.annotations = definition.annotations;
-  // A copy of its own: a pin never changes with the object it was taken from.
-  return JSON.parse(canonicalJson(out)) as PinnedDefinition;
+  // A copy of its own (canonical JSON leaves the absent fields out): a pin never changes with the object it was taken from.
+  return JSON.parse(canonicalJson(Object.fromEntries(FIELDS.map((field) => [field, definition[field]])))) as PinnedDefinition;
 }
 
 function fingerprint(tool: BaseTool): Fingerprint {
