@@ -222,16 +222,47 @@ async function startHttp(transport: Exclude<Transport, 'stdio'>, behaviours: str
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.resume();
-  await until(() => /listening \d+/.test(out), 10_000, 'the broken server to listen');
-  const port = /listening (\d+)/.exec(out)![1];
-  return {
-    url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`,
-    child,
-    stop: async () => {
-      child.kill('SIGKILL');
-      await until(() => !running(child.pid!), 5_000, 'the broken server to exit');
-    },
+  const stop = async (): Promise<void> => {
+    child.kill('SIGKILL');
+    await until(() => !running(child.pid!), 5_000, 'the broken server to exit');
   };
+  try {
+    await until(() => /listening \d+/.test(out), 10_000, 'the broken server to listen');
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const port = /listening (\d+)/.exec(out)![1];
+  return { url: `http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`, child, stop };
+}
+
+/**
+ * The broken servers over HTTP, one per transport and set of behaviours, shared by the cases that use the same (each
+ * case opens its own session): started on first use, stopped by `stopShared` after the file's cases.
+ */
+const shared = new Map<string, Promise<HttpServer>>();
+
+function sharedHttp(transport: Exclude<Transport, 'stdio'>, behaviours: string[]): Promise<HttpServer> {
+  const key = `${transport} ${behaviours.join(' ')}`;
+  let server = shared.get(key);
+  if (server === undefined) {
+    server = startHttp(transport, behaviours);
+    shared.set(key, server);
+  }
+  return server;
+}
+
+async function stopShared(): Promise<void> {
+  const servers = [...shared.values()];
+  shared.clear();
+  await Promise.all(
+    servers.map((server) =>
+      server.then(
+        (s) => s.stop(),
+        () => undefined,
+      ),
+    ),
+  );
 }
 
 /** True while the process runs (a zombie waiting for its parent to read its status does not run). */
@@ -277,20 +308,28 @@ const rows = cases.flatMap((c) => (c.transports ?? ALL).map((t) => [c.name, t, c
 const measured: string[] = [];
 
 describe('hostile results: every call settles with a code, memory stays bounded, the other tools keep working', () => {
-  afterAll(() => {
+  /** A second, healthy server in every case's toolset: its tools must keep working whatever the first one sends. */
+  let healthy: HttpServer;
+  beforeAll(async () => {
+    healthy = await startHttp('http', []);
+  });
+
+  afterAll(async () => {
     // The numbers behind the bounds, for the record.
     process.stdout.write(`\n${measured.join('\n')}\n`);
+    await stopShared();
+    await healthy?.stop();
   });
 
   it.each(rows)('%s (%s)', async (_name, transport, c) => {
-    const http = transport === 'stdio' ? undefined : await startHttp(transport, c.behaviours);
+    const http = transport === 'stdio' ? undefined : await sharedHttp(transport, c.behaviours);
     let mcp: McpToolset | undefined;
     try {
       const main: McpServerConfig =
         http === undefined
           ? { command: process.execPath, args: [SERVER, 'stdio', ...c.behaviours] }
           : { type: transport === 'sse' ? 'sse' : 'http', url: c.credentials === true ? withCredentials(http.url) : http.url };
-      const other: McpServerConfig = { command: process.execPath, args: [SERVER, 'stdio'] };
+      const other: McpServerConfig = { type: 'http', url: healthy.url };
       mcp = await McpToolset.connect({ main: { ...main, ...c.server }, other }, { prefix: true, ...c.options });
       const toolset = new Toolset(mcp);
       const connection = mcp.connection('main')!;
@@ -345,7 +384,6 @@ describe('hostile results: every call settles with a code, memory stays bounded,
       }
     } finally {
       await mcp?.close();
-      await http?.stop();
     }
   });
 });
