@@ -17,11 +17,12 @@ import {
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
 import { PaginatedResultSchema, ResultSchema } from '@modelcontextprotocol/core';
-import { CALL_RESULT_SCHEMA, checkCallResult, describeIssue, summarize, type SchemaIssue } from './call-result.js';
+import { CALL_RESULT_SCHEMA, checkCallResult } from './call-result.js';
+import { callFailureError, classifyCallFailure } from './call-errors.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
-import { DEFAULT_MAX_RESULT_BYTES, describeSize, tooLargeOf } from './result-limit.js';
+import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
-import { httpStatus, isConnectionClosed, isServerError, isTimeout } from './sdk-errors.js';
+import { isTimeout } from './sdk-errors.js';
 import { SessionSupervisor, checkRestartOptions, positive, type McpRestartOptions } from './supervisor.js';
 import { dispatchPlainResults, useRequestTables } from './sdk-internals.js';
 import { stdioPid } from './transports.js';
@@ -205,12 +206,6 @@ function callOn(client: Client, params: CallParams, request: RequestOptions, mir
 
 /** What the server is told when a call is cancelled: never the run's abort reason, which may hold anything (a secret, a user's text). */
 const CANCEL_REASON = 'cancelled by the client';
-
-/** A validator's error (zod's), whose issues are summarized rather than shown. */
-function schemaIssues(error: unknown): readonly SchemaIssue[] | undefined {
-  const issues = (error as { issues?: unknown } | undefined)?.issues;
-  return error instanceof Error && Array.isArray(issues) ? (issues as SchemaIssue[]) : undefined;
-}
 
 /** The validation deadline of the options: a positive number of milliseconds a timer can wait. */
 function validationTimeout(value: number | undefined): number {
@@ -577,18 +572,18 @@ export class McpConnection {
 
   /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
   private async recover(error: unknown, client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
-    if (!this.supervisor.sessionExpired(error, client)) throw await this.callError(error, params.name, request);
+    if (!this.supervisor.sessionExpired(error, client)) throw await this.callError(error, params.name, request, client);
     // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
     let fresh: Client;
     try {
       fresh = await this.supervisor.renew(client);
     } catch (reconnectError) {
-      throw await this.callError(reconnectError, params.name, request);
+      throw await this.callError(reconnectError, params.name, request, undefined);
     }
     try {
       return await callOn(fresh, params, request, this.mirrored);
     } catch (retryError) {
-      throw await this.callError(retryError, params.name, request);
+      throw await this.callError(retryError, params.name, request, fresh);
     }
   }
 
@@ -937,21 +932,17 @@ export class McpConnection {
     if (!this.diagnostics.includes(message)) this.note(message);
   }
 
-  /** The coded error of a failed call, with no credentials of the server's URL in it. */
-  private async callError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
-    const coded = await this.codeCallError(error, tool, request);
-    return isAnytoolError(coded) ? redactError(coded, this.redact) : coded;
+  /** The coded error of a failed call on `client`, with no credentials of the server's URL in it. */
+  private async callError(error: unknown, tool: string, request: RequestOptions, client: Client | undefined): Promise<AnytoolError> {
+    const coded = await this.codeCallError(error, tool, request, client);
+    return redactError(coded, this.redact);
   }
 
-  private async codeCallError(error: unknown, tool: string, request: RequestOptions): Promise<unknown> {
+  /** What a failed call was (see `classifyCallFailure`), after an auth failure, which is told to the listeners. */
+  private async codeCallError(error: unknown, tool: string, request: RequestOptions, client: Client | undefined): Promise<AnytoolError> {
+    const signal = request.signal;
     const total = totalTimeoutOf(request);
-    if (total !== undefined)
-      return new AnytoolError(
-        ErrorCode.Timeout,
-        `Tool "${tool}" on MCP server "${this.name}" ran for ${total} ms, the longest a call may run while it reports progress, without a result; the server was told to cancel it. If its calls take longer, raise "maxTotalTimeoutMs".`,
-        { cause: error },
-      );
-    const denied = request.signal?.aborted === true ? undefined : this.supervisor.authFailure(error, `tools/call "${tool}"`);
+    const denied = total !== undefined || signal?.aborted === true ? undefined : this.supervisor.authFailure(error, `tools/call "${tool}"`);
     if (denied !== undefined) {
       this.noteOnce(denied.message);
       for (const listener of this.authListeners) {
@@ -963,67 +954,19 @@ export class McpConnection {
       }
       return denied;
     }
-    if (isAnytoolError(error)) return error;
-    const signal = request.signal;
-    // The SDK rejects a request cancelled by its signal with a RequestTimeout SdkError carrying the reason's text.
-    if (signal?.aborted === true && (error === signal.reason || !isServerError(error))) {
-      return isAnytoolError(error)
-        ? error
-        : new AnytoolError(ErrorCode.Aborted, `Tool "${tool}" on MCP server "${this.name}" was cancelled.`, { cause: error });
-    }
-    const tooLarge = tooLargeOf(error);
-    if (tooLarge !== undefined) {
-      return new AnytoolError(
-        ErrorCode.ResultTooLarge,
-        `Tool "${tool}" on MCP server "${this.name}" answered with a result too large: ${describeSize(tooLarge)}. It was dropped. If results this large are expected, raise "maxResultBytes" on the server's entry or in the options.`,
-        { cause: error },
-      );
-    }
-    const issues = schemaIssues(error);
-    if (issues !== undefined) {
-      return new AnytoolError(
-        ErrorCode.McpInvalidResult,
-        `Tool "${tool}" on MCP server "${this.name}" returned a result that is not valid MCP: ${summarize(issues.map((issue) => describeIssue(issue)))}.`,
-      );
-    }
-    if (isTimeout(error)) {
-      const timeout = request.timeout ?? this.defaultTimeout;
-      const hint =
-        request.onprogress === undefined
-          ? ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".`
-          : '';
-      return new AnytoolError(
-        ErrorCode.Timeout,
-        `Tool "${tool}" on MCP server "${this.name}" timed out after ${timeout} ms without a result or progress.${hint}`,
-        { cause: error },
-      );
-    }
-    if (isConnectionClosed(error)) return this.connectionClosed(tool, error);
-    if (isServerError(error)) {
-      return new AnytoolError(
-        ErrorCode.McpProtocolError,
-        `MCP server "${this.name}" answered tools/call "${tool}" with error ${error.code}: ${this.quote(error.message)}`,
-        { cause: error },
-      );
-    }
-    const status = httpStatus(error);
-    if (status === 413) {
-      return new AnytoolError(
-        ErrorCode.PayloadTooLarge,
-        `Tool "${tool}" on MCP server "${this.name}" was not run: the request is larger than the server accepts (HTTP 413: ${this.quote(describeError(error))}). Call it with smaller arguments, or raise the server's maxBodyBytes.`,
-        { cause: error },
-      );
-    }
-    if (status !== undefined) {
-      return new AnytoolError(
-        ErrorCode.McpProtocolError,
-        `MCP server "${this.name}" answered tools/call "${tool}" with HTTP ${status}: ${this.quote(describeError(error))}`,
-        { cause: error },
-      );
-    }
-    if (this.client === undefined || /not connected/i.test(describeError(error))) return this.connectionClosed(tool, error);
-    return new AnytoolError(ErrorCode.McpProtocolError, `Calling tool "${tool}" on MCP server "${this.name}" failed: ${this.quote(describeError(error))}`, {
-      cause: error,
+    const failure = classifyCallFailure(error, {
+      totalTimeout: total,
+      aborted: signal?.aborted === true,
+      abortReason: signal?.reason,
+      connected: this.client !== undefined && client?.transport !== undefined,
+    });
+    if (failure.kind === 'connection-closed') return this.connectionClosed(tool, error);
+    return callFailureError(failure, error, {
+      server: this.name,
+      tool,
+      timeout: request.timeout ?? this.defaultTimeout,
+      progress: request.onprogress !== undefined,
+      quote: (text) => this.quote(text),
     });
   }
 

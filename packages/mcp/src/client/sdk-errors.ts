@@ -20,9 +20,26 @@ export function isConnectionClosed(error: unknown): error is SdkError {
   return error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed;
 }
 
+/** The SDK refused to send: its transport is not connected (a stdio send after the child's stdin closed, say). */
+export function isNotConnected(error: unknown): error is SdkError {
+  return error instanceof SdkError && error.code === SdkErrorCode.NotConnected;
+}
+
 /** The era could not be agreed: a server pinned to one era that does not speak it, or a probe cut short. */
 export function isEraNegotiationFailure(error: unknown): error is SdkError {
   return error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed;
+}
+
+/**
+ * An era negotiation cut short by the connection closing during the `server/discover` probe, as
+ * opposed to a server that answered it without offering the modern era. The only place that reads
+ * an SDK message: @modelcontextprotocol/client 2.4.0 gives both the same class and code
+ * (`EraNegotiationFailed`) and nothing else that tells them apart, and words every closed case
+ * with "closed" ("the connection closed during the server/discover probe", "the transport was
+ * closed during the server/discover probe"). `sdk-errors.test.ts` pins this against the SDK.
+ */
+export function isProbeCutShort(error: unknown): error is SdkError {
+  return isEraNegotiationFailure(error) && /closed/i.test(error.message);
 }
 
 /** The HTTP status a server answered a request with, when that is what failed. */

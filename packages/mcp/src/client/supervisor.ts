@@ -5,7 +5,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { assumedDiscover, describeVerdict, negotiationFor, priorOf, startBudget, type EraVerdict, type McpProtocol } from './era.js';
 import { closeStdioSession, endExitedGroup, killStarting } from './reaping.js';
-import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
+import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isProbeCutShort, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
 import { createTransport, stdioPid, type TransportHooks } from './transports.js';
 import { OAuthSession, authFailureOf } from './auth/oauth.js';
 import type { McpTokenStore } from './auth/token-store.js';
@@ -305,7 +305,7 @@ export class SessionSupervisor {
     } catch (error) {
       await this.abandon(client, transport);
       if (this.isClosed) throw this.closedError();
-      if (known === undefined && protocol === 'modern' && isEraNegotiationFailure(error) && !/closed/i.test(describeError(error))) {
+      if (known === undefined && protocol === 'modern' && isEraNegotiationFailure(error) && !isProbeCutShort(error)) {
         // Pinned to the modern era, and the server answered no server/discover: speak modern to it all the same.
         assumed = true;
         transport = this.createTransport(false);
