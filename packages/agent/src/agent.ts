@@ -40,11 +40,14 @@ import {
   type ModelResponse,
   type ModelSettings,
   type ModelToolCall,
+  type ToolMessage,
   type Usage,
 } from './model.js';
+import { prepareStep, type PrepareStep } from './prepare-step.js';
 import { RunOutputs } from './run-outputs.js';
 import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
+import { StopConditions, type StepResult, type StopCondition } from './stop-condition.js';
 import { LoadedTools } from './tool-loading.js';
 
 // The approval types live with the approval middleware in core; the agent's API keeps its names.
@@ -58,6 +61,18 @@ export interface AgentOptions {
   instructions?: string;
   /** Model turns per run (each turn's tool calls included); 10 by default. */
   maxSteps?: number;
+  /**
+   * Ends the run after a turn whose tool calls ran, when any of these holds
+   * (`stepCountIs(3)`, `hasToolCall('answer')`, your own function of the turns so
+   * far); the run says `stop_condition`. `maxSteps` still applies.
+   */
+  stopWhen?: StopCondition | readonly StopCondition[];
+  /**
+   * Called before each model turn with the turn's number, the turns so far, the
+   * messages and the tools it would send: may return, for that turn only, the
+   * tools to offer (`activeTools`), a `toolChoice`, or other `messages`.
+   */
+  prepareStep?: PrepareStep;
   /**
    * Wall-clock limit of a run in milliseconds: 3 600 000 (an hour) by default,
    * `false` for none. When it runs out the run stops with `stopReason: 'timeout'`
@@ -138,7 +153,7 @@ export interface RunOptions {
 }
 
 /** Why a run ended. */
-export type StopReason = 'final_answer' | 'max_steps' | 'timeout' | 'aborted';
+export type StopReason = 'final_answer' | 'max_steps' | 'stop_condition' | 'timeout' | 'aborted';
 
 export interface RunResult {
   /** The model's last text: the answer when `stopReason` is `final_answer`. */
@@ -207,6 +222,9 @@ export class Agent {
   readonly toolTimeoutMs: number | false;
   readonly name: string | undefined;
   private readonly settings: ModelSettings | undefined;
+  /** `maxSteps` and `stopWhen`: what ends a run between turns. */
+  private readonly stopWhen: StopConditions;
+  private readonly prepareStep: PrepareStep | undefined;
   private readonly tracing: TracingOptions | undefined;
   /** The agent's middleware in front of the toolset: tracing, the caller's, call order, approval. */
   private readonly calls: Pipeline;
@@ -240,6 +258,14 @@ export class Agent {
       );
     }
     this.toolTimeoutMs = toolTimeoutMs;
+    this.stopWhen = new StopConditions(options.stopWhen);
+    if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function') {
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `Agent: \`prepareStep\` must be a function called before each model turn, got ${typeof options.prepareStep}`,
+      );
+    }
+    this.prepareStep = options.prepareStep;
     this.model = options.model;
     this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
     this.toolSearch = options.toolSearch;
@@ -359,16 +385,32 @@ export class Agent {
     // against the signal (an abort listener costs a few µs; the client still aborts its request on the signal).
     const readerOnly = stream !== undefined && signal === stream.signal && this.model.stream !== undefined;
     const tools = this.runTools(runToolset, messages);
-    for (let step = 1; step <= maxSteps; step++) {
+    const steps: StepResult[] = [];
+    // A hook of the developer's that failed (prepareStep, stopWhen) ends the run as a failed model call does.
+    const failed = (failure: AnytoolError, taken: number): AnytoolError => {
+      context.record({ type: 'error', code: failure.code, message: failure.message });
+      telemetry?.end(usage, 'hook_failed', taken, failure.code);
+      this.outputs.release(context, runToolset);
+      return failure;
+    };
+    for (let step = 1; ; step++) {
       if (signal?.aborted) return interrupted(step - 1);
-      const request: ModelRequest = {
-        ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
-        messages,
-        // A tool whose definition changed since it was approved is shown as approved until the change is.
-        tools: this.shownTools(tools.definitions(this.outputs.extraDefinitions(context))),
-        ...(this.settings === undefined ? {} : { settings: this.settings }),
-        ...(signal === undefined ? {} : { signal }),
-      };
+      // A tool whose definition changed since it was approved is shown as approved until the change is.
+      const definitions = this.shownTools(tools.definitions(this.outputs.extraDefinitions(context)));
+      let request: ModelRequest;
+      if (this.prepareStep === undefined) {
+        request = this.request(messages, definitions, signal);
+      } else {
+        let prepared;
+        try {
+          prepared = await prepareStep(this.prepareStep, { step, steps, messages, tools: definitions, context: runContext });
+        } catch (error) {
+          throw failed(error as AnytoolError, step - 1);
+        }
+        request = this.request(prepared.messages, prepared.tools, signal);
+        if (prepared.toolChoice !== undefined) request.toolChoice = prepared.toolChoice;
+        if (signal?.aborted) return interrupted(step - 1);
+      }
       const chat = telemetry?.chat(request);
       let response: ModelResponse;
       try {
@@ -405,19 +447,39 @@ export class Agent {
       recordBuiltinCalls(response, context, this.model.provider ?? this.model.name, approved);
       for (const diagnostic of response.diagnostics ?? []) context.diagnose({ ...diagnostic, source: this.model.name });
       const approvalRequests = response.approvalRequests ?? [];
-      if (calls.length === 0 && approvalRequests.length === 0) {
-        // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
-        if (response.paused === true) continue;
-        return finish('final_answer', step);
-      }
+      // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
+      if (calls.length === 0 && approvalRequests.length === 0 && response.paused !== true) return finish('final_answer', step);
       if (approvalRequests.length > 0) assistant.approvals = await this.answerApprovals(approvalRequests, runContext, approved);
 
-      const results = await this.runCalls(calls, repeated, runContext, tools);
-      tools.record(calls, results);
-      calls.forEach((call, i) => messages.push({ role: 'tool', callId: call.id, name: call.name, result: results[i]! }));
+      const toolResults: ToolMessage[] = [];
+      if (calls.length > 0) {
+        const results = await this.runCalls(calls, repeated, runContext, tools);
+        tools.record(calls, results);
+        calls.forEach((call, i) => {
+          const message: ToolMessage = { role: 'tool', callId: call.id, name: call.name, result: results[i]! };
+          messages.push(message);
+          toolResults.push(message);
+        });
+      }
       if (signal?.aborted) return interrupted(step);
+      steps.push({ step, response, toolCalls: calls, toolResults });
+      let stop: StopReason | undefined;
+      try {
+        stop = await this.stopWhen.check(steps, maxSteps);
+      } catch (error) {
+        throw failed(error as AnytoolError, step);
+      }
+      if (stop !== undefined) return finish(stop, step);
     }
-    return finish('max_steps', maxSteps);
+  }
+
+  /** One turn's request to the model. */
+  private request(messages: readonly ModelMessage[], tools: readonly ToolDefinition[], signal: AbortSignal | undefined): ModelRequest {
+    const request: ModelRequest = { messages, tools };
+    if (this.instructions !== undefined) request.instructions = this.instructions;
+    if (this.settings !== undefined) request.settings = this.settings;
+    if (signal !== undefined) request.signal = signal;
+    return request;
   }
 
   /** The definitions as the model is shown them: a pinned tool's as approved, while a change to it waits for approval. */

@@ -22,6 +22,7 @@ export type {
   ModelStreamEvent,
   ModelToolCall,
   ProviderItems,
+  ToolChoice,
   ToolMessage,
   Usage,
   UserMessage,
@@ -29,3 +30,7 @@ export type {
 
 export { ScriptedModel, latestToolResults } from './models/scripted.js';
 export type { ScriptStep, ScriptedModelOptions, ScriptedToolCall, ScriptedTurn } from './models/scripted.js';
+
+export { hasToolCall, stepCountIs } from './stop-condition.js';
+export type { StepResult, StopCondition } from './stop-condition.js';
+export type { PrepareStep, PrepareStepOptions, StepSettings } from './prepare-step.js';

@@ -94,6 +94,12 @@ export interface ModelSettings {
   maxTokens?: number;
 }
 
+/**
+ * Whether the model must call a tool on a turn: `auto` (it decides), `required`
+ * (some tool), `none` (no tool, text only) or `{ name }` (that tool).
+ */
+export type ToolChoice = 'auto' | 'required' | 'none' | { name: string };
+
 /** What the agent sends the model on each turn. */
 export interface ModelRequest {
   /** The system prompt. */
@@ -102,6 +108,8 @@ export interface ModelRequest {
   /** The neutral definitions; each adapter lowers them to its provider's format. */
   tools: readonly ToolDefinition[];
   settings?: ModelSettings;
+  /** Whether and which tool the model must call this turn (set by the agent's `prepareStep`); the provider's default when left out. */
+  toolChoice?: ToolChoice;
   /** Aborts the request (the run was aborted or ran out of time). */
   signal?: AbortSignal;
 }

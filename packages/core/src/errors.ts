@@ -89,7 +89,7 @@ export const ErrorCode = {
   ToolDefinitionChanged: 'TOOL_DEFINITION_CHANGED',
   /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */
   DuplicateCallId: 'DUPLICATE_CALL_ID',
-  /** A middleware hook threw or returned something that is not a ToolResult; the call ended with this code. */
+  /** A middleware hook (or an agent's `prepareStep` or `stopWhen`) threw or returned something that is not a ToolResult; the call (or the run) ended with this code. */
   MiddlewareFailed: 'MIDDLEWARE_FAILED',
   /** A listener (of run events, diagnostics or a toolset's changes) threw; the others were still told. */
   ListenerFailed: 'LISTENER_FAILED',

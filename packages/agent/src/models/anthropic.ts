@@ -7,7 +7,17 @@ import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
 import { readEvents } from './sse.js';
-import type { BuiltinToolCall, Model, ModelMessage, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type {
+  BuiltinToolCall,
+  Model,
+  ModelMessage,
+  ModelRequest,
+  ModelResponse,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelToolCall,
+  ToolChoice,
+} from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -140,7 +150,10 @@ export class AnthropicModel implements Model {
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
-    if (request.tools.length > 0) params.tools = lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+    if (request.tools.length > 0) {
+      params.tools = lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+      if (request.toolChoice !== undefined) params.tool_choice = toolChoice(request.toolChoice);
+    }
     if (request.settings?.temperature !== undefined && TAKES_TEMPERATURE) Object.assign(params, { temperature: request.settings.temperature });
     return params;
   }
@@ -289,6 +302,12 @@ class StreamedMessage implements ChunkMapper<Anthropic.RawMessageStreamEvent> {
     const message = { ...this.snapshot, content: this.blocks.filter((b) => b !== undefined) as unknown as Anthropic.ContentBlock[] };
     return { type: 'response', response: fromMessage(message, this.tools) };
   }
+}
+
+/** The Messages API's `tool_choice`: `any` is its word for required. */
+function toolChoice(choice: ToolChoice): Anthropic.ToolChoice {
+  if (typeof choice !== 'string') return { type: 'tool', name: choice.name };
+  return { type: choice === 'required' ? 'any' : choice };
 }
 
 function present(value: string | undefined): boolean {

@@ -12,8 +12,10 @@ import {
 import { describeError } from '@anytool/core/internal';
 import { randomUUID } from 'node:crypto';
 import {
+  FunctionCallingConfigMode,
   GoogleGenAI,
   type Candidate,
+  type FunctionCallingConfig,
   type Content,
   type GenerateContentParameters,
   type GenerateContentResponse,
@@ -24,7 +26,7 @@ import {
 import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall } from '../model.js';
+import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
   /** The model id, e.g. "gemini-2.5-flash". */
@@ -135,6 +137,7 @@ export class GeminiModel implements Model {
       ) {
         config.toolConfig = { ...config.toolConfig, includeServerSideToolInvocations: true };
       }
+      if (request.toolChoice !== undefined) config.toolConfig = { ...config.toolConfig, functionCallingConfig: functionCalling(request.toolChoice) };
     }
     if (request.settings?.temperature !== undefined) config.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) config.maxOutputTokens = request.settings.maxTokens;
@@ -246,6 +249,12 @@ class StreamedTurn implements ChunkMapper<GenerateContentResponse> {
     response.toolCalls.forEach((call, i) => (call.id = this.callIds[i] ?? call.id));
     return { type: 'response', response };
   }
+}
+
+/** Gemini's function calling mode: `ANY` is its word for required, a named tool is `ANY` of that one. */
+function functionCalling(choice: ToolChoice): FunctionCallingConfig {
+  if (typeof choice !== 'string') return { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.name] };
+  return { mode: choice === 'required' ? FunctionCallingConfigMode.ANY : choice === 'none' ? FunctionCallingConfigMode.NONE : FunctionCallingConfigMode.AUTO };
 }
 
 /** Function call args are an object; a string that is JSON is parsed, anything else wrapped. */

@@ -141,6 +141,10 @@ export class OpenAIResponsesModel implements Model {
     if (request.tools.length > 0) {
       params.tools = lowerDefinitions(FORMAT, request.tools, { strict: this.strict }).tools as NonNullable<CreateParams['tools']>;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
+      if (request.toolChoice !== undefined) {
+        const choice = request.toolChoice;
+        params.tool_choice = typeof choice === 'string' ? choice : { type: 'function', name: choice.name };
+      }
     }
     if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) params.max_output_tokens = request.settings.maxTokens;

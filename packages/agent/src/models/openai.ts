@@ -118,6 +118,10 @@ export class OpenAIModel implements Model {
     if (request.tools.length > 0) {
       params.tools = lowerDefinitions('openai', request.tools, { strict: this.strict }).tools;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
+      if (request.toolChoice !== undefined) {
+        const choice = request.toolChoice;
+        params.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
+      }
     }
     if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) params.max_completion_tokens = request.settings.maxTokens;
