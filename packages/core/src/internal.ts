@@ -9,6 +9,7 @@
  */
 
 export { describeError } from './errors.js';
+export { isPlainObject, isRecord } from './is-record.js';
 export { now } from './clock.js';
 export { abortWatch } from './abort-watch.js';
 export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';

@@ -1,6 +1,7 @@
 import { isBaseTool } from './base-tool.js';
 import { readToolRecords } from './decorators/records.js';
 import { AnytoolError, ErrorCode, describeError } from './errors.js';
+import { isPlainObject } from './is-record.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
 import { Toolset, type DynamicToolSource, type ToolSource } from './toolset.js';
 
@@ -41,12 +42,6 @@ function toolsOf(value: unknown): ToolSource | undefined {
   if (Array.isArray(value)) return value.length > 0 && value.every((item) => toolsOf(item) !== undefined) ? (value as ToolSource[]) : undefined;
   if (typeof value !== 'object' || value === null) return undefined;
   return hasToolRecords(value) ? toolsFrom(value) : undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /**

@@ -185,6 +185,8 @@ describe('the public surface of @anytool/core', () => {
       'compileValidator',
       'describeError',
       'formatProblems',
+      'isPlainObject',
+      'isRecord',
       'loadToolModule',
       'maxErrorCharsProblem',
       'now',

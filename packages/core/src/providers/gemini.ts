@@ -1,5 +1,6 @@
 import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
-import { SILENT_KEYWORDS, isSchema, pointer, type Lowered, type LoweringNote } from './lowering.js';
+import { isRecord } from '../is-record.js';
+import { SILENT_KEYWORDS, pointer, type Lowered, type LoweringNote } from './lowering.js';
 import { collectDefs, localRefName } from '../schema-refs.js';
 
 /** A Gemini function declaration, with the schema in `parametersJsonSchema`. */
@@ -127,7 +128,7 @@ function inline(node: JsonSchema, ref: string, path: string, pass: Pass): JsonSc
 }
 
 function lower(node: unknown, path: string, pass: Pass): JsonSchema {
-  if (!isSchema(node)) return {};
+  if (!isRecord(node)) return {};
   const ref = localRefName(node['$ref']);
   if (ref !== undefined) return inline(node, ref, path, pass);
   const inlined = pass.refs > 0;
@@ -172,7 +173,7 @@ function lower(node: unknown, path: string, pass: Pass): JsonSchema {
         break;
       case 'allOf': {
         const members = value as unknown[];
-        if (members.every((m) => isSchema(m) && (m['type'] === 'object' || isSchema(m['properties'])))) {
+        if (members.every((m) => isRecord(m) && (m['type'] === 'object' || isRecord(m['properties'])))) {
           const merged: JsonSchema = { type: 'object', properties: {}, required: [] };
           for (const m of members as JsonSchema[]) {
             Object.assign(merged['properties'] as object, m['properties'] ?? {});

@@ -1,5 +1,3 @@
-import type { JsonSchema } from '../tool-definition.js';
-
 /** One thing a provider lowering had to drop or change in a tool's schema. */
 export interface LoweringNote {
   tool: string;
@@ -17,10 +15,6 @@ export interface Lowered<T> {
 
 /** Keywords that carry nothing a model uses; dropping them is not worth a note. */
 export const SILENT_KEYWORDS = new Set(['$schema', '$id', '$comment']);
-
-export function isSchema(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Escapes one JSON Pointer segment. */
 export function pointer(path: string, segment: string | number): string {

@@ -1,3 +1,4 @@
+import { isRecord } from '../is-record.js';
 import type { JsonSchema } from '../tool-definition.js';
 
 /** The dialect MCP assumes for a schema that names none. */
@@ -22,8 +23,6 @@ const SCHEMA_ARRAY_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']
 /** Keywords whose value is an object of schemas by name. */
 const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas']);
 
-const isObject = (value: unknown): value is JsonSchema => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The schema in JSON Schema 2020-12, the dialect MCP assumes when a schema names none. A
  * schema of draft-07 or 2019-09 (named, or unnamed with forms 2020-12 reads otherwise:
@@ -38,7 +37,7 @@ export function toJsonSchema2020(schema: JsonSchema): JsonSchema {
   if (named !== undefined && !older) return schema;
   if (!older && !usesOlderForms(schema, true)) return schema;
   const converted = convert(schema);
-  if (isObject(converted['definitions'])) {
+  if (isRecord(converted['definitions'])) {
     const { definitions, ...rest } = converted;
     return { $schema: JSON_SCHEMA_2020_12, ...rest, $defs: { ...(definitions as JsonSchema), ...((rest['$defs'] as JsonSchema | undefined) ?? {}) } };
   }
@@ -47,7 +46,7 @@ export function toJsonSchema2020(schema: JsonSchema): JsonSchema {
 
 /** Whether the schema has a form that draft-07 and 2020-12 read differently, or 2020-12 deprecates. */
 function usesOlderForms(schema: unknown, root: boolean): boolean {
-  if (!isObject(schema)) return false;
+  if (!isRecord(schema)) return false;
   if (Array.isArray(schema['items']) || 'additionalItems' in schema || 'dependencies' in schema || (root && 'definitions' in schema)) return true;
   return subschemas(schema).some((sub) => usesOlderForms(sub, false));
 }
@@ -57,14 +56,14 @@ function subschemas(schema: JsonSchema): unknown[] {
   for (const [key, value] of Object.entries(schema)) {
     if (SCHEMA_KEYWORDS.has(key)) out.push(...(Array.isArray(value) ? value : [value]));
     else if (SCHEMA_ARRAY_KEYWORDS.has(key) && Array.isArray(value)) out.push(...value);
-    else if ((SCHEMA_MAP_KEYWORDS.has(key) || key === 'dependencies') && isObject(value)) out.push(...Object.values(value));
+    else if ((SCHEMA_MAP_KEYWORDS.has(key) || key === 'dependencies') && isRecord(value)) out.push(...Object.values(value));
   }
   return out;
 }
 
 /** The schema and its subschemas with draft-07's forms in 2020-12's; values (`const`, `enum`, `default`) untouched. */
 function convert(schema: unknown): JsonSchema {
-  if (!isObject(schema)) return schema as JsonSchema;
+  if (!isRecord(schema)) return schema as JsonSchema;
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema' || key === 'additionalItems' || key === 'dependencies') continue;
@@ -78,14 +77,14 @@ function convert(schema: unknown): JsonSchema {
       out[key] = convert(value);
     } else if (SCHEMA_ARRAY_KEYWORDS.has(key) && Array.isArray(value)) {
       out[key] = value.map(convert);
-    } else if (SCHEMA_MAP_KEYWORDS.has(key) && isObject(value)) {
+    } else if (SCHEMA_MAP_KEYWORDS.has(key) && isRecord(value)) {
       out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, convert(sub)]));
     } else {
       out[key] = value;
     }
   }
   const dependencies = schema['dependencies'];
-  if (isObject(dependencies)) {
+  if (isRecord(dependencies)) {
     for (const [name, value] of Object.entries(dependencies)) {
       const target = Array.isArray(value) ? 'dependentRequired' : 'dependentSchemas';
       const into = (out[target] ??= {}) as JsonSchema;

@@ -1,6 +1,7 @@
 import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
 import { acceptsNull } from '../validation.js';
-import { SILENT_KEYWORDS, isSchema, pointer, type Lowered, type LoweringNote } from './lowering.js';
+import { isRecord } from '../is-record.js';
+import { SILENT_KEYWORDS, pointer, type Lowered, type LoweringNote } from './lowering.js';
 import { localRefName } from '../schema-refs.js';
 
 /** A tool in the Chat Completions API's shape. */
@@ -76,7 +77,7 @@ class NotStrict extends Error {
  * dropped. Throws `NotStrict` for shapes strict mode cannot express.
  */
 function lowerStrict(node: unknown, path: string, tool: string, notes: LoweringNote[]): JsonSchema {
-  if (!isSchema(node)) throw new NotStrict(path, 'a boolean schema');
+  if (!isRecord(node)) throw new NotStrict(path, 'a boolean schema');
   const out: JsonSchema = {};
   for (const [key, value] of Object.entries(node)) {
     switch (key) {
@@ -138,10 +139,10 @@ function lowerStrict(node: unknown, path: string, tool: string, notes: LoweringN
           });
     }
   }
-  const isObject = node['type'] === 'object' || isSchema(node['properties']);
+  const isObject = node['type'] === 'object' || isRecord(node['properties']);
   if (isObject) {
     const extra = node['additionalProperties'];
-    const properties = isSchema(node['properties']) ? (node['properties'] as Record<string, unknown>) : {};
+    const properties = isRecord(node['properties']) ? (node['properties'] as Record<string, unknown>) : {};
     if (extra !== undefined && extra !== false)
       throw new NotStrict(pointer(path, 'additionalProperties'), 'an object with open-ended keys (a record or index signature)');
     if (Object.keys(properties).length === 0 && extra === undefined && path !== '') throw new NotStrict(path, 'a free-form object with no declared properties');

@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { isRecord } from '@anytool/core/internal';
 import {
   AudioContentSchema,
   ResultSchema,
@@ -41,8 +42,7 @@ export interface SchemaIssue {
 }
 
 type Part = Record<string, unknown> & { type: string };
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isUnknownKind = (part: unknown): part is Part => isObject(part) && typeof part['type'] === 'string' && !Object.hasOwn(PART_SCHEMAS, part['type']);
+const isUnknownKind = (part: unknown): part is Part => isRecord(part) && typeof part['type'] === 'string' && !Object.hasOwn(PART_SCHEMAS, part['type']);
 
 /**
  * The result as `CallToolResult`. A part of a kind MCP does not define (a newer
@@ -96,7 +96,7 @@ function resultProblems(result: Record<string, unknown>, issues: readonly Schema
   const content = result['content'];
   if (Array.isArray(content)) {
     content.forEach((part: unknown, i) => {
-      if (!isObject(part) || typeof part['type'] !== 'string') out.push(`content[${i}] is not a content part (an object with a "type")`);
+      if (!isRecord(part) || typeof part['type'] !== 'string') out.push(`content[${i}] is not a content part (an object with a "type")`);
       else out.push(...partIssues(part as Part).map((issue) => describeIssue(issue, `content[${i}] (${part['type']}) `)));
     });
   }
@@ -106,7 +106,7 @@ function resultProblems(result: Record<string, unknown>, issues: readonly Schema
 function partIssues(part: Part): SchemaIssue[] {
   const resource = part['resource'];
   // An embedded resource is text or a blob: check it as the one it claims to be, not as "neither".
-  if (part.type === 'resource' && isObject(resource)) {
+  if (part.type === 'resource' && isRecord(resource)) {
     const inner = ('blob' in resource ? BlobResourceContentsSchema : TextResourceContentsSchema).safeParse(resource);
     if (!inner.success) return inner.error.issues.map((issue) => ({ path: ['resource', ...issue.path], message: issue.message }));
   }

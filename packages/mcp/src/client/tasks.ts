@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
-import { abortWatch, describeError } from '@anytool/core/internal';
+import { abortWatch, describeError, isRecord } from '@anytool/core/internal';
 import { ProtocolError, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import { httpStatus, isServerError } from './sdk-errors.js';
 
@@ -62,8 +62,6 @@ export interface WireTask {
   error?: Record<string, unknown>;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 const isDuration = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0;
 
 /*
@@ -94,7 +92,7 @@ function ttlOf(value: Record<string, unknown>): number | null | undefined {
 
 /** The task in a server's answer, or a short description of what is wrong with it. */
 export function readTask(value: unknown): WireTask | string {
-  if (!isObject(value)) return 'it is not an object';
+  if (!isRecord(value)) return 'it is not an object';
   const { taskId, status } = value;
   if (typeof taskId !== 'string' || taskId === '') return 'it has no "taskId" string';
   if (typeof status !== 'string' || !STATUSES.has(status))
@@ -107,9 +105,9 @@ export function readTask(value: unknown): WireTask | string {
   if (typeof value['requestState'] === 'string') task.requestState = value['requestState'];
   const ttl = ttlOf(value);
   if (ttl !== undefined) task.ttlMs = ttl;
-  if (isObject(value['inputRequests'])) task.inputRequests = value['inputRequests'];
-  if (isObject(value['result'])) task.result = value['result'];
-  if (isObject(value['error'])) task.error = value['error'];
+  if (isRecord(value['inputRequests'])) task.inputRequests = value['inputRequests'];
+  if (isRecord(value['result'])) task.result = value['result'];
+  if (isRecord(value['error'])) task.error = value['error'];
   return task;
 }
 
@@ -144,7 +142,7 @@ export class TaskCreations {
 
   /** The task a failed `tools/call` was answered with, taken (once), or undefined when the failure is another. */
   take(error: unknown): Record<string, unknown> | undefined {
-    if (!(error instanceof ProtocolError) || error.code !== TASK_CREATED_CODE || !isObject(error.data)) return undefined;
+    if (!(error instanceof ProtocolError) || error.code !== TASK_CREATED_CODE || !isRecord(error.data)) return undefined;
     const token = error.data[TOKEN_KEY];
     if (typeof token !== 'string') return undefined;
     const task = this.unclaimed.get(token);
@@ -154,7 +152,7 @@ export class TaskCreations {
 
   private intercept(message: JSONRPCMessage): JSONRPCMessage {
     const result = (message as { result?: unknown }).result;
-    if (!isObject(result) || result['resultType'] !== 'task' || !('id' in message)) return message;
+    if (!isRecord(result) || result['resultType'] !== 'task' || !('id' in message)) return message;
     const token = `${process.pid}.${++this.next}`;
     this.unclaimed.set(token, result);
     if (this.unclaimed.size > MAX_UNCLAIMED) this.unclaimed.delete(this.unclaimed.keys().next().value!);
@@ -344,8 +342,8 @@ async function answerInputs(host: TaskHost, task: WireTask, handle: McpTaskHandl
   const responses: Record<string, unknown> = {};
   await Promise.all(
     fresh.map(async ([key, request]) => {
-      const method = isObject(request) ? request['method'] : undefined;
-      const params = isObject(request) && isObject(request['params']) ? request['params'] : {};
+      const method = isRecord(request) ? request['method'] : undefined;
+      const params = isRecord(request) && isRecord(request['params']) ? request['params'] : {};
       try {
         responses[key] = await host.answer(typeof method === 'string' ? method : '', params, signal);
       } catch (error) {

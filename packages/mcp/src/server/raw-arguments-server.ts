@@ -1,9 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, Server, type JSONRPCRequest, type Result, type ServerContext } from '@modelcontextprotocol/server';
+import { isRecord } from '@anytool/core/internal';
 import { TaskAnswer } from './input-rounds.js';
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A server whose `tools/call` takes arguments of any shape: the SDK checks the

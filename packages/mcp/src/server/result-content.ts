@@ -1,4 +1,5 @@
 import type { ContentPart, ToolResult } from '@anytool/core';
+import { isRecord } from '@anytool/core/internal';
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 
 /** One anytool content part as an MCP content block. */
@@ -30,10 +31,6 @@ export function toContentBlock(part: ContentPart): ContentBlock {
   }
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * A `ToolResult` as MCP's `tools/call` result: every content part, `isError`,
  * and `structuredContent` when the structured value is an object (MCP only
@@ -43,6 +40,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 export function toCallToolResult(result: ToolResult): CallToolResult {
   const out: CallToolResult = { content: result.content.map(toContentBlock) };
   if (result.isError) out.isError = true;
-  else if (isPlainObject(result.structured)) out.structuredContent = result.structured;
+  else if (isRecord(result.structured)) out.structuredContent = result.structured;
   return out;
 }

@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, ExecutionContext, errorResult, resultText, type RunEvent, type Toolset, type ToolSource } from '@anytool/core';
-import { unknownToolText } from '@anytool/core/internal';
+import { isRecord, unknownToolText } from '@anytool/core/internal';
 import type {
   AuthInfo,
   CacheScope,
@@ -24,7 +24,7 @@ import type { McpStore } from '../store/store.js';
 import { TASKS_EXTENSION, createTaskResult } from './tasks/record.js';
 import type { TaskManager, TaskProgress } from './tasks/task-manager.js';
 import { checkAskable, declaresTasks, serveTaskMethods, tasksRequired } from './tasks/serve-tasks.js';
-import { RawArgumentsServer, isRecord } from './raw-arguments-server.js';
+import { RawArgumentsServer } from './raw-arguments-server.js';
 import { ServedTools, asToolset, taskManager } from './served-tools.js';
 import { withoutPayload } from './sdk-error-payload.js';
 import { DEFAULT_PAGE_SIZE, DEFAULT_TOOLS_LIST_TTL_MS, decodeCursor } from './tool-list-pages.js';

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '@anytool/core';
+import { isRecord } from '@anytool/core/internal';
 import type { RevivalNode, RevivalPlan, UnionAlternative } from '@anytool/core/runtime';
 import { DATE_MARK } from './type-to-schema.js';
 
@@ -44,10 +45,6 @@ function refName(schema: JsonSchema): string | undefined {
   return typeof ref === 'string' && ref.startsWith('#/$defs/') ? ref.slice('#/$defs/'.length) : undefined;
 }
 
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 class PlanReader {
   readonly referenced = new Set<string>();
   private readonly datesIn = new Map<string, boolean>();
@@ -67,14 +64,14 @@ class PlanReader {
     if (Array.isArray(schema['items'])) {
       const positions = (schema['items'] as JsonSchema[]).map((item) => this.node(item) ?? 0);
       if (positions.some((p) => p !== 0)) out.t = positions;
-      const rest = isObject(schema['additionalItems']) ? this.node(schema['additionalItems']) : undefined;
+      const rest = isRecord(schema['additionalItems']) ? this.node(schema['additionalItems']) : undefined;
       if (rest !== undefined) out.i = rest;
       if (out.i !== undefined && out.t === undefined) out.t = positions;
-    } else if (isObject(schema['items'])) {
+    } else if (isRecord(schema['items'])) {
       const items = this.node(schema['items']);
       if (items !== undefined) out.i = items;
     }
-    const properties = isObject(schema['properties']) ? (schema['properties'] as Record<string, JsonSchema>) : {};
+    const properties = isRecord(schema['properties']) ? (schema['properties'] as Record<string, JsonSchema>) : {};
     const named: Record<string, RevivalNode> = {};
     for (const [name, property] of Object.entries(properties)) {
       const node = this.node(property);
@@ -82,14 +79,14 @@ class PlanReader {
     }
     if (Object.keys(named).length > 0) out.p = named;
     const patterns: [string, RevivalNode][] = [];
-    if (isObject(schema['patternProperties'])) {
+    if (isRecord(schema['patternProperties'])) {
       for (const [pattern, value] of Object.entries(schema['patternProperties'] as Record<string, JsonSchema>)) {
         const node = this.node(value);
         if (node !== undefined) patterns.push([pattern, node]);
       }
     }
     if (patterns.length > 0) out.pp = patterns;
-    const extra = isObject(schema['additionalProperties']) ? this.node(schema['additionalProperties']) : undefined;
+    const extra = isRecord(schema['additionalProperties']) ? this.node(schema['additionalProperties']) : undefined;
     if (extra !== undefined) out.a = extra;
     if ((out.a !== undefined || out.pp !== undefined) && Object.keys(properties).length > 0) out.n = Object.keys(properties);
     return Object.keys(out).length > 0 ? out : undefined;
@@ -113,9 +110,9 @@ class PlanReader {
       }
       if (resolved['type'] === 'array' || resolved['items'] !== undefined) {
         alternatives.push(plan === undefined ? { arr: 1 } : { arr: 1, plan });
-      } else if (resolved['type'] === 'object' || isObject(resolved['properties'])) {
+      } else if (resolved['type'] === 'object' || isRecord(resolved['properties'])) {
         const eq: Record<string, unknown> = {};
-        const properties = isObject(resolved['properties']) ? (resolved['properties'] as Record<string, JsonSchema>) : {};
+        const properties = isRecord(resolved['properties']) ? (resolved['properties'] as Record<string, JsonSchema>) : {};
         for (const [name, property] of Object.entries(properties)) {
           const values = property['enum'];
           if (Array.isArray(values) && values.length === 1) eq[name] = values[0];
