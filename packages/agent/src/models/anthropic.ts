@@ -7,6 +7,7 @@ import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
 import { readEvents } from './sse.js';
+import { argumentsObject } from './tool-arguments.js';
 import type {
   BuiltinToolCall,
   Model,
@@ -135,7 +136,7 @@ export class AnthropicModel implements Model {
       } else {
         const content: ContentBlockParam[] = [];
         if (message.content !== '') content.push({ type: 'text', text: message.content });
-        for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: inputObject(call.arguments) });
+        for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) });
         // The API rejects an empty assistant message: an empty final answer is left out.
         if (content.length > 0) messages.push({ role: 'assistant', content });
       }
@@ -312,21 +313,6 @@ function toolChoice(choice: ToolChoice): Anthropic.ToolChoice {
 
 function present(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '';
-}
-
-/** Tool-use input is an object; a call that carried a string (not valid JSON) is sent back wrapped, so the history stays valid. */
-function inputObject(args: unknown): Record<string, unknown> {
-  if (typeof args === 'object' && args !== null && !Array.isArray(args)) return args as Record<string, unknown>;
-  if (typeof args === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      // Not JSON: fall through and keep the raw text.
-    }
-    return { raw: args };
-  }
-  return {};
 }
 
 function toResultContent(result: ToolResult): ToolResultContent {

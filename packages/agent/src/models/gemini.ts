@@ -26,6 +26,7 @@ import {
 import type { ModelOptions } from './client-options.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
+import { argumentsObject } from './tool-arguments.js';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
@@ -120,7 +121,7 @@ export class GeminiModel implements Model {
       } else {
         const parts: Part[] = [];
         if (message.content !== '') parts.push({ text: message.content });
-        for (const call of message.toolCalls ?? []) parts.push({ functionCall: { id: call.id, name: call.name, args: argsObject(call.arguments) } });
+        for (const call of message.toolCalls ?? []) parts.push({ functionCall: { id: call.id, name: call.name, args: argumentsObject(call.arguments) } });
         if (parts.length > 0) contents.push({ role: 'model', parts });
       }
     }
@@ -255,21 +256,6 @@ class StreamedTurn implements ChunkMapper<GenerateContentResponse> {
 function functionCalling(choice: ToolChoice): FunctionCallingConfig {
   if (typeof choice !== 'string') return { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: [choice.name] };
   return { mode: choice === 'required' ? FunctionCallingConfigMode.ANY : choice === 'none' ? FunctionCallingConfigMode.NONE : FunctionCallingConfigMode.AUTO };
-}
-
-/** Function call args are an object; a string that is JSON is parsed, anything else wrapped. */
-function argsObject(args: unknown): Record<string, unknown> {
-  if (typeof args === 'object' && args !== null && !Array.isArray(args)) return args as Record<string, unknown>;
-  if (typeof args === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(args);
-      if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    } catch {
-      // Not JSON: kept as the raw text.
-    }
-    return { raw: args };
-  }
-  return {};
 }
 
 /** A function response as the API documents it: `output` for a result, `error` for a failure. */

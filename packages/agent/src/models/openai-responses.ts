@@ -24,6 +24,7 @@ import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
 import { openAIStreamEvents } from './openai-sse.js';
 import { readEvents } from './sse.js';
+import { argumentString } from './tool-arguments.js';
 import type {
   BuiltinApproval,
   BuiltinApprovalRequest,
@@ -235,10 +236,6 @@ function approvalResponse(answer: BuiltinApproval): ResponseInputItem.McpApprova
   const item: ResponseInputItem.McpApprovalResponse = { type: 'mcp_approval_response', approval_request_id: answer.id, approve: answer.approved };
   if (answer.reason !== undefined) item.reason = answer.reason;
   return item;
-}
-
-function argumentString(args: unknown): string {
-  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
 }
 
 /** A tool result as function_call_output text (images as a note: the output takes text here). */

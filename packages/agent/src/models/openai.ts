@@ -12,6 +12,7 @@ import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './
 import { modelFailed } from './failure.js';
 import { openAIStreamEvents } from './openai-sse.js';
 import { readEvents } from './sse.js';
+import { argumentString } from './tool-arguments.js';
 import { mapStream, type ChunkMapper } from './stream-map.js';
 import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
@@ -225,10 +226,6 @@ class StreamedTurn implements ChunkMapper<ChatCompletionChunk> {
       ),
     };
   }
-}
-
-function argumentString(args: unknown): string {
-  return typeof args === 'string' ? args : JSON.stringify(args ?? {});
 }
 
 const STOP_REASONS: Record<string, ModelStopReason> = {
