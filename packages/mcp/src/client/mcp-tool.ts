@@ -1,13 +1,4 @@
-import {
-  AnytoolError,
-  BaseTool,
-  ErrorCode,
-  errorResult,
-  type ExecutionContext,
-  type JsonSchema,
-  type ToolAnnotations,
-  type ToolResult,
-} from '@anytool/core';
+import { AnytoolError, BaseTool, ErrorCode, errorResult, type ExecutionContext, type JsonSchema, type ToolAnnotations, type ToolResult } from '@anytool/core';
 import { compileValidator, formatProblems, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { linearPatterns } from '../shared/linear-patterns.js';
@@ -183,7 +174,11 @@ export class McpTool extends BaseTool {
       );
     }
     if ('aborted' in outcome)
-      return errorResult(ErrorCode.Aborted, `Tool "${this.name}" was not run because the run was aborted.`, `${this.label} was not run: the run was aborted while its arguments were validated`);
+      return errorResult(
+        ErrorCode.Aborted,
+        `Tool "${this.name}" was not run because the run was aborted.`,
+        `${this.label} was not run: the run was aborted while its arguments were validated`,
+      );
     if ('timedOut' in outcome)
       return errorResult(
         ErrorCode.InvalidArguments,

@@ -17,11 +17,7 @@ const WORKER_HEAP_MB = 256;
 
 /** How one validation off the event loop ended. */
 export type OffloadedOutcome =
-  | { args: Record<string, unknown> }
-  | { problems: ArgumentProblem[]; more: number }
-  | { timedOut: true }
-  | { failed: string }
-  | { aborted: true };
+  { args: Record<string, unknown> } | { problems: ArgumentProblem[]; more: number } | { timedOut: true } | { failed: string } | { aborted: true };
 
 interface Job {
   id: number;
@@ -111,10 +107,11 @@ class ValidationHost {
 
   private start(): Worker {
     const worker = new Worker(validationWorkerFile(), { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-    worker.unref();
     worker.on('message', (answer: ValidationAnswer) => this.answered(worker, answer));
     worker.on('error', (error) => this.lost(worker, `the validation worker failed (${describeError(error)})`));
     worker.on('exit', (code) => this.lost(worker, `the validation worker exited (code ${code})`));
+    // After the listeners, which would hold the process open again: a pending call's deadline timer does that.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

@@ -161,7 +161,8 @@ class SubschemaCount {
 
   /** The subschema a local `$ref` points to; a `$ref` by `$id` or anchor is not followed. */
   private resolve(ref: string): Node {
-    if (ref !== '#' && !ref.startsWith('#/')) throw new Unfollowed(`a "$ref" to ${JSON.stringify(ref.slice(0, 100))}, which the check of what validation costs does not follow`);
+    if (ref !== '#' && !ref.startsWith('#/'))
+      throw new Unfollowed(`a "$ref" to ${JSON.stringify(ref.slice(0, 100))}, which the check of what validation costs does not follow`);
     let node: unknown = this.root;
     for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
       const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');

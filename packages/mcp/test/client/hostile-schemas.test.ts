@@ -330,6 +330,96 @@ describe("a server's patterns never block the event loop", () => {
   );
 });
 
+describe('a server schema whose validation costs more than linear time never blocks the event loop', () => {
+  const GAP_BOUND_MS = 100;
+  /** The validation deadline (500 ms) plus a worker thread started and the schema compiled in it. */
+  const SETTLE_BOUND_MS = scaled(15_000);
+  let nested: unknown = 1;
+  for (let i = 0; i < 20; i++) nested = [nested];
+  const cases = [
+    {
+      tool: 'unique_objects',
+      shape: 'uniqueItems over 5,000 objects (held the loop 905 ms)',
+      evil: { rows: Array.from({ length: 5_000 }, (_, i) => ({ i })) },
+      feature: '"uniqueItems" over items that may be objects or arrays (at /properties/rows)',
+      good: { rows: [{ a: 1 }, { a: 2 }] },
+      answer: '2 rows fast',
+    },
+    {
+      tool: 'anyof_dag',
+      shape: 'a 20-level anyOf of shared $refs, failing at the bottom (1,069 ms; 26 levels ran out of memory)',
+      evil: { x: 1 },
+      feature: 'combinators that apply more than 64 subschemas to one value',
+      good: { x: 'ok' },
+      answer: 'ok fast',
+    },
+    {
+      tool: 'overlapping_tree',
+      shape: 'a recursive anyOf with overlapping branches, 20 levels of arrays (6,471 ms)',
+      evil: { root: nested },
+      feature: 'combinators that apply more than 64 subschemas to one value',
+      good: { root: [['a'], 'b'] },
+      answer: '[["a"],"b"] fast',
+    },
+  ];
+
+  it.each(['stdio', 'http'] as const)(
+    `each shape's evil arguments settle as INVALID_ARGUMENTS within ${SETTLE_BOUND_MS} ms, the loop never held over ${GAP_BOUND_MS} ms, and ordinary ones reach the server with defaults (%s)`,
+    async (transport) => {
+      const mcp = await McpToolset.connect({ broken: await serverConfig(transport, 'schema-costly') });
+      open.push(mcp);
+      const toolset = new Toolset(mcp);
+      const context = new ExecutionContext();
+      for (const { tool, evil, feature, good, answer } of cases) {
+        const started = performance.now();
+        const { value: result, gaps } = await probeEventLoop(() => toolset.invoke(tool, JSON.stringify(evil), context));
+        expect(performance.now() - started).toBeLessThan(SETTLE_BOUND_MS);
+        expect(gaps.blockedMs).toBeLessThan(GAP_BOUND_MS);
+        expect(result.error?.code).toBe(ErrorCode.InvalidArguments);
+        expect(resultText(result)).toBe(
+          `Invalid arguments for tool "${tool}": they could not be checked against its schema in time, and were not sent. Send smaller or simpler arguments.`,
+        );
+        // The developer reads which server, tool and schema feature, and the option.
+        expect(result.error?.message).toContain(`tool "${tool}" (mcp broken): its input schema has ${feature}`);
+        expect(result.error?.message).toContain('took over 500 ms (validationTimeoutMs)');
+        // The worker that was stopped is replaced: the same tool validates ordinary arguments, defaults filled.
+        const { value: ok, gaps: okGaps } = await probeEventLoop(() => toolset.invoke(tool, good, context));
+        expect(resultText(ok)).toBe(answer);
+        expect(okGaps.blockedMs).toBeLessThan(GAP_BOUND_MS);
+      }
+      // Invalid arguments get their problems from the worker, as from the inline validator.
+      const invalid = await toolset.invoke('unique_objects', { rows: [{ a: 1 }, { a: 1 }] }, context);
+      expect(invalid.error?.code).toBe(ErrorCode.InvalidArguments);
+      expect(resultText(invalid)).toContain('- /rows: must NOT have duplicate items (items ## 0 and 1 are identical)');
+    },
+  );
+
+  it(`a 24-level anyOf of shared $refs over objects: strict-mode nulls stripped without holding the loop over ${GAP_BOUND_MS} ms`, async () => {
+    const mcp = await McpToolset.connect({ broken: await serverConfig('stdio', 'schema-costly') });
+    open.push(mcp);
+    const toolset = new Toolset(mcp);
+    const { value: result, gaps } = await probeEventLoop(() => toolset.invoke('anyof_dag_objects', '{"x":{"a":null}}', new ExecutionContext()));
+    expect(resultText(result)).toBe('{} fast');
+    expect(gaps.blockedMs).toBeLessThan(GAP_BOUND_MS);
+  });
+
+  it('validationTimeoutMs is an option: nonsense is refused with INVALID_OPTIONS, a short one still lets ordinary calls through', async () => {
+    const config = { command: process.execPath, args: [SERVER, 'stdio', 'schema-costly'] };
+    for (const bad of [0, -1, Number.NaN, Infinity, '100' as unknown as number]) {
+      await expect(McpConnection.open('costly', config, { validationTimeoutMs: bad })).rejects.toMatchObject({
+        code: ErrorCode.InvalidOptions,
+        message: expect.stringContaining('"validationTimeoutMs" must be a positive number of milliseconds'),
+      });
+    }
+    const mcp = await McpToolset.connect({ broken: config }, { validationTimeoutMs: 50 });
+    open.push(mcp);
+    const toolset = new Toolset(mcp);
+    const result = await toolset.invoke('anyof_dag', { x: 1 }, new ExecutionContext());
+    expect(result.error?.message).toContain('took over 50 ms (validationTimeoutMs)');
+    expect(resultText(await toolset.invoke('anyof_dag', { x: 'ok' }, new ExecutionContext()))).toBe('ok fast');
+  });
+});
+
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
