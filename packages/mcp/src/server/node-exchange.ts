@@ -4,8 +4,16 @@ import type { AuthInfo, RequestId, createMcpHandler } from '@modelcontextprotoco
 /** The SDK's web-standard handler of both eras (`createMcpHandler`). */
 type McpHandler = ReturnType<typeof createMcpHandler>;
 
+/** A JSON-RPC error answer: its HTTP status, JSON-RPC code and message, and the id of the request it answers (default none). */
+export interface JsonRpcErrorAnswer {
+  status: number;
+  code: number;
+  message: string;
+  id?: RequestId | null;
+}
+
 /** Answers with a JSON-RPC error, whether or not the request's body was read. */
-export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, id: RequestId | null = null): void {
+export function sendJsonRpcError(res: ServerResponse, { status, code, message, id = null }: JsonRpcErrorAnswer): void {
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -44,13 +52,14 @@ function finish(res: ServerResponse, body: string | Buffer): void {
  * as `toNodeHandler` streams it. A client that goes away aborts the request's
  * signal, and a handler that throws is a 500 with the request's id, as there.
  */
-export async function exchangeParsed(
-  handler: McpHandler,
-  req: IncomingMessage & { auth?: AuthInfo },
-  res: ServerResponse,
-  body: unknown,
-  onError: ((error: Error) => void) | undefined,
-): Promise<void> {
+export async function exchangeParsed(exchange: {
+  handler: McpHandler;
+  req: IncomingMessage & { auth?: AuthInfo };
+  res: ServerResponse;
+  body: unknown;
+  onError: ((error: Error) => void) | undefined;
+}): Promise<void> {
+  const { handler, req, res, body, onError } = exchange;
   let finished = false;
   const abort = new AbortController();
   res.once('close', () => {
@@ -70,7 +79,7 @@ export async function exchangeParsed(
     } catch {
       // The application's error hook failed too: the client still gets its answer.
     }
-    return sendJsonRpcError(res, 500, -32603, 'Internal server error', requestIdOf(body));
+    return sendJsonRpcError(res, { status: 500, code: -32603, message: 'Internal server error', id: requestIdOf(body) });
   }
   const type = response.headers.get('content-type') ?? '';
   if (response.body === null || type.startsWith('application/json')) {
