@@ -142,35 +142,5 @@ export function isAnytoolError(value: unknown): value is AnytoolError {
   return hasBrand(value, BRAND.AnytoolError);
 }
 
-/** What `describeError` says about a value whose every reading throws (a revoked proxy, a throwing getter). */
-export const UNDESCRIBABLE = 'a thrown value that cannot be described';
-
-/**
- * Returns a readable one-line message for anything thrown. Never throws itself:
- * a revoked proxy, a proxy whose traps throw, a throwing `message` getter or a
- * cyclic object without a prototype all get a text (at worst `UNDESCRIBABLE`).
- */
-export function describeError(error: unknown): string {
-  try {
-    if (error instanceof Error) {
-      const message: unknown = error.message;
-      if (typeof message === 'string' && message !== '') return message;
-      const name: unknown = error.name;
-      return typeof name === 'string' && name !== '' ? name : UNDESCRIBABLE;
-    }
-    if (typeof error === 'string') return error;
-  } catch {
-    return UNDESCRIBABLE;
-  }
-  try {
-    const json: unknown = JSON.stringify(error);
-    if (typeof json === 'string') return json;
-  } catch {
-    // Not JSON (a cycle, a bigint, a throwing toJSON): its String() below.
-  }
-  try {
-    return String(error);
-  } catch {
-    return UNDESCRIBABLE;
-  }
-}
+// Re-exported for the modules that import their error helpers from the error table.
+export { UNDESCRIBABLE, describeError } from './thrown-value.js';

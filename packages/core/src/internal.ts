@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 
-export { describeError } from './errors.js';
+export { describeError, toError } from './thrown-value.js';
 export { isPlainObject, isRecord } from './is-record.js';
 export { now } from './clock.js';
 export { abortWatch } from './abort-watch.js';

@@ -194,6 +194,7 @@ describe('the public surface of @anytool/core', () => {
       'sniffMimeType',
       'suggestToolName',
       'toBase64',
+      'toError',
       'unknownToolText',
       'unrestrictedContext',
     ];
