@@ -12,8 +12,6 @@ export const MAX_TIMER_MS = 2_147_483_647;
 const COMPILE_TIMEOUT_MS = 30_000;
 /** Schemas kept compiled in the worker; the least recently used beyond are dropped, and compiled again when needed. */
 const MAX_COMPILED = 64;
-/** The worker's heap: validation that fills it (errors of a schema of shared branches) ends the worker, not the process. */
-const WORKER_HEAP_MB = 256;
 
 /** How one validation off the event loop ended. */
 export type OffloadedOutcome =
@@ -32,7 +30,9 @@ interface Job {
 /**
  * The thread that validates arguments whose schema may cost more than linear time, one call at a
  * time, each under a deadline: a validation past it is stuck (ajv cannot be interrupted), so the
- * thread is ended and the next call starts another. Started on first use and `unref`'d.
+ * thread is ended and the next call starts another, which also bounds what the errors of a stuck
+ * validation hold in memory (a heap limit of its own would not: the arguments are copied into it,
+ * and V8 may end the whole process when a copy does not fit). Started on first use and `unref`'d.
  */
 class ValidationHost {
   private worker: Worker | undefined;
@@ -106,7 +106,7 @@ class ValidationHost {
   }
 
   private start(): Worker {
-    const worker = new Worker(validationWorkerFile(), { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
+    const worker = new Worker(validationWorkerFile());
     worker.on('message', (answer: ValidationAnswer) => this.answered(worker, answer));
     worker.on('error', (error) => this.lost(worker, `the validation worker failed (${describeError(error)})`));
     worker.on('exit', (code) => this.lost(worker, `the validation worker exited (code ${code})`));
