@@ -62,14 +62,16 @@ export class ContextAccessPlan {
   /** The error for a use the declaration does not allow; `wider` is the declaration that would. */
   denied(what: string, wider: ContextAccess): AnytoolError {
     const { name, label } = this.owner;
-    const origin = this.inferred
-      ? ' The build step inferred its declaration from its code; it infers state keys only when they are string literals, and only uses of the context parameter itself (not of a helper it is passed to).'
-      : '';
-    return new AnytoolError(
-      ErrorCode.ContextAccessDenied,
-      `${label} ${what}, which it did not declare. Declare it in the tool's options (@Tool({ ... }), tool(fn, { ... }) or the BaseTool constructor's): ` +
-        `context: ${formatAccess(wider)}.${origin} Tool "${name}" receives only the parts of the context it declares.`,
-    );
+    const sentences = [
+      `${label} ${what}, which it did not declare.`,
+      `Declare it in the tool's options (@Tool({ ... }), tool(fn, { ... }) or the BaseTool constructor's): context: ${formatAccess(wider)}.`,
+    ];
+    if (this.inferred)
+      sentences.push(
+        'The build step inferred its declaration from its code; it infers state keys only when they are string literals, and only uses of the context parameter itself (not of a helper it is passed to).',
+      );
+    sentences.push(`Tool "${name}" receives only the parts of the context it declares.`);
+    return new AnytoolError(ErrorCode.ContextAccessDenied, sentences.join(' '));
   }
 
   deniedRead(key: string): AnytoolError {
