@@ -3,6 +3,8 @@
 // streamable HTTP.
 // Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 9] [--calls 200] [--concurrent-calls N]
 //                     [--transport stdio|http]   (both by default)
+//                     [--without NAMES]   (also McpConnection without the speed tricks NAMES, comma-separated or `all`;
+//                                          see packages/mcp/src/client/speedups.ts)
 //
 // Each variant runs in a process of its own (driven by this one over IPC, so no variant shares JIT type feedback, GC
 // or event loop with another) and keeps one connection: over stdio a server process of its own (the same build), over
@@ -55,6 +57,10 @@ if (!TRANSPORTS.every((t) => t === 'stdio' || t === 'http')) {
   console.error(`mcp-eras: --transport takes stdio or http, not ${process.argv[only + 1] ?? 'nothing'}`);
   process.exit(2);
 }
+const withoutAt = process.argv.indexOf('--without');
+/** Speed tricks of McpConnection measured against a copy of it without them (ANYTOOL_MCP_WITHOUT), if asked. */
+const WITHOUT = withoutAt >= 0 ? process.argv[withoutAt + 1] : undefined;
+const PLAIN = `anytool McpConnection without ${WITHOUT}`;
 /** Bursts a round's concurrent calls are taken in, the variants taking turns (see measure). */
 const BURSTS = 6;
 // Long enough for every server process (one per variant over stdio) and client to reach steady JIT state.
@@ -93,6 +99,14 @@ const variants = {
     const connection = await McpConnection.open('everything', transport === 'stdio' ? stdio : { url });
     return { call: () => connection.callTool('echo', args), close: () => connection.close() };
   },
+  ...(WITHOUT === undefined
+    ? {}
+    : {
+        [PLAIN]: async (transport, url) => {
+          const connection = await McpConnection.open('everything', transport === 'stdio' ? stdio : { url });
+          return { call: () => connection.callTool('echo', args), close: () => connection.close() };
+        },
+      }),
   'Vercel AI SDK (@ai-sdk/mcp)': async (transport, url) => {
     const client = await createMCPClient({
       transport: transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, stderr: 'ignore' }) : { type: 'http', url },
@@ -174,7 +188,8 @@ async function concurrent(variant, transport, calls) {
 async function child(name, transport, url) {
   // The bench's own options (--calls and the others) go to the child too.
   const args = [...process.argv.slice(2), '--child', name, transport, url ?? ''];
-  const proc = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--expose-gc'], stdio: 'inherit' });
+  const env = name === PLAIN ? { ...process.env, ANYTOOL_MCP_WITHOUT: WITHOUT } : process.env;
+  const proc = fork(fileURLToPath(import.meta.url), args, { execArgv: ['--expose-gc'], stdio: 'inherit', env });
   const waiting = [];
   proc.on('message', (message) => waiting.shift()?.resolve(message));
   proc.once('exit', (code) => {
@@ -216,7 +231,7 @@ async function measure(transport, url) {
   for (const name of names) await open[name].ask('warmup');
   const rows = Object.fromEntries(names.map((name) => [name, { latency: [], cpu: [], throughput: [], loadCpu: [], serverBusy: [], serverCpu: [] }]));
   // McpConnection sits between the raw v2 Client and the AI SDK client: both pairs it is compared in run back to back.
-  const forward = ['raw v1 Client', 'raw v2 Client', 'anytool McpConnection', 'Vercel AI SDK (@ai-sdk/mcp)'];
+  const forward = ['raw v1 Client', 'raw v2 Client', 'anytool McpConnection', ...(WITHOUT === undefined ? [] : [PLAIN]), 'Vercel AI SDK (@ai-sdk/mcp)'];
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? forward : [...forward].reverse();
     for (const name of order) {
@@ -306,6 +321,7 @@ async function main() {
       )}): ${CALLS} sequential calls and ${CONCURRENT_CALLS.stdio} (stdio) or ${CONCURRENT_CALLS.http} (HTTP) calls at concurrency ${CONCURRENCY} per variant and round`,
   );
   const ours = { seq: {}, cpu: {}, tput: {}, loadCpu: {} };
+  const tricks = {};
   for (const transport of TRANSPORTS) {
     const server = transport === 'http' ? await startHttpServer() : undefined;
     try {
@@ -318,6 +334,15 @@ async function main() {
       ours.cpu[transport] = perRound(row.cpu, rows['raw v2 Client'].cpu);
       ours.tput[transport] = perRound(row.throughput, rows['Vercel AI SDK (@ai-sdk/mcp)'].throughput);
       ours.loadCpu[transport] = perRound(row.loadCpu, rows['Vercel AI SDK (@ai-sdk/mcp)'].loadCpu);
+      if (WITHOUT !== undefined) {
+        const plain = rows[PLAIN];
+        tricks[transport] = {
+          seq: perRound(row.latency, plain.latency),
+          cpu: perRound(row.cpu, plain.cpu),
+          tput: perRound(row.throughput, plain.throughput),
+          loadCpu: perRound(row.loadCpu, plain.loadCpu),
+        };
+      }
     } finally {
       server?.stop();
     }
@@ -336,6 +361,15 @@ async function main() {
     console.log(
       `| ${transport} | ${ratio(seq)} ${verdict(seq.median <= 1)} | ${ratio(cpu)} ${verdict(cpu.median <= 1.05)} | ${ratio(tput)} ${verdict(tput.median >= 1)} | ${ratio(loadCpu)} |`,
     );
+  }
+  if (WITHOUT !== undefined) {
+    console.log(`\n### McpConnection with its speed tricks against without ${WITHOUT}, per-round ratios, median (min-max)\n`);
+    console.log('| transport | sequential median | client CPU per call | calls/s at concurrency 50 | client CPU per call at concurrency 50 |');
+    console.log('|---|---|---|---|---|');
+    for (const transport of TRANSPORTS) {
+      const { seq, cpu, tput, loadCpu } = tricks[transport];
+      console.log(`| ${transport} | ${ratio(seq)} | ${ratio(cpu)} | ${ratio(tput)} | ${ratio(loadCpu)} |`);
+    }
   }
   console.log(
     `\nload average at the end: ${loadavg()

@@ -24,7 +24,7 @@ import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
 import { isTimeout } from './sdk-errors.js';
 import { SessionSupervisor, checkRestartOptions, positive, type McpRestartOptions } from './supervisor.js';
-import { dispatchPlainResults, useRequestTables } from './sdk-internals.js';
+import { speedUpClient } from './speedups/speedups.js';
 import { stdioPid } from './transports.js';
 import { redactError, redactor } from './url-credentials.js';
 import type { McpTokenStore } from './auth/token-store.js';
@@ -751,8 +751,7 @@ export class McpConnection {
 
   /** A session was opened: its tools are read (listeners told when a restart changed them), and changes listened for. */
   private async opened(client: Client, startTimeout: number, restarted: boolean): Promise<void> {
-    dispatchPlainResults(client, (problem) => this.note(problem));
-    useRequestTables(client, (problem) => this.note(problem));
+    speedUpClient(client, (problem) => this.note(problem));
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     const before = this.toolInfos;

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import type { FetchLike, RequestId } from '@modelcontextprotocol/client';
 import type { Readable } from 'node:stream';
-import { directRequest, type DirectResponse } from './http-direct.js';
+import type { DirectResponse } from './speedups/http-direct.js';
+import { directSender } from './speedups/speedups.js';
 import { OversizedMessage, requestIdOf, tooLargeError, tooLargeResponse } from './result-limit.js';
 
 /** How much of an HTTP error body is read: the SDK puts it into its error message. */
@@ -24,9 +25,9 @@ const CR = 0x0d;
  * - an error body (status 400 and up) is cut to 4 KiB.
  * The SDK reads what it gets as it would the server's own response.
  *
- * Without `base`, the requests of a streamable HTTP session go through
- * `directRequest` (see http-direct.ts), and their bodies are read from Node's
- * stream straight into the limiter; anything else, or with `base`, through `fetch`.
+ * Without `base`, the requests of a streamable HTTP session may go through
+ * `directRequest` (see `speedups/http-direct.ts`), and their bodies are read from
+ * Node's stream straight into the limiter; anything else, or with `base`, through `fetch`.
  *
  * Each request gets an abort signal of its own, tied to the SDK's until its body is
  * read: the SDK passes one signal (its transport's) to every request, and the fetch
@@ -34,16 +35,17 @@ const CR = 0x0d;
  * collected, and counts those listeners on every request.
  */
 export function limitedFetch(limit: number, problem: (message: string) => void, base?: FetchLike): FetchLike {
+  const direct = base === undefined ? directSender() : undefined;
   return async (url, init) => {
     const link = init?.signal == null ? undefined : linkSignal(init.signal);
     const linked = link === undefined ? init : { ...init, signal: link.signal };
     const release = link?.release ?? noop;
-    // Without a fetch of the caller's, a session's own requests skip fetch's streams (see http-direct.ts).
-    const direct = base === undefined ? directRequest(url, linked) : undefined;
-    if (direct !== undefined) {
+    // Without a fetch of the caller's, a session's own requests may skip fetch's streams.
+    const sending = direct?.(url, linked);
+    if (sending !== undefined) {
       let sent: DirectResponse;
       try {
-        sent = await direct;
+        sent = await sending;
       } catch (error) {
         release();
         throw error;

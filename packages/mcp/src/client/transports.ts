@@ -10,6 +10,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { limitedFetch } from './http-limits.js';
 import { startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
+import { stdioSpeedups } from './speedups/speedups.js';
 import { moveCredentials } from './url-credentials.js';
 
 /*
@@ -66,8 +67,9 @@ export function createTransport(config: McpServerConfig, sse: boolean, hooks: Tr
   const problem = (message: string): void => hooks.note(message);
   // The server leads a process group of its own; when it ends, so does what it left running.
   const grouped = startInOwnGroup(transport, (pid) => hooks.onExit(pid), problem);
-  watchStdioStart(transport, (pid, running) => hooks.onSpawned(pid, running), problem);
-  useStdioReadBuffer(transport, problem);
+  const faster = stdioSpeedups(transport);
+  watchStdioStart(transport, (pid, running) => hooks.onSpawned(pid, running), problem, faster.onStdin);
+  useStdioReadBuffer(transport, problem, faster.readShortcut);
   transport.stderr?.on('data', (chunk: Buffer | string) => hooks.onStderr(chunk.toString()));
   return { transport, grouped };
 }

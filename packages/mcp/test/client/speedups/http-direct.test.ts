@@ -4,10 +4,10 @@ import { createBrotliCompress, createDeflate, createGzip, deflateRawSync, gzipSy
 import { ProxyAgent, setGlobalDispatcher } from 'undici';
 import { McpConnection } from '@anytool/mcp';
 import { getEventListeners } from 'node:events';
-import { directRequest } from '../../src/client/http-direct';
-import { limitedFetch } from '../../src/client/http-limits';
-import { startStreamableServer, type StreamableFixture } from '../fixtures/http-servers';
-import { scaled } from '../../../core/test/helpers/time-scale';
+import { directRequest } from '../../../src/client/speedups/http-direct';
+import { limitedFetch } from '../../../src/client/http-limits';
+import { startStreamableServer, type StreamableFixture } from '../../fixtures/http-servers';
+import { scaled } from '../../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(30_000));
 

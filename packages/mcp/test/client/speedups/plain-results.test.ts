@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Toolset, tool } from '@anytool/core';
 import { createMcpServer } from '@anytool/mcp';
 import { Client, InMemoryTransport, ProtocolError, type JSONRPCMessage } from '@modelcontextprotocol/client';
-import { KNOWN_RESPONSE_DISPATCH, dispatchPlainResults, responseDispatchSource } from '../../src/client/sdk-internals';
+import { KNOWN_RESPONSE_DISPATCH, dispatchPlainResults, responseDispatchSource } from '../../../src/client/speedups/plain-results';
 
 /*
  * `dispatchPlainResults` hands a plain result to the request waiting for it without the SDK's
@@ -40,7 +40,7 @@ async function connect(client = new Client({ name: 'plain-results', version: '1'
   return { client, clientSide, internals, problems, sdkAnswers: () => sdkAnswers };
 }
 
-describe('dispatchPlainResults (sdk-internals.ts)', () => {
+describe('dispatchPlainResults (speedups/plain-results.ts)', () => {
   it('gives a plain result to its request without the SDK, and leaves nothing of the request behind', async () => {
     const { client, internals, problems, sdkAnswers } = await connect();
     expect(problems).toEqual([]);

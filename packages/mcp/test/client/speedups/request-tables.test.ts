@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { ErrorCode, Toolset, tool } from '@anytool/core';
 import { McpConnection, createMcpServer } from '@anytool/mcp';
 import { Client, InMemoryTransport, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { KNOWN_REQUEST_TABLES, RequestTable, requestTablesSource, useRequestTables } from '../../src/client/sdk-internals';
-import { fixture } from './helpers';
-import { scaled } from '../../../core/test/helpers/time-scale';
+import { KNOWN_REQUEST_TABLES, RequestTable, requestTablesSource, useRequestTables } from '../../../src/client/speedups/request-tables';
+import { fixture } from '../helpers';
+import { scaled } from '../../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(30_000));
 
@@ -46,7 +46,7 @@ function random(seed: number): () => number {
   };
 }
 
-describe('RequestTable (sdk-internals.ts)', () => {
+describe('RequestTable (speedups/request-tables.ts)', () => {
   it('is a Map: the same answers as a Map over random operations, for index keys and every other key', () => {
     const object = {};
     const keys: unknown[] = [0, 1, 2, 3, 7, 100, 4_294_967_294, 4_294_967_295, -1, -0, 1.5, Number.NaN, Infinity, '1', 'a', undefined, null, object, true];
@@ -116,7 +116,7 @@ describe('RequestTable (sdk-internals.ts)', () => {
   });
 });
 
-describe('useRequestTables (sdk-internals.ts)', () => {
+describe('useRequestTables (speedups/request-tables.ts)', () => {
   it('gives a connected SDK client request tables that answer calls and leave nothing behind', async () => {
     const { client, problems, tables } = await connect();
     expect(problems).toEqual([]);
