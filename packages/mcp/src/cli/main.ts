@@ -2,6 +2,7 @@
 // @anytool/mcp installed (production images need no build step). `anytool serve` of
 // @anytool/schema runs the same command.
 import { isAnytoolError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { runServeCommand } from '../server/serve-command.js';
 
 const COMMAND = 'anytool-mcp';
@@ -67,7 +68,9 @@ function isUsageError(error: unknown): boolean {
 
 /** Prints a thrown error as one line; 2 for a usage error, 1 for anything else. */
 function report(error: unknown, output: McpCommandOutput): number {
-  const message = (error instanceof Error ? error.message || error.name : String(error)).replace(/\s*\n\s*/g, ' ').trim();
+  const message = describeError(error)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
   output.err(`${COMMAND} serve: ${message}\n`);
   return isUsageError(error) ? 2 : 1;
 }

@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import type { McpProtocol } from './era.js';
 import type { McpOAuthConfig } from './auth/oauth.js';
 
@@ -228,10 +229,7 @@ export function readMcpServers(input: McpServersConfig | Record<string, McpServe
     try {
       value = JSON.parse(value);
     } catch (error) {
-      fail(
-        'MCP configuration',
-        `the text is not valid JSON (${error instanceof Error ? error.message : String(error)}); paste the { "mcpServers": { ... } } object`,
-      );
+      fail('MCP configuration', `the text is not valid JSON (${describeError(error)}); paste the { "mcpServers": { ... } } object`);
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('MCP configuration', 'expected { "mcpServers": { "<name>": { ... } } }');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AnytoolError, ErrorCode, type ExecutionContext, type Toolset } from '@anytool/core';
-import { unrestrictedContext } from '@anytool/core/internal';
+import { toError, unrestrictedContext } from '@anytool/core/internal';
 import {
   OAuthError,
   OAuthErrorCode,
@@ -224,7 +224,7 @@ export class ResourceServer {
     try {
       return await verifyBearerToken(header, options);
     } catch (error) {
-      if (!(error instanceof OAuthError)) this.onError?.(error instanceof Error ? error : new Error(String(error)));
+      if (!(error instanceof OAuthError)) this.onError?.(toError(error));
       return bearerAuthChallengeResponse(error, options);
     }
   }

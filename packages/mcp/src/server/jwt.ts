@@ -1,3 +1,4 @@
+import { describeError } from '@anytool/core/internal';
 import { OAuthError, OAuthErrorCode, type AuthInfo } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
 import { insecureUrl, type JwtAuthOptions } from './auth.js';
@@ -36,7 +37,7 @@ async function discoverJwksUri(issuer: string): Promise<string> {
       return metadata['jwks_uri'];
     } catch (error) {
       if (error instanceof Error && error.message.startsWith('the metadata')) throw error;
-      problems.push(`${url}: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`${url}: ${describeError(error)}`);
     }
   }
   throw new Error(`auth: could not find the keys of issuer ${issuer} (${problems.join('; ')}); set auth.jwt.jwksUri`);

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, toolsetFromModule, tracing, type Toolset } from '@anytool/core';
-import { loadToolModule } from '@anytool/core/internal';
+import { describeError, loadToolModule } from '@anytool/core/internal';
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
@@ -212,7 +212,7 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
       store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`${command}: store: ${error.message}\n`) });
       // Now, so an unreachable Redis stops the start with a clear line instead of failing the first request.
       await store.connect().catch((error: unknown) => {
-        throw usageErrorOf(`--store: ${error instanceof Error ? error.message : String(error)}`, command);
+        throw usageErrorOf(`--store: ${describeError(error)}`, command);
       });
       serveOptions.store = store;
     }
@@ -277,12 +277,12 @@ function toolsLine(toolset: Toolset): string {
     .join(', ');
 }
 
-/** Where in `text` a JSON parse error is, as " (line L, column C)", or nothing if the parser did not say. */
-function jsonErrorPlace(error: unknown, text: string): string {
+/** Where in `text` a JSON parse error is, as "line L, column C", or undefined if the parser did not say. */
+function jsonErrorPlace(error: unknown, text: string): string | undefined {
   const match = /position (\d+)/.exec(error instanceof Error ? error.message : '');
-  if (match === null) return '';
+  if (match === null) return undefined;
   const before = text.slice(0, Number(match[1])).split('\n');
-  return ` (line ${before.length}, column ${before[before.length - 1]!.length + 1})`;
+  return `line ${before.length}, column ${before[before.length - 1]!.length + 1}`;
 }
 
 /** A tokens file others on the machine can read gives its tokens away: said on stderr, as the start goes on. */
@@ -305,7 +305,7 @@ function authFor(options: ServeCommandOptions, command: string): McpAuthOptions 
     try {
       text = readFileSync(options.tokensFile, 'utf8');
     } catch (error) {
-      throw usageError(`--tokens-file ${options.tokensFile}: ${error instanceof Error ? error.message : String(error)}`);
+      throw usageError(`--tokens-file ${options.tokensFile}: ${describeError(error)}`);
     }
     warnIfShared(options.tokensFile, command);
     let tokens: unknown;
@@ -313,8 +313,9 @@ function authFor(options: ServeCommandOptions, command: string): McpAuthOptions 
       tokens = JSON.parse(text);
     } catch (error) {
       // The parser's message quotes the text around the problem: a part of a token, never shown.
+      const place = jsonErrorPlace(error, text);
       throw usageError(
-        `--tokens-file ${options.tokensFile} is not valid JSON${jsonErrorPlace(error, text)}; its content is not shown (it holds tokens). It must hold a JSON array of { "token", "subject", "scopes" }`,
+        `--tokens-file ${options.tokensFile} is not valid JSON${place === undefined ? '' : ` (${place})`}; its content is not shown (it holds tokens). It must hold a JSON array of { "token", "subject", "scopes" }`,
       );
     }
     if (!Array.isArray(tokens)) throw usageError(`--tokens-file ${options.tokensFile} must hold a JSON array of { "token", "subject", "scopes" }`);

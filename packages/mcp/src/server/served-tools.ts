@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, Toolset, isToolset, type McpToolDefinition, type ToolSource } from '@anytool/core';
-import { maxErrorCharsProblem } from '@anytool/core/internal';
+import { maxErrorCharsProblem, toError } from '@anytool/core/internal';
 import type { ListToolsResult } from '@modelcontextprotocol/server';
 import { InputRounds } from './input-rounds.js';
 import { paramHeaders, type ParamHeader } from './param-headers.js';
@@ -16,7 +16,7 @@ export function asToolset(tools: Toolset | ToolSource): Toolset {
 
 /** An error no caller awaits (closing the tasks on dispose): to `onError`, else a process warning, never an unhandled rejection. */
 export function reportUnawaited(options: McpServerOptions, error: unknown): void {
-  const reported = error instanceof Error ? error : new Error(String(error));
+  const reported = toError(error);
   if (options.onError !== undefined) options.onError(reported);
   else process.emitWarning(reported);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { toError } from '@anytool/core/internal';
 import type { McpStore } from '../store/store.js';
 
 /** The channel on which instances of one endpoint say their tool list changed. */
@@ -17,7 +18,7 @@ export async function fanOutToolChanges(
   onError: ((error: Error) => void) | undefined,
 ): Promise<() => Promise<void>> {
   const instance = randomUUID();
-  const report = (error: unknown): void => onError?.(error instanceof Error ? error : new Error(String(error)));
+  const report = (error: unknown): void => onError?.(toError(error));
   const unsubscribe = await store.subscribe(TOOLS_CHANGED_CHANNEL, (from) => {
     if (from !== instance) notifyHere();
   });

@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, ExecutionContext, errorResult, resultText, type RunEvent, type Toolset, type ToolSource } from '@anytool/core';
-import { isRecord, unknownToolText } from '@anytool/core/internal';
+import { isRecord, toError, unknownToolText } from '@anytool/core/internal';
 import type {
   AuthInfo,
   CacheScope,
@@ -482,7 +482,7 @@ export class McpToolServer {
   }
 
   private report(error: unknown): void {
-    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    this.options.onError?.(toError(error));
   }
 }
 

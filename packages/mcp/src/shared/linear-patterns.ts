@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode, type PatternEngine } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import { RE2JS } from 're2js';
 
 /** What JavaScript's `\s` matches (RE2's own is ASCII only), for use inside a character class. */
@@ -108,7 +109,7 @@ export const linearPatterns: PatternEngine = Object.assign(
       return RE2JS.compile(toRe2(pattern));
     } catch (error) {
       if (error instanceof AnytoolError) throw error;
-      throw refusal(pattern, `syntax RE2 does not take (${error instanceof Error ? error.message : String(error)})`);
+      throw refusal(pattern, `syntax RE2 does not take (${describeError(error)})`);
     }
   },
   // ajv-formats' own `url` check backtracks polynomially on long strings.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 import type { McpStore } from './store.js';
 
 /** Options of `RedisStore`. */
@@ -385,7 +386,7 @@ export class RedisStore implements McpStore {
     } catch (error) {
       forget();
       client.destroy();
-      const why = error instanceof Error ? error.message : String(error);
+      const why = describeError(error);
       throw new AnytoolError(
         ErrorCode.StoreFailed,
         `RedisStore: cannot reach Redis at ${shownUrl(this.url)} (${why}); start redis-server there or fix the URL`,

@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 
 /**
  * Parses a tool call's arguments from the command line: one JSON object. Bad
@@ -29,7 +30,7 @@ function describeJsonError(text: string, error: unknown): string {
   } catch {
     // Nesting too deep for this little scanner: the engine's message is all there is.
   }
-  if (at === undefined) return error instanceof Error ? error.message : String(error);
+  if (at === undefined) return describeError(error);
   if (at >= text.length) return text.trim() === '' ? 'it is empty' : `it ends too early (at position ${at})`;
   const before = text.slice(0, at);
   const line = before.split('\n').length;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { describeError } from '@anytool/core/internal';
 
 /** Options of `startLoopbackRedirect`. */
 export interface LoopbackRedirectOptions {
@@ -137,7 +138,7 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
         for (const waiter of waiters)
           if (waiter.state === state)
             waiter.reject(
-              new AnytoolError(ErrorCode.McpAuthFailed, `Could not show the authorization URL: ${error instanceof Error ? error.message : String(error)}`, {
+              new AnytoolError(ErrorCode.McpAuthFailed, `Could not show the authorization URL: ${describeError(error)}`, {
                 cause: error,
               }),
             );

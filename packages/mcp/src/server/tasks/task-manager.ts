@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { describeError, toError } from '@anytool/core/internal';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequest, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpStore } from '../../store/store.js';
 import { validAnswer, type InputRound } from '../input-rounds.js';
@@ -96,7 +97,7 @@ class RunningTask implements InputRound {
       this.canAsk(request);
     } catch (error) {
       this.fatal = error;
-      this.end(error instanceof Error ? error : new Error(String(error)));
+      this.end(toError(error));
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
@@ -176,7 +177,7 @@ function withoutQuestion(record: TaskRecord, key: string): TaskRecord {
 function taskError(error: unknown): TaskError {
   if (error instanceof ProtocolError)
     return error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   return { code: ProtocolErrorCode.InternalError, message };
 }
 
@@ -430,13 +431,13 @@ export class TaskManager {
   }
 
   private report(error: unknown): void {
-    this.onError(error instanceof Error ? error : new Error(String(error)));
+    this.onError(toError(error));
   }
 
   /** A failure of the store, naming the task and (when it runs here) its tool. */
   private storeError(taskId: string, what: string, error: unknown, then = "Check the store's connection."): Error {
     const tool = this.running.get(taskId)?.tool;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = describeError(error);
     return new Error(`MCP task ${taskId}${tool === undefined ? '' : ` (tool "${tool}")`}: ${what} failed in the store (${reason}). ${then}`, { cause: error });
   }
 
