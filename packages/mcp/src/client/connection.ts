@@ -16,13 +16,12 @@ import {
   type Transport,
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import { PaginatedResultSchema, ResultSchema } from '@modelcontextprotocol/core';
+import { ResultSchema } from '@modelcontextprotocol/core';
 import { CALL_RESULT_SCHEMA, checkCallResult } from './call-result.js';
 import { callFailureError, classifyCallFailure } from './call-errors.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
-import { isTimeout } from './sdk-errors.js';
 import { SessionSupervisor, checkRestartOptions, positive, type McpRestartOptions } from './supervisor.js';
 import { speedUpClient } from './speedups/speedups.js';
 import { stdioPid } from './transports.js';
@@ -32,7 +31,8 @@ import type { McpStore } from '../store/store.js';
 import { TaskHandles } from './task-handles.js';
 import { TASKS_EXTENSION, TaskCreations, followTask, readTask, type McpTaskHandle, type McpTaskStatus, type TaskHost, type WireTask } from './tasks.js';
 import { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } from './offloaded-validation.js';
-import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH, checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
+import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH } from './tool-check.js';
+import { ToolCatalog } from './tool-catalog.js';
 import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
 import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, checkMaxTotalTimeout, progressUntil, totalTimeoutOf } from './progress-deadline.js';
 import { VERSION } from '../version.js';
@@ -256,22 +256,13 @@ export class McpConnection {
   private readonly options: McpClientOptions;
   /** Starts, restarts and closes the session; holds its client. */
   private readonly supervisor: SessionSupervisor;
-  private toolInfos: McpToolInfo[] = [];
   private roots: McpRoot[];
-  private readonly listeners = new Set<() => void>();
   private readonly authListeners = new Set<(error: AnytoolError) => void>();
-  private refreshing: Promise<void> | undefined;
-  private refreshAgain = false;
   private readonly defaultTimeout: number;
-  /** Tools that declare `x-mcp-header` arguments, by name (see `callOn`). */
-  private mirrored = new Map<string, McpToolInfo>();
   /** Masks the credentials of an HTTP server's URL in a text. */
   private readonly redact: (text: string) => string;
-  private readonly toolLimits: ToolLimits;
-  /** What a whole `tools/list` may hold: tools (and pages), and bytes. */
-  private readonly listLimits: { maxTools: number; maxBytes: number };
-  /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
-  private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
+  /** The server's tools, read at each start and after each change. */
+  private readonly catalog: ToolCatalog;
   /**
    * How long validating a call's arguments off the event loop may take (see `McpClientOptions.validationTimeoutMs`).
    * @internal
@@ -295,14 +286,25 @@ export class McpConnection {
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     this.taskHandles = options.taskHandles === undefined ? undefined : new TaskHandles(options.taskHandles);
     this.validationTimeoutMs = validationTimeout(config.validationTimeoutMs ?? options.validationTimeoutMs);
-    this.toolLimits = {
-      maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 'maxToolBytes'),
-      maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH, 'maxToolDepth'),
-    };
-    this.listLimits = {
-      maxTools: config.maxTools ?? count(options.maxTools, 'maxTools') ?? DEFAULT_MAX_TOOLS,
-      maxBytes: config.maxToolListBytes ?? count(options.maxToolListBytes, 'maxToolListBytes') ?? DEFAULT_MAX_TOOL_LIST_BYTES,
-    };
+    this.catalog = new ToolCatalog(
+      {
+        name,
+        current: () => this.client,
+        note: (message) => this.note(message),
+        noteOnce: (message) => this.noteOnce(message),
+        quote: (text, max) => this.quote(text, max),
+      },
+      {
+        tool: {
+          maxToolBytes: positive(options.maxToolBytes, DEFAULT_MAX_TOOL_BYTES, 'maxToolBytes'),
+          maxToolDepth: positive(options.maxToolDepth, DEFAULT_MAX_TOOL_DEPTH, 'maxToolDepth'),
+        },
+        list: {
+          maxTools: config.maxTools ?? count(options.maxTools, 'maxTools') ?? DEFAULT_MAX_TOOLS,
+          maxBytes: config.maxToolListBytes ?? count(options.maxToolListBytes, 'maxToolListBytes') ?? DEFAULT_MAX_TOOL_LIST_BYTES,
+        },
+      },
+    );
     this.supervisor = new SessionSupervisor(
       {
         name,
@@ -343,7 +345,7 @@ export class McpConnection {
 
   /** The server's tools as it describes them, every page of `tools/list`. */
   get tools(): readonly McpToolInfo[] {
-    return this.toolInfos;
+    return this.catalog.tools;
   }
 
   /**
@@ -414,8 +416,7 @@ export class McpConnection {
 
   /** Calls `listener` after the server's tool list changed (and was read again); returns the unsubscribe function. */
   onToolsChanged(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.catalog.onChanged(listener);
   }
 
   /**
@@ -514,10 +515,10 @@ export class McpConnection {
       return created === undefined ? this.recover(error, on, params, request) : this.followCreated(created, params.name, request, onstatus);
     };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request, this.mirrored).then(done, (error: unknown) => failed(error, client).then(done));
+    if (client !== undefined) return callOn(client, params, request, this.catalog.mirrored).then(done, (error: unknown) => failed(error, client).then(done));
     return this.supervisor
       .reconnect()
-      .then((fresh) => callOn(fresh, params, request, this.mirrored).then(done, (error: unknown) => failed(error, fresh).then(done)));
+      .then((fresh) => callOn(fresh, params, request, this.catalog.mirrored).then(done, (error: unknown) => failed(error, fresh).then(done)));
   }
 
   /**
@@ -581,7 +582,7 @@ export class McpConnection {
       throw await this.callError(reconnectError, params.name, request, undefined);
     }
     try {
-      return await callOn(fresh, params, request, this.mirrored);
+      return await callOn(fresh, params, request, this.catalog.mirrored);
     } catch (retryError) {
       throw await this.callError(retryError, params.name, request, fresh);
     }
@@ -719,9 +720,7 @@ export class McpConnection {
 
   /** Reads every page of `tools/list` again and tells the listeners. */
   async refreshTools(): Promise<void> {
-    const client = await this.supervisor.session();
-    this.toolInfos = await this.listAllTools(client, this.defaultTimeout, 'timeoutMs');
-    this.notify();
+    await this.catalog.refresh(await this.supervisor.session(), this.defaultTimeout);
   }
 
   /** Replaces the roots and tells the server (`notifications/roots/list_changed`). Needs the `roots` option at open. */
@@ -754,9 +753,7 @@ export class McpConnection {
     speedUpClient(client, (problem) => this.note(problem));
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
-    const before = this.toolInfos;
-    this.toolInfos = await this.listAllTools(client, startTimeout, 'startTimeoutMs');
-    if (restarted && JSON.stringify(before) !== JSON.stringify(this.toolInfos)) this.notify();
+    await this.catalog.opened(client, startTimeout, restarted);
     this.listenForChanges(client);
   }
 
@@ -799,77 +796,8 @@ export class McpConnection {
     if (elicitation !== undefined)
       client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: this.name, signal: context.mcpReq.signal }));
     if (options.roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots: this.roots.map((r) => ({ ...r })) }));
-    client.setNotificationHandler('notifications/tools/list_changed', () => this.scheduleRefresh(client));
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.catalog.scheduleRefresh(client, this.defaultTimeout));
     return client;
-  }
-
-  /**
-   * Every page of `tools/list`, each tool checked on its own (`checkTools`, `checkSchemas`): the
-   * pages are read with the SDK's loose result schema, so one tool its `ToolSchema` refuses leaves
-   * out that tool, with a diagnostic, not the whole list. The whole listing is bounded: at most
-   * `maxTools` tools (and one page more), `maxToolListBytes` of JSON, and `budget` ms (the start
-   * timeout at a start, the request timeout after a change); past any of them it fails with
-   * `MCP_TOOL_LIST_LIMIT`, holding no more than one page past the limit.
-   */
-  private async listAllTools(client: Client, budget: number, budgetOption: 'startTimeoutMs' | 'timeoutMs'): Promise<McpToolInfo[]> {
-    if (client.getServerCapabilities()?.tools === undefined) return [];
-    const { maxTools, maxBytes } = this.listLimits;
-    const deadline = performance.now() + budget;
-    const checked: McpToolInfo[] = [];
-    const problems: string[] = [];
-    const names = new Set<string>();
-    const seen = new Set<string>();
-    let listed = 0;
-    let bytes = 0;
-    let cursor: string | undefined;
-    for (let page = 1; ; page++) {
-      const left = Math.ceil(deadline - performance.now());
-      const slow = (): AnytoolError =>
-        this.listLimit(`took over ${budget} ms to list its tools (the whole tools/list; ${page - 1} pages and ${listed} tools read)`, budgetOption);
-      if (left <= 0) throw slow();
-      let result: Record<string, unknown> & { nextCursor?: string | undefined };
-      try {
-        result = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, PaginatedResultSchema, { timeout: left });
-      } catch (error) {
-        // The first page not answered in time is the start's own timeout; a later one is the whole list's.
-        if (page > 1 && isTimeout(error)) throw slow();
-        throw error;
-      }
-      const tools: unknown = result['tools'];
-      if (!Array.isArray(tools)) throw new Error(`its tools/list answer has no "tools" array`);
-      listed += tools.length;
-      if (listed > maxTools) throw this.listLimit(`lists more than ${maxTools} tools in tools/list`, 'maxTools');
-      const listing = checkTools(this.name, tools, this.toolLimits, names);
-      bytes += listing.bytes;
-      if (bytes > maxBytes) throw this.listLimit(`lists over ${maxBytes} bytes of JSON in tools/list`, 'maxToolListBytes');
-      for (const info of listing.tools) checked.push(info);
-      for (const problem of listing.problems) problems.push(problem);
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-      if (seen.has(cursor)) {
-        this.note(`tools/list returned the cursor ${JSON.stringify(this.quote(cursor, 100))} twice; stopped reading pages`);
-        break;
-      }
-      seen.add(cursor);
-      if (page > maxTools) throw this.listLimit(`went on past ${page} pages of tools/list (pages are limited to one more than maxTools)`, 'maxTools');
-    }
-    // A tool listed as before keeps its object, and so its validator: only new tools are compiled.
-    const before = new Map(this.toolInfos.map((info) => [JSON.stringify(info), info]));
-    const tools = checked.map((info) => before.get(JSON.stringify(info)) ?? info);
-    const schemas = await checkSchemas(this.name, tools, (info) => this.validators.get(info));
-    for (const problem of [...problems, ...schemas.problems]) this.noteOnce(problem);
-    for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
-    this.mirrored = new Map(schemas.tools.filter((info) => JSON.stringify(info.inputSchema).includes('"x-mcp-header"')).map((info) => [info.name, info]));
-    return schemas.tools;
-  }
-
-  /** A `tools/list` past one of its limits: the server, the limit and the option that raises it. */
-  private listLimit(what: string, option: string): AnytoolError {
-    const raise =
-      option === 'startTimeoutMs' || option === 'timeoutMs'
-        ? `if it is only slow, raise "${option}" on its entry or in the options`
-        : `if it really lists that much, raise "${option}" on its entry or in the options`;
-    return new AnytoolError(ErrorCode.McpToolListLimit, `MCP server "${this.name}" ${what}, past the limit (${option}); ${raise}.`);
   }
 
   /**
@@ -877,38 +805,7 @@ export class McpConnection {
    * @internal
    */
   validatorFor(info: McpToolInfo): ArgsValidator | undefined {
-    return this.validators.get(info);
-  }
-
-  private scheduleRefresh(client: Client): void {
-    if (this.refreshing !== undefined) {
-      this.refreshAgain = true;
-      return;
-    }
-    this.refreshing = (async () => {
-      do {
-        this.refreshAgain = false;
-        try {
-          if (this.client !== client) return;
-          this.toolInfos = await this.listAllTools(client, this.defaultTimeout, 'timeoutMs');
-          this.notify();
-        } catch (error) {
-          this.note(`could not read the tools again after tools/list_changed: ${describeError(error)}`);
-        }
-      } while (this.refreshAgain);
-    })().finally(() => {
-      this.refreshing = undefined;
-    });
-  }
-
-  private notify(): void {
-    for (const listener of this.listeners) {
-      try {
-        listener();
-      } catch (error) {
-        this.note(`a tools-changed listener threw: ${describeError(error)}`);
-      }
-    }
+    return this.catalog.validatorFor(info);
   }
 
   /** A text from the server or the SDK for a message: credentials masked, then cut short. */
