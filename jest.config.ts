@@ -76,8 +76,11 @@ const config: Config = {
       globals: { sdkMajors: { openai: 7, anthropic: 1 } },
     }),
     project('e2e', ['<rootDir>/test/e2e/**/*.test.ts']),
-    // Packs every package and installs the tarballs into fresh projects outside the repository.
-    project('consumer', ['<rootDir>/test/consumer/**/*.test.ts']),
+    // Packs every package (once per run, for every file) and installs the tarballs into fresh projects outside the repository.
+    project('consumer', ['<rootDir>/test/consumer/**/*.test.ts'], undefined, {
+      globalSetup: '<rootDir>/test/consumer/global-setup.ts',
+      globalTeardown: '<rootDir>/test/consumer/global-teardown.ts',
+    }),
   ],
 };
 

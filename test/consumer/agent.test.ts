@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { anytool, createProject, lastJson, ok, packAll, removeScratch, run, scratch, userEnv } from './project';
+import { anytool, createProject, lastJson, ok, packed, removeScratch, run, scratch, userEnv } from './project';
 
 jest.setTimeout(300_000);
 
@@ -102,7 +102,7 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 
   base = scratch();
-  const tarballs = await packAll(join(base, 'packs'));
+  const tarballs = await packed(join(base, 'packs'));
   // What docs/getting-started.md and docs/agent.md tell a user to install: core and the agent with the provider's client; the build step as a dev dependency.
   project = await createProject(base, {
     name: 'agent-app',

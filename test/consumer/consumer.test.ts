@@ -8,7 +8,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { anytool, anytoolBin, createProject, lastJson, npm, ok, packAll, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
+import { anytool, anytoolBin, createProject, lastJson, npm, ok, packed, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
 
 jest.setTimeout(300_000);
 
@@ -71,7 +71,7 @@ const cases: Case[] = [
 
 beforeAll(async () => {
   base = scratch();
-  tarballs = await packAll(join(base, 'packs'));
+  tarballs = await packed(join(base, 'packs'));
   // What the docs tell a user to install: core at run time; the build step and the MCP server as dev dependencies.
   await Promise.all(
     cases.map(async (c) => {

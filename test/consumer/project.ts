@@ -63,6 +63,11 @@ export function ok(ran: Ran, what: string): Ran {
 export async function packAll(into: string): Promise<Record<string, string>> {
   mkdirSync(into, { recursive: true });
   ok(await run('npm', ['pack', '--workspaces', '--pack-destination', into, '--silent'], root), 'npm pack --workspaces');
+  return tarballsIn(into);
+}
+
+/** The tarball of every workspace package in a folder `packAll` packed into: package name -> tarball path. */
+function tarballsIn(into: string): Record<string, string> {
   const tarballs: Record<string, string> = {};
   for (const file of readdirSync(into)) {
     const match = /^anytool-(core|schema|mcp|agent)-.*\.tgz$/.exec(file);
@@ -71,6 +76,18 @@ export async function packAll(into: string): Promise<Record<string, string>> {
   for (const name of ['core', 'schema', 'mcp', 'agent'])
     if (tarballs[`@anytool/${name}`] === undefined) throw new Error(`npm pack made no tarball for @anytool/${name}`);
   return tarballs;
+}
+
+/** Where global-setup.ts packed the packages for this jest run. */
+export const PACKS_ENV = 'ANYTOOL_TEST_PACKS';
+
+/**
+ * The tarballs of this run: those global-setup.ts packed, or, when a file runs without it (under another jest
+ * config), every package packed into `into`.
+ */
+export async function packed(into: string): Promise<Record<string, string>> {
+  const shared = process.env[PACKS_ENV];
+  return shared === undefined ? packAll(into) : tarballsIn(shared);
 }
 
 /** A scratch folder outside the repository, removed by `removeScratch`. */

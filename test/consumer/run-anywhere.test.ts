@@ -4,7 +4,7 @@
 // tools: the same after key order and the `$schema` marker). Runs on each Node CI runs.
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { anytool, createProject, ok, packAll, removeScratch, root, run, scratch } from './project';
+import { anytool, createProject, ok, packed, removeScratch, root, run, scratch } from './project';
 
 jest.setTimeout(300_000);
 
@@ -14,7 +14,7 @@ let cjs = '';
 
 beforeAll(async () => {
   base = scratch();
-  const tarballs = await packAll(join(base, 'packs'));
+  const tarballs = await packed(join(base, 'packs'));
   const dev = [tarballs['@anytool/schema']!, 'typescript@~5.9.3', '@types/node@^20', 'tsx@^4.20.0'];
   const bundler = ['esbuild@^0.28.0'];
   [esm, cjs] = await Promise.all([
