@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, injectTraceContext, isAnytoolError } from '@anytool/core';
+import { AnytoolError, ErrorCode, injectTraceContext } from '@anytool/core';
 import { abortWatch, describeError, type ArgsValidator } from '@anytool/core/internal';
 import type { Context as TraceContext } from '@opentelemetry/api';
 import {
@@ -16,7 +16,6 @@ import {
   type Transport,
   type VersionNegotiationOptions,
 } from '@modelcontextprotocol/client';
-import { ResultSchema } from '@modelcontextprotocol/core';
 import { CALL_RESULT_SCHEMA, checkCallResult } from './call-result.js';
 import { callFailureError, classifyCallFailure } from './call-errors.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
@@ -28,8 +27,8 @@ import { stdioPid } from './transports.js';
 import { redactError, redactor } from './url-credentials.js';
 import type { McpTokenStore } from './auth/token-store.js';
 import type { McpStore } from '../store/store.js';
-import { TaskHandles } from './task-handles.js';
-import { TASKS_EXTENSION, TaskCreations, followTask, readTask, type McpTaskHandle, type McpTaskStatus, type TaskHost, type WireTask } from './tasks.js';
+import { TASKS_EXTENSION, TaskCreations, type McpTaskHandle, type McpTaskStatus, type WireTask } from './tasks.js';
+import { TaskCalls } from './task-calls.js';
 import { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } from './offloaded-validation.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH } from './tool-check.js';
 import { ToolCatalog } from './tool-catalog.js';
@@ -270,21 +269,34 @@ export class McpConnection {
   readonly validationTimeoutMs: number;
   /** Answers with a task, taken from the transport before the SDK refuses them. */
   private readonly taskCreations = new TaskCreations();
-  /** Where task handles are kept for a resume, when the options name a store. */
-  private readonly taskHandles: TaskHandles | undefined;
-  /** Each handle's store writes, in order. */
-  private readonly handleWrites = new WeakMap<McpTaskHandle, Promise<void>>();
+  /** The calls that became tasks: followed to their end, their handles kept. */
+  private readonly tasks: TaskCalls;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
     this.config = config;
     this.options = options;
     this.roots = options.roots ?? [];
-    positive(options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS, 'maxTaskPollIntervalMs');
+    const maxPollInterval = positive(options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS, 'maxTaskPollIntervalMs');
     checkRestartOptions(options.restart ?? {});
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'), 'timeoutMs');
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
-    this.taskHandles = options.taskHandles === undefined ? undefined : new TaskHandles(options.taskHandles);
+    const taskTimeout = config.taskTimeoutMs ?? options.taskTimeoutMs;
+    this.tasks = new TaskCalls(
+      {
+        name,
+        session: () => this.supervisor.session(),
+        closed: () => this.supervisor.closed,
+        defaultTimeout: this.defaultTimeout,
+        taskTimeout: taskTimeout !== undefined && taskTimeout > 0 ? taskTimeout : undefined,
+        maxPollInterval,
+        answer: (method, params, signal) => this.answerInput(method, params, signal),
+        redact: this.redact,
+        note: (message) => this.note(message),
+        noteOnce: (message) => this.noteOnce(message),
+      },
+      options.taskHandles,
+    );
     this.validationTimeoutMs = validationTimeout(config.validationTimeoutMs ?? options.validationTimeoutMs);
     this.catalog = new ToolCatalog(
       {
@@ -512,7 +524,7 @@ export class McpConnection {
     // A server of the tasks extension may answer with a task: the call follows it to its end.
     const failed = (error: unknown, on: Client): Promise<Record<string, unknown>> => {
       const created = this.taskCreations.take(error);
-      return created === undefined ? this.recover(error, on, params, request) : this.followCreated(created, params.name, request, onstatus);
+      return created === undefined ? this.recover(error, on, params, request) : this.tasks.follow(created, params.name, request, onstatus);
     };
     // The hot path: no extra async frame or promise step between the caller and the SDK.
     if (client !== undefined) return callOn(client, params, request, this.catalog.mirrored).then(done, (error: unknown) => failed(error, client).then(done));
@@ -593,7 +605,7 @@ export class McpConnection {
    * one before it that used the same `taskHandles` store); empty without a store.
    */
   pendingTasks(): Promise<McpTaskHandle[]> {
-    return this.taskHandles === undefined ? Promise.resolve([]) : this.taskHandles.pending(this.name);
+    return this.tasks.pending();
   }
 
   /**
@@ -621,68 +633,11 @@ export class McpConnection {
       const request: RequestOptions = { timeout: options.timeoutMs ?? this.defaultTimeout, signal: own.signal };
       // The first poll at once: the task may have ended while no client watched it.
       const first: WireTask = { taskId: handle.taskId, status: 'working', pollIntervalMs: 0 };
-      const result = await this.followTask(first, { ...handle }, request, options.onTaskStatus);
+      const result = await this.tasks.followTask(first, { ...handle }, request, options.onTaskStatus);
       return map(checkCallResult(result, `Tool "${handle.tool}" on MCP server "${this.name}"`, (problem) => this.note(problem)));
     } finally {
       stop();
     }
-  }
-
-  /** A `tools/call` answered with a task: its handle is kept (when there is a store) and the task followed to its end. */
-  private followCreated(
-    created: Record<string, unknown>,
-    tool: string,
-    request: RequestOptions,
-    onstatus: ((status: McpTaskStatus) => void) | undefined,
-  ): Promise<Record<string, unknown>> {
-    const task = readTask(created);
-    if (typeof task === 'string')
-      return Promise.reject(
-        new AnytoolError(ErrorCode.McpInvalidResult, `Tool "${tool}" on MCP server "${this.name}" answered with a task that is not valid: ${task}.`),
-      );
-    const handle: McpTaskHandle = { server: this.name, tool, taskId: task.taskId, createdAt: new Date().toISOString() };
-    if (task.ttlMs !== undefined) handle.ttlMs = task.ttlMs;
-    if (task.requestState !== undefined) handle.requestState = task.requestState;
-    void this.keepHandle(handle, 'add');
-    return this.followTask(task, handle, request, onstatus);
-  }
-
-  private async followTask(
-    task: WireTask,
-    handle: McpTaskHandle,
-    request: RequestOptions,
-    onstatus: ((status: McpTaskStatus) => void) | undefined,
-  ): Promise<Record<string, unknown>> {
-    const taskTimeout = this.config.taskTimeoutMs ?? this.options.taskTimeoutMs;
-    try {
-      return await followTask(this.taskHost(handle.tool), task, handle, {
-        requestTimeout: request.timeout ?? this.defaultTimeout,
-        taskTimeout: taskTimeout !== undefined && taskTimeout > 0 ? taskTimeout : undefined,
-        maxPollInterval: positive(this.options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS, 'maxTaskPollIntervalMs'),
-        signal: request.signal,
-        onstatus,
-      });
-    } catch (error) {
-      throw isAnytoolError(error) ? redactError(error, this.redact) : error;
-    }
-  }
-
-  /** What the poll loop uses of this connection. */
-  private taskHost(tool: string): TaskHost {
-    return {
-      server: this.name,
-      tool,
-      request: async (method, params, timeout, signal) => {
-        const client = await this.supervisor.session();
-        const options: RequestOptions = { timeout };
-        if (signal !== undefined) options.signal = signal;
-        return client.request({ method, params }, ResultSchema, options);
-      },
-      answer: (method, params, signal) => this.answerInput(method, params, signal),
-      keep: (handle, ended) => this.keepHandle(handle, ended ? 'remove' : 'update'),
-      note: (message) => this.noteOnce(message),
-      closed: () => this.supervisor.closed,
-    };
   }
 
   /** An input request of a task, answered by the handler that answers the same request outside tasks. */
@@ -702,20 +657,6 @@ export class McpConnection {
       return { roots: this.roots.map((r) => ({ ...r })) };
     }
     throw new Error(`"${method.slice(0, 64)}" is not a request a task may ask the client`);
-  }
-
-  /** Writes a handle to the store (in order, per handle); a failed write is noted, the call goes on. */
-  private keepHandle(handle: McpTaskHandle, how: 'add' | 'update' | 'remove'): Promise<void> {
-    const handles = this.taskHandles;
-    if (handles === undefined) return Promise.resolve();
-    const previous = this.handleWrites.get(handle) ?? Promise.resolve();
-    const written = previous
-      .then(() => (how === 'add' ? handles.add(handle) : how === 'update' ? handles.update(handle) : handles.remove(handle)))
-      .catch((error: unknown) =>
-        this.note(`could not ${how === 'remove' ? 'forget' : 'keep'} the handle of task "${handle.taskId}" in the taskHandles store: ${describeError(error)}`),
-      );
-    this.handleWrites.set(handle, written);
-    return written;
   }
 
   /** Reads every page of `tools/list` again and tells the listeners. */
