@@ -145,7 +145,7 @@ class SubschemaCount {
   /** The most subschemas that meet one item (or member) of the node's value, or a value below it. */
   private children(node: Node, kind: 'items' | 'members', levels: number): number {
     const count = (child: unknown): number => (isSchema(child) ? this.perValue(child, levels) : 0);
-    const most = (list: unknown): number => (Array.isArray(list) ? Math.max(0, ...list.map(count)) : 0);
+    const most = (list: unknown): number => (Array.isArray(list) ? list.reduce((top: number, child) => Math.max(top, count(child)), 0) : 0);
     if (kind === 'items') {
       const items = node['items'];
       return sum([Array.isArray(items) ? most(items) : count(items), most(node['prefixItems']), ...ITEM_KEYWORDS.map((key) => count(node[key]))]);
