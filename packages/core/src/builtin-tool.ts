@@ -281,15 +281,9 @@ export interface TextEditorArgs {
 }
 
 /** The arguments of Anthropic's memory tool. */
-export interface MemoryArgs {
-  command: 'view' | 'create' | 'str_replace' | 'insert' | 'delete' | 'rename';
+export interface MemoryArgs extends Omit<TextEditorArgs, 'command' | 'path'> {
+  command: TextEditorArgs['command'] | 'delete' | 'rename';
   path?: string;
-  file_text?: string;
-  old_str?: string;
-  new_str?: string;
-  insert_line?: number;
-  insert_text?: string;
-  view_range?: [number, number];
   old_path?: string;
   new_path?: string;
 }
