@@ -1,5 +1,5 @@
 import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
-import { describeError } from '@anytool/core/internal';
+import { describeError, isRecord } from '@anytool/core/internal';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
@@ -396,10 +396,6 @@ function serverResult(block: ServerToolResultBlock): ToolResult {
       : errorResult(ErrorCode.ToolFailed, output === '' ? `The command exited with code ${String(code)}.` : `Exit code ${String(code)}: ${output}`);
   }
   return textResult(JSON.stringify(content));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Blocks the neutral message carries (text and client tool calls); a turn with any other block is sent back verbatim. */
