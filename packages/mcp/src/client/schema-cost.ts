@@ -1,3 +1,5 @@
+import { isRecord } from '@anytool/core/internal';
+
 /**
  * Most subschemas a validator may apply to one value of the arguments before a schema counts as
  * costly: past it the work per value grows with the shape of the schema, not with the arguments.
@@ -144,7 +146,7 @@ class SubschemaCount {
 
   /** The most subschemas that meet one item (or member) of the node's value, or a value below it. */
   private children(node: Node, kind: 'items' | 'members', levels: number): number {
-    const count = (child: unknown): number => (isSchema(child) ? this.perValue(child, levels) : 0);
+    const count = (child: unknown): number => (isRecord(child) ? this.perValue(child, levels) : 0);
     const most = (list: unknown): number => (Array.isArray(list) ? list.reduce((top: number, child) => Math.max(top, count(child)), 0) : 0);
     if (kind === 'items') {
       const items = node['items'];
@@ -153,8 +155,8 @@ class SubschemaCount {
     const properties = node['properties'];
     const patterns = node['patternProperties'];
     return sum([
-      isSchema(properties) ? most(Object.values(properties)) : 0,
-      isSchema(patterns) ? sum(Object.values(patterns).map(count)) : 0,
+      isRecord(properties) ? most(Object.values(properties)) : 0,
+      isRecord(patterns) ? sum(Object.values(patterns).map(count)) : 0,
       ...MEMBER_KEYWORDS.map((key) => count(node[key])),
     ]);
   }
@@ -169,16 +171,12 @@ class SubschemaCount {
       node = typeof node === 'object' && node !== null && Object.prototype.hasOwnProperty.call(node, key) ? (node as Node)[key] : undefined;
     }
     // ajv refuses a schema whose $ref points nowhere; a boolean target costs nothing.
-    return isSchema(node) ? node : {};
+    return isRecord(node) ? node : {};
   }
 }
 
-function isSchema(value: unknown): value is Node {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function pushSchema(out: Node[], value: unknown): void {
-  if (isSchema(value)) out.push(value);
+  if (isRecord(value)) out.push(value);
 }
 
 function sum(values: readonly number[]): number {

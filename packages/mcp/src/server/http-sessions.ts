@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toError } from '@anytool/core/internal';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isJSONRPCRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { sendJsonRpcError } from './node-exchange.js';
@@ -199,7 +200,7 @@ export class HttpSessions {
   }
 
   private report(error: unknown): void {
-    this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+    this.options.onError?.(toError(error));
   }
 }
 

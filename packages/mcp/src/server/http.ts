@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server as NodeServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { toError } from '@anytool/core/internal';
 import { isInitializeRequest, isJSONRPCRequest, type AuthInfo } from '@modelcontextprotocol/server';
 import { ResourceServer, missingScopes, principalOf } from './auth.js';
 import { rebindingProblem, urlHost } from './host-check.js';
@@ -162,7 +163,7 @@ export class McpHttpServer {
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     this.handleRequest(req, res).catch((error: unknown) => {
-      this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.options.onError?.(toError(error));
       sendJsonRpcError(res, { status: 500, code: -32603, message: 'Internal server error' });
     });
   }

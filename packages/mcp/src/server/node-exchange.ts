@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toError } from '@anytool/core/internal';
 import type { AuthInfo, RequestId, createMcpHandler } from '@modelcontextprotocol/server';
 
 /** The SDK's web-standard handler of both eras (`createMcpHandler`). */
@@ -75,7 +76,7 @@ export async function exchangeParsed(exchange: {
   } catch (error) {
     finished = true;
     try {
-      onError?.(error instanceof Error ? error : new Error(String(error)));
+      onError?.(toError(error));
     } catch {
       // The application's error hook failed too: the client still gets its answer.
     }
