@@ -25,17 +25,19 @@ const SCHEMA_MAP_KEYWORDS = new Set(['properties', 'patternProperties', 'definit
 
 /**
  * The schema in JSON Schema 2020-12, the dialect MCP assumes when a schema names none. A
- * schema of draft-07 or 2019-09 (named, or unnamed with forms 2020-12 reads otherwise:
- * `items` as an array, `additionalItems`, `dependencies`, root `definitions`) is rewritten
- * (`prefixItems`, `items` for the rest, `dependentRequired` / `dependentSchemas`, `$defs`) and
- * names 2020-12 in `$schema`, so every client reads it alike. Any other schema is returned as it is.
+ * schema of draft-07 or 2019-09 (named or not) with forms 2020-12 reads otherwise or
+ * deprecates (`items` as an array, `additionalItems`, `dependencies`, root `definitions`) is
+ * rewritten (`prefixItems`, `items` for the rest, `dependentRequired` / `dependentSchemas`,
+ * `$defs`) and names 2020-12 in `$schema`, so every client reads it alike, whichever dialect it
+ * assumes. Any other schema is returned as it is.
  */
 export function toJsonSchema2020(schema: JsonSchema): JsonSchema {
   const named = schema['$schema'];
   if (typeof named === 'string' && named.includes('2020-12')) return schema;
   const older = typeof named === 'string' && (/draft-0[67]\/schema/.test(named) || named.includes('2019-09'));
   if (named !== undefined && !older) return schema;
-  if (!older && !usesOlderForms(schema, true)) return schema;
+  // A schema whose every keyword means the same in 2020-12 goes out as its author wrote it, `$schema` included.
+  if (!usesOlderForms(schema, true)) return schema;
   const converted = convert(schema);
   if (isRecord(converted['definitions'])) {
     const { definitions, ...rest } = converted;

@@ -41,4 +41,9 @@ describe('MCP definitions in JSON Schema 2020-12', () => {
     const parameters: JsonSchema = { type: 'object', properties: { a: { type: 'array', items: { type: 'string' } } }, required: ['a'] };
     expect(toMcpTools([{ name: 't', description: 'T.', parameters }]).tools[0]!.inputSchema).toEqual(parameters);
   });
+
+  it('leaves a schema that names draft-07 as its author wrote it when nothing in it reads otherwise in 2020-12 (a gateway passes it on)', () => {
+    const parameters: JsonSchema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { a: { type: 'string', enum: ['x'] } } };
+    expect(toMcpTools([{ name: 't', description: 'T.', parameters }]).tools[0]!.inputSchema).toEqual(parameters);
+  });
 });
