@@ -10,7 +10,7 @@ const server = join(src, 'server');
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith('.ts') ? [path] : [];
+    return statSync(path).isDirectory() ? filesUnder(path) : /\.c?ts$/.test(path) ? [path] : [];
   });
 }
 
@@ -61,7 +61,8 @@ describe('the MCP client and server are apart', () => {
         const viaEntry =
           /^@anytool\/mcp(\/|$)/.test(specifier) || to === join(src, 'index') || to === join(src, 'internal') || specifier.startsWith('<computed');
         if (intoServer || viaEntry) offending.push(`${via}${relative(src, file)} -> ${specifier}`);
-        else if (specifier.startsWith('.')) walk(`${to}.ts`, `${via}${relative(src, file)} -> `);
+        // A CommonJS source (`.cts`) is imported by its output name (`.cjs`).
+        else if (specifier.startsWith('.')) walk(to.endsWith('.cjs') ? to.replace(/\.cjs$/, '.cts') : `${to}.ts`, `${via}${relative(src, file)} -> `);
       }
     };
     for (const file of clientFiles) walk(file, '');
