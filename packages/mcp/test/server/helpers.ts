@@ -87,3 +87,16 @@ export function rawRequest(url: string, method: string, headers: Record<string, 
     req.end(body);
   });
 }
+
+/**
+ * Makes the client see a `tools/call` answered with a task as a complete result whose text is
+ * `{"created": <the task result>}`: the SDK client would otherwise follow the task itself.
+ */
+export function answerTaskCreation<M extends object>(transport: { onmessage?: ((message: M) => void) | undefined }): void {
+  const deliver = transport.onmessage!;
+  transport.onmessage = (message) => {
+    const result = (message as { result?: Record<string, unknown> }).result;
+    if (result?.['resultType'] !== 'task') return deliver(message);
+    deliver({ ...message, result: { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify({ created: result }) }] } } as M);
+  };
+}

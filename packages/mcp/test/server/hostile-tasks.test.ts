@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ROOT, MCP_DIST, requireBuilt, startHttpChild, stopChild } from './helpers';
+import { ROOT, MCP_DIST, answerTaskCreation, requireBuilt, startHttpChild, stopChild } from './helpers';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
@@ -31,12 +31,7 @@ async function tasksClient(url: string, user: string) {
   );
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { 'x-user': user } } });
   await client.connect(transport);
-  const deliver = transport.onmessage!;
-  transport.onmessage = (message) => {
-    const result = (message as { result?: Record<string, unknown> }).result;
-    if (result?.['resultType'] !== 'task') return deliver(message);
-    deliver({ ...message, result: { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify({ created: result }) }] } } as typeof message);
-  };
+  answerTaskCreation(transport);
   return {
     client,
     async start(ms: number): Promise<Outcome> {

@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { servicesAvailable, startRedis } from '../fixtures/services';
-import { ROOT, requireBuilt, EXAMPLE_MAIN } from './helpers';
+import { ROOT, answerTaskCreation, requireBuilt, EXAMPLE_MAIN } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Long-running tools as MCP tasks (the io.modelcontextprotocol/tasks extension), served by serveMcp and
@@ -103,12 +103,7 @@ async function modernClient(
   if (options.name !== undefined) client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { name: options.name! } }));
   const transport = new StreamableHTTPClientTransport(new URL(url), options.user === undefined ? {} : { requestInit: { headers: { 'x-user': options.user } } });
   await client.connect(transport);
-  const deliver = transport.onmessage!;
-  transport.onmessage = (message) => {
-    const result = (message as { result?: Record<string, unknown> }).result;
-    if (result?.['resultType'] !== 'task') return deliver(message);
-    deliver({ ...message, result: { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify({ created: result }) }] } } as typeof message);
-  };
+  answerTaskCreation(transport);
   return {
     client,
     async call(name, args = {}) {
