@@ -75,7 +75,7 @@ const refused = (outcomes: Outcome[]) => outcomes.filter((outcome): outcome is E
 describe('task limits against a client starting tasks without end', () => {
   beforeAll(() => requireBuilt(MCP_DIST));
 
-  it('2,000 tasks from one client: 100 run (maxTasksRunningPerClient), 1,000 are kept (maxTasksKeptPerClient), the rest get -32000 SERVER_BUSY; server memory grows < 150 MiB; another client is served', async () => {
+  it('2,000 tasks from one client: 100 run (maxTasksRunningPerClient), 1,000 are kept (maxTasksKeptPerClient), the rest get -32000 SERVER_BUSY; server memory grows < 300 MiB (unbounded: +459 MiB); another client is served', async () => {
     const server = await startHttpChild([FIXTURE, JSON.stringify({})]);
     const clients: Array<Awaited<ReturnType<typeof tasksClient>>> = [];
     try {
@@ -120,7 +120,9 @@ describe('task limits against a client starting tasks without end', () => {
       process.stdout.write(
         `task flood: rss ${Math.round(before.rss / MiB)} MiB before, peak ${Math.round(after.peakRss / MiB)} MiB (+${growth.toFixed(1)} MiB)\n`,
       );
-      expect(growth).toBeLessThan(150);
+      // Peak RSS holds the collector's slack too, and Node 24 keeps more of it than Node 20: the bound leaves room for
+      // both and still fails the unbounded store.
+      expect(growth).toBeLessThan(300);
     } finally {
       await Promise.all(clients.map(({ client }) => client.close()));
       await stopChild(server.child, server.exited);
