@@ -13,12 +13,12 @@ const slow = [
   '/packages/core/test/(brands|build-info)\\.test\\.ts$',
   '/packages/schema/test/(cli/build-command|schema/class-validator|index|ways-in|cli/main|transformer/kept-decorators|typescript\\.versions)\\.test\\.ts$',
   '/packages/mcp/test/client/',
-  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-server|eras|inspector|tasks|shared-store|scale-out)\\.test\\.ts$',
+  '/packages/mcp/test/server/(conformance|gateway|serve-command|serve-http|serve-stdio|hostile-[a-z]+|eras|inspector|tasks|shared-store|scale-out)\\.test\\.ts$',
   // OAuth and bearer tokens against an identity provider and served endpoints.
   '/packages/mcp/test/server/(auth|auth\\.gateway|jwt|serve-command\\.auth|session-event-store)\\.test\\.ts$',
   '/packages/mcp/test/helpers/oidc\\.test\\.ts$',
   // redis-server, and the served module in child processes.
-  '/packages/mcp/test/store/store\\.test\\.ts$',
+  '/packages/mcp/test/store/(store|redis-outage)\\.test\\.ts$',
   '/packages/mcp/test/telemetry/trace-across\\.test\\.ts$',
   '/packages/mcp/test/interop/',
   // The version in the handshake, over a served HTTP endpoint.
