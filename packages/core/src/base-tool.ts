@@ -97,9 +97,9 @@ export interface InvokeOptions {
   /** Overrides the tool's own `maxErrorChars` for this call (serveMcp passes its own this way). */
   maxErrorChars?: number;
   /**
-   * A time limit for a tool with none of its own: no `timeoutMs`, and calls
-   * without a deadline of their own (an MCP request has one, restarted by
-   * progress). The agent passes its `toolTimeoutMs` here; `invoke` has no default.
+   * A time limit for a tool with none of its own: no `timeoutMs`, and not a
+   * tool whose calls end at a deadline of their own (`ownDeadline`). The agent
+   * passes its `toolTimeoutMs` here, MCP tools included; `invoke` has no default.
    */
   defaultTimeoutMs?: number;
 }
@@ -223,8 +223,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    */
   protected settlesOnAbort = false;
   /**
-   * Whether every call ends by itself at a deadline of its own (an MCP request
-   * times out). Then `InvokeOptions.defaultTimeoutMs` does not apply.
+   * Whether every call of a subclass ends by itself at a deadline of its own.
+   * Then `InvokeOptions.defaultTimeoutMs` does not apply. No tool of anytool's
+   * sets it: an MCP tool's request timeout restarts with each progress
+   * notification, so the agent's limit bounds MCP calls too.
    */
   protected ownDeadline = false;
 
