@@ -85,6 +85,22 @@ export const ErrorCode = {
   ProviderTool: 'PROVIDER_TOOL',
   /** A tool call was refused by the approval callback; the model is told it was not run. */
   ApprovalDenied: 'APPROVAL_DENIED',
+  /** The call waits for a person's approval and has not run: its run paused (an agent's run returns it as an interruption to answer with `resume`). */
+  ApprovalPending: 'APPROVAL_PENDING',
+  /** The tool asked the user a question and waits for the answer (its run paused); outside a run that can pause, the call ends with this code. */
+  InputRequired: 'INPUT_REQUIRED',
+  /** The call waits for the application to run it and give its result (a client tool); its run paused. */
+  ResultPending: 'RESULT_PENDING',
+  /** A run's state could not be read back: not a state anytool wrote, or of a format version this anytool does not read. */
+  RunStateInvalid: 'RUN_STATE_INVALID',
+  /** A paused run's tools changed since it paused (a definition differs or a tool is gone); the run was not resumed. Start a new run, or resume where the tools are the same. */
+  RunToolsChanged: 'RUN_TOOLS_CHANGED',
+  /** A paused run was resumed already (its pending items are consumed), or its state is no longer in the run store; nothing ran twice. */
+  RunAlreadyResumed: 'RUN_ALREADY_RESUMED',
+  /** An answer given to `resume` does not fit its pending item: an unknown item, another call's tool, call id or arguments, a bad signature, or the wrong kind of answer. */
+  ResumeAnswerInvalid: 'RESUME_ANSWER_INVALID',
+  /** A question of a tool can no longer be answered (a legacy-era MCP elicitation whose request ended with its process); the call did not finish. */
+  InputExpired: 'INPUT_EXPIRED',
   /** A remote (MCP) tool's definition differs from the one approved and pinned, and the change was not approved; approve it through the approve callback or `ToolPins.pin`. */
   ToolDefinitionChanged: 'TOOL_DEFINITION_CHANGED',
   /** The model gave one call id to two tool calls of the same turn; the repeated call was not run. */

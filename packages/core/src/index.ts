@@ -39,6 +39,8 @@ export type {
   PolicyRequest,
   PolicyVerdict,
 } from './pipeline/approval.js';
+export { requestInput } from './interruptions.js';
+export type { InputQuestion, Interruption, InterruptionAnswer, InterruptionKind } from './interruptions.js';
 export { ToolPins } from './pipeline/tool-pins.js';
 export type { ChangedField, DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';
 export { DEFAULT_OUTPUT_BUDGET_TOKENS, outputBudget } from './pipeline/output-budget.js';

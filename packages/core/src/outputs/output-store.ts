@@ -74,6 +74,8 @@ export class ToolOutputStore {
   stored = 0;
   private readonly tag: string;
   private readonly entries = new Map<number, StoredOutput>();
+  /** Outputs of a paused run, kept again under their own handles when it resumed (`restore`). */
+  private readonly restored = new Map<string, StoredOutput>();
   private next = 1;
   private bytes = 0;
   private released = false;
@@ -115,7 +117,7 @@ export class ToolOutputStore {
 
   /** How many outputs are kept now. */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size + this.restored.size;
   }
 
   /**
@@ -138,8 +140,27 @@ export class ToolOutputStore {
     return handle;
   }
 
+  /** The outputs kept now, oldest first: what a paused run's state carries. */
+  kept(): StoredOutput[] {
+    return [...this.restored.values(), ...this.entries.values()];
+  }
+
+  /**
+   * Keeps an output of a paused run again, under the handle the model was given
+   * (a resumed run's store). It counts against `maxBytes` like any output; one
+   * that does not fit is not kept.
+   */
+  restore(output: StoredOutput): void {
+    const cost = output.text.length * 2;
+    if (this.released || this.restored.has(output.handle) || this.bytes + cost > this.maxBytes) return;
+    this.restored.set(output.handle, { handle: output.handle, tool: output.tool, callId: output.callId, text: output.text });
+    this.bytes += cost;
+  }
+
   /** The kept output under `handle`; throws `OUTPUT_HANDLE_UNKNOWN` or `OUTPUT_EVICTED` as `read` does. */
   get(handle: string): StoredOutput {
+    const again = this.restored.get(handle);
+    if (again !== undefined && !this.released) return again;
     const match = /^out_([0-9a-z]+)_([1-9][0-9]*)$/.exec(handle);
     if (match === null)
       throw new AnytoolError(
@@ -188,6 +209,7 @@ export class ToolOutputStore {
   private clear(): void {
     this.released = true;
     this.entries.clear();
+    this.restored.clear();
     this.bytes = 0;
   }
 }

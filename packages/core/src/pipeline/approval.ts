@@ -2,6 +2,7 @@ import { abortWatch } from '../abort-watch.js';
 import type { BaseTool } from '../base-tool.js';
 import { ErrorCode, describeError } from '../errors.js';
 import type { ExecutionContext } from '../execution-context.js';
+import { interrupt, takeAnswer } from '../interruptions.js';
 import { errorResult, type ToolResult } from '../tool-result.js';
 import type { Middleware, ToolCall } from './tool-call.js';
 import { ToolPins, canonicalJson, type DefinitionChange } from './tool-pins.js';
@@ -27,12 +28,14 @@ export interface ApprovalRequest {
 
 /**
  * `true` (or `{ approved: true }`) runs the call; `false` (or `{ approved: false, reason }`)
- * sends a refusal back to the model. Anything else refuses too: only `true` approves.
+ * sends a refusal back to the model. `'pause'`: no answer now; in a run that can pause
+ * (an agent's) the run stops with the call pending, to be answered by `resume` (elsewhere
+ * the call ends with `APPROVAL_PENDING`, not run). Anything else refuses: only `true` approves.
  * `remember` keeps the answer for the rest of the run: `'tool'` for every call of
  * the tool, `'arguments'` for its calls with the same arguments (a changed
  * definition is still asked about).
  */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string; remember?: 'tool' | 'arguments' };
+export type ApprovalDecision = boolean | 'pause' | { approved: boolean; reason?: string; remember?: 'tool' | 'arguments' };
 
 export type ApprovalCallback = (request: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -58,8 +61,11 @@ export interface PolicyRequest {
 export type ApprovalPolicy = (request: PolicyRequest) => PolicyVerdict | undefined | Promise<PolicyVerdict | undefined>;
 
 export interface ApprovalOptions {
-  /** Asked before each call that needs approval. Without it, such calls are refused. */
-  approve?: ApprovalCallback;
+  /**
+   * Asked before each call that needs approval. Without it, such calls are refused.
+   * `'pause'`: every such call pauses its run (see `ApprovalDecision`).
+   */
+  approve?: ApprovalCallback | 'pause';
   /** Which tools' calls need approval; by default `needsApproval`. */
   needsApproval?: (tool: BaseTool) => boolean;
   /**
@@ -144,7 +150,7 @@ export function approval(options: ApprovalOptions = {}): Middleware {
 }
 
 interface Rules {
-  approve: ApprovalCallback | undefined;
+  approve: ApprovalCallback | 'pause' | undefined;
   policy: ApprovalPolicy | undefined;
   needs: (tool: BaseTool) => boolean;
   pins: ToolPins | undefined;
@@ -254,7 +260,7 @@ async function askChange(
   call: Asked,
   tool: BaseTool,
   change: DefinitionChange,
-  approve: ApprovalCallback | undefined,
+  approve: ApprovalCallback | 'pause' | undefined,
   pins: ToolPins,
 ): Promise<ToolResult | undefined> {
   const { context } = call;
@@ -266,7 +272,8 @@ async function askChange(
       : `tool "${tool.name}" now comes from ${protocol} server "${change.server}", but the one approved came from server "${change.previousServer}" (it differs in: ${change.fields.join(', ')})`;
   context.diagnose({ code: ErrorCode.ToolDefinitionChanged, source: 'approval', message: what, callId: call.callId, tool: tool.name });
   const answer = await ask(call, tool, approve, 'definition-changed', change);
-  if (answer.result?.error?.code === ErrorCode.Aborted) return answer.result;
+  const code = answer.result?.error?.code;
+  if (code === ErrorCode.Aborted || code === ErrorCode.ApprovalPending) return answer.result;
   if (answer.result === undefined) {
     pinNow(call, tool, pins);
     return undefined;
@@ -283,7 +290,7 @@ async function askChange(
 async function askCall(
   call: Asked,
   tool: BaseTool,
-  approve: ApprovalCallback | undefined,
+  approve: ApprovalCallback | 'pause' | undefined,
   memory: WeakMap<object, Map<string, Remembered>>,
 ): Promise<ToolResult | undefined> {
   const run = call.context.state;
@@ -323,7 +330,10 @@ function argumentsKey(tool: BaseTool, args: unknown): string | undefined {
  * (`APPROVAL_DENIED`, or `ABORTED` once the run is stopped). Without a callback
  * the call is refused.
  */
-export function askApproval(request: Omit<ApprovalRequest, 'kind' | 'change'>, approve: ApprovalCallback | undefined): Promise<ToolResult | undefined> {
+export function askApproval(
+  request: Omit<ApprovalRequest, 'kind' | 'change'>,
+  approve: ApprovalCallback | 'pause' | undefined,
+): Promise<ToolResult | undefined> {
   const call = { name: request.tool.name, args: request.args, callId: request.callId, context: request.context };
   return ask(call, request.tool, approve, 'call', undefined).then((answer) => answer.result);
 }
@@ -341,12 +351,20 @@ interface Answer {
 async function ask(
   call: Asked,
   tool: BaseTool,
-  approve: ApprovalCallback | undefined,
+  approve: ApprovalCallback | 'pause' | undefined,
   kind: ApprovalRequest['kind'],
   change: DefinitionChange | undefined,
 ): Promise<Answer> {
   const { context } = call;
   if (context.signal?.aborted) return { result: stopped(call, 'before the approval question was asked') };
+  // A resumed run brings the answer a person gave while it was paused.
+  const given = takeAnswer(context, call.callId, 'approval');
+  if (given !== undefined) {
+    if (given.approved) return { result: undefined };
+    const reason = given.reason ?? 'the user refused';
+    return { result: refused(call, reason), reason };
+  }
+  if (approve === 'pause') return { result: pause(call, tool, kind, change) };
   if (approve === undefined) {
     const reason = `tool "${tool.name}" needs approval and no approve callback was given (pass { approve } to new Agent, or to approval())`;
     return { result: refused(call, reason), reason };
@@ -372,6 +390,7 @@ async function ask(
       context.diagnose({ code: ErrorCode.InvalidOptions, source: 'approval', message, callId: call.callId, tool: tool.name });
     }
     const kept: Pick<Answer, 'remember'> = remember === 'tool' || remember === 'arguments' ? { remember } : {};
+    if (decision === 'pause') return { result: pause(call, tool, kind, change) };
     if (approved === true) return { result: undefined, ...kept };
     if (approved === false) {
       const given = (decision as { reason?: unknown }).reason;
@@ -384,6 +403,21 @@ async function ask(
   const message = `the approval callback for tool "${tool.name}" returned ${describeError(decision).slice(0, 200)}, which is neither true, false nor { approved: boolean }; only true or { approved: true } approves`;
   context.diagnose({ code: ErrorCode.ApprovalDenied, source: 'approval', message, callId: call.callId, tool: tool.name });
   return { result: refused(call, message), reason: message };
+}
+
+/** The call waits for an answer given when its run resumes (elsewhere it ends, not run). */
+function pause(call: Asked, tool: BaseTool, kind: ApprovalRequest['kind'], change: DefinitionChange | undefined): ToolResult {
+  const reason =
+    kind === 'call'
+      ? `tool "${tool.name}" needs approval`
+      : `the definition of tool "${tool.name}" changed since it was approved (${change!.fields.join(', ')})`;
+  return interrupt(call.context, {
+    kind: 'approval',
+    callId: call.callId,
+    tool: tool.name,
+    reason,
+    approval: change === undefined ? { kind } : { kind, change },
+  });
 }
 
 function refused(call: Asked, reason: string): ToolResult {

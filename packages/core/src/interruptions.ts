@@ -1,0 +1,178 @@
+/**
+ * Calls that wait for someone outside the run: a person's approval, the answer
+ * to a tool's question, or a result the application produces itself (a client
+ * tool it executes). A run that allows pausing (an agent's) records such a call
+ * here instead of blocking on it; the call ends at once with a pending result
+ * (`APPROVAL_PENDING`, `INPUT_REQUIRED`, `RESULT_PENDING`), and the agent stops
+ * the run with the recorded items and the run's state. When the run is resumed,
+ * the answers are put back here by call id, and the same call, run again, finds
+ * its answer instead of asking.
+ *
+ * The records are keyed by the run's shared state, as the run's kept outputs
+ * are, so every view of the run's context sees the same ones, and they go with
+ * the run.
+ */
+import { AnytoolError, ErrorCode } from './errors.js';
+import { unrestrictedContext, type ExecutionContext } from './execution-context.js';
+import type { DefinitionChange } from './pipeline/tool-pins.js';
+import { errorResult, type ToolResult } from './tool-result.js';
+
+/** What a paused call waits for. */
+export type InterruptionKind = 'approval' | 'input' | 'result';
+
+/** One question a tool asks while it runs. */
+export interface InputQuestion {
+  /** What to show a person. */
+  message: string;
+  /** The JSON Schema of the answer (an MCP elicitation's `requestedSchema`), when the tool gives one. */
+  schema?: Record<string, unknown>;
+}
+
+/** A call that waits: recorded by the approval middleware, a tool's question or a client tool. */
+export interface Interruption {
+  kind: InterruptionKind;
+  callId: string;
+  tool: string;
+  /** Why it waits, in words a person can read. */
+  reason: string;
+  /** With `approval`: `call`, or `definition-changed` when a pinned remote tool's definition changed (`change` says how). */
+  approval?: { kind: 'call' | 'definition-changed'; change?: DefinitionChange };
+  /** With `input`: the open questions, by key. */
+  questions?: Record<string, InputQuestion>;
+  /**
+   * With `input`: what the tool needs back with the answers to go on (JSON), such as an MCP
+   * server's `requestState`. Kept with the run's state, so it must not hold a secret.
+   */
+  resume?: unknown;
+}
+
+/** An answer put back for a call when its run resumes. */
+export type InterruptionAnswer =
+  | { kind: 'approval'; approved: boolean; reason?: string }
+  | { kind: 'input'; inputs: Record<string, unknown>; resume?: unknown }
+  | { kind: 'result'; result: ToolResult };
+
+/** What one run holds: whether it may pause, the calls that wait, and the answers given on resume. */
+interface RunRecords {
+  pausable: boolean;
+  readonly open: Map<string, Interruption>;
+  readonly answers: Map<string, InterruptionAnswer>;
+}
+
+/** Shared by every copy of core in the process, as the output stores are: a record of one copy is found by another. */
+const REGISTRY = Symbol.for('anytool.interruptions.v1');
+function registry(): WeakMap<object, RunRecords> {
+  const global = globalThis as unknown as Record<symbol, WeakMap<object, RunRecords> | undefined>;
+  return (global[REGISTRY] ??= new WeakMap());
+}
+
+function recordsOf(context: ExecutionContext, make: true): RunRecords;
+function recordsOf(context: ExecutionContext, make: false): RunRecords | undefined;
+function recordsOf(context: ExecutionContext, make: boolean): RunRecords | undefined {
+  const run = unrestrictedContext(context).state;
+  let records = registry().get(run);
+  if (records === undefined && make) registry().set(run, (records = { pausable: false, open: new Map(), answers: new Map() }));
+  return records;
+}
+
+/** Lets the run pause (the agent sets it for its runs): a call that waits is recorded, not refused. */
+export function allowPausing(context: ExecutionContext): void {
+  recordsOf(context, true).pausable = true;
+}
+
+/** Whether the run may pause. */
+export function canPause(context: ExecutionContext): boolean {
+  return recordsOf(context, false)?.pausable === true;
+}
+
+/** The calls recorded as waiting since the last take, by call id; they are no longer held. */
+export function takeInterruptions(context: ExecutionContext): Map<string, Interruption> {
+  const records = recordsOf(context, false);
+  if (records === undefined || records.open.size === 0) return new Map();
+  const open = new Map(records.open);
+  records.open.clear();
+  return open;
+}
+
+/** Puts back the answers of a resumed run, by call id: each is found (once) by the call it answers. */
+export function giveAnswers(context: ExecutionContext, answers: ReadonlyMap<string, InterruptionAnswer>): void {
+  const records = recordsOf(context, true);
+  for (const [callId, answer] of answers) records.answers.set(callId, answer);
+}
+
+/** The answer of kind `kind` given for the call, taken (a second look finds none); undefined when none was given. */
+export function takeAnswer<Kind extends InterruptionKind>(
+  context: ExecutionContext,
+  callId: string | undefined,
+  kind: Kind,
+): Extract<InterruptionAnswer, { kind: Kind }> | undefined {
+  if (callId === undefined) return undefined;
+  const records = recordsOf(context, false);
+  const answer = records?.answers.get(callId);
+  if (answer?.kind !== kind) return undefined;
+  records!.answers.delete(callId);
+  return answer as Extract<InterruptionAnswer, { kind: Kind }>;
+}
+
+const PENDING: Record<InterruptionKind, { code: ErrorCode; waits: string }> = {
+  approval: { code: ErrorCode.ApprovalPending, waits: "waits for the user's approval" },
+  input: { code: ErrorCode.InputRequired, waits: "waits for the user's answer to its question" },
+  result: { code: ErrorCode.ResultPending, waits: 'waits for the application to run it and give its result' },
+};
+
+/**
+ * Records the call as waiting, when the run may pause, and returns the result
+ * the call ends with meanwhile (a run that cannot pause reads it as the call's
+ * outcome: the call did not run).
+ */
+export function interrupt(context: ExecutionContext, item: Interruption): ToolResult {
+  const records = recordsOf(context, false);
+  const { code, waits } = PENDING[item.kind];
+  if (records?.pausable === true) records.open.set(item.callId, item);
+  return errorResult(code, `The call to tool "${item.tool}" ${waits}; it has not run yet (${item.reason}).`, `${item.tool}: ${item.reason}`);
+}
+
+/** How many questions each call asked so far in this run, so unnamed questions get keys by their order. */
+const askedCounts = new WeakMap<RunRecords, Map<string, number>>();
+
+/**
+ * Asks the user a question from inside a tool. In a run that may pause (an
+ * agent's) the run pauses with the question, and the tool is called again with
+ * the same arguments when the run resumes: this time `requestInput` returns the
+ * answer. Ask the same questions in the same order on each call (keys default
+ * to their order: `input-1`, `input-2`, ...), and do nothing that must not
+ * happen twice before the last question. In a run that cannot pause, it throws
+ * `INPUT_REQUIRED`, which ends the call.
+ *
+ * @example
+ * const city = await requestInput(context, { message: 'Which city?', schema: { type: 'string' } });
+ */
+export function requestInput(context: ExecutionContext, question: InputQuestion & { key?: string }): unknown {
+  const callId = context.callId;
+  if (callId === undefined) {
+    throw new AnytoolError(ErrorCode.InvalidOptions, 'requestInput(): pass the context the tool call received (it names the call the question belongs to)');
+  }
+  if (typeof question?.message !== 'string' || question.message === '') {
+    throw new AnytoolError(ErrorCode.InvalidOptions, 'requestInput(): the question needs a non-empty `message` to show the user');
+  }
+  const records = recordsOf(context, true);
+  let asked = askedCounts.get(records);
+  if (asked === undefined) askedCounts.set(records, (asked = new Map()));
+  const order = (asked.get(callId) ?? 0) + 1;
+  asked.set(callId, order);
+  const key = question.key ?? `input-${order}`;
+  const given = records.answers.get(callId);
+  if (given?.kind === 'input' && Object.hasOwn(given.inputs, key)) return given.inputs[key];
+  const quoted = question.message.length <= 200 ? question.message : `${question.message.slice(0, 200)}…`;
+  if (!records.pausable) {
+    throw new AnytoolError(
+      ErrorCode.InputRequired,
+      `it asked the user "${quoted}", but this run cannot pause for the answer (an Agent's runs pause and resume; see "Pausing and resuming runs")`,
+    );
+  }
+  const ask: InputQuestion = { message: question.message };
+  if (question.schema !== undefined) ask.schema = question.schema;
+  // The agent fills in the tool from its own record of the call.
+  records.open.set(callId, { kind: 'input', callId, tool: '', reason: question.message.slice(0, 500), questions: { [key]: ask } });
+  throw new AnytoolError(ErrorCode.InputRequired, `it waits for the user's answer to "${quoted}"`);
+}
