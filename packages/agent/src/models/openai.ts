@@ -1,20 +1,14 @@
-import { AnytoolError, ErrorCode, lowerDefinitions, resultText } from '@anytool/core';
+import { AnytoolError, ErrorCode, lowerDefinitions } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionChunk,
-  ChatCompletionContentPart,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { ModelAdapter } from './adapter.js';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
-import { modelFailed } from './failure.js';
+import { toOpenAIMessages } from './openai-messages.js';
 import { openAIStreamEvents } from './openai-sse.js';
 import { readEvents } from './sse.js';
-import { argumentString } from './tool-arguments.js';
-import { mapStream, type ChunkMapper } from './stream-map.js';
-import type { Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
+import type { ChunkMapper } from './stream-map.js';
+import type { ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
 export interface OpenAIModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-4.1-mini" (or whatever an OpenAI-compatible server serves). */
@@ -41,22 +35,15 @@ type CreateParams = ChatCompletionCreateParamsNonStreaming;
  * const model = new OpenAIModel({ model: 'gpt-4.1-mini' });
  * const local = new OpenAIModel({ model: 'llama3.1', baseURL: 'http://127.0.0.1:11434/v1', apiKey: 'unused' });
  */
-export class OpenAIModel implements Model {
-  readonly name: string;
+export class OpenAIModel extends ModelAdapter<CreateParams, ChatCompletion, ChatCompletionChunk> {
   readonly provider = 'openai';
-  /** The model id requests ask for. */
-  readonly model: string;
   readonly client: OpenAI;
   private readonly strict: boolean;
   private readonly parallelToolCalls: boolean | undefined;
   private readonly params: Partial<CreateParams> | undefined;
 
   constructor(options: OpenAIModelOptions) {
-    if (typeof options?.model !== 'string' || options.model === '') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, 'new OpenAIModel(): `model` must be a model id such as "gpt-4.1-mini"');
-    }
-    this.model = options.model;
-    this.name = `openai ${options.model}`;
+    super(options, { className: 'OpenAIModel', label: 'openai', exampleModel: 'gpt-4.1-mini', keyVariable: 'OPENAI_API_KEY' });
     this.strict = options.strict ?? true;
     this.parallelToolCalls = options.parallelToolCalls;
     this.params = options.params;
@@ -76,46 +63,12 @@ export class OpenAIModel implements Model {
     }
   }
 
-  /** The request body this adapter sends for `request` (also handy for logging). */
-  toParams(request: ModelRequest): CreateParams {
-    const messages: ChatCompletionMessageParam[] = [];
-    if (request.instructions !== undefined) messages.push({ role: 'system', content: request.instructions });
-    // Tool messages take text only: a turn's images follow its tool messages in one user message.
-    let images: ChatCompletionContentPart[] = [];
-    const flushImages = (): void => {
-      if (images.length > 0) messages.push({ role: 'user', content: images });
-      images = [];
-    };
-    for (const message of request.messages) {
-      if (message.role !== 'tool') flushImages();
-      if (message.role === 'user') {
-        messages.push({ role: 'user', content: message.content });
-      } else if (message.role === 'assistant') {
-        const calls = message.toolCalls ?? [];
-        if (calls.length === 0) {
-          messages.push({ role: 'assistant', content: message.content });
-        } else {
-          messages.push({
-            role: 'assistant',
-            content: message.content === '' ? null : message.content,
-            tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: argumentString(call.arguments) } })),
-          });
-        }
-      } else {
-        const parts = message.result.content;
-        const shown = parts.filter((part) => part.type === 'image');
-        let text = resultText({ ...message.result, content: parts.filter((part) => part.type !== 'image') });
-        if (shown.length > 0) {
-          images.push({ type: 'text', text: `Image(s) returned by tool call ${message.callId} (${message.name}):` });
-          for (const image of shown) images.push({ type: 'image_url', image_url: { url: `data:${image.mimeType};base64,${image.data}` } });
-          const note = `(${shown.length} image(s): sent in the next user message, labelled with this call id)`;
-          text = text === '' ? note : `${text}\n${note}`;
-        }
-        messages.push({ role: 'tool', tool_call_id: message.callId, content: text || (message.result.isError ? 'error' : '(no output)') });
-      }
-    }
-    flushImages();
-    const params: CreateParams = { ...this.params, model: this.model, messages };
+  protected override get maxRetries(): number {
+    return this.client.maxRetries;
+  }
+
+  override toParams(request: ModelRequest): CreateParams {
+    const params: CreateParams = { ...this.params, model: this.model, messages: toOpenAIMessages(request.instructions, request.messages) };
     if (request.tools.length > 0) {
       params.tools = lowerDefinitions('openai', request.tools, { strict: this.strict }).tools;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
@@ -129,43 +82,26 @@ export class OpenAIModel implements Model {
     return params;
   }
 
-  async generate(request: ModelRequest): Promise<ModelResponse> {
-    let completion: ChatCompletion;
-    try {
-      completion = await this.client.chat.completions.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
-    }
+  protected override send(params: CreateParams, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+    return this.client.chat.completions.create(params, signal === undefined ? undefined : { signal });
+  }
+
+  protected override fromReply(completion: ChatCompletion): ModelResponse {
     return fromCompletion(completion, this.name);
   }
 
   /**
-   * The turn streamed (`stream: true`, usage in the last chunk): text and argument
-   * deltas, then the turn as `generate` gives it, assembled from the chunks. The
-   * client sends the request (its retries, errors and headers apply); the SSE body
-   * is read here by chunks, as the client's stream reads it (see `openAIStreamEvents`).
+   * `stream: true`, with usage in the last chunk. The client sends the request (its
+   * retries, errors and headers apply); the SSE body is read here by chunks, as the
+   * client's stream reads it (see `openAIStreamEvents`).
    */
-  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  protected override sendStream(params: CreateParams, signal: AbortSignal | undefined): Promise<AsyncIterator<ChatCompletionChunk>> {
+    const streamed = { ...params, stream: true as const, stream_options: { include_usage: true, ...this.params?.stream_options } };
+    return readEvents(signal, (options) => this.client.chat.completions.create(streamed, options).asResponse(), openAIStreamEvents<ChatCompletionChunk>);
   }
 
-  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedTurn(this.name);
-    const open = async (): Promise<AsyncIterator<ChatCompletionChunk>> => {
-      const params = { ...this.toParams(request), stream: true as const, stream_options: { include_usage: true, ...this.params?.stream_options } };
-      try {
-        return await readEvents(
-          request.signal,
-          (options) => this.client.chat.completions.create(params, options).asResponse(),
-          openAIStreamEvents<ChatCompletionChunk>,
-        );
-      } catch (error) {
-        if (request.signal?.aborted) throw error;
-        throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
-      }
-    };
-    return mapStream(open, turn);
+  protected override chunkMapper(): ChunkMapper<ChatCompletionChunk> {
+    return new StreamedTurn(this.name);
   }
 }
 
