@@ -1,42 +1,20 @@
-import {
-  AnytoolError,
-  ErrorCode,
-  errorResult,
-  lowerDefinitions,
-  resultText,
-  textResult,
-  toolResult,
-  type ToolDefinition,
-  type ToolResult,
-} from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { describeError, sniffMimeType } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
 import type {
   Response,
   ResponseCreateParamsNonStreaming,
   ResponseFunctionWebSearch,
-  ResponseInputItem,
   ResponseOutputItem,
   ResponseStreamEvent,
 } from 'openai/resources/responses/responses';
+import { ModelAdapter } from './adapter.js';
 import { clientOptionsFrom, type ModelOptions, type OpenAIToolOptions } from './client-options.js';
-import { modelFailed } from './failure.js';
-import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
+import { RESPONSES_FORMAT, toResponsesInput } from './openai-responses-messages.js';
 import { openAIStreamEvents } from './openai-sse.js';
 import { readEvents } from './sse.js';
-import { argumentString } from './tool-arguments.js';
-import type {
-  BuiltinApproval,
-  BuiltinApprovalRequest,
-  BuiltinToolCall,
-  Model,
-  ModelDiagnostic,
-  ModelRequest,
-  ModelResponse,
-  ModelStopReason,
-  ModelStreamEvent,
-  ModelToolCall,
-} from '../model.js';
+import type { ChunkMapper, MappedChunk } from './stream-map.js';
+import type { BuiltinApprovalRequest, BuiltinToolCall, ModelDiagnostic, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
   /** The model id, e.g. "gpt-5-mini". */
@@ -58,7 +36,6 @@ export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenA
 }
 
 type CreateParams = ResponseCreateParamsNonStreaming;
-const FORMAT = 'openai-responses';
 
 /**
  * A model behind OpenAI's Responses API, through the official `openai` client:
@@ -72,10 +49,8 @@ const FORMAT = 'openai-responses';
  * const model = new OpenAIResponsesModel({ model: 'gpt-5-mini' });
  * const agent = new Agent({ model, tools: [weather, builtin.openai.webSearch()] });
  */
-export class OpenAIResponsesModel implements Model {
-  readonly name: string;
+export class OpenAIResponsesModel extends ModelAdapter<CreateParams, Response, ResponseStreamEvent> {
   readonly provider = 'openai';
-  readonly model: string;
   readonly client: OpenAI;
   private readonly strict: boolean;
   private readonly parallelToolCalls: boolean | undefined;
@@ -84,11 +59,7 @@ export class OpenAIResponsesModel implements Model {
   readonly nativeToolSearch: boolean;
 
   constructor(options: OpenAIResponsesModelOptions) {
-    if (typeof options?.model !== 'string' || options.model === '') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, 'new OpenAIResponsesModel(): `model` must be a model id such as "gpt-5-mini"');
-    }
-    this.model = options.model;
-    this.name = `openai-responses ${options.model}`;
+    super(options, { className: 'OpenAIResponsesModel', label: 'openai-responses', exampleModel: 'gpt-5-mini', keyVariable: 'OPENAI_API_KEY' });
     this.strict = options.strict ?? true;
     this.parallelToolCalls = options.parallelToolCalls;
     this.params = options.params;
@@ -116,31 +87,15 @@ export class OpenAIResponsesModel implements Model {
     }
   }
 
-  /** The request body this adapter sends for `request`. */
-  toParams(request: ModelRequest): CreateParams {
-    const input: ResponseInputItem[] = [];
-    for (const message of request.messages) {
-      if (message.role === 'user') {
-        input.push({ role: 'user', content: message.content });
-      } else if (message.role === 'assistant') {
-        if (message.providerItems?.format === FORMAT) {
-          // The turn as the API gave it: reasoning and hosted tool calls included.
-          for (const item of message.providerItems.items) input.push(item as ResponseInputItem);
-          // The user's answers to the hosted MCP calls the turn held for approval.
-          for (const answer of message.approvals ?? []) input.push(approvalResponse(answer));
-          continue;
-        }
-        if (message.content !== '') input.push({ role: 'assistant', content: message.content });
-        for (const call of message.toolCalls ?? [])
-          input.push({ type: 'function_call', call_id: call.id, name: call.name, arguments: argumentString(call.arguments) });
-      } else {
-        input.push({ type: 'function_call_output', call_id: message.callId, output: outputText(message.result) });
-      }
-    }
-    const params: CreateParams = { ...this.params, model: this.model, input };
+  protected override get maxRetries(): number {
+    return this.client.maxRetries;
+  }
+
+  override toParams(request: ModelRequest): CreateParams {
+    const params: CreateParams = { ...this.params, model: this.model, input: toResponsesInput(request.messages) };
     if (request.instructions !== undefined) params.instructions = request.instructions;
     if (request.tools.length > 0) {
-      params.tools = lowerDefinitions(FORMAT, request.tools, { strict: this.strict }).tools as NonNullable<CreateParams['tools']>;
+      params.tools = lowerDefinitions(RESPONSES_FORMAT, request.tools, { strict: this.strict }).tools as NonNullable<CreateParams['tools']>;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
       if (request.toolChoice !== undefined) {
         const choice = request.toolChoice;
@@ -152,43 +107,31 @@ export class OpenAIResponsesModel implements Model {
     return params;
   }
 
-  async generate(request: ModelRequest): Promise<ModelResponse> {
-    let response: Response;
-    try {
-      response = await this.client.responses.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
-    }
+  protected override send(params: CreateParams, signal: AbortSignal | undefined): Promise<Response> {
+    return this.client.responses.create(params, signal === undefined ? undefined : { signal });
+  }
+
+  protected override fromReply(response: Response, request: ModelRequest): ModelResponse {
     return fromResponse(response, request.tools);
   }
 
   /**
-   * The turn streamed (`stream: true`): text and argument deltas, then the turn as
-   * `generate` gives it. The client sends the request (its retries, errors and
-   * headers apply) and hands back the response; the SSE body is read here by
-   * chunks (`SseEvents`), as the client's stream reads it (`[DONE]` ends it, an
-   * event with an `error` is thrown as the client's `APIError`), without its async
-   * generators per event: a streamed token costs less than reading the client's stream.
+   * `stream: true`. The client sends the request (its retries, errors and headers
+   * apply) and hands back the response; the SSE body is read here by chunks
+   * (`SseEvents`), as the client's stream reads it (`[DONE]` ends it, an event with
+   * an `error` is thrown as the client's `APIError`), without its async generators
+   * per event: a streamed token costs less than reading the client's stream.
    */
-  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  protected override sendStream(params: CreateParams, signal: AbortSignal | undefined): Promise<AsyncIterator<ResponseStreamEvent>> {
+    return readEvents(
+      signal,
+      (options) => this.client.responses.create({ ...params, stream: true }, options).asResponse(),
+      openAIStreamEvents<ResponseStreamEvent>,
+    );
   }
 
-  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const open = async (): Promise<AsyncIterator<ResponseStreamEvent>> => {
-      try {
-        return await readEvents(
-          request.signal,
-          (options) => this.client.responses.create({ ...this.toParams(request), stream: true }, options).asResponse(),
-          openAIStreamEvents<ResponseStreamEvent>,
-        );
-      } catch (error) {
-        if (request.signal?.aborted) throw error;
-        throw modelFailed(this.name, error, this.client.maxRetries, 'OPENAI_API_KEY');
-      }
-    };
-    return mapStream(open, new StreamedResponse(this.name, request.tools));
+  protected override chunkMapper(request: ModelRequest): ChunkMapper<ResponseStreamEvent> {
+    return new StreamedResponse(this.name, request.tools);
   }
 }
 
@@ -232,20 +175,6 @@ class StreamedResponse implements ChunkMapper<ResponseStreamEvent> {
   }
 }
 
-function approvalResponse(answer: BuiltinApproval): ResponseInputItem.McpApprovalResponse {
-  const item: ResponseInputItem.McpApprovalResponse = { type: 'mcp_approval_response', approval_request_id: answer.id, approve: answer.approved };
-  if (answer.reason !== undefined) item.reason = answer.reason;
-  return item;
-}
-
-/** A tool result as function_call_output text (images as a note: the output takes text here). */
-function outputText(result: ToolResult): string {
-  const images = result.content.filter((part) => part.type === 'image').length;
-  let text = resultText({ ...result, content: result.content.filter((part) => part.type !== 'image') });
-  if (images > 0) text = `${text}${text === '' ? '' : '\n'}(${images} image(s) not shown: function outputs carry text)`;
-  return text || (result.isError ? 'error' : '(no output)');
-}
-
 /** The hosted tool type each output item is a call of. */
 const CALL_TOOL_TYPES: Record<string, string> = {
   web_search_call: 'web_search',
@@ -260,7 +189,7 @@ function toolNameOf(item: ResponseOutputItem, tools: readonly ToolDefinition[]):
   const type = CALL_TOOL_TYPES[item.type] ?? 'mcp';
   const label = 'server_label' in item ? item.server_label : undefined;
   const found = tools.find((d) => {
-    const declaration = d.builtin?.declarations[FORMAT];
+    const declaration = d.builtin?.declarations[RESPONSES_FORMAT];
     if (declaration?.['type'] !== type) return false;
     return type !== 'mcp' || declaration['server_label'] === label;
   });
@@ -398,7 +327,7 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
     stopReason,
     providerStopReason: incomplete ?? response.status ?? 'completed',
     // A copy: the calls' arguments are handed to the tools, and what goes back must be what came.
-    providerItems: { format: FORMAT, items: structuredClone(response.output) },
+    providerItems: { format: RESPONSES_FORMAT, items: structuredClone(response.output) },
   };
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   if (approvalRequests.length > 0) result.approvalRequests = approvalRequests;
