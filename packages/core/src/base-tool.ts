@@ -5,6 +5,7 @@ import { ContextAccessPlan, contextAccessProblem, copyAccess, type ContextAccess
 import { callView, type ExecutionContext } from './execution-context.js';
 import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type CallTarget, type Terminal } from './pipeline/pipeline.js';
 import { ArgumentValidation, Refusal, passAll, readArguments, refuse, validateStandard } from './pipeline/argument-validation.js';
+import { isAsync, isThenable, whenSettled, type MaybePromise } from './pipeline/maybe-async.js';
 import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
 import { checkToolName } from './tool-name.js';
@@ -102,10 +103,6 @@ export interface InvokeOptions {
    * passes its `toolTimeoutMs` here, MCP tools included; `invoke` has no default.
    */
   defaultTimeoutMs?: number;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** Settles with the tool's outcome, or rejects with an Aborted error as soon as the run is aborted. */
@@ -391,9 +388,10 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * arguments (`ArgumentValidation`), applies the time limit and the run's abort signal, runs the
    * build step's preparers and `execute`, and turns the outcome into a result.
    * Kept free of closures, timers and listeners unless a time limit, an abort
-   * signal or an async tool needs them; a sync tool's result comes back at once.
+   * signal or an async tool needs them; a sync tool's result comes back at once
+   * (pipeline/maybe-async.ts says why).
    */
-  [TOOL_STAGE](context: ExecutionContext, callId: string, rawArgs: unknown, options: InvokeOptions | undefined): ToolResult | Promise<ToolResult> {
+  [TOOL_STAGE](context: ExecutionContext, callId: string, rawArgs: unknown, options: InvokeOptions | undefined): MaybePromise<ToolResult> {
     const signal = context.signal;
     if (signal?.aborted) return this.abortedResult(signal);
     let prepared: Record<string, unknown> | Refusal;
@@ -420,7 +418,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   /** The build step's preparers (an async Standard Schema check among them), then `execute`. */
-  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>): ToolResult | Promise<ToolResult> {
+  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>): MaybePromise<ToolResult> {
     const callContext = this.perCallContext ? callView(context, callId, this.name, this.contextPlan) : context;
     if (this.preparers === undefined) return this.runExecute(callContext, args);
     const signal = context.signal;
@@ -437,25 +435,21 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   /** Calls `execute` and settles its outcome, racing an async one against the run's abort signal. */
-  private runExecute(context: ExecutionContext, args: Record<string, unknown>): ToolResult | Promise<ToolResult> {
+  private runExecute(context: ExecutionContext, args: Record<string, unknown>): MaybePromise<ToolResult> {
     let value: unknown;
     try {
       value = this.execute(context, args as Args);
       // Reading `then` may throw too (a hostile getter).
-      if (!isThenable(value)) return this.settle(value);
+      if (!isThenable(value)) return this.resultOf(value);
     } catch (error) {
       return this.failure(error);
     }
     const signal = context.signal;
-    const running =
-      signal !== undefined && !this.settlesOnAbort
-        ? raceAbort(value, signal, this.name)
-        : value instanceof Promise
-          ? (value as Promise<unknown>)
-          : Promise.resolve(value);
-    return running.then(
-      (v) => this.settle(v),
-      (error: unknown) => this.failure(error),
+    const running = signal !== undefined && !this.settlesOnAbort ? raceAbort(value, signal, this.name) : value;
+    return whenSettled(
+      running,
+      (v) => this.resultOf(v),
+      (error) => this.failure(error),
     );
   }
 
@@ -466,16 +460,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * its signal. A call that settles at once sets no timer; a tool that never sees
    * the context gets no deadline signal either, only the timer.
    */
-  private underTimeLimit(
-    context: ExecutionContext,
-    ms: number,
-    rest: (context: ExecutionContext) => ToolResult | Promise<ToolResult>,
-  ): ToolResult | Promise<ToolResult> {
+  private underTimeLimit(context: ExecutionContext, ms: number, rest: (context: ExecutionContext) => MaybePromise<ToolResult>): MaybePromise<ToolResult> {
     const deadline = this.perCallContext || this.preparers !== undefined ? new AbortController() : undefined;
     const signal = context.signal;
     const limited = deadline === undefined ? context : context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
     const running = rest(limited);
-    if (!(running instanceof Promise)) return running;
+    if (!isAsync(running)) return running;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${ms} ms.`);
@@ -499,7 +489,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     return args;
   }
 
-  private settle(value: unknown): ToolResult {
+  private resultOf(value: unknown): ToolResult {
     try {
       return normalizeResult(value);
     } catch (error) {

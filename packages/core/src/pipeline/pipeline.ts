@@ -6,6 +6,7 @@ import { callMisuse, type CallEntry } from './call-misuse.js';
 import { DEFAULT_MAX_ERROR_CHARS, boundErrorResult } from '../error-text.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
 import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
+import { andThen, isAsync, isThenable, toPromise, whenSettled, type MaybePromise } from './maybe-async.js';
 
 /*
  * The stages of one call, in order, and the file that holds each:
@@ -20,6 +21,9 @@ import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-
  *    step's preparers, `execute`, and its outcome as a `ToolResult`;
  * 6. an error result cut to its `maxErrorChars` (error-text.ts);
  * 7. the `tool_result` event (`recordCallEnd`, here).
+ *
+ * Each stage returns its result at once when it has it, and a promise only when
+ * something async came up (pipeline/maybe-async.ts says why).
  */
 
 /**
@@ -29,16 +33,12 @@ import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-
  */
 export const TOOL_STAGE: unique symbol = Symbol.for('anytool.toolStage.v1') as never;
 
-export type ToolStage = (context: ExecutionContext, callId: string, args: unknown, options: InvokeOptions | undefined) => ToolResult | Promise<ToolResult>;
+export type ToolStage = (context: ExecutionContext, callId: string, args: unknown, options: InvokeOptions | undefined) => MaybePromise<ToolResult>;
 
 /** What ends a chain: the tool's stage, an unknown-tool result, or another toolset's `invoke`. */
-export type Terminal = (call: ToolCall) => ToolResult | Promise<ToolResult>;
+export type Terminal = (call: ToolCall) => MaybePromise<ToolResult>;
 
-type Outcome = ToolResult | Promise<ToolResult>;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
+type Outcome = MaybePromise<ToolResult>;
 
 /** Middleware in call order, outermost first, checked once when it is added. */
 export class Chain {
@@ -122,23 +122,23 @@ function befores(list: readonly Middleware[], call: ToolCall, terminal: Terminal
       return afters(list, call, i, hookFailed(call, middleware, 'before', error));
     }
     if (isThenable(out)) {
-      return Promise.resolve(out).then(
+      return whenSettled(
+        out,
         (value) => (value === undefined ? befores(list, call, terminal, i + 1) : afters(list, call, i, asResult(call, middleware, 'before', value))),
-        (error: unknown) => afters(list, call, i, hookFailed(call, middleware, 'before', error)),
+        (error) => afters(list, call, i, hookFailed(call, middleware, 'before', error)),
       );
     }
     if (out !== undefined) return afters(list, call, i, asResult(call, middleware, 'before', out));
   }
   const last = list.length - 1;
-  const result = arounds(list, call, terminal, 0);
-  return result instanceof Promise ? result.then((r) => afters(list, call, last, r)) : afters(list, call, last, result);
+  return andThen(arounds(list, call, terminal, 0), (result) => afters(list, call, last, result));
 }
 
 function arounds(list: readonly Middleware[], call: ToolCall, terminal: Terminal, from: number): Outcome {
   for (let i = from; i < list.length; i++) {
     const middleware = list[i]!;
     if (middleware.around === undefined) continue;
-    const next = (): Promise<ToolResult> => Promise.resolve(arounds(list, call, terminal, i + 1));
+    const next = (): Promise<ToolResult> => toPromise(arounds(list, call, terminal, i + 1));
     let out: unknown;
     try {
       out = middleware.around(call, next);
@@ -146,9 +146,10 @@ function arounds(list: readonly Middleware[], call: ToolCall, terminal: Terminal
       return hookFailed(call, middleware, 'around', error);
     }
     if (isThenable(out)) {
-      return Promise.resolve(out).then(
+      return whenSettled(
+        out,
         (value) => asResult(call, middleware, 'around', value),
-        (error: unknown) => hookFailed(call, middleware, 'around', error),
+        (error) => hookFailed(call, middleware, 'around', error),
       );
     }
     return asResult(call, middleware, 'around', out);
@@ -170,9 +171,10 @@ function afters(list: readonly Middleware[], call: ToolCall, from: number, resul
     }
     if (isThenable(out)) {
       const current = result;
-      return Promise.resolve(out).then(
+      return whenSettled(
+        out,
         (value) => afters(list, call, i - 1, value === undefined ? current : asResult(call, middleware, 'after', value)),
-        (error: unknown) => afters(list, call, i - 1, hookFailed(call, middleware, 'after', error)),
+        (error) => afters(list, call, i - 1, hookFailed(call, middleware, 'after', error)),
       );
     }
     if (out !== undefined) result = asResult(call, middleware, 'after', out);
@@ -227,7 +229,7 @@ export function invokeThrough(
   const ctx = context === undefined ? new ExecutionContext() : frameworkContext(context);
   if (ctx === undefined || typeof name !== 'string' || options !== undefined) {
     const misuse = callMisuse(target.entry, tool, name, context, ctx, options);
-    if (misuse !== undefined) return Promise.resolve(misuse);
+    if (misuse !== undefined) return toPromise(misuse);
   }
   const callId = options?.callId ?? ctx!.nextCallId();
   const started = now();
@@ -250,8 +252,9 @@ export function invokeThrough(
       `tool "${name}" (call ${callId}): ${describeError(error)}`,
     );
   }
-  if (out instanceof Promise) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result.isError ? bounded(result, tool, options) : result));
-  return Promise.resolve(recordCallEnd(ctx!, callId, name, started, out.isError ? bounded(out, tool, options) : out));
+  // Written out rather than with `andThen`: a sync call makes no closure.
+  if (isAsync(out)) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result.isError ? bounded(result, tool, options) : result));
+  return toPromise(recordCallEnd(ctx!, callId, name, started, out.isError ? bounded(out, tool, options) : out));
 }
 
 /** An error result within the call's `maxErrorChars` (else the tool's, else the default). */
@@ -276,7 +279,7 @@ function invokeInside(call: ToolCall, chain: Chain, inner: (call: ToolCall, opti
       return failedInside(c, error);
     }
   };
-  return Promise.resolve(runChain(chain, call, reach)).then((outcome) => {
+  return toPromise(runChain(chain, call, reach)).then((outcome) => {
     const result = outcome.isError ? bounded(outcome, tool, options) : outcome;
     if (call.reached) return result;
     recordCallStart(ctx, callId, name, args, started);
@@ -314,7 +317,7 @@ export class Pipeline {
   invoke(toolset: ToolInvoker, name: string, args: unknown, context?: ExecutionContext, options?: InvokeOptions): Promise<ToolResult> {
     const ctx = context === undefined ? new ExecutionContext() : frameworkContext(context);
     const misuse = callMisuse('pipeline', undefined, name, context, ctx, options);
-    if (misuse !== undefined || ctx === undefined) return Promise.resolve(misuse!);
+    if (misuse !== undefined || ctx === undefined) return toPromise(misuse!);
     const callId = options?.callId ?? ctx.nextCallId();
     let tool: BaseTool | undefined;
     try {
