@@ -3,29 +3,37 @@ import {
   ErrorCode,
   ExecutionContext,
   Pipeline,
+  ToolOutputStore,
   ToolPins,
   Toolset,
   approval,
   askApproval,
   errorResult,
+  extractTraceContext,
+  injectTraceContext,
   isAnytoolError,
   isToolset,
+  normalizeResult,
   resultText,
   toolSearchTool,
   tracing,
   type ApprovalCallback,
   type BaseTool,
   type ApprovalPolicy,
+  type Interruption,
+  type InterruptionAnswer,
   type ToolDefinition,
   type TextDeltaEvent,
   type Middleware,
   type OutputBudgetOptions,
+  type StoredOutput,
   type ToolResult,
   type ToolSearchOptions,
   type ToolSource,
   type TracingOptions,
 } from '@anytool/core';
-import { describeError, now } from '@anytool/core/internal';
+import { randomUUID } from 'node:crypto';
+import { allowPausing, canonicalJson, describeError, giveAnswers, now, takeInterruptions } from '@anytool/core/internal';
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
 import {
@@ -45,6 +53,19 @@ import {
 } from './model.js';
 import { prepareStep, type PrepareStep } from './prepare-step.js';
 import { RunOutputs } from './run-outputs.js';
+import {
+  RUN_STATE_FORMAT,
+  RUN_STATE_VERSION,
+  argumentsDigest,
+  checkRunState,
+  sha256,
+  signItem,
+  signatureMatches,
+  type PendingItem,
+  type ResumeAnswers,
+  type RunState,
+} from './run-state.js';
+import type { RunStore } from './run-store.js';
 import { RunStream } from './run-stream.js';
 import { RunTelemetry } from './telemetry.js';
 import { StopConditions, type StepResult, type StopCondition } from './stop-condition.js';
@@ -92,9 +113,24 @@ export interface AgentOptions {
    * or one whose annotations say destructive (as MCP servers mark them), and each
    * call of a remote MCP server that OpenAI holds for approval
    * (`builtin.openai.mcp({ ..., require_approval: 'always' })`). With no callback
-   * such calls are refused.
+   * such calls are refused. `'pause'` (or a callback answering `'pause'`): the run
+   * stops with `stopReason: 'interrupted'` and the calls waiting for an answer in
+   * `interruptions`; `resume` goes on once a person answered, in any process.
    */
-  approve?: ApprovalCallback;
+  approve?: ApprovalCallback | 'pause';
+  /**
+   * Signs each pending item of a paused run (HMAC-SHA256 over the run, the item,
+   * the call, the tool and the arguments): `resume` then takes only answers that
+   * carry their item's `signature`, so an answer sent through a browser cannot be
+   * turned into an answer for another call. Keep it on the server.
+   */
+  signingSecret?: string | Uint8Array;
+  /**
+   * Where paused runs are saved (`MemoryRunStore`, `RedisRunStore`, your own): a
+   * paused run's state is saved under its run id, and `resume(runId, answers)`
+   * takes it back once, whichever process asks.
+   */
+  store?: RunStore;
   /**
    * Decides each call from its validated arguments before the default rule:
    * `'allow'`, `'ask'` (the `approve` callback), `'deny'`, or undefined for the
@@ -152,8 +188,8 @@ export interface RunOptions {
   timeoutMs?: number | false;
 }
 
-/** Why a run ended. */
-export type StopReason = 'final_answer' | 'max_steps' | 'stop_condition' | 'timeout' | 'aborted';
+/** Why a run ended; `interrupted`: it paused for the answers its `interruptions` ask for. */
+export type StopReason = 'final_answer' | 'max_steps' | 'stop_condition' | 'timeout' | 'aborted' | 'interrupted';
 
 export interface RunResult {
   /** The model's last text: the answer when `stopReason` is `final_answer`. */
@@ -167,6 +203,10 @@ export interface RunResult {
   messages: ModelMessage[];
   /** The run's context; `context.events` tells the whole story in order. */
   context: ExecutionContext;
+  /** With `interrupted`: what the run waits for, each with what to show a person and how to answer it. */
+  interruptions?: PendingItem[];
+  /** With `interrupted`: the paused run as JSON-safe data, for `resume` (saved in the agent's `store` too, when it has one). */
+  state?: RunState;
 }
 
 /**
@@ -230,7 +270,10 @@ export class Agent {
   private readonly calls: Pipeline;
   /** Per run (keyed by its shared state): the current turn's calls that repeated an id, by their new id. */
   private readonly repeated = new WeakMap<object, ReadonlyMap<string, string>>();
-  private readonly approve: ApprovalCallback | undefined;
+  private readonly approve: ApprovalCallback | 'pause' | undefined;
+  private readonly signingSecret: string | Uint8Array | undefined;
+  /** Where paused runs are saved; undefined when the application keeps states itself. */
+  readonly store: RunStore | undefined;
   private readonly toolSearch: ToolSearchOptions | undefined;
   /** The portable search tool over the toolset's deferred tools, and a toolset holding just it; made when first needed. */
   private search: { tool: BaseTool; toolset: Toolset } | undefined;
@@ -278,8 +321,26 @@ export class Agent {
     this.settings = options.settings;
     this.name = options.name;
     this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
-    const approve: ApprovalCallback | undefined = options.approve;
+    const approve = options.approve;
+    if (approve !== undefined && approve !== 'pause' && typeof approve !== 'function') {
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `Agent: \`approve\` must be a function answering each approval question, or 'pause' to pause the run with the question; got ${describeError(approve).slice(0, 60)}`,
+      );
+    }
     this.approve = approve;
+    const secret = options.signingSecret;
+    if (secret !== undefined && !(typeof secret === 'string' ? secret.length >= 16 : secret instanceof Uint8Array && secret.length >= 16)) {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'Agent: `signingSecret` must be a string or bytes of at least 16 characters (use 32 random bytes)');
+    }
+    this.signingSecret = secret;
+    if (options.store !== undefined && (typeof options.store?.save !== 'function' || typeof options.store.take !== 'function')) {
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        'Agent: `store` must be a RunStore (MemoryRunStore, RedisRunStore, or an object with save, load, take and delete)',
+      );
+    }
+    this.store = options.store;
     const pins = options.pins === false ? false : (options.pins ?? new ToolPins());
     this.pins = pins === false ? undefined : pins;
     this.calls = new Pipeline(
@@ -339,7 +400,56 @@ export class Agent {
     return stream;
   }
 
-  private async loop(input: string | readonly ModelMessage[], options: RunOptions, stream: RunStream | undefined): Promise<RunResult> {
+  /**
+   * Continues a paused run with the answers to its pending items (by item id), in
+   * this process or any other with the same tools: approved calls run, refused
+   * ones end with `APPROVAL_DENIED`, answered questions go back to their tool, a
+   * result the application gives becomes its call's result; then the loop goes on.
+   * An item left unanswered is asked again. `from` is the paused run's `state`, or
+   * its run id when the agent has a `store`.
+   *
+   * A state is resumed once: with a store, `take` hands each pause to one caller;
+   * without one, this process refuses a pause it resumed already. Either way a
+   * second resume ends with `RUN_ALREADY_RESUMED` and runs nothing.
+   *
+   * @example
+   * const paused = await agent.run('Delete the old reports');
+   * // later, maybe elsewhere:
+   * const done = await agent.resume(paused.state!, { [paused.interruptions![0]!.id]: { approved: true } });
+   */
+  async resume(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): Promise<RunResult> {
+    let state: RunState;
+    if (typeof from === 'string') {
+      if (this.store === undefined) {
+        throw new AnytoolError(
+          ErrorCode.InvalidOptions,
+          `Agent.resume("${from.slice(0, 80)}"): resuming by run id needs the agent's \`store\`; pass the paused run's state instead`,
+        );
+      }
+      const loaded = await this.store.load(from);
+      if (loaded === undefined) throw alreadyResumed(from, 'the store holds no paused run of that id (it was resumed already, expired, or never paused)');
+      state = checkRunState(loaded);
+    } else {
+      state = checkRunState(from);
+    }
+    this.checkTools(state);
+    const given = this.readAnswers(state, answers);
+    // Taken last, once everything was checked: a refused resume leaves the paused run as it was.
+    if (this.store !== undefined) {
+      const taken = await this.store.take(state.runId, state.pauseId);
+      if (taken === undefined) throw alreadyResumed(state.runId, 'another resume took it from the store first');
+    } else if (!resumedPauses.claim(state.pauseId)) {
+      throw alreadyResumed(state.runId, 'this process resumed the same pause before');
+    }
+    return this.loop(undefined, options, undefined, { state, ...given });
+  }
+
+  private async loop(
+    input: string | readonly ModelMessage[] | undefined,
+    options: RunOptions,
+    stream: RunStream | undefined,
+    resumed?: Resumption,
+  ): Promise<RunResult> {
     const maxSteps = options.maxSteps ?? this.maxSteps;
     checkLimit('maxSteps', maxSteps);
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
@@ -348,28 +458,45 @@ export class Agent {
     const deadline = timeoutMs === false ? undefined : AbortSignal.timeout(timeoutMs);
     const signals = [options.context?.signal, options.signal, deadline].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
-    const context = options.context ?? new ExecutionContext(signal === undefined ? {} : { signal });
+    const paused = resumed?.state;
+    // A resumed run keeps its id and goes on in the trace it paused in.
+    const trace = paused?.trace === undefined ? undefined : extractTraceContext(paused.trace);
+    const context =
+      options.context ??
+      new ExecutionContext({
+        ...(signal === undefined ? {} : { signal }),
+        ...(paused === undefined ? {} : { runId: paused.runId }),
+        ...(trace === undefined ? {} : { trace }),
+      });
+    allowPausing(context);
     const telemetry = this.tracing === undefined ? undefined : new RunTelemetry(this.tracing, this.model, this.name, context.trace);
     let runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
     if (telemetry !== undefined) runContext = runContext.withTrace(telemetry.trace);
 
-    const messages: ModelMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : [...input];
+    const messages: ModelMessage[] = paused !== undefined ? [...paused.messages] : typeof input === 'string' ? [{ role: 'user', content: input }] : [...input!];
+    const inputLength = paused?.inputLength ?? messages.length;
     // Every call id of the conversation: an id made up for a call never equals one of them.
     const usedIds = callIdsOf(messages);
     // Hosted calls the user approved: their call is recorded, their result comes in a later turn.
     const approved = new Set<string>();
-    if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
-    const last = messages[messages.length - 1];
-    if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
+    if (paused === undefined) {
+      if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
+      const last = messages[messages.length - 1];
+      if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
+    }
 
-    const usage = emptyUsage();
-    let text = '';
+    const usage = paused === undefined ? emptyUsage() : { ...paused.usage };
+    let text = paused === undefined ? '' : lastAssistantText(messages);
     // The run's calls go through the agent's toolset with the output budget and reader, made for the run.
     const runToolset = this.outputs.open();
-    const finish = (stopReason: StopReason, steps: number, errorType?: string): RunResult => {
+    if (paused?.outputs !== undefined) {
+      const store = ToolOutputStore.of(context);
+      for (const output of paused.outputs) store.restore(output);
+    }
+    const finish = (stopReason: StopReason, steps: number, errorType?: string, pause?: Pick<RunResult, 'interruptions' | 'state'>): RunResult => {
       telemetry?.end(usage, stopReason, steps, errorType);
       this.outputs.release(context, runToolset);
-      return { text, stopReason, steps, usage, messages, context };
+      return { text, stopReason, steps, usage, messages, context, ...pause };
     };
     const interrupted = (steps: number): RunResult => {
       const timedOut = deadline?.aborted === true;
@@ -385,7 +512,7 @@ export class Agent {
     // against the signal (an abort listener costs a few µs; the client still aborts its request on the signal).
     const readerOnly = stream !== undefined && signal === stream.signal && this.model.stream !== undefined;
     const tools = this.runTools(runToolset, messages);
-    const steps: StepResult[] = [];
+    const steps: StepResult[] = paused === undefined ? [] : stepsOf(messages, inputLength);
     // A hook of the developer's that failed (prepareStep, stopWhen) ends the run as a failed model call does.
     const failed = (failure: AnytoolError, taken: number): AnytoolError => {
       context.record({ type: 'error', code: failure.code, message: failure.message });
@@ -393,67 +520,97 @@ export class Agent {
       this.outputs.release(context, runToolset);
       return failure;
     };
-    for (let step = 1; ; step++) {
+    if (resumed !== undefined) giveAnswers(runContext, resumed.answers);
+    for (let step = paused?.steps ?? 1; ; step++) {
       if (signal?.aborted) return interrupted(step - 1);
-      // A tool whose definition changed since it was approved is shown as approved until the change is.
-      const definitions = this.shownTools(tools.definitions(this.outputs.extraDefinitions(context)));
-      let request: ModelRequest;
-      if (this.prepareStep === undefined) {
-        request = this.request(messages, definitions, signal);
+      let turn: PausedTurn;
+      if (resumed !== undefined && step === paused!.steps) {
+        // The paused turn: its model answer is in the messages, what is left of it is run now.
+        turn = resumedTurn(resumed, messages);
       } else {
-        let prepared;
+        // A tool whose definition changed since it was approved is shown as approved until the change is.
+        const definitions = this.shownTools(tools.definitions(this.outputs.extraDefinitions(context)));
+        let request: ModelRequest;
+        if (this.prepareStep === undefined) {
+          request = this.request(messages, definitions, signal);
+        } else {
+          let prepared;
+          try {
+            prepared = await prepareStep(this.prepareStep, { step, steps, messages, tools: definitions, context: runContext });
+          } catch (error) {
+            throw failed(error as AnytoolError, step - 1);
+          }
+          request = this.request(prepared.messages, prepared.tools, signal);
+          if (prepared.toolChoice !== undefined) request.toolChoice = prepared.toolChoice;
+          if (signal?.aborted) return interrupted(step - 1);
+        }
+        const chat = telemetry?.chat(request);
+        let response: ModelResponse;
         try {
-          prepared = await prepareStep(this.prepareStep, { step, steps, messages, tools: definitions, context: runContext });
+          const model = stream === undefined ? this.model.generate(request) : this.streamTurn(stream, request, step, context);
+          // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
+          response = await (readerOnly ? model : untilAborted(model, signal));
         } catch (error) {
-          throw failed(error as AnytoolError, step - 1);
+          stream?.endTurn();
+          if (signal?.aborted) {
+            chat?.(undefined, deadline?.aborted === true ? ErrorCode.Timeout : ErrorCode.Aborted);
+            return interrupted(step - 1);
+          }
+          const failure = modelFailure(this.model, step, error);
+          chat?.(undefined, failure.code);
+          context.record({ type: 'error', code: failure.code, message: failure.message });
+          telemetry?.end(usage, 'model_failed', step - 1, failure.code);
+          this.outputs.release(context, runToolset);
+          throw failure;
         }
-        request = this.request(prepared.messages, prepared.tools, signal);
-        if (prepared.toolChoice !== undefined) request.toolChoice = prepared.toolChoice;
-        if (signal?.aborted) return interrupted(step - 1);
-      }
-      const chat = telemetry?.chat(request);
-      let response: ModelResponse;
-      try {
-        const turn = stream === undefined ? this.model.generate(request) : this.streamTurn(stream, request, step, context);
-        // Raced against the run's signal: a model that ignores request.signal cannot outlive the time limit or an abort.
-        response = await (readerOnly ? turn : untilAborted(turn, signal));
-      } catch (error) {
-        stream?.endTurn();
-        if (signal?.aborted) {
-          chat?.(undefined, deadline?.aborted === true ? ErrorCode.Timeout : ErrorCode.Aborted);
-          return interrupted(step - 1);
+        chat?.(response);
+        addUsage(usage, response.usage);
+        text = response.text;
+        const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
+        const assistant: AssistantMessage = { role: 'assistant', content: response.text };
+        if (calls.length > 0) assistant.toolCalls = calls;
+        if (response.providerItems !== undefined) assistant.providerItems = response.providerItems;
+        messages.push(assistant);
+        context.record({
+          type: 'message',
+          role: 'assistant',
+          text: response.text,
+          data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
+        });
+        recordBuiltinCalls(response, context, this.model.provider ?? this.model.name, approved);
+        for (const diagnostic of response.diagnostics ?? []) context.diagnose({ ...diagnostic, source: this.model.name });
+        const approvalRequests = response.approvalRequests ?? [];
+        // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
+        if (calls.length === 0 && approvalRequests.length === 0 && response.paused !== true) return finish('final_answer', step);
+        turn = { response, assistant, calls, repeated, finished: new Map(), hostedPending: [] };
+        if (approvalRequests.length > 0) {
+          const answered = await this.answerApprovals(approvalRequests, runContext, approved);
+          assistant.approvals = answered.approvals;
+          turn.hostedPending = answered.pending;
         }
-        const failure = modelFailure(this.model, step, error);
-        chat?.(undefined, failure.code);
-        context.record({ type: 'error', code: failure.code, message: failure.message });
-        telemetry?.end(usage, 'model_failed', step - 1, failure.code);
-        this.outputs.release(context, runToolset);
-        throw failure;
       }
-      chat?.(response);
-      addUsage(usage, response.usage);
-      text = response.text;
-      const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
-      const assistant: AssistantMessage = { role: 'assistant', content: response.text };
-      if (calls.length > 0) assistant.toolCalls = calls;
-      if (response.providerItems !== undefined) assistant.providerItems = response.providerItems;
-      messages.push(assistant);
-      context.record({
-        type: 'message',
-        role: 'assistant',
-        text: response.text,
-        data: { step, model: this.model.name, toolCalls: calls, usage: response.usage, stopReason: response.stopReason },
-      });
-      recordBuiltinCalls(response, context, this.model.provider ?? this.model.name, approved);
-      for (const diagnostic of response.diagnostics ?? []) context.diagnose({ ...diagnostic, source: this.model.name });
-      const approvalRequests = response.approvalRequests ?? [];
-      // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
-      if (calls.length === 0 && approvalRequests.length === 0 && response.paused !== true) return finish('final_answer', step);
-      if (approvalRequests.length > 0) assistant.approvals = await this.answerApprovals(approvalRequests, runContext, approved);
 
+      const { response, assistant, calls } = turn;
+      const results = calls.length === 0 ? [] : await this.runTurn(turn, runContext, tools);
+      const waiting = pendingCalls(calls, results, takeInterruptions(runContext));
+      if (waiting.size > 0 || turn.hostedPending.length > 0) {
+        const pause = await this.pause({
+          runId: context.runId,
+          step,
+          messages,
+          inputLength,
+          usage,
+          turn,
+          results,
+          waiting,
+          resumed,
+          context: runContext,
+          telemetry,
+        });
+        return finish('interrupted', step, undefined, pause);
+      }
       const toolResults: ToolMessage[] = [];
       if (calls.length > 0) {
-        const results = await this.runCalls(calls, repeated, runContext, tools);
         tools.record(calls, results);
         calls.forEach((call, i) => {
           const message: ToolMessage = { role: 'tool', callId: call.id, name: call.name, result: results[i]! };
@@ -461,6 +618,7 @@ export class Agent {
           toolResults.push(message);
         });
       }
+      if (assistant.approvals?.length === 0) delete assistant.approvals;
       if (signal?.aborted) return interrupted(step);
       steps.push({ step, response, toolCalls: calls, toolResults });
       let stop: StopReason | undefined;
@@ -473,6 +631,169 @@ export class Agent {
     }
   }
 
+  /** Runs the calls of a turn not finished yet (all of a fresh turn's), and gives every call's result in the model's order. */
+  private async runTurn(turn: PausedTurn, context: ExecutionContext, tools: LoadedTools): Promise<ToolResult[]> {
+    const { calls, finished } = turn;
+    if (finished.size === 0) return this.runCalls(calls, turn.repeated, context, tools);
+    const left = calls.filter((call) => !finished.has(call.id));
+    const ran = await this.runCalls(left, new Map(), context, tools);
+    const byId = new Map(left.map((call, i) => [call.id, ran[i]!]));
+    return calls.map((call) => finished.get(call.id) ?? byId.get(call.id)!);
+  }
+
+  /** The state of a run that stops for answers: saved in the store when the agent has one. */
+  private async pause(paused: {
+    runId: string;
+    step: number;
+    messages: ModelMessage[];
+    inputLength: number;
+    usage: Usage;
+    turn: PausedTurn;
+    results: readonly ToolResult[];
+    waiting: ReadonlyMap<string, Interruption>;
+    resumed: Resumption | undefined;
+    context: ExecutionContext;
+    telemetry: RunTelemetry | undefined;
+  }): Promise<Pick<RunResult, 'interruptions' | 'state'>> {
+    const { runId, turn, waiting, context } = paused;
+    const pending: PendingItem[] = [];
+    const digests: Record<string, string> = {};
+    const item = (fields: Omit<PendingItem, 'id' | 'argsDigest'>): PendingItem => {
+      const made: PendingItem = { id: `pending_${randomUUID()}`, argsDigest: argumentsDigest(fields.args), ...fields };
+      if (this.signingSecret !== undefined) made.signature = signItem(this.signingSecret, runId, made);
+      return made;
+    };
+    const results: Record<string, ToolResult> = {};
+    turn.calls.forEach((call, i) => {
+      const waits = waiting.get(call.id);
+      if (waits === undefined) {
+        results[call.id] = paused.results[i]!;
+        return;
+      }
+      const tool = this.toolset.get(call.name);
+      if (tool !== undefined) digests[call.name] = sha256(canonicalDefinition(tool.definition));
+      const fields: Omit<PendingItem, 'id' | 'argsDigest'> = { kind: waits.kind, callId: call.id, tool: call.name, args: call.arguments, reason: waits.reason };
+      if (waits.approval !== undefined)
+        fields.approval =
+          waits.approval.change === undefined ? { kind: waits.approval.kind } : { kind: waits.approval.kind, fields: [...waits.approval.change.fields] };
+      if (waits.questions !== undefined) fields.questions = waits.questions;
+      // The answers of earlier questions go with the new one: the tool asks them again when it runs again.
+      const earlier = paused.resumed?.answers.get(call.id);
+      const before = earlier?.kind === 'input' ? earlier.inputs : undefined;
+      if (before !== undefined) fields.answered = before;
+      if (waits.resume !== undefined) fields.resume = waits.resume;
+      pending.push(item(fields));
+    });
+    for (const request of turn.hostedPending)
+      pending.push(
+        item({
+          kind: 'approval',
+          callId: request.id,
+          tool: request.name,
+          args: request.arguments,
+          reason: `the provider holds its call to "${request.name}" for approval`,
+          hosted: true,
+        }),
+      );
+    const state: RunState = {
+      format: RUN_STATE_FORMAT,
+      version: RUN_STATE_VERSION,
+      runId,
+      pauseId: randomUUID(),
+      pausedAt: new Date().toISOString(),
+      steps: paused.step,
+      messages: paused.messages,
+      inputLength: paused.inputLength,
+      turn: { calls: turn.calls, results, ...(turn.assistant.approvals === undefined ? {} : { approvals: turn.assistant.approvals }) },
+      usage: { ...paused.usage },
+      pending,
+      tools: digests,
+    };
+    if (this.name !== undefined) state.agent = this.name;
+    const outputs = keptOutputs(context, paused.messages, results);
+    if (outputs.length > 0) state.outputs = outputs;
+    const carrier: Record<string, string> = {};
+    injectTraceContext(paused.telemetry?.trace ?? context.trace, carrier);
+    if (carrier['traceparent'] !== undefined) state.trace = carrier;
+    // The JSON the state will travel as: what a resume elsewhere reads.
+    const data = JSON.parse(JSON.stringify(state)) as RunState;
+    if (this.store !== undefined) await this.store.save(data);
+    return { interruptions: data.pending, state: data };
+  }
+
+  /** Refuses a state whose tools changed since it paused: a call approved for one definition must not run another. */
+  private checkTools(state: RunState): void {
+    const changed: string[] = [];
+    for (const [name, digest] of Object.entries(state.tools)) {
+      const tool = this.toolset.get(name);
+      if (tool === undefined) changed.push(`"${name}" (gone)`);
+      else if (sha256(canonicalDefinition(tool.definition)) !== digest) changed.push(`"${name}" (its definition differs)`);
+    }
+    if (changed.length > 0) {
+      throw new AnytoolError(
+        ErrorCode.RunToolsChanged,
+        `Agent.resume(): run "${state.runId}" paused with tools that changed since: ${changed.join(', ')}. Nothing ran; start a new run, or resume where the tools are those the run paused with`,
+      );
+    }
+  }
+
+  /** The answers checked against their items, by call id; throws `RESUME_ANSWER_INVALID` for one that does not fit. */
+  private readAnswers(state: RunState, answers: ResumeAnswers): Omit<Resumption, 'state'> {
+    if (typeof answers !== 'object' || answers === null || Array.isArray(answers)) {
+      throw invalidAnswer(
+        `the answers must be an object of answers by pending item id, got ${Array.isArray(answers) ? 'an array' : describeError(answers).slice(0, 60)}`,
+      );
+    }
+    const items = new Map(state.pending.map((item) => [item.id, item]));
+    const byCall = new Map<string, InterruptionAnswer>();
+    const hosted: BuiltinApproval[] = [];
+    for (const [id, answer] of Object.entries(answers)) {
+      const item = items.get(id);
+      if (item === undefined)
+        throw invalidAnswer(`run "${state.runId}" has no pending item "${id.slice(0, 80)}" (its items: ${[...items.keys()].join(', ') || 'none'})`);
+      if (typeof answer !== 'object' || answer === null)
+        throw invalidAnswer(`the answer to item "${id}" must be an object, got ${describeError(answer).slice(0, 60)}`);
+      for (const field of ['tool', 'callId', 'argsDigest'] as const) {
+        if (answer[field] !== undefined && answer[field] !== item[field]) {
+          throw invalidAnswer(
+            `the answer to item "${id}" is bound to ${field} ${JSON.stringify(answer[field]).slice(0, 80)}, but the item's is ${JSON.stringify(item[field])}: it answers another call`,
+          );
+        }
+      }
+      if (this.signingSecret !== undefined && !signatureMatches(signItem(this.signingSecret, state.runId, item), answer.signature)) {
+        throw invalidAnswer(
+          `the answer to item "${id}" (tool "${item.tool}") does not carry the item's signature; send back the \`signature\` of the pending item it answers`,
+        );
+      }
+      byCall.set(item.callId, this.answerOf(item, answer));
+      const given = byCall.get(item.callId)!;
+      if (item.hosted === true && given.kind === 'approval')
+        hosted.push({ id: item.callId, approved: given.approved, ...(given.reason === undefined ? {} : { reason: given.reason }) });
+    }
+    return { answers: byCall, hosted, unanswered: state.pending.filter((item) => item.hosted === true && !(item.id in answers)) };
+  }
+
+  private answerOf(item: PendingItem, answer: ResumeAnswers[string]): InterruptionAnswer {
+    const wrong = (what: string): AnytoolError => invalidAnswer(`item "${item.id}" (tool "${item.tool}") asks for ${what}`);
+    if (item.kind === 'approval') {
+      if (!('approved' in answer) || typeof answer.approved !== 'boolean') throw wrong('an approval: answer { approved: true } or { approved: false, reason }');
+      const reason = 'reason' in answer && typeof answer.reason === 'string' ? answer.reason : undefined;
+      return reason === undefined ? { kind: 'approval', approved: answer.approved } : { kind: 'approval', approved: answer.approved, reason };
+    }
+    if (item.kind === 'input') {
+      if (!('input' in answer)) throw wrong('the answer to its question: answer { input: value } (or { input: { [key]: value } } for several questions)');
+      const keys = Object.keys(item.questions ?? {});
+      const value = answer.input;
+      let byKey: Record<string, unknown>;
+      if (keys.length <= 1) byKey = { [keys[0] ?? 'input-1']: value };
+      else if (typeof value === 'object' && value !== null && keys.every((key) => Object.hasOwn(value, key))) byKey = value as Record<string, unknown>;
+      else throw wrong(`answers to ${keys.length} questions: answer { input: { ${keys.map((key) => `"${key}": ...`).join(', ')} } }`);
+      const inputs = { ...item.answered, ...byKey };
+      return item.resume === undefined ? { kind: 'input', inputs } : { kind: 'input', inputs, resume: item.resume };
+    }
+    if (!('result' in answer)) throw wrong('the result of the call the application ran: answer { result }');
+    return { kind: 'result', result: normalizeResult(answer.result) };
+  }
   /** One turn's request to the model. */
   private request(messages: readonly ModelMessage[], tools: readonly ToolDefinition[], signal: AbortSignal | undefined): ModelRequest {
     const request: ModelRequest = { messages, tools };
@@ -534,8 +855,13 @@ export class Agent {
    * follow (no callback refuses). Each is recorded as a `tool_call`; a refusal
    * also as its `tool_result`, an approved call's result comes with a later turn.
    */
-  private async answerApprovals(requests: readonly BuiltinApprovalRequest[], context: ExecutionContext, approved: Set<string>): Promise<BuiltinApproval[]> {
+  private async answerApprovals(
+    requests: readonly BuiltinApprovalRequest[],
+    context: ExecutionContext,
+    approved: Set<string>,
+  ): Promise<{ approvals: BuiltinApproval[]; pending: BuiltinApprovalRequest[] }> {
     const answers: BuiltinApproval[] = [];
+    const pending: BuiltinApprovalRequest[] = [];
     for (const request of requests) {
       const started = now();
       context.record({ type: 'tool_call', callId: request.id, tool: request.name, args: request.arguments, time: started });
@@ -552,11 +878,16 @@ export class Agent {
         answers.push({ id: request.id, approved: true });
         continue;
       }
+      // No answer now: the run pauses, and the answer given on resume goes to the provider.
+      if (refusal.error?.code === ErrorCode.ApprovalPending) {
+        pending.push(request);
+        continue;
+      }
       const ended = now();
       context.record({ type: 'tool_result', callId: request.id, tool: request.name, result: refusal, durationMs: ended - started, time: ended });
       answers.push({ id: request.id, approved: false, reason: resultText(refusal) });
     }
-    return answers;
+    return { approvals: answers, pending };
   }
 
   /**
@@ -619,6 +950,121 @@ export class Agent {
     );
   }
 }
+
+/** What a resume brings: the paused state and the answers, by call id (hosted approvals also as the provider reads them). */
+interface Resumption {
+  state: RunState;
+  answers: Map<string, InterruptionAnswer>;
+  hosted: BuiltinApproval[];
+  /** Hosted calls left unanswered: asked again. */
+  unanswered: PendingItem[];
+}
+
+/** One turn's work after the model answered: its calls, those finished before a pause, and hosted calls waiting for approval. */
+interface PausedTurn {
+  response: ModelResponse;
+  assistant: AssistantMessage;
+  calls: ModelToolCall[];
+  repeated: ReadonlyMap<number, string>;
+  finished: ReadonlyMap<string, ToolResult>;
+  hostedPending: BuiltinApprovalRequest[];
+}
+
+/** The paused turn of a resumed run, rebuilt from its state: the assistant message is the last of the messages. */
+function resumedTurn(resumed: Resumption, messages: ModelMessage[]): PausedTurn {
+  const { state } = resumed;
+  const last = messages[messages.length - 1];
+  if (last?.role !== 'assistant')
+    throw new AnytoolError(ErrorCode.RunStateInvalid, `Agent.resume(): run "${state.runId}"'s messages do not end with the paused turn's assistant message`);
+  // A copy: the state given to resume is left as it was.
+  const assistant: AssistantMessage = { ...last };
+  messages[messages.length - 1] = assistant;
+  const approvals = [...(state.turn.approvals ?? []), ...resumed.hosted];
+  if (approvals.length > 0) assistant.approvals = approvals;
+  const calls = state.turn.calls;
+  const response: ModelResponse = { text: assistant.content, toolCalls: calls, usage: emptyUsage(), stopReason: calls.length > 0 ? 'tool_calls' : 'end' };
+  return {
+    response,
+    assistant,
+    calls,
+    repeated: new Map(),
+    finished: new Map(Object.entries(state.turn.results)),
+    hostedPending: resumed.unanswered.map((item) => ({ id: item.callId, name: item.tool, arguments: item.args })),
+  };
+}
+
+/** The calls of the turn that wait for an answer: recorded as waiting, and ended with a pending result. */
+function pendingCalls(calls: readonly ModelToolCall[], results: readonly ToolResult[], recorded: ReadonlyMap<string, Interruption>): Map<string, Interruption> {
+  const waiting = new Map<string, Interruption>();
+  if (recorded.size === 0) return waiting;
+  calls.forEach((call, i) => {
+    const waits = recorded.get(call.id);
+    const code = results[i]?.error?.code;
+    // A tool that caught its own question's error and returned something else finished.
+    if (waits !== undefined && (code === ErrorCode.ApprovalPending || code === ErrorCode.InputRequired || code === ErrorCode.ResultPending)) {
+      waiting.set(call.id, { ...waits, tool: call.name });
+    }
+  });
+  return waiting;
+}
+
+/** The turns of a resumed run so far, rebuilt from its messages for `stopWhen` (a turn's usage is not kept across a pause). */
+function stepsOf(messages: readonly ModelMessage[], inputLength: number): StepResult[] {
+  const steps: StepResult[] = [];
+  // The paused turn's own step is added when it finishes.
+  for (let i = inputLength; i < messages.length - 1; i++) {
+    const message = messages[i]!;
+    if (message.role !== 'assistant') continue;
+    const toolCalls = message.toolCalls ?? [];
+    const toolResults: ToolMessage[] = [];
+    for (let j = i + 1; j < messages.length && messages[j]!.role === 'tool'; j++) toolResults.push(messages[j] as ToolMessage);
+    const response: ModelResponse = { text: message.content, toolCalls, usage: emptyUsage(), stopReason: toolCalls.length > 0 ? 'tool_calls' : 'end' };
+    steps.push({ step: steps.length + 1, response, toolCalls, toolResults });
+  }
+  return steps;
+}
+
+function lastAssistantText(messages: readonly ModelMessage[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'assistant') return (messages[i] as AssistantMessage).content;
+  return '';
+}
+
+/** The outputs kept for `read_tool_output` that the conversation or the finished results still name. */
+function keptOutputs(context: ExecutionContext, messages: readonly ModelMessage[], results: Readonly<Record<string, ToolResult>>): StoredOutput[] {
+  const kept = ToolOutputStore.peek(context)?.kept() ?? [];
+  if (kept.length === 0) return [];
+  const said = JSON.stringify(messages) + JSON.stringify(results);
+  return kept.filter((output) => said.includes(output.handle)).map((output) => ({ ...output }));
+}
+
+/** A definition as its digest is taken: canonical JSON, so equal definitions digest alike wherever they were made. */
+function canonicalDefinition(definition: ToolDefinition): string {
+  return canonicalJson(definition);
+}
+
+function alreadyResumed(runId: string, why: string): AnytoolError {
+  return new AnytoolError(ErrorCode.RunAlreadyResumed, `Agent.resume(): run "${runId.slice(0, 120)}" cannot be resumed: ${why}. Nothing ran`);
+}
+
+function invalidAnswer(why: string): AnytoolError {
+  return new AnytoolError(ErrorCode.ResumeAnswerInvalid, `Agent.resume(): ${why}. Nothing ran; the run is still paused`);
+}
+
+/**
+ * The pauses this process resumed, for agents without a store: a second resume of
+ * one is refused. Bounded (the oldest forgotten first); across processes, a
+ * store's atomic take is what guards.
+ */
+const resumedPauses = {
+  ids: new Set<string>(),
+  max: 100_000,
+  claim(pauseId: string): boolean {
+    if (this.ids.has(pauseId)) return false;
+    this.ids.add(pauseId);
+    if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value!);
+    return true;
+  },
+};
 
 /**
  * The provider ran these calls during the turn: they are recorded as any tool

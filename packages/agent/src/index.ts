@@ -6,6 +6,8 @@
 export { Agent } from './agent.js';
 export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
 
+export { RUN_STATE_FORMAT, RUN_STATE_VERSION, argumentsDigest } from './run-state.js';
+export type { PendingItem, ResumeAnswer, ResumeAnswers, RunState } from './run-state.js';
 export { addUsage, emptyUsage } from './model.js';
 export type {
   AssistantMessage,

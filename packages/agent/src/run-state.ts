@@ -37,6 +37,8 @@ export interface PendingItem {
   hosted?: true;
   /** With `input`: the questions, by key. */
   questions?: Record<string, InputQuestion>;
+  /** With `input`: the answers to the call's earlier questions; the tool asks them again when it runs again. */
+  answered?: Record<string, unknown>;
   /** With `input`: what the tool needs back with the answers (an MCP server's request state). */
   resume?: unknown;
   /** HMAC-SHA256 of the item (run, id, call, tool, arguments) with the agent's `signingSecret`, when it has one. */
@@ -86,7 +88,7 @@ export interface RunState {
 
 /** SHA-256 (hex) of the arguments' canonical JSON (JSON text is parsed first): equal arguments, equal digest. */
 export function argumentsDigest(args: unknown): string {
-  let value = args ?? {};
+  let value: unknown = args ?? {};
   if (typeof value === 'string') {
     try {
       value = value.trim() === '' ? {} : (JSON.parse(value) as unknown);

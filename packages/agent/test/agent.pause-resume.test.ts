@@ -1,0 +1,255 @@
+// Runs that pause for an answer only a person can give, and resume from their state: approvals, a tool's
+// questions, answers bound to their call, and a pause resumed once however often it is tried.
+import { ErrorCode, requestInput, resultText, tool, type ExecutionContext } from '@anytool/core';
+import { Agent, ScriptedModel, latestToolResults, type RunState } from '@anytool/agent';
+
+function payments(paid: number[]) {
+  return tool(
+    ({ amount }: { amount: number }) => {
+      paid.push(amount);
+      return `paid ${amount}`;
+    },
+    {
+      name: 'pay',
+      description: 'Pays an amount.',
+      parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+      requiresApproval: true,
+    },
+  );
+}
+
+function lookups(seen: string[]) {
+  return tool(
+    ({ q }: { q: string }) => {
+      seen.push(q);
+      return `found ${q}`;
+    },
+    { name: 'lookup', description: 'Looks a thing up.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+  );
+}
+
+const sent = (model: ScriptedModel, turn: number): string[] => latestToolResults(model.requests[turn]!).map((m) => resultText(m.result));
+/** What a state looks like after it travelled as JSON (a database, a browser, another process). */
+const travelled = (state: RunState | undefined): RunState => JSON.parse(JSON.stringify(state)) as RunState;
+
+async function pausedPayment(options: { signingSecret?: string } = {}) {
+  const paid: number[] = [];
+  const seen: string[] = [];
+  const first = new ScriptedModel([
+    {
+      toolCalls: [
+        { id: 'c1', name: 'lookup', arguments: { q: 'invoice' } },
+        { id: 'c2', name: 'pay', arguments: { amount: 40 } },
+      ],
+    },
+  ]);
+  const agent = new Agent({ model: first, tools: [payments(paid), lookups(seen)], approve: 'pause', ...options });
+  const result = await agent.run('pay the invoice');
+  return { paid, seen, result, agent, tools: [payments(paid), lookups(seen)] };
+}
+
+describe('pausing a run for approval', () => {
+  it("stops with the call waiting, runs the turn's other calls, and resumes from JSON in a new agent", async () => {
+    const { paid, seen, result, tools } = await pausedPayment();
+    expect(result.stopReason).toBe('interrupted');
+    expect(seen).toEqual(['invoice']);
+    expect(paid).toEqual([]);
+    expect(result.interruptions).toEqual([
+      expect.objectContaining({
+        kind: 'approval',
+        callId: 'c2',
+        tool: 'pay',
+        args: { amount: 40 },
+        reason: 'tool "pay" needs approval',
+        approval: { kind: 'call' },
+      }),
+    ]);
+    const state = travelled(result.state);
+    expect(state).toMatchObject({
+      format: 'anytool.run-state',
+      version: 1,
+      runId: result.context.runId,
+      steps: 1,
+      turn: { results: { c1: expect.anything() } },
+    });
+    expect(Object.keys(state.tools)).toEqual(['pay']);
+
+    // Another agent (as in another process) with the same tools and the rest of the conversation.
+    const second = new ScriptedModel([{ text: 'Paid.' }]);
+    const resumed = await new Agent({ model: second, tools, approve: 'pause' }).resume(state, { [state.pending[0]!.id]: { approved: true } });
+    expect(resumed).toMatchObject({ stopReason: 'final_answer', text: 'Paid.', steps: 2 });
+    expect(paid).toEqual([40]);
+    expect(seen).toEqual(['invoice']);
+    // The model reads both results in its own order, as if the run had never stopped.
+    expect(sent(second, 0)).toEqual(['found invoice', 'paid 40']);
+    expect(resumed.context.runId).toBe(result.context.runId);
+    expect(resumed.usage.totalTokens).toBeGreaterThan(result.usage.totalTokens);
+  });
+
+  it("gives a refused call the coded denial, with the person's reason", async () => {
+    const { paid, result, tools } = await pausedPayment();
+    const state = travelled(result.state);
+    const second = new ScriptedModel([{ text: 'Not paid.' }]);
+    await new Agent({ model: second, tools }).resume(state, { [state.pending[0]!.id]: { approved: false, reason: 'too much' } });
+    expect(paid).toEqual([]);
+    const [, denial] = latestToolResults(second.requests[0]!);
+    expect(denial!.result.error?.code).toBe(ErrorCode.ApprovalDenied);
+    expect(resultText(denial!.result)).toMatch(/not approved \(too much\)/);
+  });
+
+  it('asks again for an item left unanswered: the run pauses once more', async () => {
+    const { paid, result, tools } = await pausedPayment();
+    const again = await new Agent({ model: new ScriptedModel([]), tools, approve: 'pause' }).resume(travelled(result.state), {});
+    expect(again.stopReason).toBe('interrupted');
+    expect(again.interruptions).toHaveLength(1);
+    expect(again.interruptions![0]!.id).not.toBe(result.interruptions![0]!.id);
+    expect(paid).toEqual([]);
+  });
+
+  it('runs nothing twice when the same pause is resumed twice in one process', async () => {
+    const { paid, result, tools } = await pausedPayment();
+    const state = travelled(result.state);
+    const answers = { [state.pending[0]!.id]: { approved: true } };
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'a' }, { text: 'b' }]), tools });
+    await agent.resume(state, answers);
+    await expect(agent.resume(state, answers)).rejects.toMatchObject({ code: ErrorCode.RunAlreadyResumed });
+    await expect(new Agent({ model: new ScriptedModel([{ text: 'c' }]), tools }).resume(travelled(result.state), answers)).rejects.toMatchObject({
+      code: ErrorCode.RunAlreadyResumed,
+    });
+    expect(paid).toEqual([40]);
+  });
+
+  it('refuses a state whose tool changed since it paused, and runs nothing', async () => {
+    const { paid, result } = await pausedPayment();
+    const changed = tool(() => 'paid twice', {
+      name: 'pay',
+      description: 'Pays an amount, twice.',
+      parameters: { type: 'object', properties: { amount: { type: 'number' } }, required: ['amount'] },
+      requiresApproval: true,
+    });
+    const state = travelled(result.state);
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'x' }]), tools: [changed, lookups([])] });
+    await expect(agent.resume(state, { [state.pending[0]!.id]: { approved: true } })).rejects.toMatchObject({
+      code: ErrorCode.RunToolsChanged,
+      message: expect.stringMatching(/"pay" \(its definition differs\)/),
+    });
+    const gone = new Agent({ model: new ScriptedModel([{ text: 'x' }]), tools: [lookups([])] });
+    await expect(gone.resume(state, {})).rejects.toMatchObject({ code: ErrorCode.RunToolsChanged, message: expect.stringMatching(/"pay" \(gone\)/) });
+    expect(paid).toEqual([]);
+  });
+
+  it('binds each answer to its item: another call, other arguments or an unknown item are refused and the run stays paused', async () => {
+    const { paid, result, tools } = await pausedPayment();
+    const state = travelled(result.state);
+    const item = state.pending[0]!;
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'ok' }]), tools });
+    await expect(agent.resume(state, { pending_forged: { approved: true } })).rejects.toMatchObject({ code: ErrorCode.ResumeAnswerInvalid });
+    await expect(agent.resume(state, { [item.id]: { approved: true, argsDigest: 'f'.repeat(64) } })).rejects.toMatchObject({
+      code: ErrorCode.ResumeAnswerInvalid,
+      message: expect.stringMatching(/answers another call/),
+    });
+    await expect(agent.resume(state, { [item.id]: { approved: true, tool: 'lookup' } })).rejects.toMatchObject({ code: ErrorCode.ResumeAnswerInvalid });
+    await expect(agent.resume(state, { [item.id]: { input: 'yes' } })).rejects.toMatchObject({ code: ErrorCode.ResumeAnswerInvalid });
+    // None of these consumed the pause: the right answer still resumes it.
+    await agent.resume(state, { [item.id]: { approved: true, tool: 'pay', callId: 'c2', argsDigest: item.argsDigest } });
+    expect(paid).toEqual([40]);
+  });
+
+  it("with a signing secret, takes only answers that carry their item's signature", async () => {
+    const secret = 'a server secret of enough length';
+    const { paid, result, tools } = await pausedPayment({ signingSecret: secret });
+    const state = travelled(result.state);
+    const item = state.pending[0]!;
+    expect(item.signature).toMatch(/^[0-9a-f]{64}$/);
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'ok' }]), tools, signingSecret: secret });
+    await expect(agent.resume(state, { [item.id]: { approved: true } })).rejects.toMatchObject({ code: ErrorCode.ResumeAnswerInvalid });
+    await expect(agent.resume(state, { [item.id]: { approved: true, signature: '0'.repeat(64) } })).rejects.toMatchObject({
+      code: ErrorCode.ResumeAnswerInvalid,
+    });
+    // A state whose item was edited to name another call no longer matches its signature.
+    const forged = travelled(state);
+    forged.pending[0]!.argsDigest = '0'.repeat(64);
+    await expect(agent.resume(forged, { [item.id]: { approved: true, signature: item.signature! } })).rejects.toMatchObject({
+      code: ErrorCode.ResumeAnswerInvalid,
+    });
+    await agent.resume(state, { [item.id]: { approved: true, signature: item.signature! } });
+    expect(paid).toEqual([40]);
+  });
+
+  it('refuses what is not a run state with RUN_STATE_INVALID', async () => {
+    const agent = new Agent({ model: new ScriptedModel([]), tools: [] });
+    await expect(agent.resume({} as RunState)).rejects.toMatchObject({ code: ErrorCode.RunStateInvalid });
+    await expect(agent.resume({ format: 'anytool.run-state', version: 99 } as unknown as RunState)).rejects.toMatchObject({
+      code: ErrorCode.RunStateInvalid,
+      message: expect.stringMatching(/version 99/),
+    });
+  });
+
+  it('pauses when the approve callback answers "pause", and asks the callback nothing on resume', async () => {
+    const paid: number[] = [];
+    const asked: string[] = [];
+    const approve = ({ callId }: { callId: string }) => {
+      asked.push(callId);
+      return 'pause' as const;
+    };
+    const agent = new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: { amount: 5 } }] }]),
+      tools: [payments(paid)],
+      approve,
+    });
+    const result = await agent.run('pay');
+    expect(result.stopReason).toBe('interrupted');
+    const state = travelled(result.state);
+    await new Agent({ model: new ScriptedModel([{ text: 'done' }]), tools: [payments(paid)], approve }).resume(state, {
+      [state.pending[0]!.id]: { approved: true },
+    });
+    expect(asked).toEqual(['p1']);
+    expect(paid).toEqual([5]);
+  });
+});
+
+describe('a tool that asks the user', () => {
+  function booking(runs: string[]) {
+    return tool(
+      (_args: Record<string, never>, context: ExecutionContext) => {
+        const city = requestInput(context, { message: 'Which city?', schema: { type: 'string' } });
+        const nights = requestInput(context, { message: 'How many nights?', schema: { type: 'integer' } });
+        runs.push(`${String(city)} x${String(nights)}`);
+        return `booked ${String(city)} for ${String(nights)} nights`;
+      },
+      { name: 'book', description: 'Books a hotel.', parameters: { type: 'object', properties: {} }, context: true },
+    );
+  }
+
+  it('pauses at each question, and finishes once every answer came back', async () => {
+    const runs: string[] = [];
+    const tools = [booking(runs)];
+    const first = await new Agent({ model: new ScriptedModel([{ toolCalls: [{ id: 'b1', name: 'book', arguments: {} }] }]), tools }).run('book a hotel');
+    expect(first.stopReason).toBe('interrupted');
+    expect(first.interruptions).toEqual([
+      expect.objectContaining({ kind: 'input', tool: 'book', callId: 'b1', questions: { 'input-1': { message: 'Which city?', schema: { type: 'string' } } } }),
+    ]);
+    let state = travelled(first.state);
+    const second = await new Agent({ model: new ScriptedModel([]), tools }).resume(state, { [state.pending[0]!.id]: { input: 'Oslo' } });
+    expect(second.stopReason).toBe('interrupted');
+    expect(second.interruptions![0]).toMatchObject({
+      kind: 'input',
+      questions: { 'input-2': { message: 'How many nights?' } },
+      answered: { 'input-1': 'Oslo' },
+    });
+    state = travelled(second.state);
+    const model = new ScriptedModel([{ text: 'Booked.' }]);
+    const done = await new Agent({ model, tools }).resume(state, { [state.pending[0]!.id]: { input: 3 } });
+    expect(done.stopReason).toBe('final_answer');
+    expect(runs).toEqual(['Oslo x3']);
+    expect(sent(model, 0)).toEqual(['booked Oslo for 3 nights']);
+  });
+
+  it('outside a run that can pause, ends the call with INPUT_REQUIRED', async () => {
+    const runs: string[] = [];
+    const { Toolset } = await import('@anytool/core');
+    const result = await new Toolset(booking(runs)).invoke('book', {});
+    expect(result.error?.code).toBe(ErrorCode.InputRequired);
+    expect(resultText(result)).toMatch(/Tool "book" failed: it asked the user "Which city\?", but this run cannot pause/);
+  });
+});
