@@ -1,24 +1,14 @@
-import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, resultText, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { describeError, isRecord } from '@anytool/core/internal';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { VERSION as SDK_VERSION } from '@anthropic-ai/sdk/version';
+import { ModelAdapter } from './adapter.js';
+import { ANTHROPIC_FORMAT, lastContainer, toAnthropicMessages } from './anthropic-messages.js';
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
-import { modelFailed } from './failure.js';
-import { mapStream, type ChunkMapper, type MappedChunk } from './stream-map.js';
+import type { ChunkMapper, MappedChunk } from './stream-map.js';
 import { readEvents } from './sse.js';
-import { argumentsObject } from './tool-arguments.js';
-import type {
-  BuiltinToolCall,
-  Model,
-  ModelMessage,
-  ModelRequest,
-  ModelResponse,
-  ModelStopReason,
-  ModelStreamEvent,
-  ModelToolCall,
-  ToolChoice,
-} from '../model.js';
+import type { BuiltinToolCall, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -49,8 +39,6 @@ type CreateParams = Anthropic.MessageCreateParamsNonStreaming;
  * 0.x speaks 2023-06-01, which takes it. Read from the client package installed.
  */
 const TAKES_TEMPERATURE = Number.parseInt(SDK_VERSION, 10) < 1;
-type ContentBlockParam = Anthropic.ContentBlockParam;
-type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>;
 
 /**
  * A model behind Anthropic's Messages API, through the official
@@ -61,11 +49,8 @@ type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], stri
  * @example
  * const model = new AnthropicModel({ model: 'claude-sonnet-4-5' });
  */
-export class AnthropicModel implements Model {
-  readonly name: string;
+export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message, Anthropic.RawMessageStreamEvent> {
   readonly provider = 'anthropic';
-  /** The model id requests ask for. */
-  readonly model: string;
   readonly client: Anthropic;
   private readonly maxTokens: number;
   private readonly params: Partial<CreateParams> | undefined;
@@ -74,11 +59,7 @@ export class AnthropicModel implements Model {
   private readonly toolSearch: 'bm25' | 'regex';
 
   constructor(options: AnthropicModelOptions) {
-    if (typeof options?.model !== 'string' || options.model === '') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, 'new AnthropicModel(): `model` must be a model id such as "claude-sonnet-4-5"');
-    }
-    this.model = options.model;
-    this.name = `anthropic ${options.model}`;
+    super(options, { className: 'AnthropicModel', label: 'anthropic', exampleModel: 'claude-sonnet-4-5', keyVariable: 'ANTHROPIC_API_KEY' });
     this.maxTokens = options.maxTokens ?? 4096;
     this.params = options.params;
     const toolSearch = options.toolSearch ?? 'bm25';
@@ -111,43 +92,17 @@ export class AnthropicModel implements Model {
     }
   }
 
-  /** The request body this adapter sends for `request`. */
-  toParams(request: ModelRequest): CreateParams {
-    const messages: Anthropic.MessageParam[] = [];
-    let pendingResults: ContentBlockParam[] | undefined;
-    for (const message of request.messages) {
-      if (message.role === 'tool') {
-        const block: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId, content: toResultContent(message.result) };
-        if (message.result.isError) block.is_error = true;
-        if (pendingResults === undefined) {
-          pendingResults = [block];
-          messages.push({ role: 'user', content: pendingResults });
-        } else {
-          pendingResults.push(block);
-        }
-        continue;
-      }
-      pendingResults = undefined;
-      if (message.role === 'user') {
-        messages.push({ role: 'user', content: message.content });
-      } else if (message.providerItems?.format === FORMAT) {
-        // The turn as the API gave it: server tool calls and their results, thinking blocks.
-        messages.push({ role: 'assistant', content: message.providerItems.items as ContentBlockParam[] });
-      } else {
-        const content: ContentBlockParam[] = [];
-        if (message.content !== '') content.push({ type: 'text', text: message.content });
-        for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) });
-        // The API rejects an empty assistant message: an empty final answer is left out.
-        if (content.length > 0) messages.push({ role: 'assistant', content });
-      }
-    }
+  protected override get maxRetries(): number {
+    return this.client.maxRetries;
+  }
+
+  override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = {
       ...this.params,
       model: this.model,
       max_tokens: request.settings?.maxTokens ?? this.params?.max_tokens ?? this.maxTokens,
-      messages,
+      messages: toAnthropicMessages(request.messages),
     };
-    // The code execution container of the last turn that had one: its files stay for the next calls.
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
@@ -159,47 +114,34 @@ export class AnthropicModel implements Model {
     return params;
   }
 
-  async generate(request: ModelRequest): Promise<ModelResponse> {
-    let message: Anthropic.Message;
-    try {
-      message = await this.client.messages.create(this.toParams(request), request.signal === undefined ? undefined : { signal: request.signal });
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
-    }
+  protected override send(params: CreateParams, signal: AbortSignal | undefined): Promise<Anthropic.Message> {
+    return this.client.messages.create(params, signal === undefined ? undefined : { signal });
+  }
+
+  protected override fromReply(message: Anthropic.Message, request: ModelRequest): ModelResponse {
     return fromMessage(message, request.tools);
   }
 
   /**
-   * The turn streamed (`stream: true`): text and tool-input deltas, then the turn
-   * as `generate` gives it, put together from the raw events. The client sends the
-   * request (its retries, errors and headers apply) and hands back the response;
-   * the SSE body is read here by chunks (`SseEvents`), as the client's stream would
-   * read it (pings skipped, an `error` event thrown as the client's `APIError`),
-   * without its two async generators per event: a streamed token costs less than
-   * reading the client's stream. The client's own trace span of the call (when its
-   * OpenTelemetry tracing is on) then ends with the response headers, without the
-   * streamed usage; the agent's `chat` span carries that.
+   * `stream: true`. The client sends the request (its retries, errors and headers
+   * apply) and hands back the response; the SSE body is read here by chunks
+   * (`SseEvents`), as the client's stream would read it (pings skipped, an `error`
+   * event thrown as the client's `APIError`), without its two async generators per
+   * event: a streamed token costs less than reading the client's stream. The
+   * client's own trace span of the call (when its OpenTelemetry tracing is on) then
+   * ends with the response headers, without the streamed usage; the agent's `chat`
+   * span carries that.
    */
-  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  protected override sendStream(params: CreateParams, signal: AbortSignal | undefined): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> {
+    return readEvents(
+      signal,
+      (options) => this.client.messages.create({ ...params, stream: true }, options).asResponse(),
+      (headers) => (message) => streamEvent(message, headers),
+    );
   }
 
-  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedMessage(this.name, request.tools);
-    const open = async (): Promise<AsyncIterator<Anthropic.RawMessageStreamEvent>> => {
-      try {
-        return await readEvents(
-          request.signal,
-          (options) => this.client.messages.create({ ...this.toParams(request), stream: true }, options).asResponse(),
-          (headers) => (message) => streamEvent(message, headers),
-        );
-      } catch (error) {
-        if (request.signal?.aborted) throw error;
-        throw modelFailed(this.name, error, this.client.maxRetries, 'ANTHROPIC_API_KEY');
-      }
-    };
-    return mapStream(open, turn);
+  protected override chunkMapper(request: ModelRequest): ChunkMapper<Anthropic.RawMessageStreamEvent> {
+    return new StreamedMessage(this.name, request.tools);
   }
 }
 
@@ -315,20 +257,6 @@ function present(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '';
 }
 
-function toResultContent(result: ToolResult): ToolResultContent {
-  const blocks: ToolResultContent = [];
-  for (const part of result.content) {
-    if (part.type === 'image' && ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(part.mimeType)) {
-      blocks.push({ type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } });
-    } else {
-      const text = resultText({ content: [part], isError: false });
-      if (text !== '') blocks.push({ type: 'text', text });
-    }
-  }
-  if (blocks.length === 0) blocks.push({ type: 'text', text: result.isError ? 'error' : '(no output)' });
-  return blocks;
-}
-
 const STOP_REASONS: Record<string, ModelStopReason> = {
   end_turn: 'end',
   stop_sequence: 'end',
@@ -336,8 +264,6 @@ const STOP_REASONS: Record<string, ModelStopReason> = {
   max_tokens: 'max_tokens',
   refusal: 'content_filter',
 };
-
-const FORMAT = 'anthropic';
 
 /** A server tool's result block: `web_search_tool_result`, `web_fetch_tool_result`, `code_execution_tool_result`... */
 interface ServerToolResultBlock {
@@ -356,7 +282,7 @@ const CODE_EXECUTION_PARTS = new Set(['bash_code_execution', 'text_editor_code_e
 /** The toolset's name of the server tool Anthropic calls `name` (`anthropic_web_search`), else Anthropic's name. */
 function serverToolName(name: string, tools: readonly ToolDefinition[]): string {
   const declared = CODE_EXECUTION_PARTS.has(name) ? 'code_execution' : name;
-  return tools.find((d) => d.builtin?.declarations[FORMAT]?.['name'] === declared)?.name ?? name;
+  return tools.find((d) => d.builtin?.declarations[ANTHROPIC_FORMAT]?.['name'] === declared)?.name ?? name;
 }
 
 /**
@@ -432,19 +358,8 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
   // Sent back verbatim when the neutral message would lose a block (server tool calls and results, thinking)
   // or the turn's container (its id goes with the next requests).
   if (typeof container === 'string' || message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) {
-    response.providerItems = { format: FORMAT, items: structuredClone(message.content) };
+    response.providerItems = { format: ANTHROPIC_FORMAT, items: structuredClone(message.content) };
     if (typeof container === 'string') response.providerItems.state = { container };
   }
   return response;
-}
-
-/** The container id of the latest assistant turn that had one. */
-function lastContainer(messages: readonly ModelMessage[]): string | undefined {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
-    if (message.role !== 'assistant' || message.providerItems?.format !== FORMAT) continue;
-    const container = message.providerItems.state?.['container'];
-    if (typeof container === 'string') return container;
-  }
-  return undefined;
 }

@@ -1,0 +1,78 @@
+import { resultText, type ToolResult } from '@anytool/core';
+import type { Anthropic } from '@anthropic-ai/sdk';
+import type { AssistantMessage, ModelMessage } from '../model.js';
+import { argumentsObject } from './tool-arguments.js';
+
+/** The `format` of the provider items a Messages API turn keeps on its assistant message. */
+export const ANTHROPIC_FORMAT = 'anthropic';
+
+type ContentBlockParam = Anthropic.ContentBlockParam;
+type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>;
+
+/**
+ * A conversation as Messages API messages. The tool results of one turn go back
+ * in one user message, as the API requires; a turn that kept its blocks (server
+ * tool calls and their results, thinking) is sent back as the API gave it.
+ */
+export function toAnthropicMessages(conversation: readonly ModelMessage[]): Anthropic.MessageParam[] {
+  const messages: Anthropic.MessageParam[] = [];
+  let pendingResults: ContentBlockParam[] | undefined;
+  for (const message of conversation) {
+    if (message.role === 'tool') {
+      const block: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId, content: toResultContent(message.result) };
+      if (message.result.isError) block.is_error = true;
+      if (pendingResults === undefined) {
+        pendingResults = [block];
+        messages.push({ role: 'user', content: pendingResults });
+      } else {
+        pendingResults.push(block);
+      }
+      continue;
+    }
+    pendingResults = undefined;
+    if (message.role === 'user') {
+      messages.push({ role: 'user', content: message.content });
+    } else if (message.providerItems?.format === ANTHROPIC_FORMAT) {
+      messages.push({ role: 'assistant', content: message.providerItems.items as ContentBlockParam[] });
+    } else {
+      const content = assistantContent(message);
+      // The API rejects an empty assistant message: an empty final answer is left out.
+      if (content.length > 0) messages.push({ role: 'assistant', content });
+    }
+  }
+  return messages;
+}
+
+/** A turn in neutral terms as blocks: its text, then its tool calls. */
+function assistantContent(message: AssistantMessage): ContentBlockParam[] {
+  const content: ContentBlockParam[] = [];
+  if (message.content !== '') content.push({ type: 'text', text: message.content });
+  for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) });
+  return content;
+}
+
+/** A tool result as tool_result content: its images as image blocks (the types the API takes), the rest as text. */
+function toResultContent(result: ToolResult): ToolResultContent {
+  const blocks: ToolResultContent = [];
+  for (const part of result.content) {
+    if (part.type === 'image' && ['image/jpeg', 'image/png', 'image/gif', 'image/webp'].includes(part.mimeType)) {
+      blocks.push({ type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.data } });
+    } else {
+      const text = resultText({ content: [part], isError: false });
+      if (text !== '') blocks.push({ type: 'text', text });
+    }
+  }
+  if (blocks.length === 0) blocks.push({ type: 'text', text: result.isError ? 'error' : '(no output)' });
+  return blocks;
+}
+
+/** The code execution container of the latest assistant turn that had one: its files stay for the next calls. */
+export function lastContainer(conversation: readonly ModelMessage[]): string | undefined {
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    const message = conversation[i]!;
+    if (message.role !== 'assistant' || message.providerItems?.format !== ANTHROPIC_FORMAT) continue;
+    const container = message.providerItems.state?.['container'];
+    if (typeof container === 'string') return container;
+  }
+  return undefined;
+}
