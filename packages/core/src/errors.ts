@@ -71,7 +71,7 @@ export const ErrorCode = {
   InsecureServer: 'INSECURE_SERVER',
   /** The OAuth token file cannot be used (others may read it, or it is not a JSON object of tokens); make it private or delete it. */
   InvalidTokenFile: 'INVALID_TOKEN_FILE',
-  /** A store (RedisStore) could not do what was asked: Redis is unreachable, the store is closed, or an update kept losing to other writers; retry or check Redis. */
+  /** A store (RedisStore, RedisRunStore) could not do what was asked: Redis is unreachable, the store is closed, or an update kept losing to other writers; retry or check Redis. */
   StoreFailed: 'STORE_FAILED',
   /** A tool's result was larger than the limit set for it (an MCP server's answer, for one); ask for less, or raise the limit. */
   ResultTooLarge: 'RESULT_TOO_LARGE',
@@ -93,6 +93,8 @@ export const ErrorCode = {
   ResultPending: 'RESULT_PENDING',
   /** A run's state could not be read back: not a state anytool wrote, or of a format version this anytool does not read. */
   RunStateInvalid: 'RUN_STATE_INVALID',
+  /** A run store refused a paused run's state larger than its `maxStateBytes`; the state was not saved. Raise `maxStateBytes`, or keep the run's state smaller. */
+  RunStateTooLarge: 'RUN_STATE_TOO_LARGE',
   /** A paused run's tools changed since it paused (a definition differs or a tool is gone); the run was not resumed. Start a new run, or resume where the tools are the same. */
   RunToolsChanged: 'RUN_TOOLS_CHANGED',
   /** A paused run was resumed already (its pending items are consumed), or its state is no longer in the run store; nothing ran twice. */
