@@ -1,14 +1,4 @@
-import {
-  AnytoolError,
-  ErrorCode,
-  errorResult,
-  lowerDefinitions,
-  resultText,
-  textResult,
-  toGeminiToolList,
-  type ToolDefinition,
-  type ToolResult,
-} from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, textResult, toGeminiToolList, type ToolDefinition } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { randomUUID } from 'node:crypto';
 import {
@@ -16,18 +6,17 @@ import {
   GoogleGenAI,
   type Candidate,
   type FunctionCallingConfig,
-  type Content,
   type GenerateContentParameters,
   type GenerateContentResponse,
   type GoogleGenAIOptions,
   type Part,
   type Tool,
 } from '@google/genai';
+import { ModelAdapter } from './adapter.js';
 import type { ModelOptions } from './client-options.js';
-import { modelFailed } from './failure.js';
-import { mapStream, type ChunkMapper } from './stream-map.js';
-import { argumentsObject } from './tool-arguments.js';
-import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
+import { GEMINI_FORMAT, toGeminiContents } from './gemini-messages.js';
+import type { ChunkMapper } from './stream-map.js';
+import type { BuiltinToolCall, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
   /** The model id, e.g. "gemini-2.5-flash". */
@@ -42,8 +31,6 @@ export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
   config?: GenerateContentParameters['config'];
 }
 
-const FORMAT = 'gemini';
-
 /**
  * A model behind the Gemini API, through the official `@google/genai` client.
  * Gemini's built-in tools (`builtin.gemini.googleSearch()`, `codeExecution()`,
@@ -57,20 +44,14 @@ const FORMAT = 'gemini';
  * const model = new GeminiModel({ model: 'gemini-2.5-flash' });
  * const agent = new Agent({ model, tools: [weather, builtin.gemini.googleSearch()] });
  */
-export class GeminiModel implements Model {
-  readonly name: string;
+export class GeminiModel extends ModelAdapter<GenerateContentParameters, GenerateContentResponse, GenerateContentResponse> {
   readonly provider = 'gcp.gemini';
-  readonly model: string;
   readonly client: GoogleGenAI;
-  readonly maxRetries: number;
+  override readonly maxRetries: number;
   private readonly config: GenerateContentParameters['config'];
 
   constructor(options: GeminiModelOptions) {
-    if (typeof options?.model !== 'string' || options.model === '') {
-      throw new AnytoolError(ErrorCode.InvalidOptions, 'new GeminiModel(): `model` must be a model id such as "gemini-2.5-flash"');
-    }
-    this.model = options.model;
-    this.name = `gemini ${options.model}`;
+    super(options, { className: 'GeminiModel', label: 'gemini', exampleModel: 'gemini-2.5-flash', keyVariable: 'GEMINI_API_KEY' });
     this.maxRetries = options.maxRetries ?? 2;
     this.config = options.config;
     if (options.client !== undefined) {
@@ -98,43 +79,17 @@ export class GeminiModel implements Model {
   }
 
   /** The request this adapter sends for `request` (the client's parameters). */
-  toParams(request: ModelRequest): GenerateContentParameters {
-    const contents: Content[] = [];
-    let results: Part[] | undefined;
-    for (const message of request.messages) {
-      if (message.role === 'tool') {
-        const part: Part = { functionResponse: { id: message.callId, name: message.name, response: responseOf(message.result) } };
-        if (results === undefined) {
-          results = [part];
-          contents.push({ role: 'user', parts: results });
-        } else {
-          results.push(part);
-        }
-        continue;
-      }
-      results = undefined;
-      if (message.role === 'user') {
-        contents.push({ role: 'user', parts: [{ text: message.content }] });
-      } else if (message.providerItems?.format === FORMAT) {
-        // The turn as Gemini gave it: thought signatures, code it ran, function calls.
-        contents.push({ role: 'model', parts: message.providerItems.items as Part[] });
-      } else {
-        const parts: Part[] = [];
-        if (message.content !== '') parts.push({ text: message.content });
-        for (const call of message.toolCalls ?? []) parts.push({ functionCall: { id: call.id, name: call.name, args: argumentsObject(call.arguments) } });
-        if (parts.length > 0) contents.push({ role: 'model', parts });
-      }
-    }
+  override toParams(request: ModelRequest): GenerateContentParameters {
     const config: NonNullable<GenerateContentParameters['config']> = { ...this.config };
     if (request.instructions !== undefined) config.systemInstruction = request.instructions;
     if (request.tools.length > 0) {
-      config.tools = toGeminiToolList(lowerDefinitions(FORMAT, request.tools).tools) as Tool[];
+      config.tools = toGeminiToolList(lowerDefinitions(GEMINI_FORMAT, request.tools).tools) as Tool[];
       // The built-ins' calls and responses come back as parts (`toolCall`, `toolResponse`), recorded as the calls
       // they are. A Gemini API field: Vertex AI rejects it.
       if (
         !this.client.vertexai &&
         config.toolConfig?.includeServerSideToolInvocations === undefined &&
-        request.tools.some((d) => d.builtin?.declarations[FORMAT] !== undefined)
+        request.tools.some((d) => d.builtin?.declarations[GEMINI_FORMAT] !== undefined)
       ) {
         config.toolConfig = { ...config.toolConfig, includeServerSideToolInvocations: true };
       }
@@ -142,46 +97,36 @@ export class GeminiModel implements Model {
     }
     if (request.settings?.temperature !== undefined) config.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) config.maxOutputTokens = request.settings.maxTokens;
-    return { model: this.model, contents, config };
+    return { model: this.model, contents: toGeminiContents(request.messages), config };
   }
 
-  async generate(request: ModelRequest): Promise<ModelResponse> {
-    const params = this.toParams(request);
-    if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
-    let response: GenerateContentResponse;
-    try {
-      response = await this.client.models.generateContent(params);
-    } catch (error) {
-      if (request.signal?.aborted) throw error;
-      throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
-    }
+  protected override send(params: GenerateContentParameters, signal: AbortSignal | undefined): Promise<GenerateContentResponse> {
+    return this.client.models.generateContent(withSignal(params, signal));
+  }
+
+  protected override fromReply(response: GenerateContentResponse, request: ModelRequest): ModelResponse {
     return fromResponse(response, request.tools);
   }
 
-  /**
-   * The turn streamed (`generateContentStream`): text deltas as they come, each
-   * function call (Gemini sends a call whole) as its start and one argument delta,
-   * then the turn as `generate` gives it, put together from the chunks. A call
-   * without an id gets one here, so its events and its result share it.
-   */
-  stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-    return { [Symbol.asyncIterator]: () => this.streamEvents(request) };
+  /** `generateContentStream`, its chunks read as the client gives them. */
+  protected override sendStream(params: GenerateContentParameters, signal: AbortSignal | undefined): Promise<AsyncIterator<GenerateContentResponse>> {
+    return this.client.models.generateContentStream(withSignal(params, signal));
   }
 
-  private streamEvents(request: ModelRequest): AsyncIterator<ModelStreamEvent, undefined> {
-    const turn = new StreamedTurn(request.tools);
-    const open = async (): Promise<AsyncIterator<GenerateContentResponse>> => {
-      const params = this.toParams(request);
-      if (request.signal !== undefined) params.config = { ...params.config, abortSignal: request.signal };
-      try {
-        return await this.client.models.generateContentStream(params);
-      } catch (error) {
-        if (request.signal?.aborted) throw error;
-        throw modelFailed(this.name, error, this.maxRetries, 'GEMINI_API_KEY');
-      }
-    };
-    return mapStream(open, turn);
+  /**
+   * Text deltas as they come, each function call (Gemini sends a call whole) as
+   * its start and one argument delta. A call without an id gets one here, so its
+   * events and its result share it.
+   */
+  protected override chunkMapper(request: ModelRequest): ChunkMapper<GenerateContentResponse> {
+    return new StreamedTurn(request.tools);
   }
+}
+
+/** The client takes the request's signal in its config. */
+function withSignal(params: GenerateContentParameters, signal: AbortSignal | undefined): GenerateContentParameters {
+  if (signal !== undefined) params.config = { ...params.config, abortSignal: signal };
+  return params;
 }
 
 /**
@@ -258,15 +203,9 @@ function functionCalling(choice: ToolChoice): FunctionCallingConfig {
   return { mode: choice === 'required' ? FunctionCallingConfigMode.ANY : choice === 'none' ? FunctionCallingConfigMode.NONE : FunctionCallingConfigMode.AUTO };
 }
 
-/** A function response as the API documents it: `output` for a result, `error` for a failure. */
-function responseOf(result: ToolResult): Record<string, unknown> {
-  const text = resultText(result) || (result.isError ? 'error' : '(no output)');
-  return result.isError ? { error: text } : { output: text };
-}
-
 /** The toolset's name of a Gemini built-in (by its key in the declaration), else the key itself. */
 function toolNameOf(key: string, tools: readonly ToolDefinition[]): string {
-  return tools.find((d) => d.builtin?.declarations[FORMAT]?.[key] !== undefined)?.name ?? key;
+  return tools.find((d) => d.builtin?.declarations[GEMINI_FORMAT]?.[key] !== undefined)?.name ?? key;
 }
 
 /** The declaration key of the built-in a server-side `toolType` names. */
@@ -371,7 +310,7 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
     usage: { inputTokens: input, outputTokens: output, totalTokens: usage?.totalTokenCount ?? input + output },
     stopReason,
     // A copy: the calls' args are handed to the tools, and what goes back must be what came.
-    providerItems: { format: FORMAT, items: structuredClone(parts) },
+    providerItems: { format: GEMINI_FORMAT, items: structuredClone(parts) },
   };
   if (finish !== undefined) result.providerStopReason = finish;
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
