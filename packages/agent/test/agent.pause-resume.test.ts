@@ -1,6 +1,6 @@
 // Runs that pause for an answer only a person can give, and resume from their state: approvals, a tool's
 // questions, answers bound to their call, and a pause resumed once however often it is tried.
-import { ErrorCode, requestInput, resultText, tool, type ExecutionContext } from '@anytool/core';
+import { ErrorCode, builtin, requestInput, resultText, textResult, tool, type ExecutionContext } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults, type RunState } from '@anytool/agent';
 
 function payments(paid: number[]) {
@@ -251,5 +251,38 @@ describe('a tool that asks the user', () => {
     const result = await new Toolset(booking(runs)).invoke('book', {});
     expect(result.error?.code).toBe(ErrorCode.InputRequired);
     expect(resultText(result)).toMatch(/Tool "book" failed: it asked the user "Which city\?", but this run cannot pause/);
+  });
+});
+
+describe('a client tool the application runs itself', () => {
+  // bash is marked destructive: these agents approve its calls, as an application that runs them itself may.
+  it('pauses with the call, and gives the model the result the application sent back', async () => {
+    const bash = builtin.anthropic.bash('pause');
+    const first = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'x1', name: 'bash', arguments: { command: 'ls' } }] }]),
+      tools: [bash],
+      approve: () => true,
+    }).run('list');
+    expect(first.stopReason).toBe('interrupted');
+    expect(first.interruptions).toEqual([
+      expect.objectContaining({ kind: 'result', tool: 'bash', args: { command: 'ls' }, reason: 'the application runs the Anthropic tool "bash"' }),
+    ]);
+    const state = travelled(first.state);
+    const model = new ScriptedModel([{ text: 'Two files.' }]);
+    await new Agent({ model, tools: [builtin.anthropic.bash('pause')], approve: () => true }).resume(state, {
+      [state.pending[0]!.id]: { result: textResult('a.txt\nb.txt') },
+    });
+    expect(sent(model, 0)).toEqual(['a.txt\nb.txt']);
+    // A plain value is a result too, as a tool's return value is.
+    const again = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'x2', name: 'bash', arguments: { command: 'pwd' } }] }]),
+      tools: [bash],
+      approve: () => true,
+    }).run('where');
+    const second = new ScriptedModel([{ text: 'ok' }]);
+    await new Agent({ model: second, tools: [bash], approve: () => true }).resume(travelled(again.state), {
+      [again.interruptions![0]!.id]: { result: '/home' },
+    });
+    expect(sent(second, 0)).toEqual(['/home']);
   });
 });

@@ -1,6 +1,7 @@
 import { BaseTool } from './base-tool.js';
 import { AnytoolError, ErrorCode } from './errors.js';
 import type { ExecutionContext } from './execution-context.js';
+import { awaitResult } from './interruptions.js';
 import { TOOL_STAGE } from './pipeline/pipeline.js';
 import type { BuiltinDeclaration, BuiltinFormat, JsonSchema, ToolAnnotations, ToolDefinition } from './tool-definition.js';
 import { errorResult, type ToolResult } from './tool-result.js';
@@ -67,8 +68,12 @@ export class BuiltinTool extends BaseTool {
   }
 }
 
-/** What a client tool's implementation receives: the model's arguments (checked against the local schema) and the run's context. */
-export type ClientToolHandler<Args extends object> = (args: Args, context: ExecutionContext) => unknown;
+/**
+ * What a client tool's implementation receives: the model's arguments (checked against the local schema) and
+ * the run's context. `'pause'` instead of a function: the application runs each call itself, outside the run
+ * (on a user's machine, say); an agent's run pauses with the call (`kind: 'result'`) and resumes with its result.
+ */
+export type ClientToolHandler<Args extends object> = ((args: Args, context: ExecutionContext) => unknown) | 'pause';
 
 /**
  * A tool whose schema its provider fixes (Anthropic's bash, text editor and
@@ -88,10 +93,10 @@ export class ClientTool<Args extends object = Record<string, unknown>> extends B
     handler: ClientToolHandler<Args>,
     options: { name: string; description: string; parameters: JsonSchema; annotations?: ToolAnnotations },
   ) {
-    if (typeof handler !== 'function') {
+    if (typeof handler !== 'function' && handler !== 'pause') {
       throw new AnytoolError(
         ErrorCode.InvalidToolDefinition,
-        `the ${PROVIDER_NAMES[format]} client tool "${options.name}" needs your implementation: pass a function (args, context) => result`,
+        `the ${PROVIDER_NAMES[format]} client tool "${options.name}" needs your implementation: pass a function (args, context) => result, or 'pause' to run its calls yourself while the run waits`,
       );
     }
     super({
@@ -112,6 +117,7 @@ export class ClientTool<Args extends object = Record<string, unknown>> extends B
   }
 
   execute(context: ExecutionContext, args: Args): unknown {
+    if (this.handler === 'pause') return awaitResult(context, `the application runs the ${PROVIDER_NAMES[this.format]} tool "${this.name}"`);
     return this.handler(args, context);
   }
 }

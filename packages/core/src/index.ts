@@ -39,7 +39,7 @@ export type {
   PolicyRequest,
   PolicyVerdict,
 } from './pipeline/approval.js';
-export { requestInput } from './interruptions.js';
+export { awaitResult, requestInput } from './interruptions.js';
 export type { InputQuestion, Interruption, InterruptionAnswer, InterruptionKind } from './interruptions.js';
 export { ToolPins } from './pipeline/tool-pins.js';
 export type { ChangedField, DefinitionChange, PinComparison, PinnedDefinition, PinnedField, ToolPin, ToolPinsJson } from './pipeline/tool-pins.js';

@@ -176,3 +176,26 @@ export function requestInput(context: ExecutionContext, question: InputQuestion 
   records.open.set(callId, { kind: 'input', callId, tool: '', reason: question.message.slice(0, 500), questions: { [key]: ask } });
   throw new AnytoolError(ErrorCode.InputRequired, `it waits for the user's answer to "${quoted}"`);
 }
+
+/**
+ * The result the application gives for this call, from inside a tool whose work
+ * the application does itself (a client tool run on a user's machine, a step a
+ * person performs). In a run that may pause, the run pauses with the call
+ * (`kind: 'result'`); when it resumes with `{ result }`, the tool is called again
+ * and this returns that result. In a run that cannot pause, it throws `RESULT_PENDING`.
+ */
+export function awaitResult(context: ExecutionContext, reason: string): ToolResult {
+  const callId = context.callId;
+  if (callId === undefined) {
+    throw new AnytoolError(ErrorCode.InvalidOptions, 'awaitResult(): pass the context the tool call received (it names the call the result belongs to)');
+  }
+  const records = recordsOf(context, true);
+  const given = records.answers.get(callId);
+  if (given?.kind === 'result') {
+    records.answers.delete(callId);
+    return given.result;
+  }
+  if (!records.pausable) throw new AnytoolError(ErrorCode.ResultPending, `the application runs it (${reason}), but this run cannot pause for its result`);
+  records.open.set(callId, { kind: 'result', callId, tool: '', reason });
+  throw new AnytoolError(ErrorCode.ResultPending, `it waits for the application's result (${reason})`);
+}
