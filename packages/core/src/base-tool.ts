@@ -14,9 +14,14 @@ import { errorResult, normalizeResult, type ToolResult } from './tool-result.js'
 import { maxErrorCharsProblem } from './error-text.js';
 import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
 import { compileValidator, type ArgsValidator, type PatternEngine } from './validation.js';
+import { servingOptionsProblem, servingSettings, type ServingOptions } from './serving-options.js';
 
-/** What every tool may say about itself; anything left out comes from the build step or defaults. */
-export interface BaseToolOptions {
+/**
+ * What every tool may say about itself; anything left out comes from the build step or defaults.
+ * The options that matter only when the tool is served over MCP (`scopes`, `task`, `resumable`,
+ * `deferTask`) are declared and checked in serving-options.ts.
+ */
+export interface BaseToolOptions extends ServingOptions {
   /** Defaults to the class name (or the function / method name for function and method tools). */
   name?: string;
   title?: string;
@@ -37,37 +42,6 @@ export interface BaseToolOptions {
   origin?: ToolOrigin;
   /** Tool-level middleware: runs with every call of this tool, however it is called (see `use`). */
   middleware?: readonly Middleware[];
-  /**
-   * OAuth scopes a caller must hold, all of them, to see and call this tool when
-   * it is served over MCP with authentication (`serveMcp({ auth })`). Served
-   * without authentication, or called directly, the tool ignores them.
-   */
-  scopes?: readonly string[];
-  /**
-   * Served over MCP, a call of this tool may outlive its request: to a client
-   * that supports the Tasks extension (`io.modelcontextprotocol/tasks`) the call
-   * answers at once with a task the client polls, while the tool runs on (its
-   * progress, questions to the client and result go through the task). `true`:
-   * other clients get the plain call; `'required'`: other clients are refused
-   * (error -32021, the extension is required). Called directly, or by an agent,
-   * the tool ignores it.
-   */
-  task?: boolean | 'required';
-  /**
-   * With `task`: declares the tool safe to run again from the start when the
-   * server process running it stops (it is idempotent, or picks up where it left
-   * off). Reserved: for now such a task is marked failed like any other, and its
-   * arguments are not kept in the store.
-   */
-  resumable?: boolean;
-  /**
-   * With `task`: the call becomes a task only when the tool asks for it, with
-   * `await mcpSession(context)?.startTask()`. Until then it runs in its request
-   * (its questions to the client are rounds of the call, as in a plain call);
-   * from there on it runs as the task. For a tool that gathers input first and
-   * then works for long.
-   */
-  deferTask?: boolean;
   /**
    * The longest error text a call's result carries, in characters: the model's text
    * and the developer's `error.message`, each (default `DEFAULT_MAX_ERROR_CHARS`,
@@ -131,24 +105,6 @@ function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: strin
 
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** What is wrong with a tool's `scopes`: each is an OAuth scope token (RFC 6749: printable ASCII, no space, quote or backslash). */
-function scopesProblem(scopes: unknown): string | undefined {
-  if (scopes === undefined) return undefined;
-  if (!Array.isArray(scopes)) return `scopes must be an array of scope names, got ${typeof scopes}`;
-  const bad = scopes.find((scope) => typeof scope !== 'string' || !/^[\x21\x23-\x5B\x5D-\x7E]+$/.test(scope));
-  if (bad === undefined) return undefined;
-  return `scopes must be OAuth scope names (printable characters, no spaces, quotes or backslashes), got ${JSON.stringify(bad)}`;
-}
-
-function taskProblem(task: unknown, resumable: unknown, deferTask: unknown): string | undefined {
-  if (task !== undefined && typeof task !== 'boolean' && task !== 'required') return `task must be true, false or "required", got ${JSON.stringify(task)}`;
-  if (resumable !== undefined && typeof resumable !== 'boolean') return `resumable must be true or false, got ${JSON.stringify(resumable)}`;
-  if (resumable === true && (task === undefined || task === false)) return 'resumable applies to task tools: set task: true (or "required") as well';
-  if (deferTask !== undefined && typeof deferTask !== 'boolean') return `deferTask must be true or false, got ${JSON.stringify(deferTask)}`;
-  if (deferTask === true && (task === undefined || task === false)) return 'deferTask applies to task tools: set task: true (or "required") as well';
-  return undefined;
-}
-
 function timeoutProblem(timeoutMs: unknown): string | undefined {
   if (timeoutMs === undefined) return undefined;
   if (typeof timeoutMs === 'number' && Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMEOUT_MS) return undefined;
@@ -188,18 +144,19 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   requiresApproval: boolean;
   /** Where the definition comes from when a server controls it (an MCP tool); undefined for local tools. */
   origin: ToolOrigin | undefined;
-  /** OAuth scopes a caller needs to see and call this tool over an authenticated MCP endpoint (see `BaseToolOptions.scopes`). */
-  scopes: readonly string[] | undefined;
-  /** Whether an MCP call of this tool may become a task (see `BaseToolOptions.task`). */
-  task: boolean | 'required';
-  /** Whether a task of this tool may be run again elsewhere when its process stops (see `BaseToolOptions.resumable`). */
-  resumable: boolean;
-  /** Whether an MCP call of this tool becomes a task only when the tool calls `startTask()` (see `BaseToolOptions.deferTask`). */
-  deferTask: boolean;
   /** The longest error text its results carry (see `BaseToolOptions.maxErrorChars`); undefined: the default. */
   maxErrorChars: number | undefined;
   /** Where the tool comes from, for messages and transcripts ("function add", "mcp everything"). */
   source: string;
+  // Served over MCP only (serving-options.ts): scopes a caller needs, and whether a call may become a task.
+  /** See `BaseToolOptions.scopes`. */
+  scopes: readonly string[] | undefined;
+  /** See `BaseToolOptions.task`. */
+  task: boolean | 'required';
+  /** See `BaseToolOptions.resumable`. */
+  resumable: boolean;
+  /** See `BaseToolOptions.deferTask`. */
+  deferTask: boolean;
   /**
    * What the tool may use of the run's context, as declared (its `context`
    * option) or inferred by the build step; `{}` is the signal only.
@@ -267,8 +224,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const problem =
       timeoutProblem(options.timeoutMs) ??
       maxErrorCharsProblem(options.maxErrorChars) ??
-      scopesProblem(options.scopes) ??
-      taskProblem(options.task, options.resumable, options.deferTask) ??
+      servingOptionsProblem(options) ??
       contextAccessProblem(options.context) ??
       (typeof options.context === 'object' ? undefined : contextAccessProblem(info?.context));
     if (problem !== undefined) throw new AnytoolError(ErrorCode.InvalidToolDefinition, `${this.label}: ${problem}`);
@@ -277,10 +233,11 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const inferred = explicit === undefined && typeof info?.context === 'object' ? info.context : undefined;
     this.contextAccess = copyAccess(explicit ?? inferred ?? {});
     this.contextPlan = new ContextAccessPlan(this, this.contextAccess, inferred !== undefined);
-    this.scopes = options.scopes === undefined ? undefined : Object.freeze([...new Set(options.scopes)]);
-    this.task = options.task ?? false;
-    this.resumable = options.resumable ?? false;
-    this.deferTask = options.deferTask ?? false;
+    const serving = servingSettings(options);
+    this.scopes = serving.scopes;
+    this.task = serving.task;
+    this.resumable = serving.resumable;
+    this.deferTask = serving.deferTask;
     this.maxErrorChars = options.maxErrorChars;
     if (options.middleware !== undefined) this.use(...options.middleware);
   }
