@@ -8,6 +8,8 @@ export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision
 
 export { RUN_STATE_FORMAT, RUN_STATE_VERSION, argumentsDigest } from './run-state.js';
 export type { PendingItem, ResumeAnswer, ResumeAnswers, RunState } from './run-state.js';
+export { MemoryRunStore } from './run-store.js';
+export type { MemoryRunStoreOptions, RunStore, RunStoreSaveOptions } from './run-store.js';
 export { addUsage, emptyUsage } from './model.js';
 export type {
   AssistantMessage,

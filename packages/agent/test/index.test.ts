@@ -9,7 +9,19 @@ import * as gemini from '../src/models/gemini.js';
 
 describe('public surface', () => {
   it('exports exactly the runtime values meant to be public', () => {
-    expect(Object.keys(agent).sort()).toEqual(['Agent', 'ScriptedModel', 'addUsage', 'emptyUsage', 'hasToolCall', 'latestToolResults', 'stepCountIs']);
+    expect(Object.keys(agent).sort()).toEqual([
+      'Agent',
+      'MemoryRunStore',
+      'RUN_STATE_FORMAT',
+      'RUN_STATE_VERSION',
+      'ScriptedModel',
+      'addUsage',
+      'argumentsDigest',
+      'emptyUsage',
+      'hasToolCall',
+      'latestToolResults',
+      'stepCountIs',
+    ]);
     expect(Object.keys(openai)).toEqual(['OpenAIModel']);
     expect(Object.keys(anthropic)).toEqual(['AnthropicModel']);
     expect(Object.keys(responses)).toEqual(['OpenAIResponsesModel']);
