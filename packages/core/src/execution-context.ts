@@ -4,6 +4,7 @@ import { now } from './clock.js';
 import { RestrictedState, type ContextAccessPlan } from './context-access.js';
 import { DiagnosticLog, type Diagnostic, type DiagnosticInput } from './diagnostics.js';
 import { AnytoolError, ErrorCode, describeError } from './errors.js';
+import { DEFAULT_KEEP_EVENTS, RunLog, checkKeepEvents } from './run-log.js';
 import type { ToolResult } from './tool-result.js';
 
 interface EventBase {
@@ -112,6 +113,14 @@ export interface ExecutionContextOptions {
    * run's calls become its children.
    */
   trace?: TraceContext | undefined;
+  /**
+   * How many of the run's events `context.events` keeps: the last `keepEvents`
+   * (`ExecutionContext.DEFAULT_KEEP_EVENTS`, 10,000, by default), so a long run's
+   * memory stays bounded; `'all'` keeps every event; 0 keeps none. Listeners
+   * (`subscribe`) are told of every event either way: one can store them all.
+   * `context.droppedEvents` counts the events no longer kept.
+   */
+  keepEvents?: number | 'all' | undefined;
 }
 
 let runCounter = 0;
@@ -130,7 +139,7 @@ const CALL_VIEW = Symbol.for('anytool.context.callView');
 interface Run {
   readonly runId: string;
   readonly state: Map<string, unknown>;
-  readonly log: RunEvent[];
+  readonly log: RunLog<RunEvent>;
   readonly listeners: RunEventListener[];
   calls: number;
   /** Made on the first diagnostic: most runs have none. */
@@ -164,8 +173,11 @@ let ownUnrestricted: (context: unknown) => ExecutionContext | undefined;
  * the whole context.
  *
  * `events` is append-only: tools and runtimes add to it through `record`, and
- * listeners see each event as it is recorded. JavaScript runs one callback at a
- * time, so tools running concurrently can share `state` and `events` safely.
+ * listeners see each event as it is recorded. It keeps the run's last
+ * `keepEvents` events (10,000 unless its options say otherwise, `'all'` for every one);
+ * `droppedEvents` counts the older ones, which only listeners saw. JavaScript
+ * runs one callback at a time, so tools running concurrently can share `state`
+ * and `events` safely.
  *
  * @example
  * const context = new ExecutionContext({ signal: AbortSignal.timeout(30_000) });
@@ -173,6 +185,8 @@ let ownUnrestricted: (context: unknown) => ExecutionContext | undefined;
  * console.log(context.events);
  */
 export class ExecutionContext {
+  /** How many events a run keeps in `events` unless its `keepEvents` option says otherwise. */
+  static readonly DEFAULT_KEEP_EVENTS: number = DEFAULT_KEEP_EVENTS;
   /** The run's abort signal; a tool that honours it stops early. */
   readonly signal: AbortSignal | undefined;
   /** Inside a tool call: the id of that call (what its progress events carry). */
@@ -208,7 +222,7 @@ export class ExecutionContext {
     this.#run = {
       runId: options.runId ?? `run_${Date.now().toString(36)}_${(++runCounter).toString(36)}`,
       state: options.state ?? new Map(),
-      log: [],
+      log: new RunLog(checkKeepEvents(options.keepEvents)),
       listeners: [],
       calls: 0,
       diagnostics: undefined,
@@ -262,14 +276,27 @@ export class ExecutionContext {
   }
 
   /**
-   * The run's events, oldest first. In a tool's view, only with `context: { events: 'read' }`,
+   * The run's events, oldest first: the last `keepEvents` of them (see
+   * `droppedEvents`). In a tool's view, only with `context: { events: 'read' }`,
    * and as a frozen copy: reading the log is no way to write into it.
    */
   get events(): readonly RunEvent[] {
     const access = this.#access;
-    if (access === undefined) return this.#run.log;
+    const events = this.#run.log.events;
+    if (access === undefined) return events;
     if (!access.readEvents) throw access.denied("read the run's events (context.events)", access.withEvents('read'));
-    return Object.freeze(this.#run.log.slice());
+    return Object.isFrozen(events) ? events : Object.freeze(events.slice());
+  }
+
+  /**
+   * How many of the run's events are no longer in `events`: the oldest, past its
+   * `keepEvents`. 0 while `events` holds every event recorded. In a tool's view,
+   * only with `context: { events: 'read' }`.
+   */
+  get droppedEvents(): number {
+    const access = this.#access;
+    if (access !== undefined && !access.readEvents) throw access.denied("read the run's events (context.droppedEvents)", access.withEvents('read'));
+    return this.#run.log.dropped;
   }
 
   /** Appends an event (stamping its time) and tells the listeners. In a tool's view, only with `context: { events: 'record' }`. */
