@@ -20,7 +20,7 @@ function literalKey(node: TS.Expression | undefined): string | undefined {
  * Reads which parts of the context a tool's body uses through its context
  * parameter: `context.state.get('key')` / `.has` (read), `.set('key', ...)` /
  * `.delete` (write), `context.record` (events: record), `context.events` /
- * `context.subscribe` (events: read), `context.progress`. A state key that is
+ * `context.droppedEvents` / `context.subscribe` (events: read), `context.progress`. A state key that is
  * not a string literal, or `context.state` used any other way (iterated, passed
  * on, destructured), leaves state out of the inference: the tool must declare
  * it. Uses through another name (a helper the context is passed to) are not
@@ -60,7 +60,7 @@ export function inferContextUse(checker: TS.TypeChecker, body: TS.Node | undefin
             else stateUnknown = true;
           } else stateUnknown = true;
         } else if (member === 'record') record = true;
-        else if (member === 'events' || member === 'subscribe') readEvents = true;
+        else if (member === 'events' || member === 'droppedEvents' || member === 'subscribe') readEvents = true;
         else if (member === 'progress') progress = true;
       } else if (access !== undefined && ts.isElementAccessExpression(access) && access.expression === node) {
         stateUnknown = true;

@@ -11,9 +11,10 @@ describe('the build step infers what a tool uses of its context', () => {
 
   it('finds literal state keys read and written, progress, recorded and read events', () => {
     expect(messages(diagnostics)).toEqual([]);
-    expect(sites.map((s) => s.name).sort()).toEqual(['Tenant', 'addToCart', 'countCalls', 'readAny', 'waiter']);
+    expect(sites.map((s) => s.name).sort()).toEqual(['Tenant', 'addToCart', 'countCalls', 'logWhole', 'readAny', 'waiter']);
     expect(contextOf('addToCart')).toEqual({ state: { read: ['cart', 'coupon'], write: ['cart'] }, progress: true });
     expect(contextOf('countCalls')).toEqual({ state: { write: ['stale'] }, events: 'read' });
+    expect(contextOf('logWhole')).toEqual({ events: 'read' });
     // Only the context parameter counts: another Map's `get` and `set` are not the run's state.
     expect(contextOf('Tenant')).toEqual({ state: { read: ['tenant'] } });
   });
