@@ -1,3 +1,4 @@
+import { isPlainObject } from './is-record.js';
 import type { JsonSchema } from './tool-definition.js';
 
 /**
@@ -140,13 +141,6 @@ const MAX_GENERATED_KEY_CHARS = 1024;
 /** A plain key as an ASCII string literal of code. */
 function keyLiteral(key: string): string {
   return JSON.stringify(key).replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/** A plain object (no prototype of its own, so nothing inherited) or an object whose prototype is null. */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /**

@@ -258,6 +258,8 @@ describe('compileFlatReader: which schemas it reads', () => {
     ['a keyword that is not enumerable', flat({ city: Object.defineProperty({ type: 'string' }, 'maxLength', { value: 3 }) as JsonSchema })],
     ['a keyword it inherits', flat({ city: Object.assign(Object.create({ minLength: 5 }) as object, { type: 'string' }) as JsonSchema })],
     ['an inherited root keyword', Object.assign(Object.create({ minProperties: 2 }) as object, flat({ a: { type: 'number' } })) as JsonSchema],
+    // An array made to look plain (no prototype): not an object of properties.
+    ['properties that are an array', flat(Object.setPrototypeOf([{ type: 'number' }], null) as Record<string, unknown>)],
   ])('leaves a schema with %s to the general path', (_what, schema) => {
     expect(compileFlatReader(schema)).toBeUndefined();
   });
