@@ -66,27 +66,34 @@ function registry(): WeakMap<object, RunRecords> {
   return (global[REGISTRY] ??= new WeakMap());
 }
 
-function recordsOf(context: ExecutionContext, make: true): RunRecords;
-function recordsOf(context: ExecutionContext, make: false): RunRecords | undefined;
-function recordsOf(context: ExecutionContext, make: boolean): RunRecords | undefined {
-  const run = unrestrictedContext(context).state;
+/**
+ * A run's context, typed loosely for the functions the other packages call through
+ * `@anytool/core/internal`: they may see core's types through another entry (ESM and
+ * CommonJS declarations), whose `ExecutionContext` is another type.
+ */
+type AnyContext = object;
+
+function recordsOf(context: AnyContext, make: true): RunRecords;
+function recordsOf(context: AnyContext, make: false): RunRecords | undefined;
+function recordsOf(context: AnyContext, make: boolean): RunRecords | undefined {
+  const run = unrestrictedContext(context as ExecutionContext).state;
   let records = registry().get(run);
   if (records === undefined && make) registry().set(run, (records = { pausable: false, open: new Map(), answers: new Map() }));
   return records;
 }
 
 /** Lets the run pause (the agent sets it for its runs): a call that waits is recorded, not refused. */
-export function allowPausing(context: ExecutionContext): void {
+export function allowPausing(context: AnyContext): void {
   recordsOf(context, true).pausable = true;
 }
 
 /** Whether the run may pause. */
-export function canPause(context: ExecutionContext): boolean {
+export function canPause(context: AnyContext): boolean {
   return recordsOf(context, false)?.pausable === true;
 }
 
 /** The calls recorded as waiting since the last take, by call id; they are no longer held. */
-export function takeInterruptions(context: ExecutionContext): Map<string, Interruption> {
+export function takeInterruptions(context: AnyContext): Map<string, Interruption> {
   const records = recordsOf(context, false);
   if (records === undefined || records.open.size === 0) return new Map();
   const open = new Map(records.open);
@@ -95,14 +102,14 @@ export function takeInterruptions(context: ExecutionContext): Map<string, Interr
 }
 
 /** Puts back the answers of a resumed run, by call id: each is found (once) by the call it answers. */
-export function giveAnswers(context: ExecutionContext, answers: ReadonlyMap<string, InterruptionAnswer>): void {
+export function giveAnswers(context: AnyContext, answers: ReadonlyMap<string, InterruptionAnswer>): void {
   const records = recordsOf(context, true);
   for (const [callId, answer] of answers) records.answers.set(callId, answer);
 }
 
 /** The answer of kind `kind` given for the call, taken (a second look finds none); undefined when none was given. */
 export function takeAnswer<Kind extends InterruptionKind>(
-  context: ExecutionContext,
+  context: AnyContext,
   callId: string | undefined,
   kind: Kind,
 ): Extract<InterruptionAnswer, { kind: Kind }> | undefined {
@@ -125,7 +132,7 @@ const PENDING: Record<InterruptionKind, { code: ErrorCode; waits: string }> = {
  * the call ends with meanwhile (a run that cannot pause reads it as the call's
  * outcome: the call did not run).
  */
-export function interrupt(context: ExecutionContext, item: Interruption): ToolResult {
+export function interrupt(context: AnyContext, item: Interruption): ToolResult {
   const records = recordsOf(context, false);
   const { code, waits } = PENDING[item.kind];
   if (records?.pausable === true) records.open.set(item.callId, item);
