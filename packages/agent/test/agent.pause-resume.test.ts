@@ -1,7 +1,8 @@
 // Runs that pause for an answer only a person can give, and resume from their state: approvals, a tool's
 // questions, answers bound to their call, and a pause resumed once however often it is tried.
-import { ErrorCode, builtin, requestInput, resultText, textResult, tool, type ExecutionContext } from '@anytool/core';
+import { ErrorCode, ExecutionContext, builtin, requestInput, resultText, textResult, tool } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults, type RunState } from '@anytool/agent';
+import { memoryTelemetry } from '../../core/test/helpers/otel';
 
 function payments(paid: number[]) {
   return tool(
@@ -284,5 +285,57 @@ describe('a client tool the application runs itself', () => {
       [again.interruptions![0]!.id]: { result: '/home' },
     });
     expect(sent(second, 0)).toEqual(['/home']);
+  });
+});
+
+describe('what a paused run carries on', () => {
+  it("goes on in the same trace: the resumed run is a child of the paused run's span", async () => {
+    const otel = memoryTelemetry();
+    const paid: number[] = [];
+    const first = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: { amount: 1 } }] }]),
+      tools: [payments(paid)],
+      approve: 'pause',
+      tracing: otel,
+    }).run('pay');
+    const state = travelled(first.state);
+    expect(state.trace?.['traceparent']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+    await new Agent({ model: new ScriptedModel([{ text: 'done' }]), tools: [payments(paid)], tracing: otel }).resume(state, {
+      [state.pending[0]!.id]: { approved: true },
+    });
+    const runs = otel.spans().filter((span) => span.name.startsWith('invoke_agent'));
+    expect(runs).toHaveLength(2);
+    const [paused, resumed] = runs;
+    expect(resumed!.spanContext().traceId).toBe(paused!.spanContext().traceId);
+    expect(resumed!.parentSpanContext?.spanId).toBe(paused!.spanContext().spanId);
+    expect(paused!.attributes['anytool.agent.stop_reason']).toBe('interrupted');
+    // The approved call's span is in the resumed run.
+    const call = otel.spans().find((span) => span.name === 'execute_tool pay' && span.parentSpanContext?.spanId === resumed!.spanContext().spanId);
+    expect(call).toBeDefined();
+  });
+
+  it("keeps no secret of the run: the state holds the conversation, not the context's state", async () => {
+    const paid: number[] = [];
+    const context = new ExecutionContext();
+    context.state.set('apiKey', 'sk-secret-value');
+    const result = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: { amount: 2 } }] }]),
+      tools: [payments(paid)],
+      approve: 'pause',
+    }).run('pay', { context });
+    expect(JSON.stringify(result.state)).not.toContain('sk-secret-value');
+  });
+
+  it('streams a run that pauses: the result event carries the interruptions', async () => {
+    const paid: number[] = [];
+    const agent = new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: { amount: 3 } }] }]),
+      tools: [payments(paid)],
+      approve: 'pause',
+    });
+    const events = [];
+    for await (const event of agent.stream('pay')) events.push(event);
+    const last = events[events.length - 1];
+    expect(last).toMatchObject({ type: 'result', result: { stopReason: 'interrupted', interruptions: [{ tool: 'pay' }] } });
   });
 });
