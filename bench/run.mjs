@@ -15,6 +15,8 @@ const benches = [
   'mcp-tasks.mjs',
   'mcp-scale.mjs',
   'agent-loop.mjs',
+  'long-run.mjs',
+  'run-state.mjs',
   'tool-search.mjs',
   'streaming.mjs',
   'build-time.mjs',
