@@ -4,7 +4,7 @@ import { compileFlatReader, type FlatReader } from '../flat-arguments.js';
 import { issuesToProblems, type StandardSchemaV1 } from '../standard-schema.js';
 import type { JsonSchema } from '../tool-definition.js';
 import { errorResult, type ToolResult } from '../tool-result.js';
-import { compileNullStripper, formatProblems, hasDefaults, type ArgsValidator } from '../validation.js';
+import { compileNullStripper, formatProblems, hasDefaults, type ArgsValidator, type ArgumentProblem } from '../validation.js';
 
 /**
  * The validation stage of a call, the first step of a tool's own stage (see the
@@ -62,7 +62,7 @@ export class ArgumentValidation {
     let object = (this.copyFirst && args === rawArgs ? copyData(args) : args) as Record<string, unknown>;
     if (this.stripNulls !== undefined) object = this.stripNulls(object);
     const validator = this.validator;
-    if (!validator(object)) return invalidArguments(name, formatProblems(listedProblems(validator.problems())));
+    if (!validator(object)) return invalidArguments(name, validator.problems());
     return object;
   }
 }
@@ -79,9 +79,10 @@ export function refuse(code: ErrorCode | string, text: string, message?: string)
   return new Refusal(errorResult(code, text, message));
 }
 
-/** The refusal listing `problems` (one "- /path: message" line each) for the model to fix. */
-function invalidArguments(name: string, problems: string): Refusal {
-  return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${name}":\n${problems}\nFix the arguments and call the tool again.`);
+/** The refusal listing `problems` (one "- /path: message" line each, see `formatProblems`) for the model to fix. */
+function invalidArguments(name: string, problems: readonly ArgumentProblem[]): Refusal {
+  const lines = [`Invalid arguments for tool "${name}":`, formatProblems(listedProblems(problems)), 'Fix the arguments and call the tool again.'];
+  return refuse(ErrorCode.InvalidArguments, lines.join('\n'));
 }
 
 /**
@@ -110,14 +111,20 @@ export function readArguments(name: string, rawArgs: unknown): object | Refusal 
     );
   }
   const problem = argumentsProblem(args as object, args !== rawArgs);
-  if (problem !== undefined) return refuse(ErrorCode.InvalidArguments, `Invalid arguments for tool "${name}":${problem}`);
+  if (problem === TOO_DEEP) {
+    return refuse(
+      ErrorCode.InvalidArguments,
+      `Invalid arguments for tool "${name}": they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`,
+    );
+  }
+  if (problem !== undefined) return invalidArguments(name, [problem]);
   return args as object;
 }
 
 /** Validates with the Standard Schema's own `validate` (a Refusal on issues); its output (coerced, defaulted) is what the tool receives. */
 export async function validateStandard(name: string, schema: StandardSchemaV1, args: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> {
   const outcome = await schema['~standard'].validate(args);
-  if (outcome.issues !== undefined) return invalidArguments(name, formatProblems(listedProblems(issuesToProblems(outcome.issues))));
+  if (outcome.issues !== undefined) return invalidArguments(name, issuesToProblems(outcome.issues));
   return outcome.value as Record<string, unknown>;
 }
 
@@ -163,13 +170,17 @@ function pointer(parent: Visit, key: string): string {
     .join('/')}`;
 }
 
+/** What `argumentsProblem` returns for arguments nested deeper than `MAX_ARGUMENT_DEPTH`. */
+const TOO_DEEP = 'too deep';
+
 /**
  * Checks, without recursion, what no JSON Schema catches: nesting deeper than
- * `MAX_ARGUMENT_DEPTH` (a cycle counts as too deep) and numbers JSON cannot carry
- * (`NaN`, `Infinity`), which in-process callers can pass. Returns the problem, or undefined.
+ * `MAX_ARGUMENT_DEPTH` (a cycle counts as too deep: `TOO_DEEP`) and numbers JSON cannot
+ * carry (`NaN`, `Infinity`), which in-process callers can pass (the first such value, as
+ * a problem at its path). Returns undefined when there is nothing to say.
  * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
  */
-function argumentsProblem(args: object, parsed: boolean): string | undefined {
+function argumentsProblem(args: object, parsed: boolean): ArgumentProblem | typeof TOO_DEEP | undefined {
   if (isFlat(args)) return undefined;
   const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
   // The depth at which each object was last walked: shared objects are walked again only deeper.
@@ -183,14 +194,13 @@ function argumentsProblem(args: object, parsed: boolean): string | undefined {
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) continue;
     }
-    if (visit.depth > MAX_ARGUMENT_DEPTH)
-      return ` they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`;
+    if (visit.depth > MAX_ARGUMENT_DEPTH) return TOO_DEEP;
     if (seen !== undefined) {
       const before = seen.get(value);
       if (before !== undefined && before >= visit.depth) continue;
       seen.set(value, visit.depth);
     }
-    let problem: string | undefined;
+    let problem: ArgumentProblem | undefined;
     if (array) for (let i = 0; i < value.length && problem === undefined; i++) problem = visitChild(stack, visit, String(i), value[i]);
     else for (const key of Object.keys(value)) if ((problem = visitChild(stack, visit, key, (value as Record<string, unknown>)[key])) !== undefined) break;
     if (problem !== undefined) return problem;
@@ -208,9 +218,9 @@ function isFlat(args: object): boolean {
 }
 
 /** Checks one child of `parent`: a number must be finite; an object or array is walked next. */
-function visitChild(stack: Visit[], parent: Visit, key: string, child: unknown): string | undefined {
+function visitChild(stack: Visit[], parent: Visit, key: string, child: unknown): ArgumentProblem | undefined {
   if (typeof child === 'number' && !Number.isFinite(child)) {
-    return `\n- ${pointer(parent, key)}: must be a finite number (got ${child}, which JSON cannot carry)\nFix the arguments and call the tool again.`;
+    return { path: pointer(parent, key), message: `must be a finite number (got ${child}, which JSON cannot carry)` };
   }
   if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: parent.depth + 1, parent, key });
   return undefined;
