@@ -232,25 +232,28 @@ function cutToBudget(
   const textRoom = Math.max(0, limit - used - NOTE_CHARS);
   const notes: string[] = [];
   const content: ContentPart[] = [];
+  const media = mediaList(leftOut);
   if (text.length <= textRoom) {
     if (text !== '') content.push({ type: 'text', text });
   } else {
     const [headEnd, tailStart] = cutPoints(text, textRoom);
     const handle = store === false ? undefined : ToolOutputStore.of(call.context, store).put(text, call.name, call.callId);
     const left = tailStart - headEnd;
-    let note = `[… ${count(left)} of ${count(text.length)} characters (about ${count(Math.ceil(left / CHARS_PER_TOKEN))} tokens) left out here, from offset ${headEnd} to ${tailStart}, to fit the output budget of ${count(limit)} characters`;
-    if (handle !== undefined)
-      note += `. The whole output is kept under handle "${handle}": read it with read_tool_output({"handle":"${handle}","offset":${headEnd}})`;
-    else if (store === false) note += '. Call the tool again asking for less (a narrower query, a page, a limit) to see it';
-    else note += `. It was too large to keep for this run; call the tool again asking for less (a narrower query, a page, a limit) to see it`;
+    const cut = `… ${count(left)} of ${count(text.length)} characters (about ${count(Math.ceil(left / CHARS_PER_TOKEN))} tokens) left out here, from offset ${headEnd} to ${tailStart}, to fit the output budget of ${count(limit)} characters`;
+    const rest =
+      handle !== undefined
+        ? `The whole output is kept under handle "${handle}": read it with read_tool_output({"handle":"${handle}","offset":${headEnd}})`
+        : store === false
+          ? 'Call the tool again asking for less (a narrower query, a page, a limit) to see it'
+          : 'It was too large to keep for this run; call the tool again asking for less (a narrower query, a page, a limit) to see it';
+    const note = media === '' ? `${cut}. ${rest}` : `${cut}. ${rest}; and ${media} left out`;
     notes.push(
       handle === undefined ? `${count(left)} characters were cut and not kept` : `${count(left)} characters were cut and kept under handle "${handle}"`,
     );
     if (headEnd > 0) content.push({ type: 'text', text: copyOf(text, 0, headEnd) });
-    content.push({ type: 'text', text: `${note}${mediaNote(leftOut)}]` });
+    content.push({ type: 'text', text: `[${note}]` });
     if (tailStart < text.length) content.push({ type: 'text', text: copyOf(text, tailStart, text.length) });
   }
-  const media = mediaList(leftOut);
   if (media !== '' && text.length <= textRoom)
     content.push({ type: 'text', text: `[… ${media} left out to fit the output budget of ${count(limit)} characters]` });
   if (media !== '') notes.push(`${media} left out`);
@@ -266,12 +269,6 @@ function mediaList(leftOut: Record<string, number>): string {
   return Object.entries(leftOut)
     .map(([type, n]) => `${n} ${type} part${n === 1 ? '' : 's'}`)
     .join(', ');
-}
-
-/** `; and 2 image parts left out` */
-function mediaNote(leftOut: Record<string, number>): string {
-  const media = mediaList(leftOut);
-  return media === '' ? '' : `; and ${media} left out`;
 }
 
 /**
