@@ -7,6 +7,7 @@
 //            context (kept reachable), with the default log and with `keepEvents: 'all'` (the whole
 //            log, what every run kept before the cap); and after an `Agent.run` of CALLS calls (100 a
 //            turn), holding only its context (the transcript, `result.messages`, is the application's).
+//            Its turns' CPU cost per call too, first tenth against last tenth (one run: not interleaved).
 //   cost     batches of BATCH calls in a young run (its calls 0 to 10,000) and an old one (its calls
 //            90,000 to 100,000), one batch of each in turn (alternating which goes first), ROUNDS runs
 //            of each; CPU ns per call (and wall), median and spread (quartiles, extremes) of the batches,
@@ -69,7 +70,15 @@ const describe = (context) => `${context.events.length} events kept, ${context.d
 // Warm up the call path (and the agent's) before anything is measured.
 await calls(new ExecutionContext(), 20_000);
 
+// CPU time of the process (its GC threads' included), so other processes on the machine do not count;
+// wall time beside it for the record.
+const cpuNs = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) * 1000;
+};
+
 const memory = [];
+let agentTurns;
 {
   const { mib, kept } = await retained(async () => {
     const context = new ExecutionContext();
@@ -91,11 +100,14 @@ const memory = [];
   // over a run this long would measure the test double): PER_TURN calls a turn, then an answer.
   const PER_TURN = 100;
   const turns = Math.ceil(CALLS / PER_TURN);
+  // The CPU time at the start of each model turn: a turn's cost is the time to the next one.
+  const turnStarts = new Float64Array(turns + 1);
   const model = (() => {
     let turn = 0;
     return {
       name: 'bench',
       async generate() {
+        turnStarts[turn] = cpuNs();
         turn++;
         const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 };
         if (turn > turns) return { text: 'done', toolCalls: [], usage, stopReason: 'end' };
@@ -111,14 +123,11 @@ const memory = [];
     return result.context;
   });
   memory.push({ name: `Agent.run, ${PER_TURN} calls a turn (its context)`, mib, note: describe(kept), bounded: true });
+  const turnCost = (from, to) => Array.from({ length: to - from }, (_, i) => (turnStarts[from + i + 1] - turnStarts[from + i]) / PER_TURN);
+  const tenth = Math.floor(turns / 10);
+  agentTurns = { early: turnCost(0, tenth), late: turnCost(turns - tenth, turns), tenth, turns };
 }
 
-// CPU time of the process (its GC threads' included), so other processes on the machine do not count;
-// wall time beside it for the record.
-const cpuNs = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) * 1000;
-};
 const sample = () => ({ cpu: [], wall: [], pairs: [] });
 const early = sample();
 const late = sample();
@@ -170,6 +179,10 @@ console.log(`| late (${OLD_FROM}-${CALLS}) | ${median(late.cpu).toFixed(0)} | ${
 const ratio = median(late.pairs);
 console.log(
   `late / early, CPU, per pair: median ${ratio.toFixed(3)}, p25-p75 (min-max) ${spread(late.pairs, 2)}; ratio of the medians ${(median(late.cpu) / median(early.cpu)).toFixed(3)}`,
+);
+
+console.log(
+  `Agent.run (one run, not interleaved), CPU ns per call of a turn, median: its first ${agentTurns.tenth} turns ${median(agentTurns.early).toFixed(0)}, p25-p75 (min-max) ${spread(agentTurns.early)}; its last ${agentTurns.tenth} ${median(agentTurns.late).toFixed(0)}, ${spread(agentTurns.late)}; late / early: ${(median(agentTurns.late) / median(agentTurns.early)).toFixed(3)}x`,
 );
 
 const heap = memory.filter((row) => row.bounded);
