@@ -1,14 +1,15 @@
 // The public API of @anytool/agent. Anything exported here is public API: add with care.
 // The adapters over official clients live on their own subpaths, so their
 // clients stay optional: `@anytool/agent/openai`, `@anytool/agent/openai-responses`, `@anytool/agent/anthropic`,
-// `@anytool/agent/gemini`.
+// `@anytool/agent/gemini`; so does the Redis run store, whose `redis` client is optional too:
+// `@anytool/agent/redis`.
 
 export { Agent } from './agent.js';
 export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
 
 export { RUN_STATE_FORMAT, RUN_STATE_VERSION, argumentsDigest } from './run-state.js';
 export type { PendingItem, ResumeAnswer, ResumeAnswers, RunState } from './run-state.js';
-export { MemoryRunStore } from './run-store.js';
+export { DEFAULT_MAX_STATE_BYTES, DEFAULT_RUN_TTL_MS, MemoryRunStore } from './run-store.js';
 export type { MemoryRunStoreOptions, RunStore, RunStoreSaveOptions } from './run-store.js';
 export { addUsage, emptyUsage } from './model.js';
 export type {
