@@ -1,56 +1,27 @@
-import { AnytoolError, ErrorCode, injectTraceContext } from '@anytool/core';
-import { abortWatch, describeError, type ArgsValidator } from '@anytool/core/internal';
-import type { Context as TraceContext } from '@opentelemetry/api';
-import {
-  Client,
-  type CallToolResult,
-  type ClientCapabilities,
-  type CreateMessageRequestParams,
-  type CreateMessageResult,
-  type ElicitRequestParams,
-  type ElicitResult,
-  type Implementation,
-  type Progress,
-  type RequestOptions,
-  type Tool as McpToolInfo,
-  type Transport,
-  type VersionNegotiationOptions,
-} from '@modelcontextprotocol/client';
-import { CALL_RESULT_SCHEMA, checkCallResult } from './call-result.js';
-import { callFailureError, classifyCallFailure } from './call-errors.js';
+import { AnytoolError, ErrorCode } from '@anytool/core';
+import { describeError, type ArgsValidator } from '@anytool/core/internal';
+import type { CallToolResult, Client, Implementation, Tool as McpToolInfo, Transport } from '@modelcontextprotocol/client';
+import { CallPath, type McpCallOptions } from './call-path.js';
+import { answerInput, createClient, type ClientSetupHost, type ElicitationHandler, type McpRoot, type SamplingHandler } from './client-setup.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
 import { SessionSupervisor, checkRestartOptions, positive, type McpRestartOptions } from './supervisor.js';
 import { speedUpClient } from './speedups/speedups.js';
 import { stdioPid } from './transports.js';
-import { redactError, redactor } from './url-credentials.js';
+import { redactor } from './url-credentials.js';
 import type { McpTokenStore } from './auth/token-store.js';
 import type { McpStore } from '../store/store.js';
-import { TASKS_EXTENSION, TaskCreations, type McpTaskHandle, type McpTaskStatus, type WireTask } from './tasks.js';
+import { TaskCreations, type McpTaskHandle } from './tasks.js';
 import { TaskCalls } from './task-calls.js';
 import { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } from './offloaded-validation.js';
 import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH } from './tool-check.js';
 import { ToolCatalog } from './tool-catalog.js';
-import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
-import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, checkMaxTotalTimeout, progressUntil, totalTimeoutOf } from './progress-deadline.js';
-import { VERSION } from '../version.js';
+import type { McpTelemetryOptions } from './call-telemetry.js';
+import { checkMaxTotalTimeout } from './progress-deadline.js';
 
-/** Answers a server's `sampling/createMessage` request (an LLM completion the server asks the client for). */
-export type SamplingHandler = (
-  params: CreateMessageRequestParams,
-  extra: { server: string; signal: AbortSignal },
-) => CreateMessageResult | Promise<CreateMessageResult>;
-
-/** Answers a server's `elicitation/create` request (asks the user for input). */
-export type ElicitationHandler = (params: ElicitRequestParams, extra: { server: string; signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
-
-/** A root the client exposes to servers (`roots/list`). */
-export interface McpRoot {
-  uri: string;
-  name?: string;
-}
-
+export type { McpCallOptions } from './call-path.js';
+export type { ElicitationHandler, McpRoot, SamplingHandler } from './client-setup.js';
 export type { McpRestartOptions } from './supervisor.js';
 
 /** Options of a connection to one MCP server. */
@@ -152,23 +123,6 @@ export interface McpClientOptions {
   taskHandles?: McpStore;
 }
 
-/** Per-call options of `McpConnection.callTool`. */
-export interface McpCallOptions {
-  signal?: AbortSignal | undefined;
-  timeoutMs?: number | undefined;
-  onprogress?: ((progress: Progress) => void) | undefined;
-  /**
-   * The caller's trace (an `ExecutionContext`'s `trace`): the call's span is its
-   * child, and its trace context goes to the server in `params._meta`, so the
-   * server's spans continue the trace. Defaults to the active OpenTelemetry context.
-   */
-  trace?: TraceContext | undefined;
-  /** Called when a call that became a task changes status or status message (`working`, `input_required`, …). */
-  onTaskStatus?: ((status: McpTaskStatus) => void) | undefined;
-  /** Entries for the request's `params._meta` (the trace context is added to them when the call is traced). */
-  meta?: Record<string, unknown> | undefined;
-}
-
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_TASK_POLL_MS = 30_000;
 const DEFAULT_START_TIMEOUT_MS = 30_000;
@@ -177,34 +131,6 @@ const SIGN_IN_START_TIMEOUT_MS = 300_000;
 const MAX_DIAGNOSTICS = 100;
 const DEFAULT_MAX_TOOLS = 1_000;
 const DEFAULT_MAX_TOOL_LIST_BYTES = 16 * 1024 * 1024;
-const CLIENT_INFO: Implementation = { name: 'anytool', version: VERSION };
-
-const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-interface CallParams {
-  name: string;
-  arguments: Record<string, unknown>;
-  /** The trace context (`traceparent`, `tracestate`) when the call is traced. */
-  _meta?: Record<string, unknown>;
-}
-
-/**
- * `tools/call` on the SDK client. `Client.callTool` adds an async frame around the same
- * request, to refuse task-only tools (never listed here) and to check structured content
- * against output schemas it cached in its own `listTools` (unused here: `mapCallResult`
- * checks it, with messages that name the problems). The result is requested with the
- * permissive `ResultSchema` (`CALL_RESULT_SCHEMA`) and checked by `checkCallResult`, whose errors are short.
- */
-function callOn(client: Client, params: CallParams, request: RequestOptions, mirrored: ReadonlyMap<string, McpToolInfo>): Promise<Record<string, unknown>> {
-  const tool = mirrored.size === 0 ? undefined : mirrored.get(params.name);
-  // A tool that declares `x-mcp-header` arguments has them mirrored into Mcp-Param-* headers on the modern era over
-  // HTTP: only the SDK's callTool does that (its result is then checked by the SDK's schema too).
-  if (tool !== undefined && client.getProtocolEra() === 'modern')
-    return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
-  return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, CALL_RESULT_SCHEMA, request);
-}
-
-/** What the server is told when a call is cancelled: never the run's abort reason, which may hold anything (a secret, a user's text). */
-const CANCEL_REASON = 'cancelled by the client';
 
 /** The validation deadline of the options: a positive number of milliseconds a timer can wait. */
 function validationTimeout(value: number | undefined): number {
@@ -271,6 +197,8 @@ export class McpConnection {
   private readonly taskCreations = new TaskCreations();
   /** The calls that became tasks: followed to their end, their handles kept. */
   private readonly tasks: TaskCalls;
+  /** One call, from its options to its result or coded error. */
+  private readonly calls: CallPath;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -282,6 +210,13 @@ export class McpConnection {
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'), 'timeoutMs');
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     const taskTimeout = config.taskTimeoutMs ?? options.taskTimeoutMs;
+    // What the SDK client of each session offers the server, and how its requests are answered.
+    const setup: ClientSetupHost = {
+      name,
+      options,
+      roots: () => this.roots,
+      toolsChanged: (client) => this.catalog.scheduleRefresh(client, this.defaultTimeout),
+    };
     this.tasks = new TaskCalls(
       {
         name,
@@ -290,7 +225,7 @@ export class McpConnection {
         defaultTimeout: this.defaultTimeout,
         taskTimeout: taskTimeout !== undefined && taskTimeout > 0 ? taskTimeout : undefined,
         maxPollInterval,
-        answer: (method, params, signal) => this.answerInput(method, params, signal),
+        answer: (method, params, signal) => answerInput(setup, method, params, signal),
         redact: this.redact,
         note: (message) => this.note(message),
         noteOnce: (message) => this.noteOnce(message),
@@ -321,7 +256,7 @@ export class McpConnection {
       {
         name,
         config,
-        createClient: (negotiation) => this.createClient(negotiation),
+        createClient: (negotiation) => createClient(setup, negotiation),
         opened: (client, startTimeout, restarted) => this.opened(client, startTimeout, restarted),
         note: (message) => this.note(message),
         noteOnce: (message) => this.noteOnce(message),
@@ -344,6 +279,22 @@ export class McpConnection {
         stderrToModel: (isHttpConfig(config) ? undefined : config.stderrToModel) ?? options.stderrToModel ?? false,
         tokenStore: options.tokenStore,
       },
+    );
+    this.calls = new CallPath(
+      {
+        name,
+        config,
+        supervisor: this.supervisor,
+        mirrored: () => this.catalog.mirrored,
+        taskCreations: this.taskCreations,
+        tasks: this.tasks,
+        note: (message) => this.note(message),
+        noteOnce: (message) => this.noteOnce(message),
+        quote: (text) => this.quote(text),
+        redact: this.redact,
+        authFailed: (error) => this.authFailed(error),
+      },
+      { defaultTimeout: this.defaultTimeout, maxTotalTimeout: options.maxTotalTimeoutMs, telemetry: options.telemetry },
     );
   }
 
@@ -444,7 +395,7 @@ export class McpConnection {
    * timeout then bounds each poll, `taskTimeoutMs` the task's whole life.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
-    return this.call(name, args, options, undefined) as Promise<CallToolResult>;
+    return this.calls.call(name, args, options, undefined) as Promise<CallToolResult>;
   }
 
   /**
@@ -454,150 +405,7 @@ export class McpConnection {
    * @internal
    */
   callToolMapped<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
-    return this.call(name, args, options, map) as Promise<T>;
-  }
-
-  private call<T>(
-    name: string,
-    args: Record<string, unknown>,
-    options: McpCallOptions,
-    map: ((result: CallToolResult) => T) | undefined,
-  ): Promise<T | CallToolResult> {
-    const timeout = options.timeoutMs ?? this.defaultTimeout;
-    const request: RequestOptions = { timeout, resetTimeoutOnProgress: true };
-    // Progress keeps the call alive: its own signal cancels it once it runs past its total time.
-    let own: AbortController | undefined;
-    if (options.onprogress !== undefined)
-      progressUntil(
-        request,
-        (own = new AbortController()),
-        options.onprogress,
-        this.options.maxTotalTimeoutMs ?? Math.max(DEFAULT_MAX_TOTAL_TIMEOUT_MS, timeout),
-      );
-    const params: CallParams = { name, arguments: args };
-    const signal = options.signal;
-    if (signal?.aborted === true)
-      return Promise.reject(
-        new AnytoolError(ErrorCode.Aborted, `Tool "${name}" on MCP server "${this.name}" was not called: the run was already aborted.`, {
-          cause: signal.reason,
-        }),
-      );
-    const onstatus = options.onTaskStatus;
-    const telemetry = callTelemetry(this.config, this.client, this.transport, name, options.trace, this.options.telemetry);
-    if (telemetry === undefined) {
-      if (options.meta !== undefined) params._meta = { ...options.meta };
-      return this.dispatch(params, request, signal, map, onstatus, own);
-    }
-    const meta: Record<string, unknown> = { ...options.meta };
-    injectTraceContext(telemetry.operation.trace, meta);
-    params._meta = meta;
-    return telemetry.settle(() => this.dispatch(params, request, signal, map, onstatus, own));
-  }
-
-  /**
-   * Sends a call. Each call gets a signal of its own, aborted with a fixed reason: the SDK tells the
-   * server the reason of the signal it is given, and a run's abort reason may hold anything.
-   */
-  private dispatch<T>(
-    params: CallParams,
-    request: RequestOptions,
-    signal: AbortSignal | undefined,
-    map: ((result: CallToolResult) => T) | undefined,
-    onstatus: ((status: McpTaskStatus) => void) | undefined,
-    own: AbortController | undefined,
-  ): Promise<T | CallToolResult> {
-    if (own !== undefined) request.signal = own.signal;
-    return signal === undefined ? this.send(params, request, map, onstatus) : this.callWithSignal(params, request, signal, map, onstatus, own);
-  }
-
-  private send<T>(
-    params: CallParams,
-    request: RequestOptions,
-    map: ((result: CallToolResult) => T) | undefined,
-    onstatus?: (status: McpTaskStatus) => void,
-  ): Promise<T | CallToolResult> {
-    const client = this.client;
-    const done = (result: Record<string, unknown>): T | CallToolResult => {
-      const checked = checkCallResult(result, `Tool "${params.name}" on MCP server "${this.name}"`, (problem) => this.note(problem));
-      return map === undefined ? checked : map(checked);
-    };
-    // A server of the tasks extension may answer with a task: the call follows it to its end.
-    const failed = (error: unknown, on: Client): Promise<Record<string, unknown>> => {
-      const created = this.taskCreations.take(error);
-      return created === undefined ? this.recover(error, on, params, request) : this.tasks.follow(created, params.name, request, onstatus);
-    };
-    // The hot path: no extra async frame or promise step between the caller and the SDK.
-    if (client !== undefined) return callOn(client, params, request, this.catalog.mirrored).then(done, (error: unknown) => failed(error, client).then(done));
-    return this.supervisor
-      .reconnect()
-      .then((fresh) => callOn(fresh, params, request, this.catalog.mirrored).then(done, (error: unknown) => failed(error, fresh).then(done)));
-  }
-
-  /**
-   * A call that settles with `ABORTED` the moment `signal` aborts: while the request runs, while
-   * the server is being started again, and while a forgotten HTTP session is opened again for it.
-   * It does not count on the SDK to reject the request on time, only to tell the server.
-   */
-  private callWithSignal<T>(
-    params: CallParams,
-    request: RequestOptions,
-    signal: AbortSignal,
-    map: ((result: CallToolResult) => T) | undefined,
-    onstatus: ((status: McpTaskStatus) => void) | undefined,
-    own = new AbortController(),
-  ): Promise<T | CallToolResult> {
-    request.signal = own.signal;
-    return new Promise<T | CallToolResult>((resolve, reject) => {
-      const stop = abortWatch(signal, () => {
-        reject(
-          new AnytoolError(ErrorCode.Aborted, `Tool "${params.name}" on MCP server "${this.name}" was cancelled because the run was aborted.`, {
-            cause: signal.reason,
-          }),
-        );
-        this.cancel(own, params.name);
-      });
-      this.send<CallToolResult>(params, request, undefined, onstatus).then(
-        (result) => {
-          stop();
-          if (map === undefined) return resolve(result);
-          try {
-            resolve(map(result));
-          } catch (error) {
-            reject(error);
-          }
-        },
-        (error: unknown) => {
-          stop();
-          reject(error);
-        },
-      );
-    });
-  }
-
-  /** Aborts one request's signal: the SDK sends `notifications/cancelled` with a fixed reason, and rejects the request. */
-  private cancel(own: AbortController, tool: string): void {
-    try {
-      own.abort(CANCEL_REASON);
-    } catch (error) {
-      this.note(`could not tell the server that tools/call "${tool}" was cancelled: ${describeError(error)}`);
-    }
-  }
-
-  /** A failed call: a forgotten HTTP session (404) is initialized again and the call sent once more; anything else becomes a coded error. */
-  private async recover(error: unknown, client: Client, params: CallParams, request: RequestOptions): Promise<Record<string, unknown>> {
-    if (!this.supervisor.sessionExpired(error, client)) throw await this.callError(error, params.name, request, client);
-    // The server did not run the call: it did not know the session (or the call was cut off when the expired session was closed).
-    let fresh: Client;
-    try {
-      fresh = await this.supervisor.renew(client);
-    } catch (reconnectError) {
-      throw await this.callError(reconnectError, params.name, request, undefined);
-    }
-    try {
-      return await callOn(fresh, params, request, this.catalog.mirrored);
-    } catch (retryError) {
-      throw await this.callError(retryError, params.name, request, fresh);
-    }
+    return this.calls.call(name, args, options, map) as Promise<T>;
   }
 
   /**
@@ -621,42 +429,8 @@ export class McpConnection {
    * `resumeTask`, with `map` applied to the result.
    * @internal
    */
-  async resumeTaskMapped<T>(handle: McpTaskHandle, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
-    if (handle.server !== this.name)
-      throw new AnytoolError(
-        ErrorCode.UnknownServer,
-        `Task "${handle.taskId}" belongs to MCP server "${handle.server}", not "${this.name}": resume it on that server's connection.`,
-      );
-    const own = new AbortController();
-    const stop = options.signal === undefined ? () => undefined : abortWatch(options.signal, () => own.abort(CANCEL_REASON));
-    try {
-      const request: RequestOptions = { timeout: options.timeoutMs ?? this.defaultTimeout, signal: own.signal };
-      // The first poll at once: the task may have ended while no client watched it.
-      const first: WireTask = { taskId: handle.taskId, status: 'working', pollIntervalMs: 0 };
-      const result = await this.tasks.followTask(first, { ...handle }, request, options.onTaskStatus);
-      return map(checkCallResult(result, `Tool "${handle.tool}" on MCP server "${this.name}"`, (problem) => this.note(problem)));
-    } finally {
-      stop();
-    }
-  }
-
-  /** An input request of a task, answered by the handler that answers the same request outside tasks. */
-  private async answerInput(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const extra = { server: this.name, signal };
-    const { elicitation, sampling } = this.options;
-    if (method === 'elicitation/create') {
-      if (elicitation === undefined) throw new Error('the client has no elicitation handler (the "elicitation" option)');
-      return (await elicitation(params as unknown as ElicitRequestParams, extra)) as unknown as Record<string, unknown>;
-    }
-    if (method === 'sampling/createMessage') {
-      if (sampling === undefined) throw new Error('the client has no sampling handler (the "sampling" option)');
-      return (await sampling(params as unknown as CreateMessageRequestParams, extra)) as unknown as Record<string, unknown>;
-    }
-    if (method === 'roots/list') {
-      if (this.options.roots === undefined) throw new Error('the client offers no roots (the "roots" option)');
-      return { roots: this.roots.map((r) => ({ ...r })) };
-    }
-    throw new Error(`"${method.slice(0, 64)}" is not a request a task may ask the client`);
+  resumeTaskMapped<T>(handle: McpTaskHandle, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
+    return this.calls.resume(handle, options, map);
   }
 
   /** Reads every page of `tools/list` again and tells the listeners. */
@@ -721,26 +495,6 @@ export class McpConnection {
     );
   }
 
-  private createClient(versionNegotiation: VersionNegotiationOptions): Client {
-    const options = this.options;
-    const capabilities: ClientCapabilities = {};
-    if (options.sampling !== undefined) capabilities.sampling = {};
-    // Form defaults are filled in by the SDK when the user accepts a form without them (SEP-1034).
-    if (options.elicitation !== undefined) capabilities.elicitation = { form: { applyDefaults: true } };
-    if (options.roots !== undefined) capabilities.roots = { listChanged: true };
-    if (options.tasks !== false) capabilities.extensions = { [TASKS_EXTENSION]: {} };
-    const client = new Client(options.clientInfo ?? CLIENT_INFO, { capabilities, versionNegotiation });
-    const sampling = options.sampling;
-    if (sampling !== undefined)
-      client.setRequestHandler('sampling/createMessage', (request, context) => sampling(request.params, { server: this.name, signal: context.mcpReq.signal }));
-    const elicitation = options.elicitation;
-    if (elicitation !== undefined)
-      client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: this.name, signal: context.mcpReq.signal }));
-    if (options.roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots: this.roots.map((r) => ({ ...r })) }));
-    client.setNotificationHandler('notifications/tools/list_changed', () => this.catalog.scheduleRefresh(client, this.defaultTimeout));
-    return client;
-  }
-
   /**
    * The argument validator compiled for a tool of `tools` when it was checked.
    * @internal
@@ -769,65 +523,15 @@ export class McpConnection {
     if (!this.diagnostics.includes(message)) this.note(message);
   }
 
-  /** The coded error of a failed call on `client`, with no credentials of the server's URL in it. */
-  private async callError(error: unknown, tool: string, request: RequestOptions, client: Client | undefined): Promise<AnytoolError> {
-    const coded = await this.codeCallError(error, tool, request, client);
-    return redactError(coded, this.redact);
-  }
-
-  /** What a failed call was (see `classifyCallFailure`), after an auth failure, which is told to the listeners. */
-  private async codeCallError(error: unknown, tool: string, request: RequestOptions, client: Client | undefined): Promise<AnytoolError> {
-    const signal = request.signal;
-    const total = totalTimeoutOf(request);
-    const denied = total !== undefined || signal?.aborted === true ? undefined : this.supervisor.authFailure(error, `tools/call "${tool}"`);
-    if (denied !== undefined) {
-      this.noteOnce(denied.message);
-      for (const listener of this.authListeners) {
-        try {
-          listener(denied);
-        } catch (listenerError) {
-          this.note(`an auth-failure listener threw: ${describeError(listenerError)}`);
-        }
+  /** A call failed for want of authorization: noted once, and told to the listeners. */
+  private authFailed(denied: AnytoolError): void {
+    this.noteOnce(denied.message);
+    for (const listener of this.authListeners) {
+      try {
+        listener(denied);
+      } catch (listenerError) {
+        this.note(`an auth-failure listener threw: ${describeError(listenerError)}`);
       }
-      return denied;
     }
-    const failure = classifyCallFailure(error, {
-      totalTimeout: total,
-      aborted: signal?.aborted === true,
-      abortReason: signal?.reason,
-      connected: this.client !== undefined && client?.transport !== undefined,
-    });
-    if (failure.kind === 'connection-closed') return this.connectionClosed(tool, error);
-    return callFailureError(failure, error, {
-      server: this.name,
-      tool,
-      timeout: request.timeout ?? this.defaultTimeout,
-      progress: request.onprogress !== undefined,
-      quote: (text) => this.quote(text),
-    });
-  }
-
-  private async connectionClosed(tool: string, cause: unknown): Promise<AnytoolError> {
-    if (this.supervisor.closed)
-      return new AnytoolError(
-        ErrorCode.McpConnectionClosed,
-        `Tool "${tool}" was cut off: the connection to MCP server "${this.name}" was closed by the client.`,
-        { cause },
-      );
-    if (isHttpConfig(this.config))
-      return new AnytoolError(
-        ErrorCode.McpConnectionClosed,
-        `The session with MCP server "${this.name}" ended while tool "${tool}" was running; the next call opens a new session.`,
-        { cause },
-      );
-    await tick();
-    const what = `MCP server "${this.name}" closed the connection while tool "${tool}" was running; the next call starts it again.`;
-    const tail = this.supervisor.stderrTail();
-    if (tail === '') return new AnytoolError(ErrorCode.McpConnectionClosed, what, { cause });
-    const stderr = `Last lines of its stderr:\n${tail}`;
-    this.noteOnce(`${what} ${stderr}`);
-    // A server may log anything to stderr (a password, a token): it reaches a model only when the user said so.
-    if (this.supervisor.stderrToModel) return new AnytoolError(ErrorCode.McpConnectionClosed, `${what} ${stderr}`, { cause });
-    return new AnytoolError(ErrorCode.McpConnectionClosed, what, { cause, detail: stderr });
   }
 }
