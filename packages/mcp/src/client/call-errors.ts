@@ -61,6 +61,10 @@ function schemaIssues(error: unknown): readonly SchemaIssue[] | undefined {
   return error instanceof Error && Array.isArray(issues) ? (issues as SchemaIssue[]) : undefined;
 }
 
+/** Told with a timeout of a call that did not ask for progress, which would have kept it alive. */
+const PROGRESS_HINT =
+  'Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".';
+
 /** What the words of a call's error need: whose call it was, and how its server's text is quoted. */
 export interface CallWords {
   server: string;
@@ -103,14 +107,9 @@ export function callFailureError(failure: Exclude<CallFailure, { kind: 'connecti
         `Tool "${tool}" on MCP server "${server}" returned a result that is not valid MCP: ${summarize(failure.issues.map((issue) => describeIssue(issue)))}.`,
       );
     case 'timeout': {
-      const hint = words.progress
-        ? ''
-        : ` Progress was not asked for, so progress could not keep the call alive: for a server whose long calls report progress set "progress": true on it (or pass onprogress to McpConnection.callTool); otherwise raise "timeoutMs" or "toolTimeouts".`;
-      return new AnytoolError(
-        ErrorCode.Timeout,
-        `Tool "${tool}" on MCP server "${server}" timed out after ${words.timeout} ms without a result or progress.${hint}`,
-        cause,
-      );
+      const sentences = [`Tool "${tool}" on MCP server "${server}" timed out after ${words.timeout} ms without a result or progress.`];
+      if (!words.progress) sentences.push(PROGRESS_HINT);
+      return new AnytoolError(ErrorCode.Timeout, sentences.join(' '), cause);
     }
     case 'server-error':
       return new AnytoolError(

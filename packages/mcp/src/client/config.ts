@@ -146,7 +146,7 @@ function checkOne(name: string, value: unknown): McpServerConfig {
   for (const key of ['maxResultBytes', 'maxTools', 'maxToolListBytes'] as const) {
     const max = config[key];
     if (max !== undefined && (typeof max !== 'number' || !Number.isSafeInteger(max) || max <= 0))
-      fail(where, `"${key}" must be a positive whole number${key === 'maxTools' ? '' : ' of bytes'} (got ${JSON.stringify(max)})`);
+      fail(where, `"${key}" must be ${key === 'maxTools' ? 'a positive whole number' : 'a positive whole number of bytes'} (got ${JSON.stringify(max)})`);
   }
   return config as unknown as McpServerConfig;
 }

@@ -167,11 +167,10 @@ export class McpTool extends BaseTool {
   private refusal(outcome: Exclude<OffloadedOutcome, { args: Record<string, unknown> }>, feature: string): ToolResult {
     const where = `${this.label}: its input schema has ${feature}`;
     if ('problems' in outcome) {
-      const more = outcome.more > 0 ? `\n- and ${outcome.more} more problems` : '';
-      return errorResult(
-        ErrorCode.InvalidArguments,
-        `Invalid arguments for tool "${this.name}":\n${formatProblems(outcome.problems)}${more}\nFix the arguments and call the tool again.`,
-      );
+      const lines = [`Invalid arguments for tool "${this.name}":`, formatProblems(outcome.problems)];
+      if (outcome.more > 0) lines.push(`- and ${outcome.more} more problems`);
+      lines.push('Fix the arguments and call the tool again.');
+      return errorResult(ErrorCode.InvalidArguments, lines.join('\n'));
     }
     if ('aborted' in outcome)
       return errorResult(

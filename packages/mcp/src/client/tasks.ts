@@ -249,8 +249,8 @@ export async function followTask(host: TaskHost, first: WireTask, handle: McpTas
       case 'failed': {
         await host.keep(handle, true);
         const text = typeof task.error?.['message'] === 'string' ? task.error['message'] : (task.statusMessage ?? 'no reason given');
-        const code = typeof task.error?.['code'] === 'number' ? ` (error ${task.error['code']})` : '';
-        throw new AnytoolError(ErrorCode.McpProtocolError, `${where} failed${code}: ${clip(text)}`);
+        const failed = typeof task.error?.['code'] === 'number' ? `failed (error ${task.error['code']})` : 'failed';
+        throw new AnytoolError(ErrorCode.McpProtocolError, `${where} ${failed}: ${clip(text)}`);
       }
       case 'cancelled':
         await host.keep(handle, true);

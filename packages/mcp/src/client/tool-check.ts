@@ -105,9 +105,14 @@ function ownValue(value: object, key: string): unknown {
 
 /** What the SDK's own schema of a tool refuses, in a line rather than its dump. */
 function shapeProblem(issues: ReadonlyArray<{ path: readonly PropertyKey[]; message: string }>): string {
-  const shown = issues.slice(0, 3).map(({ path, message }) => `${path.length === 0 ? '(the tool)' : path.map(String).join('.')}: ${message}`);
-  const more = issues.length > 3 ? ` and ${issues.length - 3} more` : '';
-  const text = `${shown.join('; ')}${more}`;
+  const parts = [
+    issues
+      .slice(0, 3)
+      .map(({ path, message }) => `${path.length === 0 ? '(the tool)' : path.map(String).join('.')}: ${message}`)
+      .join('; '),
+  ];
+  if (issues.length > 3) parts.push(`and ${issues.length - 3} more`);
+  const text = parts.join(' ');
   return `it does not have the shape MCP gives a tool (${text.length > 300 ? `${text.slice(0, 300)}…` : text}); fix the tool on the server`;
 }
 
