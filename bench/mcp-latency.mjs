@@ -5,7 +5,8 @@
 // two server processes of the same build differ by several percent), interleaved call by call so
 // drift hits every variant alike:
 //   raw SDK        Client.callTool on the kept session (the connection's SDK client): the baseline
-//   raw request    Client.request for tools/call, which is what McpConnection sends
+//   raw request    Client.request for tools/call, the request McpConnection sends (the SDK checks the result with
+//                  its own schema here; McpConnection with a permissive one, then checkCallResult)
 //   raw, our reader  Client.callTool reading stdout with the connection's StdioReadBuffer
 //   execute        McpTool.execute alone: the MCP layer without BaseTool.invoke
 //   McpTool        McpTool.invoke(context, args) (validation, events, result mapping)
@@ -24,10 +25,8 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { ExecutionContext, Toolset } from '@anytool/core';
 import { McpTool, McpToolset } from '@anytool/mcp';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, ReadBuffer } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const require = createRequire(import.meta.url);
 const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
@@ -71,8 +70,9 @@ if (ourReader instanceof ReadBuffer || !(transport instanceof StdioClientTranspo
 function readWith(reader) {
   const current = transport._readBuffer;
   if (current === reader) return;
-  // Bytes of a line not yet whole (none, unless a notification is half read) go along.
-  const rest = current === sdkReader ? current._buffer : current.buffer;
+  // Bytes of a line not yet whole (none, unless a notification is half read) go along: the SDK's reader keeps them in
+  // `_buffer`, StdioReadBuffer in `buffer` and the chunks after it without a line break in `parts`.
+  const rest = current === sdkReader ? current._buffer : Buffer.concat([...(current.buffer === undefined ? [] : [current.buffer]), ...current.parts]);
   current.clear();
   if (rest !== undefined && rest.length > 0) reader.append(rest);
   transport._readBuffer = reader;
@@ -93,17 +93,13 @@ const rawCall = (m) => raw.callTool({ name: 'echo', arguments: { message: m } })
 const variants = [
   ['raw SDK Client.callTool', rawCall, sdkReader],
   // What McpConnection sends: the same request without Client.callTool's async frame and checks.
-  [
-    'raw SDK Client.request(tools/call)',
-    (m) => raw.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: m } } }, CallToolResultSchema),
-    sdkReader,
-  ],
+  ['raw SDK Client.request(tools/call)', (m) => raw.request({ method: 'tools/call', params: { name: 'echo', arguments: { message: m } } }), sdkReader],
   ['raw SDK Client.callTool, read with StdioReadBuffer', rawCall, ourReader],
   ['McpTool.execute (no invoke)', (m) => echo.execute(context, { message: m }), ourReader],
   ['McpTool.invoke', (m) => echo.invoke(context, { message: m }), ourReader],
   ['toolset.invoke', (m) => toolset.invoke('echo', { message: m }, context), ourReader],
   ['toolset.invoke, run with an abort signal', (m) => toolset.invoke('echo', { message: m }, runWithSignal), ourReader],
-  ['raw SDK + progress token', (m) => raw.callTool({ name: 'echo', arguments: { message: m } }, undefined, progressOptions), sdkReader],
+  ['raw SDK + progress token', (m) => raw.callTool({ name: 'echo', arguments: { message: m } }, progressOptions), sdkReader],
   ['McpTool.invoke, progress: true', (m) => loud.invoke(context, { message: m }), ourReader],
 ];
 const RAW = 0;
