@@ -19,6 +19,7 @@ const slow = [
   '/packages/mcp/test/helpers/oidc\\.test\\.ts$',
   // redis-server, and the served module in child processes.
   '/packages/mcp/test/store/(store|redis-outage)\\.test\\.ts$',
+  '/packages/agent/test/redis-run-store\\.test\\.ts$',
   '/packages/mcp/test/telemetry/trace-across\\.test\\.ts$',
   '/packages/mcp/test/interop/',
   // The version in the handshake, over a served HTTP endpoint.
