@@ -201,7 +201,7 @@ export interface RunResult {
   usage: Usage;
   /** The whole conversation, to continue it with `agent.run(messages)`. */
   messages: ModelMessage[];
-  /** The run's context; `context.events` tells the whole story in order. */
+  /** The run's context; `context.events` tells the story in order (its last 10,000 events by default: see `keepEvents`). */
   context: ExecutionContext;
   /** With `interrupted`: what the run waits for, each with what to show a person and how to answer it. */
   interruptions?: PendingItem[];
