@@ -3,6 +3,7 @@
 // against a local server speaking Chat Completions. The run uses what a user of today's
 // agent leans on: deferred tools and the search tool, the output budget with
 // `read_tool_output`, and an approval policy.
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -156,9 +157,21 @@ test('a run over the official OpenAI client: deferred tools load through the sea
   expect(out.results.find((r) => r.tool === 'readLog')!.chars).toBeLessThanOrEqual(80_000);
 });
 
-test('the CommonJS entries of the agent and its adapter load with require()', async () => {
+test('the CommonJS entries of the agent, its adapter and its Redis run store load with require()', async () => {
   const ran = ok(await run(process.execPath, ['src/require.cjs'], project), 'node src/require.cjs');
-  expect(JSON.parse(ran.stdout.trim())).toEqual(['function', 'function', 'function', 'function', 'function']);
+  expect(JSON.parse(ran.stdout.trim())).toEqual(['function', 'function', 'function', 'function', 'function', 'function']);
+});
+
+test('without redis (an optional peer, not installed), the agent runs and only a RedisRunStore that connects asks for it', async () => {
+  expect(existsSync(join(project, 'node_modules', 'redis'))).toBe(false);
+  const ran = ok(await run(process.execPath, ['src/run-store.js'], project), 'node src/run-store.js');
+  expect(lastJson(ran.stdout)).toEqual({
+    text: 'hi',
+    code: 'MISSING_DEPENDENCY',
+    message: expect.stringMatching(
+      /^RedisRunStore\.connect\(\): cannot load the redis package \(.*redis.*\); install it next to @anytool\/agent: npm i redis$/,
+    ),
+  });
 });
 
 test('a streamed run over the official OpenAI client, from ES modules and from CommonJS: the deltas in order, then the result', async () => {
