@@ -344,6 +344,40 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
     });
   });
 
+  it('pauses on a hosted call held for approval, and sends the answer given on resume to the provider', async () => {
+    const ask = {
+      type: 'mcp_approval_request',
+      id: 'mcpr_2',
+      server_label: 'festival_docs',
+      name: 'search_docs',
+      arguments: '{"q":"stages"}',
+    } satisfies ResponseOutputItem;
+    server = await startProviderServer([{ body: response([ask]) }, { body: response([message('Three stages.')]) }]);
+    const docs = () => builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp', require_approval: 'always' });
+    const model = () => new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const paused = await new Agent({ model: model(), tools: [docs()], approve: 'pause' }).run('How many stages?');
+    expect(paused.stopReason).toBe('interrupted');
+    expect(paused.interruptions).toEqual([
+      expect.objectContaining({
+        kind: 'approval',
+        hosted: true,
+        callId: 'mcpr_2',
+        tool: 'openai_mcp_festival_docs',
+        args: { tool: 'search_docs', arguments: '{"q":"stages"}' },
+      }),
+    ]);
+    expect(server.requests).toHaveLength(1);
+
+    const state = JSON.parse(JSON.stringify(paused.state)) as typeof paused.state & object;
+    const done = await new Agent({ model: model(), tools: [docs()] }).resume(state, { [state.pending[0]!.id]: { approved: true } });
+    expect(done.text).toBe('Three stages.');
+    expect((server.requests[1]!.body['input'] as ResponseInputItem[]).at(-1)).toEqual({
+      type: 'mcp_approval_response',
+      approval_request_id: 'mcpr_2',
+      approve: true,
+    });
+  });
+
   it('streams a code interpreter call: the call and its result as run events, the text deltas, the items back verbatim', async () => {
     const call = {
       type: 'function_call',
