@@ -352,9 +352,10 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
       name: 'search_docs',
       arguments: '{"q":"stages"}',
     } satisfies ResponseOutputItem;
-    server = await startProviderServer([{ body: response([ask]) }, { body: response([message('Three stages.')]) }]);
+    const provider = await startProviderServer([{ body: response([ask]) }, { body: response([message('Three stages.')]) }]);
+    server = provider;
     const docs = () => builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp', require_approval: 'always' });
-    const model = () => new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const model = () => new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: provider.url, maxRetries: 0 });
     const paused = await new Agent({ model: model(), tools: [docs()], approve: 'pause' }).run('How many stages?');
     expect(paused.stopReason).toBe('interrupted');
     expect(paused.interruptions).toEqual([
@@ -366,7 +367,7 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
         args: { tool: 'search_docs', arguments: '{"q":"stages"}' },
       }),
     ]);
-    expect(server.requests).toHaveLength(1);
+    expect(provider.requests).toHaveLength(1);
 
     const state = JSON.parse(JSON.stringify(paused.state)) as typeof paused.state & object;
     const done = await new Agent({ model: model(), tools: [docs()] }).resume(state, { [state.pending[0]!.id]: { approved: true } });
