@@ -465,7 +465,8 @@ export class Agent {
       options.context ??
       new ExecutionContext({
         ...(signal === undefined ? {} : { signal }),
-        ...(paused === undefined ? {} : { runId: paused.runId }),
+        // Unique across processes: a run store keys paused runs by it.
+        runId: paused?.runId ?? `run_${randomUUID()}`,
         ...(trace === undefined ? {} : { trace }),
       });
     allowPausing(context);
@@ -672,7 +673,13 @@ export class Agent {
       }
       const tool = this.toolset.get(call.name);
       if (tool !== undefined) digests[call.name] = sha256(canonicalDefinition(tool.definition));
-      const fields: Omit<PendingItem, 'id' | 'argsDigest'> = { kind: waits.kind, callId: call.id, tool: call.name, args: call.arguments, reason: waits.reason };
+      const fields: Omit<PendingItem, 'id' | 'argsDigest'> = {
+        kind: waits.kind,
+        callId: call.id,
+        tool: call.name,
+        args: readable(call.arguments),
+        reason: waits.reason,
+      };
       if (waits.approval !== undefined)
         fields.approval =
           waits.approval.change === undefined ? { kind: waits.approval.kind } : { kind: waits.approval.kind, fields: [...waits.approval.change.fields] };
@@ -1022,6 +1029,16 @@ function stepsOf(messages: readonly ModelMessage[], inputLength: number): StepRe
     steps.push({ step: steps.length + 1, response, toolCalls, toolResults });
   }
   return steps;
+}
+
+/** Arguments as a person's screen shows them: JSON text (as most providers send it) parsed, anything else as it is. */
+function readable(args: unknown): unknown {
+  if (typeof args !== 'string') return args;
+  try {
+    return JSON.parse(args) as unknown;
+  } catch {
+    return args;
+  }
 }
 
 function lastAssistantText(messages: readonly ModelMessage[]): string {
