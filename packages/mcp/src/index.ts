@@ -18,6 +18,10 @@ export type { RedisStoreOptions } from './store/redis-store.js';
 export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
 export type { TaskRecord, TaskStatus } from './server/tasks/record.js';
+export { BullmqTaskQueue } from './server/tasks/bullmq-queue.js';
+export type { BullmqTaskQueueOptions } from './server/tasks/bullmq-queue.js';
+export { runTaskWorker } from './server/task-worker.js';
+export type { TaskWorkerHandle, TaskWorkerOptions } from './server/task-worker.js';
 export { StoreEventStore } from './server/store-event-store.js';
 export type { StoreEventStoreOptions } from './server/store-event-store.js';
 

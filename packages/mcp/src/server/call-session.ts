@@ -84,6 +84,14 @@ export class CallSession implements McpSession {
     return typeof this.starter === 'boolean' ? Promise.resolve(this.starter) : this.starter();
   }
 
+  checkpoint(data: unknown): Promise<boolean> {
+    return this.input?.checkpoint?.(data) ?? Promise.resolve(false);
+  }
+
+  get lastCheckpoint(): unknown {
+    return this.input?.lastCheckpoint;
+  }
+
   /** From here on the call is a task: it asks through the task's round, and its request is the task's quiet one. */
   becomeTask(round: InputRound): void {
     this.input = round;

@@ -52,6 +52,10 @@ export interface InputRound {
    * a question is open. Absent on a task's own round (it is one already).
    */
   handOver?(start: () => Promise<Result>): Promise<void>;
+  /** Saves the tool's checkpoint with its task (a queued task's round only); resolves whether it was kept. */
+  checkpoint?(data: unknown): Promise<boolean>;
+  /** The checkpoint of an earlier run of the task (a queued task run again on another worker). */
+  readonly lastCheckpoint?: unknown;
 }
 
 /**

@@ -6,6 +6,8 @@ import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
 import { RedisStore } from '../store/redis-store.js';
+import { BullmqTaskQueue } from './tasks/bullmq-queue.js';
+import { runTaskWorker } from './task-worker.js';
 
 /** The help of `serve`; `command` is how the user ran it (`anytool serve`, `anytool-mcp serve`). */
 export const serveUsage = (command = 'anytool serve'): string => `Usage: ${command} <module.js> [options]
@@ -32,6 +34,15 @@ Options:
   --store <redis-url>    share state with the other instances of this endpoint in
                          Redis (redis://host:port): tool list changes, resumable
                          streams; for several processes behind a load balancer
+  --task-queue           run tasks on a BullMQ queue in the --store Redis (needs
+                         the bullmq package): any worker runs them, and they
+                         outlive the process that started them
+  --no-worker            with --task-queue: serve only, run no tasks here
+  --worker-only          run the tools of queued tasks, with no endpoint (needs
+                         --store; implies --task-queue)
+  --task-lock-ms <n>     how soon a dead worker's tasks are found, ms (default 30000)
+  --task-grace-ms <n>    on SIGTERM, how long running tasks get to finish before
+                         they are handed over or failed, ms (default 20000)
   --export <name>        serve only this export (repeatable)
   --name <name>          server name sent in initialize (default: the module's file name)
   --trace-content        put each call's arguments and result on its span (traces
@@ -59,6 +70,14 @@ export interface ServeCommandOptions {
   traceContent: boolean;
   /** `--store`: the Redis URL of the store shared with the other instances. */
   store: string | undefined;
+  /** `--task-queue` (or implied by the two below): tasks are jobs of a BullMQ queue in the store's Redis. */
+  taskQueue: boolean;
+  /** `--no-worker`: this process runs no queued task. */
+  noWorker: boolean;
+  /** `--worker-only`: this process only runs queued tasks (no endpoint). */
+  workerOnly: boolean;
+  taskLockMs: number | undefined;
+  taskGraceMs: number | undefined;
 }
 
 function usageErrorOf(problem: string, command: string): AnytoolError {
@@ -84,6 +103,11 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
     allowUnauthenticated: false,
     traceContent: false,
     store: undefined,
+    taskQueue: false,
+    noWorker: false,
+    workerOnly: false,
+    taskLockMs: undefined,
+    taskGraceMs: undefined,
   };
   const modules: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -140,6 +164,23 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
       case '--trace-content':
         options.traceContent = true;
         break;
+      case '--task-queue':
+        options.taskQueue = true;
+        break;
+      case '--no-worker':
+        options.noWorker = options.taskQueue = true;
+        break;
+      case '--worker-only':
+        options.workerOnly = options.taskQueue = true;
+        break;
+      case '--task-lock-ms':
+      case '--task-grace-ms': {
+        const text = value();
+        if (!/^\d+$/.test(text) || Number(text) < 100) throw usageError(`${arg} must be a whole number of milliseconds, at least 100, got "${text}"`);
+        if (arg === '--task-lock-ms') options.taskLockMs = Number(text);
+        else options.taskGraceMs = Number(text);
+        break;
+      }
       case '--store':
         options.store = value();
         if (!/^rediss?:\/\//.test(options.store))
@@ -155,7 +196,12 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
   const authFlags = options.tokensFile !== undefined || options.jwtIssuer !== undefined;
   if (!options.http && (authFlags || options.resource !== undefined))
     throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
-  if (options.store !== undefined && !options.http) throw usageError('--store applies to --http (a stdio server has one client and nothing to share)');
+  if (options.workerOnly && (options.http || options.noWorker)) throw usageError('--worker-only runs no endpoint: leave out --http and --no-worker');
+  if (options.taskQueue && options.store === undefined)
+    throw usageError(`${options.workerOnly ? '--worker-only' : '--task-queue'} needs --store <redis-url>: the queue and the tasks' records live in that Redis`);
+  if (options.taskQueue && !options.http && !options.workerOnly) throw usageError('--task-queue applies to --http (or --worker-only)');
+  if (options.store !== undefined && !options.http && !options.workerOnly)
+    throw usageError('--store applies to --http (a stdio server has one client and nothing to share)');
   if (options.jwksUri !== undefined && options.jwtIssuer === undefined) throw usageError('--jwks-uri needs --jwt-issuer');
   if (options.jwtIssuer !== undefined && options.resource === undefined && isWildcard(options.host)) {
     throw usageError(
@@ -197,10 +243,12 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
   }
   // Status lines are not worth a crash: a client that closed stderr just does not see them.
   process.stderr.on('error', () => undefined);
+  if (options.workerOnly) return runWorkerOnly(options, command);
   const stdout = options.http ? undefined : takeStdout();
   let server: McpServerHandle;
   let size: number;
   let store: RedisStore | undefined;
+  let queue: BullmqTaskQueue | undefined;
   try {
     const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
     size = toolset.size;
@@ -215,10 +263,17 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
         throw usageErrorOf(`--store: ${describeError(error)}`, command);
       });
       serveOptions.store = store;
+      if (options.taskQueue) {
+        queue = await connectedQueue(options, command);
+        serveOptions.taskQueue = queue;
+        serveOptions.taskWorker = !options.noWorker;
+        if (options.taskGraceMs !== undefined) serveOptions.taskGraceMs = options.taskGraceMs;
+      }
     }
     server = await serveMcp(toolset, serveOptions);
   } catch (error) {
     stdout?.restore();
+    await queue?.close();
     await store?.close();
     throw error;
   }
@@ -226,11 +281,59 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
   if (server.url !== undefined) process.stderr.write(`${command}: auth: ${server.authMode}\n`);
   process.stderr.write(`${command}: tools: ${toolsLine(server.toolset)}\n`);
   if (store !== undefined) process.stderr.write(`${command}: store: ${shownStoreUrl(options.store!)}\n`);
+  if (queue !== undefined)
+    process.stderr.write(`${command}: task queue: ${queue.queueName} (${options.noWorker ? 'serving only, no worker' : 'worker too'})\n`);
   await server.closed;
+  await queue?.close();
   await store?.close();
   process.stderr.write(`${command}: stopped\n`);
   // A command ends when serving ends, even if the module left handles open (MCP clients, timers); a caller that
   // still has work to do in this tick finishes it first.
+  setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
+}
+
+/** The `--task-queue` queue, connected now: an unreachable Redis or a missing bullmq package stops the start with a clear line. */
+async function connectedQueue(options: ServeCommandOptions, command: string): Promise<BullmqTaskQueue> {
+  const queue = new BullmqTaskQueue(options.taskLockMs === undefined ? { url: options.store! } : { url: options.store!, lockMs: options.taskLockMs });
+  await queue.connect().catch(async (error: unknown) => {
+    await queue.close();
+    throw usageErrorOf(`--task-queue: ${describeError(error)}`, command);
+  });
+  return queue;
+}
+
+/** `serve --worker-only`: runs the tools of queued tasks until SIGINT / SIGTERM, with no endpoint. */
+async function runWorkerOnly(options: ServeCommandOptions, command: string): Promise<void> {
+  const onError = (error: Error): void => void process.stderr.write(`${command}: ${error.message}\n`);
+  const store = new RedisStore({ url: options.store!, onError: (error) => void process.stderr.write(`${command}: store: ${error.message}\n`) });
+  let queue: BullmqTaskQueue | undefined;
+  let worker: Awaited<ReturnType<typeof runTaskWorker>>;
+  try {
+    await store.connect().catch((error: unknown) => {
+      throw usageErrorOf(`--store: ${describeError(error)}`, command);
+    });
+    queue = await connectedQueue(options, command);
+    const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
+    if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing')))
+      toolset.use(tracing({ captureContent: options.traceContent }));
+    worker = await runTaskWorker(toolset, {
+      store,
+      taskQueue: queue,
+      handleSignals: true,
+      onError,
+      ...(options.taskGraceMs === undefined ? {} : { taskGraceMs: options.taskGraceMs }),
+    });
+  } catch (error) {
+    await queue?.close();
+    await store.close();
+    throw error;
+  }
+  process.stderr.write(`${command}: worker only: ${worker.toolset.size} tools from ${options.module}, no endpoint\n`);
+  process.stderr.write(`${command}: task queue: ${queue.queueName} in ${shownStoreUrl(options.store!)}\n`);
+  await worker.closed;
+  await queue.close();
+  await store.close();
+  process.stderr.write(`${command}: stopped\n`);
   setTimeout(() => process.exit(process.exitCode ?? 0), 200).unref();
 }
 

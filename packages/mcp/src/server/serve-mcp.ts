@@ -4,6 +4,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { listenHttp, type HttpServeOptions } from './http.js';
 import { DEFAULT_MAX_UNREAD_BYTES, StdioTransport } from './stdio-transport.js';
 import { ServedTools, asToolset } from './served-tools.js';
+import { startTaskWorker } from './task-worker.js';
 import { createMcpServer, type McpServerOptions } from './tool-server.js';
 
 /** Options of `serveMcp` over stdio (the client started this process). */
@@ -116,6 +117,16 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
     served.dispose();
     const given = (options as { transport?: unknown }).transport;
     throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): transport must be "stdio" or "http", got ${JSON.stringify(given)}`);
+  }
+
+  if (options.taskQueue !== undefined && options.taskWorker !== false) {
+    try {
+      await startTaskWorker(served, options);
+    } catch (error) {
+      await stop().catch(() => undefined);
+      served.dispose();
+      throw error;
+    }
   }
 
   let closing: Promise<void> | undefined;

@@ -30,6 +30,10 @@ function taskOptions(options: McpServerOptions): TaskOptions {
     maxRunningPerClient: options.maxTasksRunningPerClient,
     maxKept: options.maxTasksKept,
     maxKeptPerClient: options.maxTasksKeptPerClient,
+    maxQueued: options.maxTasksQueued,
+    maxResultBytes: options.maxTaskResultBytes,
+    graceMs: options.taskGraceMs,
+    queue: options.taskQueue,
   };
 }
 

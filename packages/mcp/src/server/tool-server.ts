@@ -22,7 +22,8 @@ import { servedCallTelemetry, type ServedCallTelemetry } from './call-telemetry.
 import type { McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
 import type { McpStore } from '../store/store.js';
 import { TASKS_EXTENSION, createTaskResult } from './tasks/record.js';
-import type { TaskManager, TaskProgress } from './tasks/task-manager.js';
+import type { QueuedTaskRunner, TaskManager, TaskProgress } from './tasks/task-manager.js';
+import type { BullmqTaskQueue, TaskJob } from './tasks/bullmq-queue.js';
 import { checkAskable, declaresTasks, serveTaskMethods, tasksRequired } from './tasks/serve-tasks.js';
 import { RawArgumentsServer } from './raw-arguments-server.js';
 import { ServedTools, asToolset, taskManager } from './served-tools.js';
@@ -113,6 +114,28 @@ export interface McpServerOptions {
   maxTasksKept?: number;
   /** The most tasks of one client kept at once, running or ended within `taskTtlMs`. Default 1,000. */
   maxTasksKeptPerClient?: number;
+  /**
+   * The task queue tasks run on (`new BullmqTaskQueue({ url })`, which needs the `bullmq`
+   * package): a task becomes a job that any worker process runs, and outlives the process
+   * that started it. When a worker dies, a task of an idempotent tool
+   * (`annotations.idempotent`) runs again elsewhere, one of a `resumable` tool resumes from its
+   * last checkpoint, any other fails saying why. Give the processes one `store` too (a
+   * `RedisStore`): the tasks' records stay there. Default none: a task runs in the process
+   * that started it, and fails if that process stops.
+   */
+  taskQueue?: BullmqTaskQueue;
+  /** With `taskQueue`: this process runs queued tasks too (a worker). Default true; false only serves (starts tasks, answers for them). */
+  taskWorker?: boolean;
+  /** With `taskQueue`: the most tasks waiting for a worker; a call past it is refused (-32000, `SERVER_BUSY`). Default 10,000. */
+  maxTasksQueued?: number;
+  /** The largest result a task keeps (its JSON), in bytes; a larger one fails the task (`RESULT_TOO_LARGE`). Also bounds a checkpoint. Default 4 MiB. */
+  maxTaskResultBytes?: number;
+  /**
+   * With `taskQueue`, on close (SIGTERM): how long the tasks this process runs get to finish, in
+   * milliseconds; then those of idempotent or resumable tools go back to the queue for another
+   * worker, the others fail, saying why. Default 20 s.
+   */
+  taskGraceMs?: number;
 }
 
 /** How a server instance is served: its era when the serving entry knows it, the calls waiting for input, the client. */
@@ -321,7 +344,37 @@ export class McpToolServer {
     if (!declaresTasks(ctx)) return tool.task === 'required' ? Promise.reject(tasksRequired(`tool "${name}"`)) : undefined;
     // The tool starts the task itself (`startTask()`), after the rounds it needs in the request.
     if (tool.deferTask) return undefined;
+    if (this.tasks().queue !== undefined)
+      return this.queueTask(name, args, ctx, tool.resumable ? 'resumable' : tool.annotations?.idempotent === true ? 'idempotent' : undefined);
     return this.createTask(name, args, ctx, tool.resumable);
+  }
+
+  /** A task on the task queue: its job carries what a worker needs to run the tool as this request would have. */
+  private async queueTask(name: string, args: unknown, ctx: ServerContext, rerun: TaskJob['rerun']): Promise<Result> {
+    const job: Omit<TaskJob, 'taskId'> = { tool: name, args };
+    if (rerun !== undefined) job.rerun = rerun;
+    const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+    if (envelope !== undefined) job.envelope = envelope;
+    const authInfo = ctx.http?.authInfo;
+    if (authInfo !== undefined) {
+      // The bearer token stays here: a worker needs who called and what they may do, not their credential.
+      const { token: _token, ...who } = authInfo;
+      job.authInfo = who as Record<string, unknown>;
+    }
+    const record = await this.tasks().enqueue({ owner: this.serving?.owner, job });
+    return createTaskResult(record) as Result;
+  }
+
+  /** How this server's worker runs the tools of queued tasks: as `createTask`'s work, under a request made from the job. */
+  queuedTaskRunner(): QueuedTaskRunner {
+    return {
+      context: (job) => {
+        const ctx = jobContext(job);
+        return { ctx, canAsk: (request) => checkAskable(ctx, request) };
+      },
+      run: (job, round, signal, taskProgress) =>
+        this.call({ name: job.tool, args: job.args, ctx: round.ctx, era: 'modern', round, signal, trace: undefined, taskProgress }),
+    };
   }
 
   private async createTask(name: string, args: unknown, ctx: ServerContext, resumable: boolean): Promise<Result> {
@@ -502,6 +555,36 @@ function endSpan<T extends CallToolResult | InputRequiredResult>(pending: Promis
  * (with the task) while the tool runs on, so nothing more can go out on it.
  * The client learns of progress by polling.
  */
+/**
+ * The request a queued task's tool runs under on a worker: the starting request's envelope (what
+ * the client declared) and caller, no connection (notifications go nowhere; questions go through
+ * the task's round). The tool's signal is the task's; nothing reads this request's.
+ */
+function jobContext(job: TaskJob): ServerContext {
+  const unreachable = (): Promise<never> =>
+    Promise.reject(
+      new AnytoolError(ErrorCode.McpProtocolError, `tool "${job.tool}": a queued task has no connection to its client; questions go through the task`),
+    );
+  const ctx: Record<string, unknown> = {
+    sessionId: undefined,
+    mcpReq: {
+      id: job.taskId,
+      method: 'tools/call',
+      _meta: {},
+      envelope: job.envelope,
+      signal: new AbortController().signal,
+      notify: () => Promise.resolve(),
+      send: unreachable,
+      requestSampling: unreachable,
+      elicitInput: unreachable,
+      requestState: () => undefined,
+    },
+  };
+  if (job.authInfo !== undefined) ctx['http'] = { authInfo: { ...job.authInfo, token: '' } };
+  // The parts of a ServerContext a served call reads (CallSession, runCall); the SDK's type has more, used by transports only.
+  return ctx as unknown as ServerContext;
+}
+
 function quietContext(ctx: ServerContext): ServerContext {
   const { progressToken: _token, ...meta } = (ctx.mcpReq._meta ?? {}) as Record<string, unknown>;
   return { ...ctx, mcpReq: { ...ctx.mcpReq, _meta: meta, notify: () => Promise.resolve() } } as ServerContext;

@@ -95,6 +95,25 @@ export interface McpSession {
    * server's store unreachable): the call then fails like any tool error.
    */
   startTask(): Promise<boolean>;
+  /**
+   * Saves where the work of a task is (`data`, JSON, at most the server's
+   * `maxTaskResultBytes`) with the task. When the worker running the task dies
+   * and the tool is `resumable`, the task runs again on another worker, and
+   * the tool reads what it saved last as `lastCheckpoint`. Resolves `true`
+   * once kept; `false` where nothing would read it (a call that is not a task
+   * on a task queue). Save where the work is (an offset, the ids done), not
+   * its data.
+   *
+   * @example
+   * const start = (mcpSession(context)?.lastCheckpoint as { done: number } | undefined)?.done ?? 0;
+   * for (let i = start; i < items.length; i++) {
+   *   await process(items[i]);
+   *   await mcpSession(context)?.checkpoint({ done: i + 1 });
+   * }
+   */
+  checkpoint(data: unknown): Promise<boolean>;
+  /** What an earlier run of this task saved last with `checkpoint()`; undefined on a first run. */
+  readonly lastCheckpoint: unknown;
 }
 
 /**

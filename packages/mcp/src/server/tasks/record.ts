@@ -35,21 +35,26 @@ export interface TaskRecord {
    * task; to anyone else it does not exist.
    */
   owner?: string;
-  /** The instance running the tool (`TaskManager.instanceId`, random per process). */
+  /** The instance running the tool (`TaskManager.instanceId`, random per process); empty while a queued task waits for a worker. */
   instance: string;
   /**
    * Until when the running instance vouches for the task (epoch ms, its
    * clock), renewed every heartbeat. A task still running a lease past it (a
    * margin for clock skew and a blocked event loop) lost its instance: whoever
-   * reads it next marks it failed.
+   * reads it next marks it failed. Not for a `queued` task: the queue finds a
+   * dead worker's tasks itself (BullMQ's stalled jobs).
    */
   leaseUntil: number;
-  /**
-   * Reserved: the tool may be run again from the start on another instance
-   * when its instance dies (`resumable`). Nothing does so yet: such a task
-   * fails like any other, and its arguments are not kept.
-   */
+  /** The tool may run again after its worker stopped: the tool is `resumable` (or idempotent, on a queue). */
   resumable?: boolean;
+  /** The task is a job of the task queue (`BullmqTaskQueue`): any worker runs it, and a dead worker's task is handled by the queue. */
+  queued?: boolean;
+  /** How many times a worker started the tool (a queued task): more than one only for a tool that may run again. */
+  runs?: number;
+  /** The run (the `runs` it follows) whose wait before starting (the backoff) has been served. */
+  waited?: number;
+  /** What the tool last saved with `mcpSession(context).checkpoint(data)`; a rerun reads it as `lastCheckpoint`. */
+  checkpoint?: unknown;
   /** Open questions to the client, by key (status `input_required`); answered keys leave at once. */
   inputRequests?: Record<string, InputRequest> | undefined;
   /** Answers taken by `tasks/update` that the running tool has not picked up yet, by key. */

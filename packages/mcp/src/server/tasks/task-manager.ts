@@ -4,6 +4,7 @@ import { describeError, toError } from '@anytool/core/internal';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult, type InputRequest, type ServerContext } from '@modelcontextprotocol/server';
 import type { McpStore } from '../../store/store.js';
 import { validAnswer, type InputRound } from '../input-rounds.js';
+import type { BullmqTaskQueue, QueuedRun, TaskJob } from './bullmq-queue.js';
 import { instanceChannel, isTerminal, taskKey, type TaskError, type TaskPoke, type TaskRecord } from './record.js';
 
 /** Options of the tasks a server keeps (see `McpServerOptions`). */
@@ -28,6 +29,18 @@ export interface TaskOptions {
   maxKept?: number | undefined;
   /** The most tasks of one client kept at once. Default 1,000. */
   maxKeptPerClient?: number | undefined;
+  /** The most tasks waiting in the task queue for a worker (with a `queue`). Default 10,000. */
+  maxQueued?: number | undefined;
+  /** The largest result (its JSON) a task keeps, in bytes; past it the task fails (`RESULT_TOO_LARGE`). Also bounds a checkpoint. Default 4 MiB. */
+  maxResultBytes?: number | undefined;
+  /**
+   * On close, how long the tasks this process's worker runs get to finish, in milliseconds;
+   * then those of idempotent or resumable tools go back to the queue for another worker, and
+   * the others fail, saying why. Default 20 s.
+   */
+  graceMs?: number | undefined;
+  /** The task queue (`BullmqTaskQueue`): tasks become its jobs, run by any worker. Default none: a task runs in the process that started it. */
+  queue?: BullmqTaskQueue | undefined;
 }
 
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000;
@@ -37,6 +50,9 @@ export const DEFAULT_MAX_TASKS_RUNNING = 1_000;
 export const DEFAULT_MAX_TASKS_RUNNING_PER_CLIENT = 100;
 export const DEFAULT_MAX_TASKS_KEPT = 10_000;
 export const DEFAULT_MAX_TASKS_KEPT_PER_CLIENT = 1_000;
+export const DEFAULT_MAX_TASKS_QUEUED = 10_000;
+export const DEFAULT_MAX_TASK_RESULT_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_TASK_GRACE_MS = 20_000;
 /** The JSON-RPC error code of a task refused at a limit (an implementation-defined server error, as the HTTP limits use). */
 export const TASK_REFUSED_CODE = -32000;
 /** Waits between the tries of a task's final write (its result), while the task keeps its lease. */
@@ -47,6 +63,13 @@ type TaskOutcome = { status: 'completed'; result: CallToolResult } | { status: '
 
 /** How the tool of a task runs: through its `InputRound` (questions become the task's `input_required`), with its signal. */
 export type TaskWork = (round: InputRound, signal: AbortSignal, progress: (progress: TaskProgress) => void) => Promise<CallToolResult>;
+
+/** How a worker runs the tool of a queued task: the request it runs under (no client connection), and the call. */
+export interface QueuedTaskRunner {
+  /** The request a queued task's tool runs under, and whether the client that started the task can answer a question. */
+  context(job: TaskJob): { ctx: ServerContext; canAsk: (request: InputRequest) => void };
+  run(job: TaskJob, round: InputRound, signal: AbortSignal, progress: (progress: TaskProgress) => void): Promise<CallToolResult>;
+}
 
 /** A progress event of the tool; its message (else how far it is) becomes the task's status message. */
 export interface TaskProgress {
@@ -74,6 +97,16 @@ class RunningTask implements InputRound {
   outcome: TaskOutcome | undefined;
   /** The record as this instance last wrote or read it: the store tries its next write against it (no read first). */
   stored: string | undefined;
+  /** A job of the task queue: it keeps its checkpoints. */
+  queued = false;
+  /** A queued task whose tool may run again on another worker (idempotent or resumable). */
+  rerunnable = false;
+  /** The checkpoint the tool saved in an earlier run (a queued task run again). */
+  lastCheckpoint: unknown;
+  /** The worker is stopping and gives this task back to the queue: its tool's abort is not its end. */
+  handingOver = false;
+  /** Why the task fails when its tool ends now (the worker stopped before it finished), in place of the tool's error. */
+  stopReason: string | undefined;
 
   constructor(
     private readonly manager: TaskManager,
@@ -116,6 +149,21 @@ class RunningTask implements InputRound {
         return { ...record, status: 'input_required', inputRequests };
       });
     });
+  }
+
+  /** Saves the tool's checkpoint with the task (a queued task; elsewhere nothing would ever read it: resolves false). */
+  async checkpoint(data: unknown): Promise<boolean> {
+    if (!this.queued || this.controller.signal.aborted) return false;
+    const text = JSON.stringify(data ?? null);
+    const bytes = Buffer.byteLength(text);
+    if (bytes > this.manager.maxResultBytes)
+      throw new AnytoolError(
+        ErrorCode.ResultTooLarge,
+        `tool "${this.tool}": a checkpoint of ${bytes} bytes is more than the server's maxTaskResultBytes (${this.manager.maxResultBytes}); save where the work is (an offset, the ids done), not its data`,
+      );
+    const checkpoint: unknown = JSON.parse(text);
+    const stored = await this.manager.write(this.taskId, (record) => ({ ...record, checkpoint }));
+    return stored !== undefined && !isTerminal(stored.status);
   }
 
   /** The tool's progress, as the task's status message. */
@@ -196,10 +244,16 @@ export class TaskManager {
   readonly maxRunningPerClient: number;
   readonly maxKept: number;
   readonly maxKeptPerClient: number;
+  readonly maxQueued: number;
+  readonly maxResultBytes: number;
+  readonly graceMs: number;
+  readonly queue: BullmqTaskQueue | undefined;
   private readonly running = new Map<string, RunningTask>();
   private subscription: Promise<() => Promise<void>> | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  /** Closing: no new task starts, while the worker's tasks get their grace period. */
+  private stopping = false;
 
   constructor(
     readonly store: McpStore,
@@ -215,6 +269,10 @@ export class TaskManager {
     this.maxRunningPerClient = checked.maxRunningPerClient;
     this.maxKept = checked.maxKept;
     this.maxKeptPerClient = checked.maxKeptPerClient;
+    this.maxQueued = checked.maxQueued;
+    this.maxResultBytes = checked.maxResultBytes;
+    this.graceMs = checked.graceMs;
+    this.queue = options.queue;
   }
 
   /** Tasks this process runs now. */
@@ -230,7 +288,7 @@ export class TaskManager {
     call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean },
     work: TaskWork,
   ): Promise<TaskRecord> {
-    if (this.closed) throw new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down; call the tool again');
+    if (this.closed || this.stopping) throw shuttingDown();
     try {
       await this.listen();
     } catch (error) {
@@ -238,7 +296,7 @@ export class TaskManager {
     }
     const taskId = randomBytes(24).toString('base64url');
     const counted = this.counts(call.owner);
-    await this.admit(counted, taskId, call.tool);
+    await this.admit(counted, taskId, call.tool, this.leaseMs * 2);
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId,
@@ -263,15 +321,180 @@ export class TaskManager {
     }
     const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk, counted);
     task.stored = stored;
-    this.running.set(record.taskId, task);
-    this.beat();
-    const fail = (error: unknown): Promise<void> =>
-      this.settle(task, { status: 'failed', error: taskError(error), statusMessage: `The call failed: ${taskError(error).message}` });
-    work(task, task.controller.signal, (progress) => this.progress(record.taskId, progress)).then(
-      (result) => (task.fatal === undefined ? this.settle(task, { status: 'completed', result }) : fail(task.fatal)),
-      fail,
-    );
+    void this.launch(task, work);
     return record;
+  }
+
+  /**
+   * Starts a task on the task queue: its record is stored and its job queued before this
+   * resolves, and a worker (of this process or another) runs the tool (`serveQueue`).
+   */
+  async enqueue(call: { owner: string | undefined; job: Omit<TaskJob, 'taskId'> }): Promise<TaskRecord> {
+    const queue = this.queue;
+    const tool = call.job.tool;
+    if (queue === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `MCP task of tool "${tool}": no task queue to put it on (serveMcp's taskQueue)`);
+    if (this.closed || this.stopping) throw shuttingDown();
+    let queued: number;
+    try {
+      queued = await queue.queuedCount();
+    } catch (error) {
+      throw storeUnavailable(`queueing a task of tool "${tool}"`, error);
+    }
+    if (queued >= this.maxQueued)
+      throw new ProtocolError(
+        TASK_REFUSED_CODE,
+        `Task refused: tool "${tool}" cannot start a task, ${queued} tasks already wait for a worker (the server's maxTasksQueued, ${this.maxQueued}); retry later, or run more workers`,
+        { code: ErrorCode.ServerBusy, limit: 'maxTasksQueued', max: this.maxQueued },
+      );
+    const taskId = randomBytes(24).toString('base64url');
+    const counted = this.counts(call.owner);
+    // Counted as running until it ends: it is in flight from now on, whichever worker runs it (a dead one's entry lapses with the task).
+    await this.admit(counted, taskId, tool, this.ttlMs);
+    const now = new Date().toISOString();
+    const record: TaskRecord = {
+      taskId,
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: this.ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
+      tool,
+      instance: '',
+      leaseUntil: 0,
+      queued: true,
+    };
+    if (call.owner !== undefined) record.owner = call.owner;
+    if (call.job.rerun !== undefined) record.resumable = true;
+    try {
+      await this.store.set(taskKey(taskId), JSON.stringify(record), this.ttlMs);
+      await queue.add({ ...call.job, taskId });
+    } catch (error) {
+      void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
+      void this.store.delete(taskKey(taskId)).catch(() => undefined);
+      throw storeUnavailable(`queueing a new task of tool "${tool}"`, error);
+    }
+    return record;
+  }
+
+  /** Makes this process a worker of the task queue: it takes queued tasks and runs their tools with `runner`. */
+  async serveQueue(runner: QueuedTaskRunner): Promise<void> {
+    const queue = this.queue;
+    if (queue === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, 'serveMcp(): a task worker needs a task queue (taskQueue)');
+    await this.listen();
+    await queue.work(
+      (run) => this.runQueued(runner, run),
+      (job, error) => void this.fail(job.taskId, `The task queue gave up on this task (${describeError(error)}); call the tool again`),
+      (error) => this.report(error),
+    );
+  }
+
+  /** Runs one job this process's worker took: settles once the task ended here, or rejects as the job goes back to the queue. */
+  private async runQueued(runner: QueuedTaskRunner, run: QueuedRun): Promise<void> {
+    const { job } = run;
+    const { record, stored } = await this.read(job.taskId);
+    if (record === undefined || isTerminal(record.status)) return;
+    const before = record.runs ?? 0;
+    if (before > 0) {
+      // A worker started it and never ended it: it died (BullMQ found the job stalled).
+      const refusal = this.rerunRefusal(job, before);
+      if (refusal !== undefined) return this.fail(job.taskId, refusal, stored);
+      if (record.waited !== before) {
+        const wait = this.queue!.backoffMs * 2 ** (before - 1);
+        const statusMessage = `The worker running it stopped before it finished; it runs again in ${wait} ms (run ${before + 1} of at most ${this.queue!.retries + 1})`;
+        await this.tryWrite(job.taskId, (current) => ({ ...current, waited: before, status: 'working', inputRequests: undefined, statusMessage }), stored);
+        return run.delay(Date.now() + wait);
+      }
+    }
+    const claimed = await this.tryWrite(
+      job.taskId,
+      (current) => ({
+        ...current,
+        instance: this.instanceId,
+        runs: before + 1,
+        leaseUntil: Date.now() + this.leaseMs,
+        status: 'working',
+        inputRequests: undefined,
+        inputResponses: undefined,
+      }),
+      before > 0 ? undefined : stored,
+    );
+    // Ended (cancelled) in the meantime.
+    if (claimed === undefined || claimed.instance !== this.instanceId || claimed.runs !== before + 1) return;
+    const { ctx, canAsk } = runner.context(job);
+    const task = new RunningTask(this, job.taskId, job.tool, ctx, canAsk, this.counts(claimed.owner));
+    task.queued = true;
+    task.rerunnable = job.rerun !== undefined;
+    task.lastCheckpoint = claimed.checkpoint;
+    const ended = await this.launch(task, (round, signal, progress) => runner.run(job, round, signal, progress));
+    if (ended === 'handed over') {
+      // Not a death: the next worker runs it at once (from its checkpoint), and it does not count as a retry.
+      await this.write(job.taskId, (current) => ({
+        ...current,
+        instance: '',
+        runs: before,
+        waited: before,
+        inputRequests: undefined,
+        status: 'working',
+        statusMessage: 'Handed over to another worker (the one running it was stopping)',
+      }));
+      return run.requeue();
+    }
+  }
+
+  /** Why a queued task whose worker died is not run again, if it is not. */
+  private rerunRefusal(job: TaskJob, runs: number): string | undefined {
+    if (job.rerun === undefined)
+      return (
+        `The worker running this task stopped before it finished; tool "${job.tool}" is not marked idempotent (annotations.idempotent) or resumable, ` +
+        'so it is not run again: call the tool again if that is safe'
+      );
+    const retries = this.queue!.retries;
+    if (runs > retries)
+      return `The workers running this task stopped ${runs} times before it finished (the task queue's retries: ${retries}); call the tool again`;
+    return undefined;
+  }
+
+  /** Marks a task failed with `message` (as its status message and error). */
+  private async fail(taskId: string, message: string, known?: string): Promise<void> {
+    await this.write(
+      taskId,
+      (record) => ({
+        ...record,
+        status: 'failed',
+        statusMessage: message,
+        error: { code: ProtocolErrorCode.InternalError, message },
+        inputRequests: undefined,
+        inputResponses: undefined,
+      }),
+      known,
+    );
+  }
+
+  /** Runs a task's tool here until it ends (its outcome stored), or until it is handed over to another worker. */
+  private launch(task: RunningTask, work: TaskWork): Promise<'settled' | 'handed over'> {
+    this.running.set(task.taskId, task);
+    this.beat();
+    const handOver = (): 'handed over' => {
+      this.running.delete(task.taskId);
+      return 'handed over';
+    };
+    const fail = async (error: unknown): Promise<'settled'> => {
+      const statusMessage = task.stopReason ?? `The call failed: ${taskError(error).message}`;
+      const failure = task.stopReason === undefined ? taskError(error) : { code: ProtocolErrorCode.InternalError, message: task.stopReason };
+      await this.settle(task, { status: 'failed', error: failure, statusMessage });
+      return 'settled';
+    };
+    return work(task, task.controller.signal, (progress) => this.progress(task.taskId, progress)).then(
+      async (result) => {
+        if (task.fatal !== undefined) return fail(task.fatal);
+        // A tool stopped by a stopping worker ends with an error result (the toolset's abort): not what the task ended with.
+        if (result.isError === true && task.handingOver) return handOver();
+        if (result.isError === true && task.stopReason !== undefined) return fail(undefined);
+        await this.settle(task, { status: 'completed', result });
+        return 'settled';
+      },
+      (error: unknown) => (task.handingOver ? handOver() : fail(error)),
+    );
   }
 
   /** The sets a task of `owner` is counted in: running, and kept (per client, and in all). */
@@ -284,10 +507,11 @@ export class TaskManager {
     };
   }
 
-  /** Takes the new task's place in its counts, or refuses it (a JSON-RPC error naming the limit reached). */
-  private async admit(counted: TaskCounts, taskId: string, tool: string): Promise<void> {
-    // A running entry outlives a missed heartbeat or two, then lapses: a process that died frees its places.
-    const runningMs = this.leaseMs * 2;
+  /**
+   * Takes the new task's place in its counts, or refuses it (a JSON-RPC error naming the limit reached).
+   * Its running entry lives `runningMs` unless renewed: a process that died frees its places.
+   */
+  private async admit(counted: TaskCounts, taskId: string, tool: string, runningMs: number): Promise<void> {
     const limits = [
       { key: counted.running[0]!, limit: this.maxRunning, ttlMs: runningMs, option: 'maxTasksRunning', what: 'tasks running on this server' },
       { key: counted.kept[0]!, limit: this.maxKept, ttlMs: this.ttlMs, option: 'maxTasksKept', what: 'tasks kept by this server' },
@@ -340,7 +564,8 @@ export class TaskManager {
   async get(taskId: string, owner: string | undefined): Promise<TaskRecord | undefined> {
     const { record, stored } = await this.read(taskId);
     if (record === undefined || record.owner !== owner) return undefined;
-    if (isTerminal(record.status) || this.vouched(record)) return record;
+    // A queued task has no lease: the queue finds a dead worker's job (stalled) and a worker settles it.
+    if (isTerminal(record.status) || record.queued === true || this.vouched(record)) return record;
     return this.write(
       taskId,
       (current) => {
@@ -441,9 +666,16 @@ export class TaskManager {
     return new Error(`MCP task ${taskId}${tool === undefined ? '' : ` (tool "${tool}")`}: ${what} failed in the store (${reason}). ${then}`, { cause: error });
   }
 
-  /** Stops the heartbeats and ends the tasks running here (they are marked failed: the server stopped). */
+  /**
+   * Stops the heartbeats and ends the tasks running here. A worker first stops taking tasks and
+   * gives those it runs `graceMs` to finish; then the tasks of idempotent or resumable tools go
+   * back to the queue, the others fail, saying why. Tasks that run outside the queue are marked
+   * failed (the server stopped).
+   */
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.stopping) return;
+    this.stopping = true;
+    if (this.queue?.working === true) await this.queue.stopWorking(this.graceMs, () => this.graceOver());
     this.closed = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
@@ -474,6 +706,19 @@ export class TaskManager {
           () => undefined,
         )
         .catch(() => undefined);
+  }
+
+  /** The grace period of a stopping worker is over: its tasks go back to the queue, or fail when their tool may not run again. */
+  private graceOver(): void {
+    for (const task of this.running.values()) {
+      if (!task.queued) continue;
+      if (task.rerunnable) task.handingOver = true;
+      else
+        task.stopReason =
+          `The worker running this task was stopped, and the task did not finish within its grace period (taskGraceMs, ${this.graceMs} ms); ` +
+          `tool "${task.tool}" is not marked idempotent or resumable, so it is not run again elsewhere: call the tool again if that is safe`;
+      task.end(new AnytoolError(ErrorCode.Aborted, 'the worker running the task is stopping'));
+    }
   }
 
   /** A task's record, and its stored text (to write against). */
@@ -534,7 +779,7 @@ export class TaskManager {
         }
         const renewals: Array<{ key: string; member: string; ttlMs: number }> = [];
         for (const task of this.running.values()) {
-          for (const key of task.counted.running) renewals.push({ key, member: task.taskId, ttlMs: this.leaseMs * 2 });
+          for (const key of task.counted.running) renewals.push({ key, member: task.taskId, ttlMs: task.queued ? this.ttlMs : this.leaseMs * 2 });
           for (const key of task.counted.kept) renewals.push({ key, member: task.taskId, ttlMs: this.ttlMs });
         }
         this.store.renew(renewals).catch((error: unknown) => this.report(storeUnavailable('renewing the counts of the tasks running here', error)));
@@ -555,7 +800,8 @@ export class TaskManager {
    * to a store hiccup would let the lease run out and the client call the tool
    * again, doing its work twice.
    */
-  private async settle(task: RunningTask, outcome: TaskOutcome): Promise<void> {
+  private async settle(task: RunningTask, toolOutcome: TaskOutcome): Promise<void> {
+    const outcome = this.withinResultLimit(task.tool, toolOutcome);
     task.outcome = outcome;
     task.end(new AnytoolError(ErrorCode.Aborted, 'the task ended'));
     try {
@@ -579,6 +825,19 @@ export class TaskManager {
       if (!this.closed) this.running.delete(task.taskId);
       await this.uncount(task);
     }
+  }
+
+  /** The outcome, or a failure when its result is larger than `maxResultBytes`. */
+  private withinResultLimit(tool: string, outcome: TaskOutcome): TaskOutcome {
+    if (outcome.status !== 'completed') return outcome;
+    const bytes = Buffer.byteLength(JSON.stringify(outcome.result));
+    if (bytes <= this.maxResultBytes) return outcome;
+    const message = `Tool "${tool}" returned a result of ${bytes} bytes, more than the server keeps for a task (maxTaskResultBytes, ${this.maxResultBytes}); return less, or a link to it`;
+    return {
+      status: 'failed',
+      statusMessage: message,
+      error: { code: ProtocolErrorCode.InternalError, message, data: { code: ErrorCode.ResultTooLarge, bytes, max: this.maxResultBytes } },
+    };
   }
 
   /** A task that ended no longer counts as running; it stays counted as kept for as long as its record is. */
@@ -605,7 +864,7 @@ function ended(record: TaskRecord, outcome: TaskOutcome): TaskRecord {
 }
 
 /** The task options with their defaults; throws the coded `InvalidOptions` error the first bad one gets. */
-export function checkTaskOptions(options: TaskOptions): { [K in keyof TaskOptions]-?: number } {
+export function checkTaskOptions(options: TaskOptions): { [K in Exclude<keyof TaskOptions, 'queue'>]-?: number } {
   return {
     ttlMs: milliseconds(options.ttlMs ?? DEFAULT_TASK_TTL_MS, 'taskTtlMs'),
     pollIntervalMs: milliseconds(options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, 'taskPollIntervalMs'),
@@ -614,12 +873,20 @@ export function checkTaskOptions(options: TaskOptions): { [K in keyof TaskOption
     maxRunningPerClient: count(options.maxRunningPerClient ?? DEFAULT_MAX_TASKS_RUNNING_PER_CLIENT, 'maxTasksRunningPerClient'),
     maxKept: count(options.maxKept ?? DEFAULT_MAX_TASKS_KEPT, 'maxTasksKept'),
     maxKeptPerClient: count(options.maxKeptPerClient ?? DEFAULT_MAX_TASKS_KEPT_PER_CLIENT, 'maxTasksKeptPerClient'),
+    maxQueued: count(options.maxQueued ?? DEFAULT_MAX_TASKS_QUEUED, 'maxTasksQueued'),
+    maxResultBytes: count(options.maxResultBytes ?? DEFAULT_MAX_TASK_RESULT_BYTES, 'maxTaskResultBytes'),
+    graceMs: milliseconds(options.graceMs ?? DEFAULT_TASK_GRACE_MS, 'taskGraceMs'),
   };
 }
 
 function count(value: number, option: string): number {
   if (Number.isInteger(value) && value > 0) return value;
   throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive whole number, got ${String(value)}`);
+}
+
+/** The error of a task started while the server shuts down. */
+function shuttingDown(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InternalError, 'the server is shutting down; call the tool again');
 }
 
 /**
