@@ -44,6 +44,21 @@ interface CallParams {
   arguments: Record<string, unknown>;
   /** The trace context (`traceparent`, `tracestate`) when the call is traced, and the caller's `meta`. */
   _meta?: Record<string, unknown>;
+  /** A later round of a call on the 2026-07-28 era: the answers to the server's input requests, by key. */
+  inputResponses?: Record<string, unknown>;
+  /** A later round: the server's opaque state, echoed byte for byte. */
+  requestState?: string;
+}
+
+/**
+ * A round of a call whose questions the caller answers itself (`elicitation: 'pause'` on the
+ * 2026-07-28 era): the call is sent with the SDK's `allowInputRequired`, so an `input_required`
+ * answer comes back as it is (`resultType: 'input_required'`) instead of being fulfilled by the
+ * client's handlers; a later round carries the answers and the server's `requestState`.
+ */
+export interface InputRound {
+  inputResponses?: Record<string, unknown> | undefined;
+  requestState?: string | undefined;
 }
 
 /** What the call path uses of its connection. */
@@ -91,8 +106,12 @@ function callOn(client: Client, params: CallParams, request: RequestOptions, mir
   const tool = mirrored.size === 0 ? undefined : mirrored.get(params.name);
   // A tool that declares `x-mcp-header` arguments has them mirrored into Mcp-Param-* headers on the modern era over
   // HTTP: only the SDK's callTool does that (its result is then checked by the SDK's schema too).
-  if (tool !== undefined && client.getProtocolEra() === 'modern')
-    return client.callTool(params, { ...request, toolDefinition: tool }) as Promise<Record<string, unknown>>;
+  if (tool !== undefined && client.getProtocolEra() === 'modern') {
+    // The SDK would check an `input_required` answer against the output schema and refuse it; the result is checked later anyway.
+    const { outputSchema: _checkedLater, ...definition } = tool;
+    const toolDefinition = request.allowInputRequired === true ? definition : tool;
+    return client.callTool(params, { ...request, toolDefinition }) as Promise<Record<string, unknown>>;
+  }
   return client.request({ method: 'tools/call', params: params as unknown as Record<string, unknown> }, CALL_RESULT_SCHEMA, request);
 }
 
@@ -105,8 +124,15 @@ export class CallPath {
   /**
    * Calls a tool (see `McpConnection.callTool`), with `map` applied to the result in the same
    * promise step when given. An error thrown by `map` rejects the returned promise as it is.
+   * With `round`, an `input_required` answer is returned as it is, unmapped (see `InputRound`).
    */
-  call<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: ((result: CallToolResult) => T) | undefined): Promise<T | CallToolResult> {
+  call<T>(
+    name: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+    map: ((result: CallToolResult) => T) | undefined,
+    round?: InputRound,
+  ): Promise<T | CallToolResult> {
     const signal = options.signal;
     if (signal?.aborted === true)
       return Promise.reject(
@@ -116,6 +142,11 @@ export class CallPath {
       );
     const { request, own } = this.requestOptions(options);
     const params: CallParams = { name, arguments: args };
+    if (round !== undefined) {
+      request.allowInputRequired = true;
+      if (round.inputResponses !== undefined) params.inputResponses = round.inputResponses;
+      if (round.requestState !== undefined) params.requestState = round.requestState;
+    }
     const onstatus = options.onTaskStatus;
     const supervisor = this.host.supervisor;
     const telemetry = callTelemetry(this.host.config, supervisor.client, supervisor.openTransport, name, options.trace, this.settings.telemetry);
@@ -190,6 +221,8 @@ export class CallPath {
     const host = this.host;
     const client = host.supervisor.client;
     const done = (result: Record<string, unknown>): T | CallToolResult => {
+      // A round's question goes back to its caller as the server sent it (see `InputRound`).
+      if (request.allowInputRequired === true && result['resultType'] === 'input_required') return result as unknown as CallToolResult;
       const checked = checkCallResult(result, `Tool "${params.name}" on MCP server "${host.name}"`, (problem) => host.note(problem));
       return map === undefined ? checked : map(checked);
     };
@@ -231,7 +264,7 @@ export class CallPath {
       this.send<CallToolResult>(params, request, undefined, onstatus).then(
         (result) => {
           stop();
-          if (map === undefined) return resolve(result);
+          if (map === undefined || (request.allowInputRequired === true && result['resultType'] === 'input_required')) return resolve(result);
           try {
             resolve(map(result));
           } catch (error) {
