@@ -26,6 +26,13 @@ export type SamplingHandler = (
 /** Answers a server's `elicitation/create` request (asks the user for input). */
 export type ElicitationHandler = (params: ElicitRequestParams, extra: { server: string; signal: AbortSignal }) => ElicitResult | Promise<ElicitResult>;
 
+/**
+ * How the connection answers a server's questions to the user: a handler that answers
+ * during the call, or `'pause'`, which pauses the call's run with the question (see
+ * `McpClientOptions.elicitation`).
+ */
+export type ElicitationOption = ElicitationHandler | 'pause';
+
 /** A root the client exposes to servers (`roots/list`). */
 export interface McpRoot {
   uri: string;
@@ -36,7 +43,7 @@ export interface McpRoot {
 export interface ClientSetupOptions {
   clientInfo?: Implementation | undefined;
   sampling?: SamplingHandler | undefined;
-  elicitation?: ElicitationHandler | undefined;
+  elicitation?: ElicitationOption | undefined;
   /** Offered when given (even empty); the current roots are `ClientSetupHost.roots()`. */
   roots?: readonly McpRoot[] | undefined;
   tasks?: boolean | undefined;
@@ -50,6 +57,8 @@ export interface ClientSetupHost {
   roots(): readonly McpRoot[];
   /** The server said its tool list changed (`notifications/tools/list_changed`) on `client`. */
   toolsChanged(client: Client): void;
+  /** With `elicitation: 'pause'`: a 2025-era `elicitation/create` request, held for the paused run of the call that asked. */
+  heldElicitation(params: ElicitRequestParams, signal: AbortSignal): Promise<ElicitResult>;
 }
 
 const CLIENT_INFO: Implementation = { name: 'anytool', version: VERSION };
@@ -68,7 +77,9 @@ export function createClient(host: ClientSetupHost, versionNegotiation: VersionN
   if (sampling !== undefined)
     client.setRequestHandler('sampling/createMessage', (request, context) => sampling(request.params, { server: host.name, signal: context.mcpReq.signal }));
   const elicitation = options.elicitation;
-  if (elicitation !== undefined)
+  if (elicitation === 'pause')
+    client.setRequestHandler('elicitation/create', (request, context) => host.heldElicitation(request.params, context.mcpReq.signal));
+  else if (elicitation !== undefined)
     client.setRequestHandler('elicitation/create', (request, context) => elicitation(request.params, { server: host.name, signal: context.mcpReq.signal }));
   if (options.roots !== undefined) client.setRequestHandler('roots/list', () => ({ roots: host.roots().map((r) => ({ ...r })) }));
   client.setNotificationHandler('notifications/tools/list_changed', () => host.toolsChanged(client));
@@ -86,6 +97,11 @@ export async function answerInput(
   const { elicitation, sampling, roots } = host.options;
   if (method === 'elicitation/create') {
     if (elicitation === undefined) throw new Error('the client has no elicitation handler (the "elicitation" option)');
+    // A task runs on without a call to pause: its question has no run to wait in.
+    if (elicitation === 'pause')
+      throw new Error(
+        'the client pauses runs for questions ("elicitation": "pause"), and a task\'s question belongs to no paused run; give an elicitation handler to answer tasks',
+      );
     return (await elicitation(params as unknown as ElicitRequestParams, extra)) as unknown as Record<string, unknown>;
   }
   if (method === 'sampling/createMessage') {

@@ -1,8 +1,9 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { describeError, type ArgsValidator } from '@anytool/core/internal';
-import type { CallToolResult, Client, Implementation, Tool as McpToolInfo, Transport } from '@modelcontextprotocol/client';
-import { CallPath, type McpCallOptions } from './call-path.js';
-import { answerInput, createClient, type ClientSetupHost, type ElicitationHandler, type McpRoot, type SamplingHandler } from './client-setup.js';
+import type { CallToolResult, Client, Implementation, InputRequiredResult, Tool as McpToolInfo, Transport } from '@modelcontextprotocol/client';
+import { CallPath, type InputRound, type McpCallOptions } from './call-path.js';
+import { answerInput, createClient, type ClientSetupHost, type ElicitationOption, type McpRoot, type SamplingHandler } from './client-setup.js';
+import { DEFAULT_HELD_TTL_MS, DEFAULT_MAX_HELD, HeldElicitations, type HeldCall } from './held-elicitations.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
@@ -21,7 +22,7 @@ import type { McpTelemetryOptions } from './call-telemetry.js';
 import { checkMaxTotalTimeout } from './progress-deadline.js';
 
 export type { McpCallOptions } from './call-path.js';
-export type { ElicitationHandler, McpRoot, SamplingHandler } from './client-setup.js';
+export type { ElicitationHandler, ElicitationOption, McpRoot, SamplingHandler } from './client-setup.js';
 export type { McpRestartOptions } from './supervisor.js';
 
 /** Options of a connection to one MCP server. */
@@ -41,8 +42,24 @@ export interface McpClientOptions {
   restart?: McpRestartOptions;
   /** Serves the servers' sampling requests; without it the client does not offer sampling and refuses such requests. */
   sampling?: SamplingHandler;
-  /** Serves the servers' elicitation requests; without it the client does not offer elicitation and refuses such requests. */
-  elicitation?: ElicitationHandler;
+  /**
+   * How the servers' questions to the user (elicitation) are answered; without it the client does not offer
+   * elicitation and servers cannot ask. A handler answers during the call. `'pause'` pauses the call's run
+   * with the question instead (as an agent's `approve: 'pause'` does with approvals): the run ends
+   * `interrupted` with an `input` item showing the server's message and schema, and `resume` sends the answer
+   * to the server. On the 2026-07-28 era the answer goes in a later round of the call (`inputResponses` and the
+   * server's `requestState`), from any process; on the 2025 era the question is a request that lives in this
+   * process only (see `heldElicitations`), and a resume elsewhere ends the call with `INPUT_EXPIRED`. A call
+   * whose run cannot pause ends with `INPUT_REQUIRED` when its server asks.
+   */
+  elicitation?: ElicitationOption;
+  /**
+   * With `elicitation: 'pause'`, on 2025-era connections: how long a server's question is held open in this
+   * process for the paused run's resume (`ttlMs`, default 600 000), and how many one connection holds at once
+   * (`max`, default 100). Past `ttlMs` the server gets `cancel` and the call is cancelled; a question past `max`
+   * ends its call with `SERVER_BUSY`. The call's own timeout (`timeoutMs`) still runs while a question is held.
+   */
+  heldElicitations?: { ttlMs?: number; max?: number };
   /** Roots offered to servers; give `[]` to offer the capability and set them later with `setRoots`. */
   roots?: McpRoot[];
   /**
@@ -199,6 +216,13 @@ export class McpConnection {
   private readonly tasks: TaskCalls;
   /** One call, from its options to its result or coded error. */
   private readonly calls: CallPath;
+  /**
+   * With `elicitation: 'pause'`: the calls in flight and the 2025-era questions held for paused runs.
+   * @internal
+   */
+  readonly held: HeldElicitations | undefined;
+  /** Answers a server's input request with the connection's handlers (sampling, roots, elicitation). */
+  private readonly answer: (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
     this.name = name;
@@ -211,12 +235,31 @@ export class McpConnection {
     this.redact = isHttpConfig(config) ? redactor(config.url) : (text) => text;
     const taskTimeout = config.taskTimeoutMs ?? options.taskTimeoutMs;
     // What the SDK client of each session offers the server, and how its requests are answered.
+    const elicitation: unknown = options.elicitation;
+    if (elicitation !== undefined && elicitation !== 'pause' && typeof elicitation !== 'function')
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `MCP client options: "elicitation" must be a function answering each question, or 'pause' to pause the call's run with it (got ${JSON.stringify(elicitation) ?? typeof elicitation})`,
+      );
+    this.held =
+      elicitation === 'pause'
+        ? new HeldElicitations(
+            name,
+            {
+              ttlMs: Math.min(positive(options.heldElicitations?.ttlMs, DEFAULT_HELD_TTL_MS, 'heldElicitations.ttlMs'), MAX_TIMER_MS),
+              max: count(options.heldElicitations?.max, 'heldElicitations.max') ?? DEFAULT_MAX_HELD,
+            },
+            (message) => this.note(message),
+          )
+        : undefined;
     const setup: ClientSetupHost = {
       name,
       options,
       roots: () => this.roots,
       toolsChanged: (client) => this.catalog.scheduleRefresh(client, this.defaultTimeout),
+      heldElicitation: (params, signal) => this.held!.ask(params, signal),
     };
+    this.answer = (method, params, signal) => answerInput(setup, method, params, signal);
     this.tasks = new TaskCalls(
       {
         name,
@@ -225,7 +268,7 @@ export class McpConnection {
         defaultTimeout: this.defaultTimeout,
         taskTimeout: taskTimeout !== undefined && taskTimeout > 0 ? taskTimeout : undefined,
         maxPollInterval,
-        answer: (method, params, signal) => answerInput(setup, method, params, signal),
+        answer: this.answer,
         redact: this.redact,
         note: (message) => this.note(message),
         noteOnce: (message) => this.noteOnce(message),
@@ -395,7 +438,8 @@ export class McpConnection {
    * timeout then bounds each poll, `taskTimeoutMs` the task's whole life.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
-    return this.calls.call(name, args, options, undefined) as Promise<CallToolResult>;
+    const sent = this.calls.call(name, args, options, undefined) as Promise<CallToolResult>;
+    return this.held === undefined ? sent : this.held.track(sent);
   }
 
   /**
@@ -405,7 +449,47 @@ export class McpConnection {
    * @internal
    */
   callToolMapped<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
-    return this.calls.call(name, args, options, map) as Promise<T>;
+    const sent = this.calls.call(name, args, options, map) as Promise<T>;
+    return this.held === undefined ? sent : this.held.track(sent);
+  }
+
+  /**
+   * One round of a call whose questions the caller answers (`elicitation: 'pause'`, 2026-07-28
+   * era): an `input_required` answer comes back as it is (see `InputRound`).
+   * @internal
+   */
+  callRound(name: string, args: Record<string, unknown>, options: McpCallOptions, round: InputRound): Promise<CallToolResult | InputRequiredResult> {
+    const sent = this.calls.call(name, args, options, undefined, round) as Promise<CallToolResult | InputRequiredResult>;
+    return this.held === undefined ? sent : this.held.track(sent);
+  }
+
+  /**
+   * A call of a run that may pause on a 2025-era connection with `elicitation: 'pause'`: the
+   * questions its server asks during it go to `call` (see `HeldElicitations`).
+   * @internal
+   */
+  callHeld(name: string, args: Record<string, unknown>, options: McpCallOptions, call: HeldCall): Promise<CallToolResult> {
+    const sent = this.calls.call(name, args, options, undefined) as Promise<CallToolResult>;
+    return this.held === undefined ? sent : this.held.track(sent, call);
+  }
+
+  /**
+   * Answers a server's input request (`sampling/createMessage`, `roots/list`) with the
+   * connection's handlers; throws when it has none for it.
+   * @internal
+   */
+  answerRequest(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    return this.answer(method, params, signal);
+  }
+
+  /**
+   * Whether `answerRequest` has a handler for `method`.
+   * @internal
+   */
+  answers(method: string): boolean {
+    if (method === 'sampling/createMessage') return this.options.sampling !== undefined;
+    if (method === 'roots/list') return this.options.roots !== undefined;
+    return method === 'elicitation/create' && typeof this.options.elicitation === 'function';
   }
 
   /**
@@ -456,6 +540,8 @@ export class McpConnection {
    * cut short: the server being started is killed and the backoff wait ends.
    */
   close(): Promise<void> {
+    // Held questions go first: their requests end with the session.
+    this.held?.close();
     return this.supervisor.close();
   }
 

@@ -1,14 +1,15 @@
 import { AnytoolError, BaseTool, ErrorCode, errorResult, type ExecutionContext, type JsonSchema, type ToolAnnotations, type ToolResult } from '@anytool/core';
-import { compileValidator, formatProblems, type ArgsValidator } from '@anytool/core/internal';
+import { canPause, compileValidator, formatProblems, type ArgsValidator } from '@anytool/core/internal';
 import type { Progress, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { linearPatterns } from '../shared/linear-patterns.js';
 import { mcpSession } from '../shared/mcp-session.js';
-import type { McpConnection } from './connection.js';
+import type { McpCallOptions, McpConnection } from './connection.js';
 import type { McpTaskHandle, McpTaskStatus } from './tasks.js';
 import { mapCallResult, type ResultOrigin } from './result-mapping.js';
 import { CallProgress, progressEventLimits, type ProgressEventLimits } from './progress-events.js';
 import { OffloadedValidation, type OffloadedOutcome } from './offloaded-validation.js';
 import { costlyFeature } from './schema-cost.js';
+import { PausingCalls } from './paused-input.js';
 
 /** Lets every argument through: a costly schema's arguments are validated off the event loop, in `execute`. */
 const deferred = Object.assign(() => true, { problems: () => [] }) as ArgsValidator;
@@ -97,6 +98,8 @@ export class McpTool extends BaseTool {
   private resultOrigin: ResultOrigin | undefined;
   /** The validation off the event loop of a schema that may cost more than linear time, and what makes it costly. */
   private offloaded: { validation: OffloadedValidation; feature: string } | undefined;
+  /** With `elicitation: 'pause'`: the calls whose server's questions pause their runs. */
+  private pausing: PausingCalls | undefined;
 
   constructor(
     connection: McpConnection,
@@ -197,6 +200,9 @@ export class McpTool extends BaseTool {
     const origin = (this.resultOrigin ??= this.makeOrigin());
     const meta = this.contextMeta.length === 0 ? undefined : this.stateMeta(context);
     const options = { signal: context.signal, timeoutMs: this.requestTimeoutMs, trace: context.trace, meta };
+    // A connection that pauses runs for its servers' questions: on the 2026-07-28 era every call may be asked one; on the 2025 era a call whose run can pause.
+    if (this.connection.held !== undefined && (this.connection.era !== 'legacy' || canPause(context)))
+      return this.callPausing(context, args, options, wantsProgress, origin);
     if (!wantsProgress) {
       // A call that became a task reports its statuses, paced by its polls: only their number is bounded.
       let statuses: CallProgress | undefined;
@@ -226,6 +232,28 @@ export class McpTool extends BaseTool {
           throw error;
         },
       );
+  }
+
+  /** A call whose server's questions pause its run (see `PausingCalls`), its progress recorded while this run waits for it. */
+  private callPausing(
+    context: ExecutionContext,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+    wantsProgress: boolean,
+    origin: ResultOrigin,
+  ): Promise<ToolResult> {
+    const pausing = (this.pausing ??= new PausingCalls(this.connection, {
+      name: this.name,
+      remoteName: this.remoteName,
+      server: this.server,
+      map: (result) => mapCallResult(result, origin),
+    }));
+    const progress = new CallProgress(context, this.name, wantsProgress ? this.progressEvents : { ...this.progressEvents, minIntervalMs: 0 });
+    let seen = 0;
+    const sent: McpCallOptions = { ...options, onTaskStatus: (status) => progress.push(taskProgress(++seen, status)) };
+    if (wantsProgress) sent.onprogress = (value) => progress.push(value);
+    const call = this.connection.era === 'legacy' ? pausing.held(context, args, sent) : pausing.rounds(context, args, sent);
+    return call.finally(() => progress.end());
   }
 
   /** The configured state keys that are set, under `CONTEXT_META_KEY`. */
