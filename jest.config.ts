@@ -15,6 +15,13 @@ const moduleNameMapper = {
   '^\\./validation-worker-file\\.cjs$': '<rootDir>/packages/mcp/dist/cjs/client/validation-worker-file.cjs',
 };
 
+// The packages' sources, compiled one file at a time (tsc type-checks them when it builds them). The projects that
+// type-check their tests in jest (core-legacy, schema) compile the sources this way too: through ts-jest's language
+// service, each would also type-check every source file it loads.
+const sources: NonNullable<Config['transform']> = {
+  '/packages/(core|schema|mcp|agent)/src/.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json', diagnostics: { warnOnly: false } }],
+};
+
 function project(displayName: string, testMatch: string[], tsconfig = '<rootDir>/tsconfig.jest.json', extra: Partial<Project> = {}): Project {
   return {
     displayName,
@@ -45,13 +52,23 @@ const config: Config = {
       },
       transformIgnorePatterns: ['/node_modules/(?!(arktype|arkregex|@ark)/)'],
     }),
-    project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], '<rootDir>/tsconfig.test-legacy.json'),
+    project('core-legacy', ['<rootDir>/packages/core/test/decorators/**/*.test.ts'], undefined, {
+      transform: {
+        ...sources,
+        '^.+\\.c?ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest-legacy.json', diagnostics: { warnOnly: false } }],
+      },
+    }),
     // The schema package's own tests compile through its build step (built first: `node scripts/build.mjs schema`).
     project('schema', ['<rootDir>/packages/schema/test/**/*.test.ts'], undefined, {
       transform: {
+        ...sources,
         '^.+\\.c?ts$': [
           'ts-jest',
-          { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: { warnOnly: false }, astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] } },
+          {
+            tsconfig: '<rootDir>/tsconfig.jest-schema.json',
+            diagnostics: { warnOnly: false },
+            astTransformers: { before: [{ path: '@anytool/schema/ts-jest' }] },
+          },
         ],
       },
     }),
