@@ -65,6 +65,11 @@ export interface McpServerHandle {
 export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOptions): Promise<McpServerHandle> {
   const toolset = asToolset(tools);
   const served = new ServedTools(toolset, options);
+  // Now, so a missing bullmq package or an unreachable Redis stops the start rather than the first task.
+  await options.taskQueue?.connect().catch((error: unknown) => {
+    served.dispose();
+    throw error;
+  });
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stop: () => Promise<void>;

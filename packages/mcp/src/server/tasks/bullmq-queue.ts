@@ -85,22 +85,21 @@ interface RedisModule {
   createClient(options: object): RedisClient;
 }
 
-// A real dynamic import in the CommonJS build too (tsc would turn `import()` into `require()`).
-const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>;
-
-/** A package loaded on first use; `exportName` tells its own exports from a CommonJS `default` wrapper. */
-async function load<T>(name: string, exportName: string): Promise<T> {
-  let loaded: Record<string, unknown>;
+/** The `bullmq` and `redis` packages, loaded on first use (both ship CommonJS too: the CommonJS build requires them). */
+async function loadModules(): Promise<{ bullmq: BullmqModule; redis: RedisModule }> {
+  let bullmq: BullmqModule;
   try {
-    loaded = await importModule(name);
+    const loaded = (await import('bullmq')) as unknown as BullmqModule & { default?: BullmqModule };
+    bullmq = typeof loaded.Worker === 'function' ? loaded : loaded.default!;
   } catch (error) {
     throw new AnytoolError(
       ErrorCode.MissingDependency,
-      `BullmqTaskQueue: cannot load the ${name} package (${describeError(error).split('\n')[0]!}); install it next to @anytool/mcp: npm i ${name}`,
+      `BullmqTaskQueue: cannot load the bullmq package (${describeError(error).split('\n')[0]!}); install it next to @anytool/mcp to run tasks on a queue: npm i bullmq`,
       { cause: error },
     );
   }
-  return (typeof loaded['default'] === 'object' && loaded['default'] !== null && !(exportName in loaded) ? loaded['default'] : loaded) as T;
+  const redis = (await import('redis')) as unknown as RedisModule & { default?: RedisModule };
+  return { bullmq, redis: typeof redis.createClient === 'function' ? redis : redis.default! };
 }
 
 /** The URL without its credentials, for messages. */
@@ -263,11 +262,7 @@ export class BullmqTaskQueue {
   }
 
   private load(): Promise<{ bullmq: BullmqModule; redis: RedisModule }> {
-    return (this.modules ??= (async () => {
-      const bullmq = await load<BullmqModule>('bullmq', 'Worker');
-      const redis = await load<RedisModule>('redis', 'createClient');
-      return { bullmq, redis };
-    })().catch((error: unknown) => {
+    return (this.modules ??= loadModules().catch((error: unknown) => {
       this.modules = undefined;
       throw error;
     }));
