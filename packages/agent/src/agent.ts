@@ -60,6 +60,7 @@ import {
   checkRunState,
   sha256,
   signItem,
+  signState,
   signatureMatches,
   type PendingItem,
   type ResumeAnswers,
@@ -128,7 +129,8 @@ export interface AgentOptions {
   /**
    * Where paused runs are saved (`MemoryRunStore`, `RedisRunStore`, your own): a
    * paused run's state is saved under its run id, and `resume(runId, answers)`
-   * takes it back once, whichever process asks.
+   * takes it back once, whichever process asks. A save that fails rejects the
+   * run with the store's error, which carries the run's `state` to keep some other way.
    */
   store?: RunStore;
   /**
@@ -418,6 +420,12 @@ export class Agent {
    * const done = await agent.resume(paused.state!, { [paused.interruptions![0]!.id]: { approved: true } });
    */
   async resume(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): Promise<RunResult> {
+    // Everything that could refuse the resume is checked before the pause is taken: a refused resume leaves it as it was.
+    checkLimit('maxSteps', options.maxSteps ?? this.maxSteps);
+    checkRunTimeout(options.timeoutMs ?? this.timeoutMs);
+    if (options.signal?.aborted === true) {
+      throw new AnytoolError(ErrorCode.Aborted, 'Agent.resume(): the signal was aborted before the resume; the paused run was left as it was');
+    }
     let state: RunState;
     if (typeof from === 'string') {
       if (this.store === undefined) {
@@ -431,10 +439,28 @@ export class Agent {
       state = checkRunState(loaded);
     } else {
       state = checkRunState(from);
+      if (this.store !== undefined) {
+        // The store's copy is the truth: a state given by hand must be the pause the store holds.
+        const stored = await this.store.load(state.runId);
+        if (stored === undefined) throw alreadyResumed(state.runId, 'the store holds no pause of it (it was resumed already, or expired)');
+        if (canonicalJson(stored) !== canonicalJson(state)) {
+          throw new AnytoolError(
+            ErrorCode.RunStateInvalid,
+            `Agent.resume(): the state given for run "${state.runId}" differs from the paused run the store holds (an older pause, or an edited copy); resume it by its run id`,
+          );
+        }
+      }
     }
+    if (options.context !== undefined && options.context.runId !== state.runId) {
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `Agent.resume(): the \`context\` given has run id "${options.context.runId}", but the paused run is "${state.runId}"; make it with new ExecutionContext({ runId: state.runId }), or leave it out`,
+      );
+    }
+    if (this.signingSecret !== undefined) checkStateSignature(this.signingSecret, state);
+    checkTurn(state);
     this.checkTools(state);
     const given = this.readAnswers(state, answers);
-    // Taken last, once everything was checked: a refused resume leaves the paused run as it was.
     if (this.store !== undefined) {
       const taken = await this.store.take(state.runId, state.pauseId);
       if (taken === undefined) throw alreadyResumed(state.runId, 'another resume took it from the store first');
@@ -608,7 +634,9 @@ export class Agent {
           context: runContext,
           telemetry,
         });
-        return finish('interrupted', step, undefined, pause);
+        const result = finish('interrupted', step, undefined, pause);
+        if (this.store !== undefined) await saveOrThrow(this.store, pause.state!);
+        return result;
       }
       const toolResults: ToolMessage[] = [];
       if (calls.length > 0) {
@@ -668,7 +696,8 @@ export class Agent {
     turn.calls.forEach((call, i) => {
       const waits = waiting.get(call.id);
       if (waits === undefined) {
-        results[call.id] = paused.results[i]!;
+        // A call held behind a paused one has not run: it runs when the turn resumes.
+        if (paused.results[i]!.error?.code !== ErrorCode.CallDeferred) results[call.id] = paused.results[i]!;
         return;
       }
       const tool = this.toolset.get(call.name);
@@ -685,9 +714,12 @@ export class Agent {
           waits.approval.change === undefined ? { kind: waits.approval.kind } : { kind: waits.approval.kind, fields: [...waits.approval.change.fields] };
       if (waits.questions !== undefined) fields.questions = waits.questions;
       // The answers of earlier questions go with the new one: the tool asks them again when it runs again.
-      const earlier = paused.resumed?.answers.get(call.id);
-      const before = earlier?.kind === 'input' ? earlier.inputs : undefined;
-      if (before !== undefined) fields.answered = before;
+      const earlier = paused.resumed?.answers.get(call.id) ?? [];
+      const before = earlier.find((answer) => answer.kind === 'input');
+      if (before?.kind === 'input') fields.answered = before.inputs;
+      // Approved on an earlier resume, the call now waits for something else: the approval stands.
+      if (waits.kind !== 'approval' && earlier.some((answer) => answer.kind === 'approval' && answer.approved && answer.question !== 'definition-changed'))
+        fields.granted = true;
       if (waits.resume !== undefined) fields.resume = waits.resume;
       pending.push(item(fields));
     });
@@ -724,7 +756,7 @@ export class Agent {
     if (carrier['traceparent'] !== undefined) state.trace = carrier;
     // The JSON the state will travel as: what a resume elsewhere reads.
     const data = JSON.parse(JSON.stringify(state)) as RunState;
-    if (this.store !== undefined) await this.store.save(data);
+    if (this.signingSecret !== undefined) data.signature = signState(this.signingSecret, data);
     return { interruptions: data.pending, state: data };
   }
 
@@ -752,7 +784,10 @@ export class Agent {
       );
     }
     const items = new Map(state.pending.map((item) => [item.id, item]));
-    const byCall = new Map<string, InterruptionAnswer>();
+    const byCall = new Map<string, InterruptionAnswer[]>();
+    const add = (callId: string, answer: InterruptionAnswer): void => void byCall.set(callId, [...(byCall.get(callId) ?? []), answer]);
+    // A call approved on an earlier resume that then asked a question is not asked for approval again.
+    for (const item of state.pending) if (item.granted === true) add(item.callId, { kind: 'approval', approved: true, question: 'call' });
     const hosted: BuiltinApproval[] = [];
     for (const [id, answer] of Object.entries(answers)) {
       const item = items.get(id);
@@ -772,8 +807,8 @@ export class Agent {
           `the answer to item "${id}" (tool "${item.tool}") does not carry the item's signature; send back the \`signature\` of the pending item it answers`,
         );
       }
-      byCall.set(item.callId, this.answerOf(item, answer));
-      const given = byCall.get(item.callId)!;
+      const given = this.answerOf(item, answer);
+      add(item.callId, given);
       if (item.hosted === true && given.kind === 'approval')
         hosted.push({ id: item.callId, approved: given.approved, ...(given.reason === undefined ? {} : { reason: given.reason }) });
     }
@@ -785,7 +820,10 @@ export class Agent {
     if (item.kind === 'approval') {
       if (!('approved' in answer) || typeof answer.approved !== 'boolean') throw wrong('an approval: answer { approved: true } or { approved: false, reason }');
       const reason = 'reason' in answer && typeof answer.reason === 'string' ? answer.reason : undefined;
-      return reason === undefined ? { kind: 'approval', approved: answer.approved } : { kind: 'approval', approved: answer.approved, reason };
+      const question = item.approval?.kind ?? 'call';
+      return reason === undefined
+        ? { kind: 'approval', approved: answer.approved, question }
+        : { kind: 'approval', approved: answer.approved, reason, question };
     }
     if (item.kind === 'input') {
       if (!('input' in answer)) throw wrong('the answer to its question: answer { input: value } (or { input: { [key]: value } } for several questions)');
@@ -961,7 +999,7 @@ export class Agent {
 /** What a resume brings: the paused state and the answers, by call id (hosted approvals also as the provider reads them). */
 interface Resumption {
   state: RunState;
-  answers: Map<string, InterruptionAnswer>;
+  answers: Map<string, InterruptionAnswer[]>;
   hosted: BuiltinApproval[];
   /** Hosted calls left unanswered: asked again. */
   unanswered: PendingItem[];
@@ -1057,6 +1095,53 @@ function keptOutputs(context: ExecutionContext, messages: readonly ModelMessage[
 /** A definition as its digest is taken: canonical JSON, so equal definitions digest alike wherever they were made. */
 function canonicalDefinition(definition: ToolDefinition): string {
   return canonicalJson(definition);
+}
+
+/** Saves a paused run; a failed save rejects with the store's error, carrying the state so the pause is not lost. */
+async function saveOrThrow(store: RunStore, state: RunState): Promise<void> {
+  try {
+    await store.save(state);
+  } catch (error) {
+    const code = isAnytoolError(error) ? error.code : ErrorCode.StoreFailed;
+    const failure = new AnytoolError(
+      code,
+      `Agent: the paused run "${state.runId}" could not be saved in the run store (${describeError(error)}); its finished calls ran, and its state is on this error's \`state\`: keep it another way and resume it with agent.resume(state, answers)`,
+      { cause: error },
+    );
+    throw Object.assign(failure, { state });
+  }
+}
+
+/** With a signing secret: the state as the agent wrote it, or refused (`RUN_STATE_INVALID`). */
+function checkStateSignature(secret: string | Uint8Array, state: RunState): void {
+  if (!signatureMatches(signState(secret, state), state.signature)) {
+    throw new AnytoolError(
+      ErrorCode.RunStateInvalid,
+      `Agent.resume(): the state of run "${state.runId}" does not carry a valid signature: it was changed since it paused, or signed with another secret. Nothing ran`,
+    );
+  }
+}
+
+/**
+ * The paused turn as one piece: its calls are the last assistant message's, and each call waiting for
+ * an answer is the very call its item names (tool and arguments), so an item answered for one call
+ * cannot be applied to another the state was edited to hold.
+ */
+function checkTurn(state: RunState): void {
+  const invalid = (why: string): AnytoolError =>
+    new AnytoolError(ErrorCode.RunStateInvalid, `Agent.resume(): the state of run "${state.runId}" is not one a pause wrote: ${why}. Nothing ran`);
+  const last = state.messages[state.messages.length - 1];
+  if (last?.role !== 'assistant') throw invalid("its messages do not end with the paused turn's assistant message");
+  if (canonicalJson(last.toolCalls ?? []) !== canonicalJson(state.turn.calls)) throw invalid("the paused turn's calls are not the assistant message's");
+  const calls = new Map(state.turn.calls.map((call) => [call.id, call]));
+  for (const item of state.pending) {
+    if (item.hosted === true) continue;
+    const call = calls.get(item.callId);
+    if (call === undefined || call.name !== item.tool || argumentsDigest(call.arguments) !== item.argsDigest)
+      throw invalid(`pending item "${item.id}" does not match call "${item.callId}" of the paused turn`);
+    if (Object.hasOwn(state.turn.results, item.callId)) throw invalid(`call "${item.callId}" is pending and finished at once`);
+    if (!Object.hasOwn(state.tools, item.tool)) throw invalid(`tool "${item.tool}" of a pending call has no digest`);
+  }
 }
 
 function alreadyResumed(runId: string, why: string): AnytoolError {

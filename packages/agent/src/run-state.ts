@@ -37,6 +37,8 @@ export interface PendingItem {
   hosted?: true;
   /** With `input`: the questions, by key. */
   questions?: Record<string, InputQuestion>;
+  /** The call was approved on an earlier resume and now waits for something else: it is not asked for approval again. */
+  granted?: true;
   /** With `input`: the answers to the call's earlier questions; the tool asks them again when it runs again. */
   answered?: Record<string, unknown>;
   /** With `input`: what the tool needs back with the answers (an MCP server's request state). */
@@ -84,6 +86,8 @@ export interface RunState {
   trace?: Record<string, string>;
   /** The tools the paused turn calls, by name: the SHA-256 of each definition. A resume refuses a tool whose definition changed. */
   tools: Record<string, string>;
+  /** HMAC-SHA256 of the whole state with the agent's `signingSecret`, when it has one: a resume refuses a state changed since. */
+  signature?: string;
 }
 
 /** SHA-256 (hex) of the arguments' canonical JSON (JSON text is parsed first): equal arguments, equal digest. */
@@ -108,9 +112,18 @@ export function signItem(secret: string | Uint8Array, runId: string, item: Pick<
   return createHmac('sha256', secret).update(`anytool.pending.v1\n${runId}\n${item.id}\n${item.callId}\n${item.tool}\n${item.argsDigest}`).digest('hex');
 }
 
+/** The signature of a whole state (its own `signature` left out): binds every field, the pause id included. */
+export function signState(secret: string | Uint8Array, state: RunState): string {
+  const { signature: _signature, ...signed } = state;
+  return createHmac('sha256', secret)
+    .update(`anytool.run-state.v1\n${canonicalJson(signed)}`)
+    .digest('hex');
+}
+
+/** Whether `given` is the hex signature `expected`, compared in constant time; anything but 64 hex digits is not. */
 export function signatureMatches(expected: string, given: unknown): boolean {
-  if (typeof given !== 'string' || given.length !== expected.length) return false;
-  return timingSafeEqual(Buffer.from(expected), Buffer.from(given));
+  if (typeof given !== 'string' || !/^[0-9a-f]{64}$/.test(given)) return false;
+  return timingSafeEqual(Buffer.from(expected, 'hex'), Buffer.from(given, 'hex'));
 }
 
 /** The state checked as one this anytool reads: throws `RUN_STATE_INVALID` naming what is wrong. */

@@ -1,7 +1,7 @@
 // Runs that pause for an answer only a person can give, and resume from their state: approvals, a tool's
 // questions, answers bound to their call, and a pause resumed once however often it is tried.
 import { ErrorCode, ExecutionContext, builtin, requestInput, resultText, textResult, tool } from '@anytool/core';
-import { Agent, ScriptedModel, latestToolResults, type RunState } from '@anytool/agent';
+import { Agent, MemoryRunStore, ScriptedModel, latestToolResults, type RunState } from '@anytool/agent';
 import { memoryTelemetry } from '../../core/test/helpers/otel';
 
 function payments(paid: number[]) {
@@ -167,10 +167,18 @@ describe('pausing a run for approval', () => {
     await expect(agent.resume(state, { [item.id]: { approved: true, signature: '0'.repeat(64) } })).rejects.toMatchObject({
       code: ErrorCode.ResumeAnswerInvalid,
     });
-    // A state whose item was edited to name another call no longer matches its signature.
+    // The whole state is signed: one edited anywhere (the call's arguments, the pause id) is refused before anything runs.
     const forged = travelled(state);
-    forged.pending[0]!.argsDigest = '0'.repeat(64);
+    (forged.turn.calls[0] as { arguments: unknown }).arguments = { amount: 999_999 };
     await expect(agent.resume(forged, { [item.id]: { approved: true, signature: item.signature! } })).rejects.toMatchObject({
+      code: ErrorCode.RunStateInvalid,
+    });
+    const replayed = { ...travelled(state), pauseId: 'another pause' };
+    await expect(agent.resume(replayed, { [item.id]: { approved: true, signature: item.signature! } })).rejects.toMatchObject({
+      code: ErrorCode.RunStateInvalid,
+    });
+    // A signature that is not hex is refused as any wrong one is, not thrown.
+    await expect(agent.resume(state, { [item.id]: { approved: true, signature: 'é'.repeat(64) } })).rejects.toMatchObject({
       code: ErrorCode.ResumeAnswerInvalid,
     });
     await agent.resume(state, { [item.id]: { approved: true, signature: item.signature! } });
@@ -206,6 +214,172 @@ describe('pausing a run for approval', () => {
     });
     expect(asked).toEqual(['p1']);
     expect(paid).toEqual([5]);
+  });
+});
+
+describe('a state that does not hold together', () => {
+  it('is refused when a pending call was edited to another call, tool or arguments', async () => {
+    const { paid, result, tools } = await pausedPayment();
+    const item = result.interruptions![0]!;
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'ok' }]), tools });
+    const edited = (change: (state: RunState) => void): RunState => {
+      const state = travelled(result.state);
+      change(state);
+      return state;
+    };
+    const bigger = edited((state) => {
+      (state.turn.calls[1] as { arguments: unknown }).arguments = { amount: 999_999 };
+      (state.messages.at(-1) as { toolCalls: unknown[] }).toolCalls = state.turn.calls;
+    });
+    await expect(agent.resume(bigger, { [item.id]: { approved: true } })).rejects.toMatchObject({
+      code: ErrorCode.RunStateInvalid,
+      message: expect.stringMatching(/does not match call "c2"/),
+    });
+    const apart = edited((state) => {
+      (state.turn.calls[1] as { arguments: unknown }).arguments = { amount: 999_999 };
+    });
+    await expect(agent.resume(apart, { [item.id]: { approved: true } })).rejects.toMatchObject({ code: ErrorCode.RunStateInvalid });
+    const undigested = edited((state) => {
+      state.tools = {};
+    });
+    await expect(agent.resume(undigested, { [item.id]: { approved: true } })).rejects.toMatchObject({ code: ErrorCode.RunStateInvalid });
+    expect(paid).toEqual([]);
+  });
+
+  it('leaves the pause in place when the resume is refused for its options or an aborted signal', async () => {
+    const store = new MemoryRunStore();
+    const paid: number[] = [];
+    const paused = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: { amount: 4 } }] }]),
+      tools: [payments(paid)],
+      approve: 'pause',
+      store,
+    }).run('pay');
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'ok' }]), tools: [payments(paid)], store });
+    const answers = { [paused.interruptions![0]!.id]: { approved: true } };
+    await expect(agent.resume(paused.context.runId, answers, { maxSteps: 0 })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
+    await expect(agent.resume(paused.context.runId, answers, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: ErrorCode.Aborted });
+    await expect(agent.resume(paused.context.runId, answers, { context: new ExecutionContext() })).rejects.toMatchObject({ code: ErrorCode.InvalidOptions });
+    // A copy that differs from the store's is refused too, and takes nothing.
+    const copy = { ...travelled(paused.state), usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+    await expect(agent.resume(copy, answers)).rejects.toMatchObject({ code: ErrorCode.RunStateInvalid });
+    expect(await store.load(paused.context.runId)).toEqual(paused.state);
+    await agent.resume(paused.context.runId, answers);
+    expect(paid).toEqual([4]);
+  });
+
+  it('rejects with the state when the store cannot save it, so the pause is not lost', async () => {
+    const failing = {
+      save: () => Promise.reject(new Error('disk full')),
+      load: () => Promise.resolve(undefined),
+      take: () => Promise.resolve(undefined),
+      delete: () => Promise.resolve(),
+    };
+    const paid: number[] = [];
+    const error = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: { amount: 6 } }] }]),
+      tools: [payments(paid)],
+      approve: 'pause',
+      store: failing,
+    })
+      .run('pay')
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code: string; message: string; state?: RunState },
+      );
+    expect(error).toMatchObject({ code: ErrorCode.StoreFailed, message: expect.stringMatching(/could not be saved in the run store \(disk full\)/) });
+    expect(error!.state).toMatchObject({ format: 'anytool.run-state', pending: [{ tool: 'pay' }] });
+    await new Agent({ model: new ScriptedModel([{ text: 'ok' }]), tools: [payments(paid)] }).resume(error!.state!, {
+      [error!.state!.pending[0]!.id]: { approved: true },
+    });
+    expect(paid).toEqual([6]);
+  });
+});
+
+describe('calls that wait twice', () => {
+  it('a call approved on one resume that then asks a question is not asked for approval again', async () => {
+    const runs: string[] = [];
+    const careful = tool(
+      (_args: Record<string, never>, context: ExecutionContext) => {
+        const name = requestInput(context, { message: 'Name of the new folder?' });
+        runs.push(String(name));
+        return `made ${String(name)}`;
+      },
+      { name: 'mkdir', description: 'Makes a folder.', parameters: { type: 'object', properties: {} }, context: true, requiresApproval: true },
+    );
+    const first = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'm1', name: 'mkdir', arguments: {} }] }]),
+      tools: [careful],
+      approve: 'pause',
+    }).run('make a folder');
+    expect(first.interruptions).toEqual([expect.objectContaining({ kind: 'approval' })]);
+    let state = travelled(first.state);
+    const second = await new Agent({ model: new ScriptedModel([]), tools: [careful], approve: 'pause' }).resume(state, {
+      [state.pending[0]!.id]: { approved: true },
+    });
+    expect(second.interruptions).toEqual([expect.objectContaining({ kind: 'input', granted: true })]);
+    state = travelled(second.state);
+    const model = new ScriptedModel([{ text: 'Made.' }]);
+    const done = await new Agent({ model, tools: [careful], approve: 'pause' }).resume(state, { [state.pending[0]!.id]: { input: 'reports' } });
+    expect(done.stopReason).toBe('final_answer');
+    expect(runs).toEqual(['reports']);
+    expect(sent(model, 0)).toEqual(['made reports']);
+  });
+
+  it('a destructive client tool the application runs: approval, then its result', async () => {
+    const first = await new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ id: 'x1', name: 'bash', arguments: { command: 'rm old.log' } }] }]),
+      tools: [builtin.anthropic.bash('pause')],
+      approve: 'pause',
+    }).run('clean');
+    let state = travelled(first.state);
+    const second = await new Agent({ model: new ScriptedModel([]), tools: [builtin.anthropic.bash('pause')], approve: 'pause' }).resume(state, {
+      [state.pending[0]!.id]: { approved: true },
+    });
+    expect(second.interruptions).toEqual([expect.objectContaining({ kind: 'result', granted: true })]);
+    state = travelled(second.state);
+    const model = new ScriptedModel([{ text: 'Cleaned.' }]);
+    await new Agent({ model, tools: [builtin.anthropic.bash('pause')], approve: 'pause' }).resume(state, { [state.pending[0]!.id]: { result: 'removed' } });
+    expect(sent(model, 0)).toEqual(['removed']);
+  });
+
+  it("keeps serial calls in the model's order across a pause: one behind a paused call runs after it", async () => {
+    const order: string[] = [];
+    const file = (name: string, destructive: boolean) =>
+      tool(
+        () => {
+          order.push(name);
+          return `${name} done`;
+        },
+        {
+          name,
+          description: `${name} a file.`,
+          parameters: { type: 'object', properties: {} },
+          annotations: destructive ? { destructive: true } : { idempotent: false },
+          requiresApproval: destructive,
+        },
+      );
+    const tools = () => [file('delete_file', true), file('write_file', false)];
+    const first = await new Agent({
+      model: new ScriptedModel([
+        {
+          toolCalls: [
+            { id: 'd1', name: 'delete_file', arguments: {} },
+            { id: 'w1', name: 'write_file', arguments: {} },
+          ],
+        },
+      ]),
+      tools: tools(),
+      approve: 'pause',
+    }).run('replace the file');
+    expect(first.interruptions).toEqual([expect.objectContaining({ tool: 'delete_file' })]);
+    expect(order).toEqual([]);
+    const state = travelled(first.state);
+    expect(state.turn.results).toEqual({});
+    const model = new ScriptedModel([{ text: 'Replaced.' }]);
+    await new Agent({ model, tools: tools() }).resume(state, { [state.pending[0]!.id]: { approved: true } });
+    expect(order).toEqual(['delete_file', 'write_file']);
+    expect(sent(model, 0)).toEqual(['delete_file done', 'write_file done']);
   });
 });
 

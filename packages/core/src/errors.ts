@@ -97,7 +97,9 @@ export const ErrorCode = {
   RunStateTooLarge: 'RUN_STATE_TOO_LARGE',
   /** A paused run's tools changed since it paused (a definition differs or a tool is gone); the run was not resumed. Start a new run, or resume where the tools are the same. */
   RunToolsChanged: 'RUN_TOOLS_CHANGED',
-  /** A paused run was resumed already (its pending items are consumed), or its state is no longer in the run store; nothing ran twice. */
+  /** A call that must run after another call of its turn that is waiting for an answer: it has not run yet and runs, in order, when the run resumes. */
+  CallDeferred: 'CALL_DEFERRED',
+  /** A paused run was resumed already (its pending items are consumed), or the run store no longer holds it (resumed, expired, or never saved there); nothing ran twice. */
   RunAlreadyResumed: 'RUN_ALREADY_RESUMED',
   /** An answer given to `resume` does not fit its pending item: an unknown item, another call's tool, call id or arguments, a bad signature, or the wrong kind of answer. */
   ResumeAnswerInvalid: 'RESUME_ANSWER_INVALID',

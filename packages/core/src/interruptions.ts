@@ -48,7 +48,7 @@ export interface Interruption {
 
 /** An answer put back for a call when its run resumes. */
 export type InterruptionAnswer =
-  | { kind: 'approval'; approved: boolean; reason?: string }
+  | { kind: 'approval'; approved: boolean; reason?: string; question?: 'call' | 'definition-changed' }
   | { kind: 'input'; inputs: Record<string, unknown>; resume?: unknown }
   | { kind: 'result'; result: ToolResult };
 
@@ -56,7 +56,8 @@ export type InterruptionAnswer =
 interface RunRecords {
   pausable: boolean;
   readonly open: Map<string, Interruption>;
-  readonly answers: Map<string, InterruptionAnswer>;
+  /** By call id: a call may have several (its approval, then the answer to its question). */
+  readonly answers: Map<string, InterruptionAnswer[]>;
 }
 
 /** Shared by every copy of core in the process, as the output stores are: a record of one copy is found by another. */
@@ -102,22 +103,47 @@ export function takeInterruptions(context: AnyContext): Map<string, Interruption
 }
 
 /** Puts back the answers of a resumed run, by call id: each is found (once) by the call it answers. */
-export function giveAnswers(context: AnyContext, answers: ReadonlyMap<string, InterruptionAnswer>): void {
+export function giveAnswers(context: AnyContext, answers: ReadonlyMap<string, readonly InterruptionAnswer[]>): void {
   const records = recordsOf(context, true);
-  for (const [callId, answer] of answers) records.answers.set(callId, answer);
+  for (const [callId, given] of answers) records.answers.set(callId, [...given]);
 }
 
-/** The answer of kind `kind` given for the call, taken (a second look finds none); undefined when none was given. */
+/** The first answer of `kind` for the call (an approval's only for its question, when both say which), left in place. */
+function findAnswer(
+  records: RunRecords | undefined,
+  callId: string,
+  kind: InterruptionKind,
+  question?: 'call' | 'definition-changed',
+): InterruptionAnswer | undefined {
+  return records?.answers
+    .get(callId)
+    ?.find(
+      (answer) =>
+        answer.kind === kind && (answer.kind !== 'approval' || question === undefined || answer.question === undefined || answer.question === question),
+    );
+}
+
+function dropAnswer(records: RunRecords, callId: string, answer: InterruptionAnswer): void {
+  const left = records.answers.get(callId)?.filter((given) => given !== answer) ?? [];
+  if (left.length === 0) records.answers.delete(callId);
+  else records.answers.set(callId, left);
+}
+
+/**
+ * The answer of kind `kind` given for the call, taken (a second look finds none); undefined when none
+ * was given. An approval is taken only for the question it answered (`call` or `definition-changed`).
+ */
 export function takeAnswer<Kind extends InterruptionKind>(
   context: AnyContext,
   callId: string | undefined,
   kind: Kind,
+  question?: 'call' | 'definition-changed',
 ): Extract<InterruptionAnswer, { kind: Kind }> | undefined {
   if (callId === undefined) return undefined;
   const records = recordsOf(context, false);
-  const answer = records?.answers.get(callId);
-  if (answer?.kind !== kind) return undefined;
-  records!.answers.delete(callId);
+  const answer = findAnswer(records, callId, kind, question);
+  if (answer === undefined) return undefined;
+  dropAnswer(records!, callId, answer);
   return answer as Extract<InterruptionAnswer, { kind: Kind }>;
 }
 
@@ -168,7 +194,7 @@ export function requestInput(context: ExecutionContext, question: InputQuestion 
   const order = (asked.get(callId) ?? 0) + 1;
   asked.set(callId, order);
   const key = question.key ?? `input-${order}`;
-  const given = records.answers.get(callId);
+  const given = findAnswer(records, callId, 'input');
   if (given?.kind === 'input' && Object.hasOwn(given.inputs, key)) return given.inputs[key];
   const quoted = question.message.length <= 200 ? question.message : `${question.message.slice(0, 200)}…`;
   if (!records.pausable) {
@@ -197,9 +223,9 @@ export function awaitResult(context: ExecutionContext, reason: string): ToolResu
     throw new AnytoolError(ErrorCode.InvalidOptions, 'awaitResult(): pass the context the tool call received (it names the call the result belongs to)');
   }
   const records = recordsOf(context, true);
-  const given = records.answers.get(callId);
+  const given = findAnswer(records, callId, 'result');
   if (given?.kind === 'result') {
-    records.answers.delete(callId);
+    dropAnswer(records, callId, given);
     return given.result;
   }
   if (!records.pausable) throw new AnytoolError(ErrorCode.ResultPending, `the application runs it (${reason}), but this run cannot pause for its result`);

@@ -358,7 +358,7 @@ async function ask(
   const { context } = call;
   if (context.signal?.aborted) return { result: stopped(call, 'before the approval question was asked') };
   // A resumed run brings the answer a person gave while it was paused.
-  const given = takeAnswer(context, call.callId, 'approval');
+  const given = takeAnswer(context, call.callId, 'approval', kind);
   if (given !== undefined) {
     if (given.approved) return { result: undefined };
     const reason = given.reason ?? 'the user refused';
