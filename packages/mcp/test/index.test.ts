@@ -39,6 +39,7 @@ describe('the public surface of @anytool/mcp', () => {
     expect(exportedNames(entry('index')).types).toEqual(
       [
         'ElicitationHandler',
+        'ElicitationOption',
         'HttpServeOptions',
         'JwtAuthOptions',
         'LoopbackRedirect',
