@@ -373,9 +373,31 @@ export class Agent {
    * for await (const event of agent.stream('Weather in Oslo?')) if (event.type === 'text_delta') process.stdout.write(event.text);
    */
   stream(input: string | readonly ModelMessage[], options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent> {
+    return this.streamed(options, (signal, stream, watch) =>
+      this.loop(input, { ...options, context: watch(options.context ?? new ExecutionContext()), signal }, stream),
+    );
+  }
+
+  /**
+   * `resume`, yielding events as `stream` does: the resumed turn's tool results,
+   * then each later turn's deltas and results, then the result. A resume that is
+   * refused (a bad answer, a pause resumed already) throws from the iteration.
+   */
+  resumeStream(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent> {
+    return this.streamed(options, async (signal, stream, watch) => {
+      const resumed = await this.prepareResume(from, answers, options);
+      const context = watch(options.context ?? resumedContext(resumed.state));
+      return this.loop(undefined, { ...options, context, signal }, stream, resumed);
+    });
+  }
+
+  /** A run as a stream of events: `start` runs it, after `watch` subscribes the stream to its context. */
+  private streamed(
+    options: RunOptions,
+    start: (signal: AbortSignal, stream: RunStream, watch: (context: ExecutionContext) => ExecutionContext) => Promise<RunResult>,
+  ): AsyncIterableIterator<AgentStreamEvent> {
     const stop = new AbortController();
     const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
-    const context = options.context ?? new ExecutionContext();
     let unsubscribe = (): void => {};
     let running: Promise<void> = Promise.resolve();
     // Leaving early aborts the run, then waits for it to wind down.
@@ -386,10 +408,13 @@ export class Agent {
       await running;
     });
     // Tool results reach the reader as they are recorded (a streamed turn's deltas are read from the model directly).
-    unsubscribe = context.subscribe((event) => {
-      if (event.type === 'tool_result') stream.queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
-    });
-    running = this.loop(input, { ...options, context, signal }, stream).then(
+    const watch = (context: ExecutionContext): ExecutionContext => {
+      unsubscribe = context.subscribe((event) => {
+        if (event.type === 'tool_result') stream.queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+      });
+      return context;
+    };
+    running = start(signal, stream, watch).then(
       (result) => {
         unsubscribe();
         stream.queue.end({ type: 'result', result });
@@ -420,6 +445,11 @@ export class Agent {
    * const done = await agent.resume(paused.state!, { [paused.interruptions![0]!.id]: { approved: true } });
    */
   async resume(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): Promise<RunResult> {
+    return this.loop(undefined, options, undefined, await this.prepareResume(from, answers, options));
+  }
+
+  /** The checks of a resume, then the pause taken: what the loop goes on with. */
+  private async prepareResume(from: RunState | string, answers: ResumeAnswers, options: RunOptions): Promise<Resumption> {
     // Everything that could refuse the resume is checked before the pause is taken: a refused resume leaves it as it was.
     checkLimit('maxSteps', options.maxSteps ?? this.maxSteps);
     checkRunTimeout(options.timeoutMs ?? this.timeoutMs);
@@ -467,7 +497,7 @@ export class Agent {
     } else if (!resumedPauses.claim(state.pauseId)) {
       throw alreadyResumed(state.runId, 'this process resumed the same pause before');
     }
-    return this.loop(undefined, options, undefined, { state, ...given });
+    return { state, ...given };
   }
 
   private async loop(
@@ -1095,6 +1125,12 @@ function keptOutputs(context: ExecutionContext, messages: readonly ModelMessage[
 /** A definition as its digest is taken: canonical JSON, so equal definitions digest alike wherever they were made. */
 function canonicalDefinition(definition: ToolDefinition): string {
   return canonicalJson(definition);
+}
+
+/** The context a resumed run goes on in: the paused run's id, in the trace it paused in. */
+function resumedContext(state: RunState): ExecutionContext {
+  const trace = state.trace === undefined ? undefined : extractTraceContext(state.trace);
+  return new ExecutionContext(trace === undefined ? { runId: state.runId } : { runId: state.runId, trace });
 }
 
 /** Saves a paused run; a failed save rejects with the store's error, carrying the state so the pause is not lost. */

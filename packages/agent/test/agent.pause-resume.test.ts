@@ -500,6 +500,23 @@ describe('what a paused run carries on', () => {
     expect(JSON.stringify(result.state)).not.toContain('sk-secret-value');
   });
 
+  it("streams a resumed run: the approved call's result, the next turn, the result; a refused resume throws from the iteration", async () => {
+    const { paid, result, tools } = await pausedPayment();
+    const state = travelled(result.state);
+    const agent = new Agent({ model: new ScriptedModel([{ text: 'Paid.' }]), tools });
+    const events = [];
+    for await (const event of agent.resumeStream(state, { [state.pending[0]!.id]: { approved: true } })) events.push(event);
+    expect(events.map((event) => (event.type === 'tool_result' ? `${event.tool}: ${resultText(event.result)}` : event.type))).toEqual([
+      'pay: paid 40',
+      'text_delta',
+      'result',
+    ]);
+    expect(events.at(-1)).toMatchObject({ result: { stopReason: 'final_answer', text: 'Paid.', context: { runId: result.context.runId } } });
+    expect(paid).toEqual([40]);
+    const again = agent.resumeStream(state, { [state.pending[0]!.id]: { approved: true } });
+    await expect(again.next()).rejects.toMatchObject({ code: ErrorCode.RunAlreadyResumed });
+  });
+
   it('streams a run that pauses: the result event carries the interruptions', async () => {
     const paid: number[] = [];
     const agent = new Agent({
