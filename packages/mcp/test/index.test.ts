@@ -30,6 +30,8 @@ describe('the public surface of @anytool/mcp', () => {
         'MemoryStore',
         'RedisStore',
         'StoreEventStore',
+        'BullmqTaskQueue',
+        'runTaskWorker',
       ].sort(),
     );
     expect(exportedNames(entry('index')).values).toEqual(Object.keys(mcp).sort());
@@ -81,6 +83,9 @@ describe('the public surface of @anytool/mcp', () => {
         'StoreEventStoreOptions',
         'TaskRecord',
         'TaskStatus',
+        'BullmqTaskQueueOptions',
+        'TaskWorkerHandle',
+        'TaskWorkerOptions',
       ].sort(),
     );
   });
