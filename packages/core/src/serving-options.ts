@@ -23,10 +23,12 @@ export interface ServingOptions {
    */
   task?: boolean | 'required';
   /**
-   * With `task`: declares the tool safe to run again from the start when the
-   * server process running it stops (it is idempotent, or picks up where it left
-   * off). Reserved: for now such a task is marked failed like any other, and its
-   * arguments are not kept in the store.
+   * With `task`: the tool picks up where it left off when the worker running its
+   * task stops. On a task queue (`serveMcp({ taskQueue })` of @anytool/mcp) such a
+   * task runs again on another worker, where the tool reads what it last saved
+   * with `mcpSession(context).checkpoint(data)` as `lastCheckpoint` (an idempotent
+   * tool, `annotations.idempotent`, runs again from the start). Without a task
+   * queue a task lives in its process and fails with it, whatever this says.
    */
   resumable?: boolean;
   /**
