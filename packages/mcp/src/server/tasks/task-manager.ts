@@ -310,7 +310,7 @@ export class TaskManager {
       leaseUntil: Date.now() + this.leaseMs,
     };
     if (call.owner !== undefined) record.owner = call.owner;
-    // Reserved: nothing runs a task again yet, so its arguments (which may hold secrets) are not kept.
+    // Outside a task queue nothing runs a task again, so its arguments (which may hold secrets) are not kept.
     if (call.resumable === true) record.resumable = true;
     const stored = JSON.stringify(record);
     try {
