@@ -8,8 +8,9 @@
 //                  task         tools/call of the same tool with `task: true` from a client declaring the extension
 //                               (answered with a task), then tasks/get at once and again until it is completed (the
 //                               client does not wait the poll interval: what is measured is the server's cost)
-//                done against a server whose store is in memory (MemoryStore) and one on Redis (RedisStore, a
-//                redis-server started here); the target is the per-round ratio task / plain, median (min-max).
+//                done against a server whose store is in memory (MemoryStore), one on Redis (RedisStore, a
+//                redis-server started here) and one running its tasks on a BullMQ queue in that Redis (its own
+//                worker); the target is the per-round ratio task / plain, median (min-max).
 //                Also counted: the commands Redis processed per task round trip (machine noise does not move it;
 //                the commands a script runs count as well).
 //   1,000 tasks  `--tasks` tasks of a tool that works 1 s (5 steps of 200 ms) started at once (50 requests in
@@ -41,7 +42,7 @@ const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 async function serve(storeUrl) {
   const { Toolset, tool } = await import('@anytool/core');
-  const { RedisStore, serveMcp } = await import('@anytool/mcp');
+  const { BullmqTaskQueue, RedisStore, serveMcp } = await import('@anytool/mcp');
   const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
   const echo = ({ text: value }) => value;
   const work = async (_args, context) => {
@@ -62,17 +63,25 @@ async function serve(storeUrl) {
     tool(work, { name: 'work', description: 'Works 1 s.', parameters: { type: 'object', properties: {} }, context: true, task: true }),
     tool(memory, { name: 'memory', description: 'This process memory after a full GC.', parameters: { type: 'object', properties: {} } }),
   ]);
-  const store = storeUrl === 'memory' ? undefined : new RedisStore({ url: storeUrl });
+  // `queue+redis://…`: the store on Redis and the tasks on a BullMQ queue there, this process their one worker.
+  const queued = storeUrl.startsWith('queue+');
+  const redisUrl = queued ? storeUrl.slice('queue+'.length) : storeUrl;
+  const store = storeUrl === 'memory' ? undefined : new RedisStore({ url: redisUrl });
   await store?.connect();
+  const taskQueue = queued ? new BullmqTaskQueue({ url: redisUrl }) : undefined;
   const server = await serveMcp(tools, {
     transport: 'http',
     port: 0,
     handleSignals: true,
     maxBodyBytesInFlight: 64 * 1024 * 1024,
     ...(store === undefined ? {} : { store }),
+    ...(taskQueue === undefined ? {} : { taskQueue }),
   });
   // The store is this program's: serveMcp closes the server on SIGTERM, the store is closed here.
-  void server.closed.then(() => store?.close());
+  void server.closed.then(async () => {
+    await taskQueue?.close();
+    await store?.close();
+  });
   process.stdout.write(`listening ${server.url}\n`);
 }
 
@@ -224,7 +233,7 @@ async function roundTrips(servers, redis) {
     const polls = { count: 0 };
     variants.push({ name: `plain call, ${store}`, run: () => plainTrips(server.url), values: [] });
     const run =
-      store === 'RedisStore'
+      store !== 'MemoryStore'
         ? async () => {
             const before = redis.commands();
             const ms = await taskTrips(server.url, polls);
@@ -259,7 +268,7 @@ async function roundTrips(servers, redis) {
       `${variants[pair + 1].name} / ${variants[pair].name}: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}), ${pollsPerTrip.toFixed(2)} tasks/get per trip; target <= 3x: ${ratio <= 3 ? 'met' : 'not met'}`,
     );
   }
-  console.log(`Redis commands per task round trip (RedisStore): ${(commands.count / (ROUNDS * TRIPS)).toFixed(2)}`);
+  console.log(`Redis commands per task round trip (RedisStore and BullMQ queue together): ${(commands.count / (ROUNDS * TRIPS)).toFixed(2)}`);
 }
 
 async function memoryOf(url) {
@@ -331,7 +340,11 @@ async function bench() {
     return;
   }
   const redis = await startRedis();
-  const servers = { MemoryStore: await startServer('memory'), RedisStore: await startServer(redis.url) };
+  const servers = {
+    MemoryStore: await startServer('memory'),
+    RedisStore: await startServer(redis.url),
+    'BullMQ queue': await startServer(`queue+${redis.url}`),
+  };
   try {
     await roundTrips(servers, redis);
     const fresh = await startServer(redis.url);
