@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './helpers';
@@ -73,15 +73,12 @@ const AUTH_2026 = [
 const passing = (names: string[]): Record<string, true> => Object.fromEntries(names.map((name) => [`auth/${name}`, true as const]));
 
 /**
- * The auth scenarios, per lane as `EXPECTED` (a lane is named by the revision it runs, `#n` telling two apart): the two
- * revisions, 2025-03-26 (its two scenarios exist at that revision only) and the extension scenarios (run without
- * --spec-version, which never selects them).
+ * The auth scenarios, per revision as `EXPECTED`: the two revisions, 2025-03-26 (its two scenarios exist at that
+ * revision only) and the extension scenarios (run without --spec-version, which never selects them).
  */
 const EXPECTED_AUTH: Record<string, Record<string, true | string>> = {
   '2025-11-25': passing(AUTH_BOTH),
-  '2026-07-28': passing(AUTH_BOTH),
-  // The same revision in a lane of its own: the lanes run side by side.
-  '2026-07-28#2': passing(AUTH_2026),
+  '2026-07-28': passing([...AUTH_BOTH, ...AUTH_2026]),
   '2025-03-26': passing(['2025-03-26-oauth-metadata-backcompat', '2025-03-26-oauth-endpoint-fallback']),
   extension: {
     ...passing(['client-credentials-basic', 'client-credentials-jwt']),
@@ -113,12 +110,44 @@ function readResults(out: string, prefix = ''): Map<string, { checks: Check[]; s
   return results;
 }
 
-function run(args: string[], cwd: string, timeout: number): Promise<string> {
+/**
+ * Runs npx to its end and resolves with its output. At `timeout` its whole process group is killed: the lanes' shells,
+ * the suite's processes and the clients they started, not only npx (which would leave them running).
+ */
+function run(args: string[], cwd: string, timeout: number, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolve) => {
-    execFile('npx', args, { cwd, maxBuffer: 64 * 1024 * 1024, timeout, env: { ...process.env, NO_COLOR: '1' } }, (_error, stdout, stderr) =>
-      resolve(`${stdout}\n${stderr}`),
-    );
+    const child = spawn('npx', args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => {
+      output += `\n(killed after ${timeout} ms)`;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    }, timeout);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolve(`${output}\n${error.message}`);
+    });
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve(output);
+    });
   });
+}
+
+/** How many scenarios run at once (each a start of the suite and of the client): more, and on a busy machine the suite's mock servers drop requests. */
+const LANES = 5;
+
+/** Every scenario of a table with its revision, dealt in turn to `LANES` lanes, which so differ by one scenario at most. */
+function lanesOf(expected: Record<string, Record<string, true | string>>): Array<Array<{ revision: string; scenario: string }>> {
+  const runs = Object.entries(expected).flatMap(([revision, scenarios]) => Object.keys(scenarios).map((scenario) => ({ revision, scenario })));
+  const lanes = Array.from({ length: Math.min(LANES, runs.length) }, () => [] as Array<{ revision: string; scenario: string }>);
+  runs.forEach((entry, i) => lanes[i % lanes.length]!.push(entry));
+  return lanes;
 }
 
 describe('MCP conformance suite, client scenarios', () => {
@@ -130,40 +159,42 @@ describe('MCP conformance suite, client scenarios', () => {
   });
 
   /**
-   * Runs each lane's scenarios (one npx, one Node 22; each lane's scenarios one after the other, the lanes side by side:
-   * the suite's own --suite runs all at once, and on a busy machine its mock servers then drop requests), checks them
-   * against `expected` and returns the suite's list of client scenarios.
+   * Runs the scenarios of `expected` (one npx, one Node 22) in `LANES` lanes: each lane's scenarios one after the
+   * other, the lanes side by side (the suite's own --suite runs all at once, and on a busy machine its mock servers
+   * then drop requests). Checks them against `expected` and returns the suite's list of client scenarios.
    */
   async function runLanes(expected: Record<string, Record<string, true | string>>, timeout: number): Promise<string[]> {
     // Its results/ folders go to a temp dir, not the checkout.
     const cwd = tempDir('conformance');
     try {
-      const lanes = Object.keys(expected);
+      const revisions = Object.keys(expected);
       const command = `conformance client --command "${process.execPath} ${client}" --timeout 20000`;
-      const version = (lane: string): string => (lane === 'extension' ? '' : ` --spec-version ${lane.split('#')[0]!}`);
-      const out = (lane: string): string => `out-${lane.replace('#', '-')}`;
-      const scripts = lanes.map(
+      const version = (revision: string): string => (revision === 'extension' ? '' : ` --spec-version ${revision}`);
+      const out = (revision: string): string => `out-${revision}`;
+      const scripts = lanesOf(expected).map(
         (lane) =>
-          `( ${Object.keys(expected[lane]!)
-            .map((scenario) => `${command} --scenario ${scenario}${version(lane)} -o ${out(lane)} > /dev/null 2>&1`)
+          `( ${lane
+            .map(({ revision, scenario }) => `${command} --scenario ${scenario}${version(revision)} -o ${out(revision)} > /dev/null 2>&1`)
             .join('; ')} ) &`,
       );
       const script = `conformance list --client > list.txt; ${scripts.join(' ')} wait`;
-      const output = await run(['-y', '-p', 'node@22', '-p', SUITE, '-c', script], cwd, timeout);
+      // Node 22 keeps the suite's compiled code for its next start (the Node running the tests ignores the variable).
+      const env = { ...process.env, NO_COLOR: '1', NODE_COMPILE_CACHE: join(cwd, 'compile-cache') };
+      const output = await run(['-y', '-p', 'node@22', '-p', SUITE, '-c', script], cwd, timeout, env);
 
       const report: string[] = [];
       const actual: Record<string, Record<string, true | string>> = {};
-      for (const lane of lanes) {
-        const results = readResults(join(cwd, out(lane)));
-        actual[lane] = {};
-        for (const scenario of Object.keys(expected[lane]!)) {
+      for (const revision of revisions) {
+        const results = readResults(join(cwd, out(revision)));
+        actual[revision] = {};
+        for (const scenario of Object.keys(expected[revision]!)) {
           const result = results.get(scenario);
           const got = verdict(result?.checks);
-          const want = expected[lane]![scenario]!;
+          const want = expected[revision]![scenario]!;
           // An expected failure is met by a failure of the scenario, not by its not running.
           const met = got !== true && got !== 'not run' && typeof want === 'string';
-          actual[lane]![scenario] = got === true ? true : met ? want : `${got}${result?.stderr ? `\nclient stderr: ${result.stderr.slice(-1000)}` : ''}`;
-          report.push(`${lane} ${got === true ? 'pass' : want === true ? 'FAIL' : 'expected failure'} ${scenario}${got === true ? '' : `: ${got}`}`);
+          actual[revision]![scenario] = got === true ? true : met ? want : `${got}${result?.stderr ? `\nclient stderr: ${result.stderr.slice(-1000)}` : ''}`;
+          report.push(`${revision} ${got === true ? 'pass' : want === true ? 'FAIL' : 'expected failure'} ${scenario}${got === true ? '' : `: ${got}`}`);
         }
       }
       process.stdout.write(`conformance (${SUITE}), client scenarios:\n${report.join('\n')}\n`);
@@ -190,7 +221,7 @@ describe('MCP conformance suite, client scenarios', () => {
     scaled(300_000),
   );
 
-  // 47 scenario runs, each a Node 22 start of the suite and a start of the client: about 3 minutes on a busy machine.
+  // 47 scenario runs, each a Node 22 start of the suite and a start of the client, in LANES lanes.
   it(
     'passes the auth scenarios as an OAuth client, every revision, and the extensions as listed',
     async () => {
