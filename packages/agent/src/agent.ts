@@ -584,6 +584,12 @@ export class Agent {
       if (resumed !== undefined && step === paused!.steps) {
         // The paused turn: its model answer is in the messages, what is left of it is run now.
         turn = resumedTurn(resumed, messages);
+        // Hosted calls left unanswered are asked again, as the resuming agent asks (its callback may answer now).
+        if (turn.hostedPending.length > 0) {
+          const asked = await this.answerApprovals(turn.hostedPending, runContext, approved);
+          turn.assistant.approvals = [...(turn.assistant.approvals ?? []), ...asked.approvals];
+          turn.hostedPending = asked.pending;
+        }
       } else {
         // A tool whose definition changed since it was approved is shown as approved until the change is.
         const definitions = this.shownTools(tools.definitions(this.outputs.extraDefinitions(context)));

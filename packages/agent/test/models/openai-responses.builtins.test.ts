@@ -352,7 +352,11 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
       name: 'search_docs',
       arguments: '{"q":"stages"}',
     } satisfies ResponseOutputItem;
-    const provider = await startProviderServer([{ body: response([ask]) }, { body: response([message('Three stages.')]) }]);
+    const provider = await startProviderServer([
+      { body: response([ask]) },
+      { body: response([message('Three stages.')]) },
+      { body: response([message('I could not look.')]) },
+    ]);
     server = provider;
     const docs = () => builtin.openai.mcp({ server_label: 'festival_docs', server_url: 'https://mcp.example.org/mcp', require_approval: 'always' });
     const model = () => new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: provider.url, maxRetries: 0 });
@@ -370,9 +374,20 @@ describe('OpenAI hosted tools through OpenAIResponsesModel', () => {
     expect(provider.requests).toHaveLength(1);
 
     const state = JSON.parse(JSON.stringify(paused.state)) as typeof paused.state & object;
-    const done = await new Agent({ model: model(), tools: [docs()] }).resume(state, { [state.pending[0]!.id]: { approved: true } });
+    const done = await new Agent({ model: model(), tools: [docs()] }).resume(state, { [state.pending[0]!.id]: { approved: false, reason: 'not now' } });
     expect(done.text).toBe('Three stages.');
-    expect((server.requests[1]!.body['input'] as ResponseInputItem[]).at(-1)).toEqual({
+    expect((provider.requests[1]!.body['input'] as ResponseInputItem[]).at(-1)).toEqual({
+      type: 'mcp_approval_response',
+      approval_request_id: 'mcpr_2',
+      approve: false,
+      reason: 'not now',
+    });
+
+    // Left unanswered, a hosted call is asked again as the resuming agent asks: here its callback approves.
+    const unanswered = { ...(JSON.parse(JSON.stringify(paused.state)) as typeof state), pauseId: 'a copy resumed in another process' };
+    const again = await new Agent({ model: model(), tools: [docs()], approve: () => true }).resume(unanswered, {});
+    expect(again.text).toBe('I could not look.');
+    expect((provider.requests[2]!.body['input'] as ResponseInputItem[]).at(-1)).toEqual({
       type: 'mcp_approval_response',
       approval_request_id: 'mcpr_2',
       approve: true,
