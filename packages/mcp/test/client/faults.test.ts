@@ -2,11 +2,14 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AnytoolError, ErrorCode, ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { McpConnection, McpToolset } from '@anytool/mcp';
-import { FIXTURE, alive, connectForEachTest, fixture, tempDir, until, untilAsync } from './helpers';
+import { FIXTURE, alive, connectForEachTest, fixture, tempDir, until, untilAsync, withConnections } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Not scaled: settling well within this timeout is what some tests here check (a call that does not wait for its server).
 jest.setTimeout(30_000);
+
+// The tests that mostly wait (on a start timeout, a hung or slow server, a backoff) run side by side (`it.concurrent`),
+// beside the others: each closes what it opens itself.
 
 /** A start timeout long enough for a hung fixture to start and say so on stderr, on a slow machine too. */
 const HUNG_START_MS = scaled(3_000);
@@ -64,22 +67,24 @@ describe('faulty servers', () => {
     expect(resultText(await toolset.invoke('add', { a: 1, b: 2 }))).toBe('3');
   });
 
-  it('hangs: a call settles with TIMEOUT at its timeout, the server is told to cancel, and the connection stays usable', async () => {
-    const mcp = await connect({ mcpServers: { f: { ...fixture(), toolTimeouts: { hang: 300, slow: 300 } } } });
-    const toolset = new Toolset(mcp);
-    const hung = await toolset.invoke('hang', {});
-    expect(hung.error?.code).toBe(ErrorCode.Timeout);
-    expect(resultText(hung)).toContain('300 ms');
-    // No progress was asked for, so the error says how progress could have kept a long call alive.
-    expect(hung.error?.message).toContain('"progress": true');
-    const slow = await toolset.invoke('slow', { ms: 5_000 });
-    expect(slow.error?.code).toBe(ErrorCode.Timeout);
-    // The server saw notifications/cancelled for the timed-out call (it counts it when its handler stops).
-    await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
-    expect(resultText(await toolset.invoke('echo', { message: 'still here' }))).toBe('still here');
-  });
+  it.concurrent('hangs: a call settles with TIMEOUT at its timeout, the server is told to cancel, and the connection stays usable', () =>
+    withConnections(async (connect) => {
+      const mcp = await connect({ mcpServers: { f: { ...fixture(), toolTimeouts: { hang: 300, slow: 300 } } } });
+      const toolset = new Toolset(mcp);
+      const hung = await toolset.invoke('hang', {});
+      expect(hung.error?.code).toBe(ErrorCode.Timeout);
+      expect(resultText(hung)).toContain('300 ms');
+      // No progress was asked for, so the error says how progress could have kept a long call alive.
+      expect(hung.error?.message).toContain('"progress": true');
+      const slow = await toolset.invoke('slow', { ms: 5_000 });
+      expect(slow.error?.code).toBe(ErrorCode.Timeout);
+      // The server saw notifications/cancelled for the timed-out call (it counts it when its handler stops).
+      await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
+      expect(resultText(await toolset.invoke('echo', { message: 'still here' }))).toBe('still here');
+    }),
+  );
 
-  it('hangs at start: connect fails with MCP_CONNECT_FAILED after startTimeoutMs, with the stderr tail, and the process is gone', async () => {
+  it.concurrent('hangs at start: connect fails with MCP_CONNECT_FAILED after startTimeoutMs, with the stderr tail, and the process is gone', async () => {
     const error = await connectError(McpToolset.connect({ mcpServers: { f: { ...fixture('hang-on-start'), startTimeoutMs: HUNG_START_MS } } }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
     expect(error.message).toContain(`did not answer initialize within ${HUNG_START_MS} ms`);
@@ -125,55 +130,59 @@ describe('faulty servers', () => {
     await until(() => !alive(good[0]!), 5_000, 'the good server to be closed');
   });
 
-  it('slow to start: waits for it within startTimeoutMs; fails and kills it beyond', async () => {
-    const mcp = await connect({ mcpServers: { f: fixture('slow-start', { START_DELAY_MS: '800' }) } });
-    expect(resultText(await new Toolset(mcp).invoke('echo', { message: 'late but fine' }))).toBe('late but fine');
+  it.concurrent('slow to start: waits for it within startTimeoutMs; fails and kills it beyond', () =>
+    withConnections(async (connect) => {
+      const mcp = await connect({ mcpServers: { f: fixture('slow-start', { START_DELAY_MS: '800' }) } });
+      expect(resultText(await new Toolset(mcp).invoke('echo', { message: 'late but fine' }))).toBe('late but fine');
 
-    const stderr: string[] = [];
-    const error = await connectError(
-      McpToolset.connect(
-        { mcpServers: { f: { ...fixture('slow-start', { START_DELAY_MS: '5000' }), startTimeoutMs: 300 } } },
-        { onStderr: (_s, t) => stderr.push(t) },
-      ),
-    );
-    expect(error.code).toBe(ErrorCode.McpConnectFailed);
-    expect(error.message).toContain('within 300 ms');
-    for (const pid of pidsIn(stderr.join(''))) await until(() => !alive(pid), 5_000);
-  });
+      const stderr: string[] = [];
+      const error = await connectError(
+        McpToolset.connect(
+          { mcpServers: { f: { ...fixture('slow-start', { START_DELAY_MS: '5000' }), startTimeoutMs: 300 } } },
+          { onStderr: (_s, t) => stderr.push(t) },
+        ),
+      );
+      expect(error.code).toBe(ErrorCode.McpConnectFailed);
+      expect(error.message).toContain('within 300 ms');
+      for (const pid of pidsIn(stderr.join(''))) await until(() => !alive(pid), 5_000);
+    }),
+  );
 
-  it('restarts with backoff and a bounded number of attempts, then recovers once the server can start', async () => {
-    const flag = join(tempDir('flag'), 'broken');
-    // When each failed start wrote to stderr: the gaps between attempts must grow.
-    const starts: number[] = [];
-    const onStderr = (_server: string, text: string): void => {
-      for (const _ of text.matchAll(/: starting\n/g)) starts.push(Date.now());
-    };
-    const mcp = await connect({ mcpServers: { f: fixture('ok', { FAIL_IF_EXISTS: flag }) } }, { restart: { maxAttempts: 4, initialDelayMs: 100 }, onStderr });
-    const connection = mcp.connection('f')!;
-    const toolset = new Toolset(mcp);
-    writeFileSync(flag, '');
-    process.kill(connection.pid!, 'SIGKILL');
-    await until(() => !connection.connected, 5_000, 'the connection to notice the death');
-    const failed = await toolset.invoke('echo', { message: 'x' });
-    expect(failed.error?.code).toBe(ErrorCode.McpConnectFailed);
-    expect(failed.error?.message).toContain('could not be started again in 4 attempts');
-    expect(failed.error?.message).toContain('the API key is missing');
-    const attempts = connection.diagnostics.filter((d) => d.includes('starting the server again'));
-    expect(attempts).toHaveLength(4);
-    // The planned waits double: 0, 100, 200, 400 ms.
-    expect(attempts.map((d) => Number(/after waiting (\d+) ms/.exec(d)?.[1]))).toEqual([0, 100, 200, 400]);
-    // And they were really waited: each gap between starts is at least its wait (a lower bound only, so a slow machine cannot fail it).
-    await until(() => starts.length >= 4, 5_000, 'the stderr of every attempt');
-    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
-    expect(gaps[0]).toBeGreaterThanOrEqual(100 - 5);
-    expect(gaps[1]).toBeGreaterThanOrEqual(200 - 5);
-    expect(gaps[2]).toBeGreaterThanOrEqual(400 - 5);
+  it.concurrent('restarts with backoff and a bounded number of attempts, then recovers once the server can start', () =>
+    withConnections(async (connect) => {
+      const flag = join(tempDir('flag'), 'broken');
+      // When each failed start wrote to stderr: the gaps between attempts must grow.
+      const starts: number[] = [];
+      const onStderr = (_server: string, text: string): void => {
+        for (const _ of text.matchAll(/: starting\n/g)) starts.push(Date.now());
+      };
+      const mcp = await connect({ mcpServers: { f: fixture('ok', { FAIL_IF_EXISTS: flag }) } }, { restart: { maxAttempts: 4, initialDelayMs: 100 }, onStderr });
+      const connection = mcp.connection('f')!;
+      const toolset = new Toolset(mcp);
+      writeFileSync(flag, '');
+      process.kill(connection.pid!, 'SIGKILL');
+      await until(() => !connection.connected, 5_000, 'the connection to notice the death');
+      const failed = await toolset.invoke('echo', { message: 'x' });
+      expect(failed.error?.code).toBe(ErrorCode.McpConnectFailed);
+      expect(failed.error?.message).toContain('could not be started again in 4 attempts');
+      expect(failed.error?.message).toContain('the API key is missing');
+      const attempts = connection.diagnostics.filter((d) => d.includes('starting the server again'));
+      expect(attempts).toHaveLength(4);
+      // The planned waits double: 0, 100, 200, 400 ms.
+      expect(attempts.map((d) => Number(/after waiting (\d+) ms/.exec(d)?.[1]))).toEqual([0, 100, 200, 400]);
+      // And they were really waited: each gap between starts is at least its wait (a lower bound only, so a slow machine cannot fail it).
+      await until(() => starts.length >= 4, 5_000, 'the stderr of every attempt');
+      const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+      expect(gaps[0]).toBeGreaterThanOrEqual(100 - 5);
+      expect(gaps[1]).toBeGreaterThanOrEqual(200 - 5);
+      expect(gaps[2]).toBeGreaterThanOrEqual(400 - 5);
 
-    rmSync(flag);
-    expect(resultText(await toolset.invoke('echo', { message: 'recovered' }))).toBe('recovered');
-  });
+      rmSync(flag);
+      expect(resultText(await toolset.invoke('echo', { message: 'recovered' }))).toBe('recovered');
+    }),
+  );
 
-  it('a server behind a wrapper (sh -c) that hangs at start: the wrapper and the real server are both killed', async () => {
+  it.concurrent('a server behind a wrapper (sh -c) that hangs at start: the wrapper and the real server are both killed', async () => {
     const stderr: string[] = [];
     const wrapped = {
       command: 'sh',
@@ -188,7 +197,7 @@ describe('faulty servers', () => {
     await until(() => !alive(inner!), 5_000, `the real server (pid ${inner}) under the wrapper to be killed`);
   });
 
-  it('close() of a server behind a wrapper ends the real server too, even one that ignores the end of its stdin', async () => {
+  it.concurrent('close() of a server behind a wrapper ends the real server too, even one that ignores the end of its stdin', async () => {
     const wrapped = { command: 'sh', args: ['-c', `"${process.execPath}" "${FIXTURE}" ok; true`], env: { IGNORE_STDIN_END: '1' } };
     const connection = await McpConnection.open('w', wrapped);
     const wrapper = connection.pid!;
@@ -198,46 +207,54 @@ describe('faulty servers', () => {
     await until(() => !alive(inner) && !alive(wrapper), 5_000, 'the wrapper and the real server to exit');
   });
 
-  it('close() during a restart kills the server being started and does not wait for startTimeoutMs', async () => {
-    const flag = join(tempDir('hang'), 'hang');
-    const stderr: string[] = [];
-    const connection = await McpConnection.open('f', fixture('ok', { HANG_IF_EXISTS: flag }), { onStderr: (_s, t) => stderr.push(t) });
-    writeFileSync(flag, '');
-    process.kill(connection.pid!, 'SIGKILL');
-    await until(() => !connection.connected, 5_000, 'the connection to notice the death');
-    // The next call starts the server again, which now hangs: startTimeoutMs is the default 30 s, longer than this test may take.
-    const pending = connection.callTool('echo', { message: 'x' }).then(
-      () => undefined,
-      (error: AnytoolError) => error,
-    );
-    await until(() => stderr.join('').includes('waiting forever'), 10_000, 'the restarted server to hang');
-    const hung = pidsIn(stderr.join('').split('waiting forever')[0]!).pop()!;
-    await connection.close();
-    expect((await pending)?.code).toBe(ErrorCode.McpConnectionClosed);
-    await until(() => !alive(hung), 5_000, 'the hung server to be killed');
-  }, 15_000);
+  it.concurrent(
+    'close() during a restart kills the server being started and does not wait for startTimeoutMs',
+    async () => {
+      const flag = join(tempDir('hang'), 'hang');
+      const stderr: string[] = [];
+      const connection = await McpConnection.open('f', fixture('ok', { HANG_IF_EXISTS: flag }), { onStderr: (_s, t) => stderr.push(t) });
+      writeFileSync(flag, '');
+      process.kill(connection.pid!, 'SIGKILL');
+      await until(() => !connection.connected, 5_000, 'the connection to notice the death');
+      // The next call starts the server again, which now hangs: startTimeoutMs is the default 30 s, longer than this test may take.
+      const pending = connection.callTool('echo', { message: 'x' }).then(
+        () => undefined,
+        (error: AnytoolError) => error,
+      );
+      await until(() => stderr.join('').includes('waiting forever'), 10_000, 'the restarted server to hang');
+      const hung = pidsIn(stderr.join('').split('waiting forever')[0]!).pop()!;
+      await connection.close();
+      expect((await pending)?.code).toBe(ErrorCode.McpConnectionClosed);
+      await until(() => !alive(hung), 5_000, 'the hung server to be killed');
+    },
+    15_000,
+  );
 
-  it('close() during the backoff wait between restarts ends the wait', async () => {
-    const flag = join(tempDir('flag'), 'broken');
-    const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), {
-      restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    writeFileSync(flag, '');
-    process.kill(connection.pid!, 'SIGKILL');
-    await until(() => !connection.connected, 5_000, 'the connection to notice the death');
-    const pending = connection.callTool('echo', { message: 'x' }).then(
-      () => undefined,
-      (error: AnytoolError) => error,
-    );
-    // The first attempt fails at once; then the connection waits 60 s before the next.
-    await until(() => connection.diagnostics.some((d) => d.includes('attempt 1 of 3')), 5_000, 'the first attempt');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await connection.close();
-    expect((await pending)?.code).toBe(ErrorCode.McpConnectionClosed);
-    expect(connection.diagnostics.some((d) => d.includes('attempt 2 of 3'))).toBe(false);
-  }, 15_000);
+  it.concurrent(
+    'close() during the backoff wait between restarts ends the wait',
+    async () => {
+      const flag = join(tempDir('flag'), 'broken');
+      const connection = await McpConnection.open('f', fixture('ok', { FAIL_IF_EXISTS: flag }), {
+        restart: { maxAttempts: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 },
+      });
+      writeFileSync(flag, '');
+      process.kill(connection.pid!, 'SIGKILL');
+      await until(() => !connection.connected, 5_000, 'the connection to notice the death');
+      const pending = connection.callTool('echo', { message: 'x' }).then(
+        () => undefined,
+        (error: AnytoolError) => error,
+      );
+      // The first attempt fails at once; then the connection waits 60 s before the next.
+      await until(() => connection.diagnostics.some((d) => d.includes('attempt 1 of 3')), 5_000, 'the first attempt');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await connection.close();
+      expect((await pending)?.code).toBe(ErrorCode.McpConnectionClosed);
+      expect(connection.diagnostics.some((d) => d.includes('attempt 2 of 3'))).toBe(false);
+    },
+    15_000,
+  );
 
-  it('a server that answers initialize but never tools/list: MCP_CONNECT_FAILED after startTimeoutMs, naming tools/list', async () => {
+  it.concurrent('a server that answers initialize but never tools/list: MCP_CONNECT_FAILED after startTimeoutMs, naming tools/list', async () => {
     const error = await connectError(McpConnection.open('f', { ...fixture('hang-list'), startTimeoutMs: HUNG_START_MS }));
     expect(error.code).toBe(ErrorCode.McpConnectFailed);
     expect(error.message).toContain(`did not answer tools/list within ${HUNG_START_MS} ms`);

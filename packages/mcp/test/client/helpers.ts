@@ -67,3 +67,25 @@ export function connectForEachTest(): (...args: Parameters<typeof McpToolset.con
     return mcp;
   };
 }
+
+/**
+ * For a test that runs beside others (`it.concurrent`, where an afterEach would close the toolsets of tests still
+ * running): `test` connects as `McpToolset.connect` does; every toolset it opened is closed at its end, and the
+ * test fails unless each server process is gone.
+ */
+export async function withConnections(
+  test: (connect: (...args: Parameters<typeof McpToolset.connect>) => Promise<McpToolset>) => Promise<void>,
+): Promise<void> {
+  const open: McpToolset[] = [];
+  try {
+    await test(async (...args) => {
+      const mcp = await McpToolset.connect(...args);
+      open.push(mcp);
+      return mcp;
+    });
+  } finally {
+    const pids = open.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
+    await Promise.all(open.map((m) => m.close()));
+    for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
+  }
+}
