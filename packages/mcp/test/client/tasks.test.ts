@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ErrorCode, ExecutionContext, Toolset, isAnytoolError, resultText, type RunProgressEvent, type ToolResultEvent } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { MemoryStore, McpConnection, McpToolset, type McpServerConfig } from '@anytool/mcp';
-import { alive, connectForEachTest, tempDir, until } from './helpers';
+import { alive, connectForEachTest, tempDir, until, withConnections } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(60_000));
@@ -81,48 +81,74 @@ async function http(file: string, port = 0, env: Record<string, string> = {}): P
   return server;
 }
 
+// The tests that mostly wait on a task (seconds of it, or polls far apart) run side by side (`it.concurrent`), beside
+// the others: each stops the servers it starts and closes what it connects itself (an afterEach would end those of
+// tests still running).
+
+/** For a test that runs beside others: `test` starts HTTP servers as `http` does; they are stopped at its end. */
+async function withServers(test: (http: typeof startHttp) => Promise<void>): Promise<void> {
+  const started: HttpServer[] = [];
+  try {
+    await test(async (...args) => {
+      const server = await startHttp(...args);
+      started.push(server);
+      return server;
+    });
+  } finally {
+    await Promise.all(started.map((server) => server.stop()));
+  }
+}
+
 describe('a call the server turns into a task', () => {
   const connect = connectForEachTest();
 
-  it('is polled to its end over HTTP, outliving the per-call timeout, its status messages becoming progress', async () => {
-    const file = join(tempDir('tasks'), 'tasks.json');
-    const server = await http(file);
-    // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out. Both
-    // scale together, so the task outlives the per-call timeout on a slow machine too.
-    const mcp = await connect({ mcpServers: { t: { url: server.url, timeoutMs: scaled(3_000) } } });
-    expect(mcp.connection('t')?.era).toBe('modern');
-    const context = new ExecutionContext();
-    const result = await new Toolset(mcp).invoke('slow', { ms: scaled(5_000), text: 'report' }, context);
-    expect(resultText(result)).toBe('done: report');
-    expect(result.isError).not.toBe(true);
+  it.concurrent('is polled to its end over HTTP, outliving the per-call timeout, its status messages becoming progress', () =>
+    withServers((http) =>
+      withConnections(async (connect) => {
+        const file = join(tempDir('tasks'), 'tasks.json');
+        const server = await http(file);
+        // Each request may take 3 s (room for a loaded machine); the task takes 5 s: a plain call would time out. Both
+        // scale together, so the task outlives the per-call timeout on a slow machine too.
+        const mcp = await connect({ mcpServers: { t: { url: server.url, timeoutMs: scaled(3_000) } } });
+        expect(mcp.connection('t')?.era).toBe('modern');
+        const context = new ExecutionContext();
+        const result = await new Toolset(mcp).invoke('slow', { ms: scaled(5_000), text: 'report' }, context);
+        expect(resultText(result)).toBe('done: report');
+        expect(result.isError).not.toBe(true);
 
-    const log = logOf(file);
-    const created = log.filter((l) => l.method === 'tools/call');
-    expect(created).toHaveLength(1);
-    const polls = log.filter((l) => l.method === 'tasks/get' && l.taskId === created[0]!.taskId);
-    expect(polls.length).toBeGreaterThan(1);
-    // Every poll echoed the requestState of the server's last answer (the server refuses a stale one).
-    for (const poll of polls) expect(poll.requestState).toBe(poll.expected);
+        const log = logOf(file);
+        const created = log.filter((l) => l.method === 'tools/call');
+        expect(created).toHaveLength(1);
+        const polls = log.filter((l) => l.method === 'tasks/get' && l.taskId === created[0]!.taskId);
+        expect(polls.length).toBeGreaterThan(1);
+        // Every poll echoed the requestState of the server's last answer (the server refuses a stale one).
+        for (const poll of polls) expect(poll.requestState).toBe(poll.expected);
 
-    const progress = context.events.filter((e): e is RunProgressEvent => e.type === 'progress');
-    const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };
-    expect(progress.length).toBeGreaterThanOrEqual(2);
-    expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, progress: 1 });
-    expect(progress.map((p) => p.message)).toContain('0% done');
-    expect(progress.some((p) => /^[1-9]0% done$/.test(p.message ?? ''))).toBe(true);
-  });
+        const progress = context.events.filter((e): e is RunProgressEvent => e.type === 'progress');
+        const call = context.events.find((e) => e.type === 'tool_call') as { callId: string };
+        expect(progress.length).toBeGreaterThanOrEqual(2);
+        expect(progress[0]).toMatchObject({ tool: 'slow', callId: call.callId, progress: 1 });
+        expect(progress.map((p) => p.message)).toContain('0% done');
+        expect(progress.some((p) => /^[1-9]0% done$/.test(p.message ?? ''))).toBe(true);
+      }),
+    ),
+  );
 
-  it('polls as often as the server asks (pollIntervalMs), not on its own slower backoff', async () => {
-    const file = join(tempDir('tasks'), 'tasks.json');
-    const server = await http(file);
-    const mcp = await connect({ mcpServers: { t: { url: server.url } } });
-    const result = await new Toolset(mcp).invoke('slow', { ms: 3_000, text: 'interval' }, new ExecutionContext());
-    expect(resultText(result)).toBe('done: interval');
-    // The server asks for a poll every 40 ms. The client's own backoff (500 ms, then half as long again each time)
-    // fits at most 4 polls into 3 s; following the server's interval gives dozens, even on a loaded machine.
-    const polls = logOf(file).filter((l) => l.method === 'tasks/get');
-    expect(polls.length).toBeGreaterThan(10);
-  });
+  it.concurrent('polls as often as the server asks (pollIntervalMs), not on its own slower backoff', () =>
+    withServers((http) =>
+      withConnections(async (connect) => {
+        const file = join(tempDir('tasks'), 'tasks.json');
+        const server = await http(file);
+        const mcp = await connect({ mcpServers: { t: { url: server.url } } });
+        const result = await new Toolset(mcp).invoke('slow', { ms: 3_000, text: 'interval' }, new ExecutionContext());
+        expect(resultText(result)).toBe('done: interval');
+        // The server asks for a poll every 40 ms. The client's own backoff (500 ms, then half as long again each time)
+        // fits at most 4 polls into 3 s; following the server's interval gives dozens, even on a loaded machine.
+        const polls = logOf(file).filter((l) => l.method === 'tasks/get');
+        expect(polls.length).toBeGreaterThan(10);
+      }),
+    ),
+  );
 
   it('answers input_required through the elicitation handler and tasks/update (stdio)', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
@@ -183,30 +209,32 @@ describe('a call the server turns into a task', () => {
     }
   });
 
-  it("is cancelled with tasks/cancel when the call's signal aborts", async () => {
-    const file = join(tempDir('tasks'), 'tasks.json');
-    // Slow polls, so the abort lands between two: a poll cut off in flight would leave the client the requestState
-    // before it (the server's newer one never arrived). The server logs a poll when it arrives, before it answers:
-    // the abort waits a moment more for the answer to reach the client, well within the 2 s to the next poll.
-    const server = await http(file, 0, { TASKS_POLL_MS: '2000' });
-    const connection = await McpConnection.open('t', { url: server.url });
-    try {
-      const controller = new AbortController();
-      const call = connection.callTool('forever', {}, { signal: controller.signal });
-      await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
-      await new Promise((resolve) => setTimeout(resolve, scaled(300)));
-      controller.abort(new Error('the user stopped the run'));
-      const error = await call.catch((e: unknown) => e);
-      expect(isAnytoolError(error) && error.code).toBe(ErrorCode.Aborted);
-      await until(() => logOf(file).some((l) => l.method === 'tasks/cancel'), 10_000, 'tasks/cancel');
-      const cancel = logOf(file).find((l) => l.method === 'tasks/cancel')!;
-      expect(cancel.requestState).toBe(cancel.expected);
-    } finally {
-      await connection.close();
-    }
-  });
+  it.concurrent("is cancelled with tasks/cancel when the call's signal aborts", () =>
+    withServers(async (http) => {
+      const file = join(tempDir('tasks'), 'tasks.json');
+      // Slow polls, so the abort lands between two: a poll cut off in flight would leave the client the requestState
+      // before it (the server's newer one never arrived). The server logs a poll when it arrives, before it answers:
+      // the abort waits a moment more for the answer to reach the client, well within the 2 s to the next poll.
+      const server = await http(file, 0, { TASKS_POLL_MS: '2000' });
+      const connection = await McpConnection.open('t', { url: server.url });
+      try {
+        const controller = new AbortController();
+        const call = connection.callTool('forever', {}, { signal: controller.signal });
+        await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
+        await new Promise((resolve) => setTimeout(resolve, scaled(300)));
+        controller.abort(new Error('the user stopped the run'));
+        const error = await call.catch((e: unknown) => e);
+        expect(isAnytoolError(error) && error.code).toBe(ErrorCode.Aborted);
+        await until(() => logOf(file).some((l) => l.method === 'tasks/cancel'), 10_000, 'tasks/cancel');
+        const cancel = logOf(file).find((l) => l.method === 'tasks/cancel')!;
+        expect(cancel.requestState).toBe(cancel.expected);
+      } finally {
+        await connection.close();
+      }
+    }),
+  );
 
-  it('is bound by taskTimeoutMs only when it is set: then cancelled and failed with TIMEOUT', async () => {
+  it.concurrent('is bound by taskTimeoutMs only when it is set: then cancelled and failed with TIMEOUT', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const connection = await McpConnection.open('t', { ...stdio(file), taskTimeoutMs: 600 }, { timeoutMs: scaled(5_000) });
     try {
@@ -243,31 +271,33 @@ describe('calls that stay plain', () => {
 });
 
 describe('a task outlives restarts', () => {
-  it('of an HTTP server: polling goes on against the server started again on the same port', async () => {
-    const file = join(tempDir('tasks'), 'tasks.json');
-    const port = await freePort();
-    const first = await http(file, port);
-    const connection = await McpConnection.open('t', { url: first.url });
-    try {
-      const call = connection.callTool('slow', { ms: 2_500, text: 'kept' });
-      await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
-      await first.stop();
-      const second = await http(file, port);
-      expect((await call).content).toEqual([{ type: 'text', text: 'done: kept' }]);
-      expect(second.child.pid).not.toBe(first.child.pid);
-      // Polls reached both processes.
-      const pollers = new Set(
-        logOf(file)
-          .filter((l) => l.method === 'tasks/get')
-          .map((l) => l.pid),
-      );
-      expect(pollers).toEqual(new Set([first.child.pid, second.child.pid]));
-    } finally {
-      await connection.close();
-    }
-  });
+  it.concurrent('of an HTTP server: polling goes on against the server started again on the same port', () =>
+    withServers(async (http) => {
+      const file = join(tempDir('tasks'), 'tasks.json');
+      const port = await freePort();
+      const first = await http(file, port);
+      const connection = await McpConnection.open('t', { url: first.url });
+      try {
+        const call = connection.callTool('slow', { ms: 2_500, text: 'kept' });
+        await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
+        await first.stop();
+        const second = await http(file, port);
+        expect((await call).content).toEqual([{ type: 'text', text: 'done: kept' }]);
+        expect(second.child.pid).not.toBe(first.child.pid);
+        // Polls reached both processes.
+        const pollers = new Set(
+          logOf(file)
+            .filter((l) => l.method === 'tasks/get')
+            .map((l) => l.pid),
+        );
+        expect(pollers).toEqual(new Set([first.child.pid, second.child.pid]));
+      } finally {
+        await connection.close();
+      }
+    }),
+  );
 
-  it('of a stdio server that died: the connection starts it again and polls the same task', async () => {
+  it.concurrent('of a stdio server that died: the connection starts it again and polls the same task', async () => {
     const file = join(tempDir('tasks'), 'tasks.json');
     const connection = await McpConnection.open('t', stdio(file));
     const pids: number[] = [];
@@ -286,72 +316,76 @@ describe('a task outlives restarts', () => {
     for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
   });
 
-  it('of the client: a new toolset finds the handle in the taskHandles store and resumes the task', async () => {
-    const file = join(tempDir('tasks'), 'tasks.json');
-    const server = await http(file);
-    const store = new MemoryStore();
-    try {
-      const before = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { taskHandles: store });
-      const call = new Toolset(before).invoke('slow', { ms: 1_500, text: 'resumed' });
-      await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
-      const [handle] = await before.pendingTasks();
-      expect(handle).toMatchObject({ server: 't', tool: 'slow', taskId: logOf(file)[0]!.taskId });
-      // The client stops while the task runs: its call ends, the task does not.
-      await before.close();
-      const cut = await call;
-      expect(cut.error?.code).toBe(ErrorCode.McpConnectionClosed);
-      expect(resultText(cut)).toMatch(/closed by the client\. Task "[^"]+" goes on on the server/);
-
-      const after = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { taskHandles: store });
+  it.concurrent('of the client: a new toolset finds the handle in the taskHandles store and resumes the task', () =>
+    withServers(async (http) => {
+      const file = join(tempDir('tasks'), 'tasks.json');
+      const server = await http(file);
+      const store = new MemoryStore();
       try {
-        const pending = await after.pendingTasks();
-        expect(pending.map((h) => h.taskId)).toEqual([handle!.taskId]);
-        await expect(after.resumeTask({ ...pending[0]!, server: 'elsewhere' })).rejects.toMatchObject({
-          code: ErrorCode.UnknownServer,
-          message: expect.stringContaining('"elsewhere", which is not in this toolset'),
-        });
-        const result = await after.resumeTask(pending[0]!);
-        expect(resultText(result)).toBe('done: resumed');
-        expect(await after.pendingTasks()).toEqual([]);
+        const before = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { taskHandles: store });
+        const call = new Toolset(before).invoke('slow', { ms: 1_500, text: 'resumed' });
+        await until(() => logOf(file).some((l) => l.method === 'tasks/get'), 10_000, 'the first poll');
+        const [handle] = await before.pendingTasks();
+        expect(handle).toMatchObject({ server: 't', tool: 'slow', taskId: logOf(file)[0]!.taskId });
+        // The client stops while the task runs: its call ends, the task does not.
+        await before.close();
+        const cut = await call;
+        expect(cut.error?.code).toBe(ErrorCode.McpConnectionClosed);
+        expect(resultText(cut)).toMatch(/closed by the client\. Task "[^"]+" goes on on the server/);
+
+        const after = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { taskHandles: store });
+        try {
+          const pending = await after.pendingTasks();
+          expect(pending.map((h) => h.taskId)).toEqual([handle!.taskId]);
+          await expect(after.resumeTask({ ...pending[0]!, server: 'elsewhere' })).rejects.toMatchObject({
+            code: ErrorCode.UnknownServer,
+            message: expect.stringContaining('"elsewhere", which is not in this toolset'),
+          });
+          const result = await after.resumeTask(pending[0]!);
+          expect(resultText(result)).toBe('done: resumed');
+          expect(await after.pendingTasks()).toEqual([]);
+        } finally {
+          await after.close();
+        }
+        // One task, made once: the resume polled it, never called the tool again.
+        expect(logOf(file).filter((l) => l.method === 'tools/call')).toHaveLength(1);
       } finally {
-        await after.close();
+        await store.close();
       }
-      // One task, made once: the resume polled it, never called the tool again.
-      expect(logOf(file).filter((l) => l.method === 'tools/call')).toHaveLength(1);
-    } finally {
-      await store.close();
-    }
-  });
+    }),
+  );
 });
 
 describe('a task in an agent run', () => {
-  it('is one tool call with a longer life: the quick call of the same turn runs and ends meanwhile', async () => {
-    const file = join(tempDir('tasks'), 'tasks.json');
-    const server = await http(file);
-    const mcp = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { trusted: true });
-    try {
-      const model = new ScriptedModel([
-        {
-          toolCalls: [
-            { id: 'long', name: 'slow', arguments: { ms: 1_500, text: 'report' } },
-            { id: 'short', name: 'quick', arguments: { text: 'hi' } },
-          ],
-        },
-        (request) => ({
-          text: latestToolResults(request)
-            .map((m) => resultText(m.result))
-            .join(' | '),
-        }),
-      ]);
-      const result = await new Agent({ model, tools: mcp }).run('write the report and say hi');
-      expect(result.text).toBe('done: report | quick: hi');
-      const ends = result.context.events.filter((e): e is ToolResultEvent => e.type === 'tool_result').map((e) => e.callId);
-      expect(ends).toEqual(['short', 'long']);
-      // The task was polled after the quick call had ended: the two overlapped.
-      expect(logOf(file).filter((l) => l.method === 'tasks/get').length).toBeGreaterThan(1);
-      expect(result.context.events.some((e) => e.type === 'progress' && e.callId === 'long')).toBe(true);
-    } finally {
-      await mcp.close();
-    }
-  });
+  it.concurrent('is one tool call with a longer life: the quick call of the same turn runs and ends meanwhile', () =>
+    withServers(async (http) => {
+      const file = join(tempDir('tasks'), 'tasks.json');
+      const server = await http(file);
+      const mcp = await McpToolset.connect({ mcpServers: { t: { url: server.url } } }, { trusted: true });
+      try {
+        const model = new ScriptedModel([
+          {
+            toolCalls: [
+              { id: 'long', name: 'slow', arguments: { ms: 1_500, text: 'report' } },
+              { id: 'short', name: 'quick', arguments: { text: 'hi' } },
+            ],
+          },
+          (request) => ({
+            text: latestToolResults(request)
+              .map((m) => resultText(m.result))
+              .join(' | '),
+          }),
+        ]);
+        const result = await new Agent({ model, tools: mcp }).run('write the report and say hi');
+        expect(result.text).toBe('done: report | quick: hi');
+        const ends = result.context.events.filter((e): e is ToolResultEvent => e.type === 'tool_result').map((e) => e.callId);
+        expect(ends).toEqual(['short', 'long']);
+        // The task was polled after the quick call had ended: the two overlapped.
+        expect(logOf(file).filter((l) => l.method === 'tasks/get').length).toBeGreaterThan(1);
+        expect(result.context.events.some((e) => e.type === 'progress' && e.callId === 'long')).toBe(true);
+      } finally {
+        await mcp.close();
+      }
+    }),
+  );
 });
