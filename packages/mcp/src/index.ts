@@ -31,7 +31,15 @@ export type { McpToolsetOptions } from './client/mcp-toolset.js';
 export type { ResultSizeHints } from './client/result-size-hint.js';
 export { CONTEXT_META_KEY, McpTool } from './client/mcp-tool.js';
 export { McpConnection } from './client/connection.js';
-export type { ElicitationHandler, ElicitationOption, McpCallOptions, McpClientOptions, McpRestartOptions, McpRoot, SamplingHandler } from './client/connection.js';
+export type {
+  ElicitationHandler,
+  ElicitationOption,
+  McpCallOptions,
+  McpClientOptions,
+  McpRestartOptions,
+  McpRoot,
+  SamplingHandler,
+} from './client/connection.js';
 export { readMcpServers } from './client/config.js';
 export type { McpHttpServerConfig, McpServerConfig, McpServersConfig, McpServerTuning, McpStdioServerConfig } from './client/config.js';
 export { mcpToolName } from './client/tool-names.js';
