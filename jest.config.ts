@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Config } from 'jest';
 
 type Project = NonNullable<Config['projects']>[number] & object;
@@ -42,6 +43,9 @@ const config: Config = {
   // Tests run in a worker that is replaced once it holds more than this after a test file (also on
   // two cores, where jest would otherwise run every file in its own process, one heap for all).
   workerIdleMemoryLimit: '1GB',
+  // One worker per core, two at least: jest's default (one fewer than the cores) is a single worker on two cores, where
+  // `npm test` then ran one file at a time while CI (--maxWorkers=2) ran two.
+  maxWorkers: Math.max(2, availableParallelism()),
   // The slowest files first (test/durations.json where jest has no timings of its own, as in CI): no long file at the end.
   testSequencer: '<rootDir>/test/helpers/test-sequencer.cjs',
   projects: [
