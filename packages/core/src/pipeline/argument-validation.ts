@@ -111,14 +111,16 @@ export function readArguments(name: string, rawArgs: unknown): object | Refusal 
     );
   }
   const problem = argumentsProblem(args as object, args !== rawArgs);
-  if (problem === TOO_DEEP) {
-    return refuse(
-      ErrorCode.InvalidArguments,
-      `Invalid arguments for tool "${name}": they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`,
-    );
-  }
-  if (problem !== undefined) return invalidArguments(name, [problem]);
-  return args as object;
+  if (problem === undefined) return args as object;
+  return problem === TOO_DEEP ? tooDeep(name) : invalidArguments(name, [problem]);
+}
+
+/** The refusal of arguments nested deeper than `MAX_ARGUMENT_DEPTH`. */
+function tooDeep(name: string): Refusal {
+  return refuse(
+    ErrorCode.InvalidArguments,
+    `Invalid arguments for tool "${name}": they are nested more than ${MAX_ARGUMENT_DEPTH} levels deep, past the limit of ${MAX_ARGUMENT_DEPTH} (a cyclic object counts as too deep). Send flatter arguments.`,
+  );
 }
 
 /** Validates with the Standard Schema's own `validate` (a Refusal on issues); its output (coerced, defaulted) is what the tool receives. */
