@@ -2,7 +2,7 @@
 // installed from their tarballs into a fresh folder, and driven only with the
 // commands the docs give (`npm install`, `npx tsc --init`, `npx anytool ...`, `node`).
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -78,16 +78,43 @@ function tarballsIn(into: string): Record<string, string> {
   return tarballs;
 }
 
-/** Where global-setup.ts packed the packages for this jest run. */
+/** Where global-setup.ts packs the packages for this jest run. */
 export const PACKS_ENV = 'ANYTOOL_TEST_PACKS';
+/** The packing global-setup.ts started, for global-teardown.ts (both run in jest's main process). */
+export const PACKING = Symbol.for('anytool.consumer.packing');
+/** Written into the packs folder once the packing ended: `{ "ok": true }`, or `{ "ok": false, "error": ... }`. */
+const PACKED_MARK = 'packed.json';
+
+/** `packAll` into `into`, not awaited by its caller: its end is marked in the folder, for `packed` to wait on. */
+export function packInBackground(into: string): Promise<void> {
+  // Renamed into place, so that the mark is never seen half written.
+  const mark = (ended: { ok: boolean; error?: string }): void => {
+    writeFileSync(join(into, `${PACKED_MARK}.tmp`), JSON.stringify(ended));
+    renameSync(join(into, `${PACKED_MARK}.tmp`), join(into, PACKED_MARK));
+  };
+  return packAll(into).then(
+    () => mark({ ok: true }),
+    (error: unknown) => mark({ ok: false, error: String(error) }),
+  );
+}
 
 /**
- * The tarballs of this run: those global-setup.ts packed, or, when a file runs without it (under another jest
- * config), every package packed into `into`.
+ * The tarballs of this run: those global-setup.ts packs (waiting for the packing to end), or, when a file runs
+ * without it (under another jest config), every package packed into `into`.
  */
 export async function packed(into: string): Promise<Record<string, string>> {
   const shared = process.env[PACKS_ENV];
-  return shared === undefined ? packAll(into) : tarballsIn(shared);
+  if (shared === undefined) return packAll(into);
+  const mark = join(shared, PACKED_MARK);
+  // Only a hang is cut short: npm pack takes seconds.
+  const deadline = Date.now() + 300_000;
+  while (!existsSync(mark)) {
+    if (Date.now() > deadline) throw new Error(`the packing global-setup.ts started into ${shared} did not end within 300 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const ended = JSON.parse(readFileSync(mark, 'utf8')) as { ok: boolean; error?: string };
+  if (!ended.ok) throw new Error(`the packing global-setup.ts started failed: ${ended.error}`);
+  return tarballsIn(shared);
 }
 
 /** A scratch folder outside the repository, removed by `removeScratch`. */
