@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '@anytool/schema/internal';
-import { anytoolBin, fixtures, removeScratchDirs, repoRoot, scratchDir, testTsconfig } from '../helpers';
+import { anytoolBin, fixtures, oneFileTsconfig, removeScratchDirs, repoRoot, scratchDir } from '../helpers';
 
 afterAll(removeScratchDirs);
 
@@ -97,7 +97,7 @@ describe('anytool schema <file>', () => {
   it('prints the definitions it would inline', async () => {
     let out = '';
     let err = '';
-    const code = await main(['schema', join(fixtures, 'corpus', 'shapes.ts'), '-p', testTsconfig], { out: (t) => (out += t), err: (t) => (err += t) });
+    const code = await main(['schema', join(fixtures, 'corpus', 'shapes.ts'), '-p', oneFileTsconfig], { out: (t) => (out += t), err: (t) => (err += t) });
     expect(err).toBe('');
     expect(code).toBe(0);
     const tools = JSON.parse(out) as Array<{ name: string; source: string; description?: string; paramNames?: string[] }>;

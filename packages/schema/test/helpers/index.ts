@@ -8,6 +8,11 @@ export const repoRoot = resolve(__dirname, '../../../..');
 export const schemaRoot = resolve(__dirname, '../..');
 export const fixtures = join(__dirname, '..', 'fixtures');
 export const testTsconfig = join(repoRoot, 'tsconfig.test.json');
+/**
+ * tsconfig.test.json's compiler options with no files of its own: for `anytool schema` on one file, whose program is
+ * the tsconfig's files and the file (with tsconfig.test.json's, every source and test of the repository).
+ */
+export const oneFileTsconfig = join(repoRoot, 'tsconfig.jest-schema.json');
 export const anytoolBin = join(schemaRoot, 'bin', 'anytool.mjs');
 
 /** A program over `files` with the repo's test compiler options, parsing all JSDoc like the build command. */

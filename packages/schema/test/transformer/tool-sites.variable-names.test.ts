@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { ExecutionContext, Toolset, resultText } from '@anytool/core';
 import { describeTools } from '@anytool/schema/internal';
-import { fixtures, testTsconfig } from '../helpers';
+import { fixtures, oneFileTsconfig } from '../helpers';
 import { all, mul } from '../fixtures/names/tools';
 
 // `const mul = tool((a, b) => a * b)`: the function has no name at run time, so the build
@@ -22,7 +22,7 @@ describe('tools named after their variable', () => {
   });
 
   it('anytool schema shows the same names, and the source names the variable', () => {
-    const { tools, diagnostics } = describeTools(file, testTsconfig);
+    const { tools, diagnostics } = describeTools(file, oneFileTsconfig);
     expect(diagnostics).toEqual([]);
     expect(tools.map((t) => [t.name, t.source])).toEqual([
       ['mul', 'tool(mul)'],
