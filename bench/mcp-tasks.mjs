@@ -1,7 +1,7 @@
 // MCP Tasks (io.modelcontextprotocol/tasks) served by serveMcp over streamable HTTP, 2026-07-28 era.
-// Run after a build:  npm run build && node bench/mcp-tasks.mjs [--rounds 5] [--trips 200] [--tasks 1000]
+// Run after a build:  npm run build && node bench/mcp-tasks.mjs [--rounds 5] [--trips 200] [--tasks 1000] [--jobs 120]
 //
-// The server is a process of its own on 127.0.0.1 (this process is the client, a plain keep-alive HTTP client
+// The servers are processes of their own on 127.0.0.1 (this process is the client, a plain keep-alive HTTP client
 // sending what the v2 SDK Client sends pinned to 2026-07-28):
 //   round trip   `echo` returns at once; called `--trips` times one after another:
 //                  plain call   tools/call of the tool without `task`, answered with its result
@@ -14,15 +14,23 @@
 //                Also counted: the commands Redis processed per task round trip (machine noise does not move it;
 //                the commands a script runs count as well).
 //   1,000 tasks  `--tasks` tasks of a tool that works 1 s (5 steps of 200 ms) started at once (50 requests in
-//                flight) on one instance with RedisStore, then polled until all completed; reported: the time to
-//                start them and to finish them, and the server's memory (after a full GC) before, while they run,
-//                and after they ended (their records stay in Redis until they expire), and Redis's own memory.
+//                flight) across three instances sharing a RedisStore and a BullMQ queue (each one of its workers),
+//                the calls and the polls sent to the instances in turn (a task is polled through another instance
+//                than the one that took it), then polled until all completed; reported: the time to start them and
+//                to finish them, each instance's memory (after a full GC) before, while they run and after they
+//                ended (their records stay in Redis until they expire), and Redis's own memory.
+//   workers      `--jobs` tasks of a CPU-bound tool (PBKDF2, about 30 ms of one core each) queued at once on an
+//                instance that only serves (`taskWorker: false`), run by one worker-only process
+//                (`runTaskWorker`) or by three; the time from the first call to the last task's end (the tasks'
+//                own `createdAt` / `lastUpdatedAt`, so the poll interval does not count). Rounds alternate the
+//                order of the two; reported: tasks/s of each, and the per-round ratio three / one.
 // Rounds interleave plain and task (in alternating order); reported: median (min-max) over the rounds.
 import { spawn, spawnSync } from 'node:child_process';
+import { pbkdf2Sync } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { request as httpRequest, Agent } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -34,15 +42,17 @@ const arg = (name, fallback) => {
 const ROUNDS = Number(arg('--rounds', 5));
 const TRIPS = Number(arg('--trips', 200));
 const TASKS = Number(arg('--tasks', 1000));
+const JOBS = Number(arg('--jobs', 120));
 const CONCURRENCY = 50;
 const MODERN = '2026-07-28';
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 // ---- the server process ----------------------------------------------------------------------------------------
 
-async function serve(storeUrl) {
+/** `kind`: `memory`, a Redis URL (RedisStore), or `queue+URL`, `serve-only+URL`, `worker+URL` (RedisStore and a BullMQ queue there). */
+async function serve(kind) {
   const { Toolset, tool } = await import('@anytool/core');
-  const { BullmqTaskQueue, RedisStore, serveMcp } = await import('@anytool/mcp');
+  const { BullmqTaskQueue, RedisStore, runTaskWorker, serveMcp } = await import('@anytool/mcp');
   const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
   const echo = ({ text: value }) => value;
   const work = async (_args, context) => {
@@ -52,6 +62,8 @@ async function serve(storeUrl) {
     }
     return 'worked';
   };
+  // About 30 ms of one core, and nothing to wait on: the worker's event loop is busy the whole time.
+  const hash = ({ text: value }) => pbkdf2Sync(value, 'anytool', 40_000, 32, 'sha256').toString('hex');
   const memory = () => {
     globalThis.gc?.();
     const { rss, heapUsed } = process.memoryUsage();
@@ -61,21 +73,30 @@ async function serve(storeUrl) {
     tool(echo, { name: 'echo', description: 'Echoes.', parameters: text }),
     tool(echo, { name: 'echo_task', description: 'Echoes, as a task.', parameters: text, task: true }),
     tool(work, { name: 'work', description: 'Works 1 s.', parameters: { type: 'object', properties: {} }, context: true, task: true }),
+    tool(hash, { name: 'hash', description: 'Hashes its text (CPU-bound).', parameters: text, task: true }),
     tool(memory, { name: 'memory', description: 'This process memory after a full GC.', parameters: { type: 'object', properties: {} } }),
   ]);
-  // `queue+redis://…`: the store on Redis and the tasks on a BullMQ queue there, this process their one worker.
-  const queued = storeUrl.startsWith('queue+');
-  const redisUrl = queued ? storeUrl.slice('queue+'.length) : storeUrl;
-  const store = storeUrl === 'memory' ? undefined : new RedisStore({ url: redisUrl });
+  const [, role, queueUrl] = /^(queue|serve-only|worker)\+(.*)$/.exec(kind) ?? [];
+  const redisUrl = queueUrl ?? kind;
+  const store = kind === 'memory' ? undefined : new RedisStore({ url: redisUrl });
   await store?.connect();
-  const taskQueue = queued ? new BullmqTaskQueue({ url: redisUrl }) : undefined;
+  const taskQueue = role === undefined ? undefined : new BullmqTaskQueue({ url: redisUrl });
+  if (role === 'worker') {
+    const worker = await runTaskWorker(tools, { taskQueue, store, handleSignals: true });
+    void worker.closed.then(async () => {
+      await taskQueue.close();
+      await store.close();
+    });
+    process.stdout.write('working\n');
+    return;
+  }
   const server = await serveMcp(tools, {
     transport: 'http',
     port: 0,
     handleSignals: true,
     maxBodyBytesInFlight: 64 * 1024 * 1024,
     ...(store === undefined ? {} : { store }),
-    ...(taskQueue === undefined ? {} : { taskQueue }),
+    ...(taskQueue === undefined ? {} : { taskQueue, taskWorker: role !== 'serve-only' }),
   });
   // The store is this program's: serveMcp closes the server on SIGTERM, the store is closed here.
   void server.closed.then(async () => {
@@ -145,8 +166,8 @@ function startServer(store) {
     let text = '';
     child.stdout.on('data', (chunk) => {
       text += chunk;
-      const match = /listening (http:\S+)/.exec(text);
-      if (match) resolve({ url: match[1], stop: () => (child.kill('SIGTERM'), exited) });
+      const match = /listening (http:\S+)|working/.exec(text);
+      if (match) resolve({ url: match[1], pid: child.pid, stop: () => (child.kill('SIGTERM'), exited) });
     });
     child.once('exit', (code) => reject(new Error(`server (${store}) exited with ${code}: ${text}`)));
   });
@@ -276,29 +297,13 @@ async function memoryOf(url) {
   return JSON.parse(result.content[0].text);
 }
 
-async function thousandTasks(url, redis) {
-  const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-  const before = await memoryOf(url);
-  const redisBefore = redis.usedMemory();
-  const started = performance.now();
-  const taskIds = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < TASKS) {
-        next++;
-        const created = await call(url, 'work');
-        if (created.resultType !== 'task') throw new Error(`work answered without a task: ${JSON.stringify(created)}`);
-        taskIds.push(created.taskId);
-      }
-    }),
-  );
-  const allStarted = performance.now();
-  const during = await memoryOf(url);
-  const redisDuring = redis.usedMemory();
-  // Poll every task until it ended, 50 requests in flight, each task at most every 200 ms.
+const mib = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+/** Polls every task (through the instances in turn, 50 requests in flight, each task at most every `everyMs`) until it ended. */
+async function untilEnded(urls, taskIds, everyMs) {
   const open = new Set(taskIds);
-  const statuses = {};
+  const ended = new Map();
+  let turn = 1;
   while (open.size > 0) {
     const batch = [...open];
     let i = 0;
@@ -307,29 +312,115 @@ async function thousandTasks(url, redis) {
       Array.from({ length: CONCURRENCY }, async () => {
         while (i < batch.length) {
           const taskId = batch[i++];
-          const task = await getTask(url, taskId);
+          const task = await getTask(urls[turn++ % urls.length], taskId);
           if (task.status !== 'working') {
             open.delete(taskId);
-            statuses[task.status] = (statuses[task.status] ?? 0) + 1;
+            ended.set(taskId, task);
           }
         }
       }),
     );
-    const wait = 200 - (performance.now() - pass);
+    const wait = everyMs - (performance.now() - pass);
     if (open.size > 0 && wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   }
+  return ended;
+}
+
+/** Starts `count` tasks of `name` (50 calls in flight, sent to the instances in turn); resolves to their ids. */
+async function startTasks(urls, count, name, args = () => ({})) {
+  const taskIds = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const n = next++;
+        const created = await call(urls[n % urls.length], name, args(n));
+        if (created.resultType !== 'task') throw new Error(`${name} answered without a task: ${JSON.stringify(created)}`);
+        taskIds.push(created.taskId);
+      }
+    }),
+  );
+  return taskIds;
+}
+
+async function thousandTasks(instances, redis) {
+  const urls = instances.map((instance) => instance.url);
+  const memories = () => Promise.all(urls.map(memoryOf));
+  const before = await memories();
+  const redisBefore = redis.usedMemory();
+  const started = performance.now();
+  const taskIds = await startTasks(urls, TASKS, 'work');
+  const allStarted = performance.now();
+  const during = await memories();
+  const redisDuring = redis.usedMemory();
+  const ended = await untilEnded(urls, taskIds, 200);
   const finished = performance.now();
-  const after = await memoryOf(url);
-  console.log(`\n${TASKS} concurrent tasks (1 s of work each) on one instance with RedisStore:\n`);
+  const after = await memories();
+  const statuses = {};
+  for (const task of ended.values()) statuses[task.status] = (statuses[task.status] ?? 0) + 1;
+  console.log(`\n${TASKS} concurrent tasks (1 s of work each) across ${urls.length} instances (RedisStore, BullMQ queue, each instance a worker):\n`);
   console.log(
     `- started in ${((allStarted - started) / 1000).toFixed(2)} s, all ended ${((finished - started) / 1000).toFixed(2)} s after the first start: ${JSON.stringify(statuses)}`,
   );
-  console.log(
-    `- server heap after GC: ${mib(before.heapUsed)} before, ${mib(during.heapUsed)} with ${TASKS} running (+${mib(during.heapUsed - before.heapUsed)}, ${((during.heapUsed - before.heapUsed) / TASKS / 1024).toFixed(1)} KiB a task), ${mib(after.heapUsed)} after they ended`,
+  console.log('\n| instance | heap before | heap while running | heap per running task | heap after | RSS before | RSS while running | RSS after |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const share = TASKS / urls.length;
+  urls.forEach((_url, i) =>
+    console.log(
+      `| ${i + 1} | ${mib(before[i].heapUsed)} | ${mib(during[i].heapUsed)} | ${((during[i].heapUsed - before[i].heapUsed) / share / 1024).toFixed(1)} KiB | ${mib(after[i].heapUsed)} | ${mib(before[i].rss)} | ${mib(during[i].rss)} | ${mib(after[i].rss)} |`,
+    ),
   );
-  console.log(`- server RSS: ${mib(before.rss)} before, ${mib(during.rss)} while running, ${mib(after.rss)} after`);
   console.log(
-    `- Redis used_memory: ${mib(redisBefore)} before, ${mib(redisDuring)} while running, ${mib(redis.usedMemory())} after (the records stay until their TTL, 1 h by default)`,
+    `\n- Redis used_memory: ${mib(redisBefore)} before, ${mib(redisDuring)} while running, ${mib(redis.usedMemory())} after (the records stay until their TTL, 1 h by default)`,
+  );
+  if ((statuses.completed ?? 0) !== TASKS) throw new Error(`not every task completed: ${JSON.stringify(statuses)}`);
+}
+
+/** `--jobs` CPU-bound tasks queued on `front` and run by the worker-only processes started; resolves to tasks/s. */
+async function queuedThroughput(front) {
+  const round = ++ids;
+  const taskIds = await startTasks([front.url], JOBS, 'hash', (n) => ({ text: `r${round}-${n}` }));
+  const ended = await untilEnded([front.url], taskIds, 250);
+  let first = Infinity;
+  let last = 0;
+  for (const task of ended.values()) {
+    if (task.status !== 'completed') throw new Error(`a hash task ended ${task.status}: ${JSON.stringify(task)}`);
+    first = Math.min(first, Date.parse(task.createdAt));
+    last = Math.max(last, Date.parse(task.lastUpdatedAt));
+  }
+  return JOBS / ((last - first) / 1000);
+}
+
+async function workerScaling(redis) {
+  const front = await startServer(`serve-only+${redis.url}`);
+  const results = { 1: [], 3: [] };
+  try {
+    const run = async (count) => {
+      const workers = await Promise.all(Array.from({ length: count }, () => startServer(`worker+${redis.url}`)));
+      try {
+        return await queuedThroughput(front);
+      } finally {
+        await Promise.all(workers.map((worker) => worker.stop()));
+      }
+    };
+    await run(1); // warm-up: the front's first calls and Redis's first keys
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const count of round % 2 === 0 ? [1, 3] : [3, 1]) results[count].push(await run(count));
+    }
+  } finally {
+    await front.stop();
+  }
+  const sorted = (values) => [...values].sort((a, b) => a - b);
+  const median = (values) => sorted(values)[Math.floor(values.length / 2)];
+  const ratios = sorted(results[3].map((value, round) => value / results[1][round]));
+  console.log(`\nWorkers: ${JOBS} CPU-bound tasks (PBKDF2, ~30 ms of one core each) queued at once on a serve-only instance; ${ROUNDS} rounds\n`);
+  console.log('| workers | tasks/s median | min | max |');
+  console.log('| ---: | ---: | ---: | ---: |');
+  for (const count of [1, 3])
+    console.log(`| ${count} | ${median(results[count]).toFixed(1)} | ${Math.min(...results[count]).toFixed(1)} | ${Math.max(...results[count]).toFixed(1)} |`);
+  const ratio = median(ratios);
+  console.log(
+    `\nthree workers / one: median ${ratio.toFixed(2)}x (${ratios[0].toFixed(2)}-${ratios.at(-1).toFixed(2)}); target >= 1.5x: ${ratio >= 1.5 ? 'met' : 'not met'} (this machine has ${availableParallelism()} cores: the ceiling is about that many workers' worth, less what the serving instance, Redis and this client use)`,
   );
 }
 
@@ -347,12 +438,13 @@ async function bench() {
   };
   try {
     await roundTrips(servers, redis);
-    const fresh = await startServer(redis.url);
+    const instances = await Promise.all([1, 2, 3].map(() => startServer(`queue+${redis.url}`)));
     try {
-      await thousandTasks(fresh.url, redis);
+      await thousandTasks(instances, redis);
     } finally {
-      await fresh.stop();
+      await Promise.all(instances.map((instance) => instance.stop()));
     }
+    await workerScaling(redis);
   } finally {
     // The servers before Redis, so none sees its store vanish.
     for (const server of Object.values(servers)) await server.stop();

@@ -1,6 +1,7 @@
 // The limits of tasks on a BullMQ queue (real redis-server, in this process): tasks waiting for a worker
 // (maxTasksQueued), a task's result (maxTaskResultBytes), each refused or failed with a coded error naming the
-// option; the options are checked when serving starts; a worker needs a queue.
+// option; a cancelled queued task leaves the queue and its count at once; the options are checked when serving
+// starts; a worker needs a queue.
 import { Toolset, tool } from '@anytool/core';
 import { BullmqTaskQueue, RedisStore, runTaskWorker, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
@@ -75,6 +76,34 @@ const withServices = servicesAvailable('redis-server');
     expect(failed.status).toBe('failed');
     expect(failed.error?.message).toMatch(/^Tool "big" returned a result of \d+ bytes, more than the server keeps for a task \(maxTaskResultBytes, 10000\)/);
     expect((failed.error as { data?: unknown }).data).toMatchObject({ code: 'RESULT_TOO_LARGE', max: 10_000 });
+  });
+
+  it('takes a cancelled task out of the queue at once, and frees its place among the tasks running', async () => {
+    // No worker anywhere: the task would wait in the queue, and count as running, until one took it.
+    // A store of its own: the tasks the other tests left queued count as running in theirs.
+    const store = new RedisStore({ url: redis.url, prefix: 'limits-cancel:' });
+    const taskQueue = new BullmqTaskQueue({ url: redis.url, queueName: 'limits-cancel' });
+    const server = await serveMcp(new Toolset(big), { transport: 'http', port: 0, store, taskQueue, taskWorker: false, maxTasksRunning: 1 });
+    const client = await taskClient(server.url!);
+    closers.push(
+      () => store.close(),
+      () => taskQueue.close(),
+      () => server.close(),
+      () => client.close(),
+    );
+    const first = await client.call('big', { bytes: 1 });
+    if (!('task' in first)) throw new Error('big answered without a task');
+    await expect(client.call('big', { bytes: 1 })).rejects.toMatchObject({ data: { code: 'SERVER_BUSY', limit: 'maxTasksRunning', max: 1 } });
+    expect(await taskQueue.queuedCount()).toBe(1);
+
+    await client.client.request(
+      { method: 'tasks/cancel', params: { taskId: first.task.taskId } },
+      { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } },
+    );
+    expect((await client.get(first.task.taskId)).status).toBe('cancelled');
+    expect(await taskQueue.queuedCount()).toBe(0);
+    const second = await client.call('big', { bytes: 1 });
+    expect('task' in second).toBe(true);
   });
 
   it('checks the options when serving starts, and a worker needs a queue and a store', async () => {

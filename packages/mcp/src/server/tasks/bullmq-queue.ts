@@ -61,6 +61,7 @@ interface BullmqJob {
 interface BullmqQueue {
   add(name: string, data: TaskJob, options: object): Promise<unknown>;
   getJobCounts(...types: string[]): Promise<Record<string, number>>;
+  remove(jobId: string): Promise<number>;
   close(): Promise<void>;
 }
 interface BullmqWorker {
@@ -168,6 +169,15 @@ export class BullmqTaskQueue {
     const { queue } = await this.opened();
     // The task's record is the truth about it: the job is removed once it ends, and is never retried by BullMQ itself.
     await queue.add('task', job, { jobId: job.taskId, removeOnComplete: true, removeOnFail: true, attempts: 1 });
+  }
+
+  /**
+   * Takes a task's job out of the queue if no worker holds it (waiting, or delayed before a
+   * rerun); resolves to whether it did. A job a worker runs stays (BullMQ keeps its lock).
+   */
+  async remove(taskId: string): Promise<boolean> {
+    const { queue } = await this.opened();
+    return (await queue.remove(taskId)) === 1;
   }
 
   /** Tasks waiting for a worker (waiting, delayed before a rerun, prioritized). */

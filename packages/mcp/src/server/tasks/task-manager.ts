@@ -392,7 +392,9 @@ export class TaskManager {
   private async runQueued(runner: QueuedTaskRunner, run: QueuedRun): Promise<void> {
     const { job } = run;
     const { record, stored } = await this.read(job.taskId);
-    if (record === undefined || isTerminal(record.status)) return;
+    if (record === undefined) return;
+    // Cancelled or failed while it waited: it no longer counts as running (whoever ended it may have freed it already).
+    if (isTerminal(record.status)) return this.uncountQueued(job.taskId, record.owner);
     const before = record.runs ?? 0;
     if (before > 0) {
       // A worker started it and never ended it: it died (BullMQ found the job stalled).
@@ -456,7 +458,7 @@ export class TaskManager {
 
   /** Marks a task failed with `message` (as its status message and error). */
   private async fail(taskId: string, message: string, known?: string): Promise<void> {
-    await this.write(
+    const failed = await this.write(
       taskId,
       (record) => ({
         ...record,
@@ -468,6 +470,18 @@ export class TaskManager {
       }),
       known,
     );
+    if (failed !== undefined) await this.uncountQueued(taskId, failed.owner);
+  }
+
+  /** A queued task that ended where no worker runs it: it no longer counts as running, and stays counted as kept. */
+  private async uncountQueued(taskId: string, owner: string | undefined): Promise<void> {
+    const counted = this.counts(owner);
+    try {
+      await this.store.release(counted.running, taskId);
+    } catch (error) {
+      // Not lost: the running entry lapses after taskTtlMs.
+      this.report(this.storeError(taskId, 'updating the task counts', error));
+    }
   }
 
   /** Runs a task's tool here until it ends (its outcome stored), or until it is handed over to another worker. */
@@ -609,7 +623,15 @@ export class TaskManager {
       (current) => ({ ...current, status: 'cancelled', statusMessage: 'Cancelled by the client', cancelRequested: true, inputRequests: undefined }),
       stored,
     );
-    if (updated !== undefined) await this.poke(updated, 'cancel');
+    if (updated === undefined) return;
+    if (updated.queued !== true || updated.instance !== '') return this.poke(updated, 'cancel');
+    // Queued and taken by no worker: out of the queue now, rather than when a worker would take it and find it cancelled.
+    try {
+      await this.queue?.remove(taskId);
+    } catch (error) {
+      this.report(this.storeError(taskId, 'removing its job from the task queue', error));
+    }
+    await this.uncountQueued(taskId, updated.owner);
   }
 
   /**
