@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool/core';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { closing } from './closing.js';
 import { listenHttp, type HttpServeOptions } from './http.js';
 import { DEFAULT_MAX_UNREAD_BYTES, StdioTransport } from './stdio-transport.js';
 import { ServedTools, asToolset } from './served-tools.js';
@@ -70,8 +71,6 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
     served.dispose();
     throw error;
   });
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
   let stop: () => Promise<void>;
   let sessions: () => number;
   let http: { url: string; host: string; port: number; authMode: string } | undefined;
@@ -134,8 +133,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
     }
   }
 
-  let closing: Promise<void> | undefined;
-  const onSignal = (): void => void handle.close();
+  const { close, closed } = closing(served, stop, options.handleSignals);
   const handle: McpServerHandle = {
     transport: options.transport,
     url: http?.url,
@@ -147,25 +145,7 @@ export async function serveMcp(tools: Toolset | ToolSource, options: ServeMcpOpt
       return sessions();
     },
     closed,
-    close() {
-      return (closing ??= (async () => {
-        if (options.handleSignals) {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
-        try {
-          await stop();
-          await served.closeTasks();
-        } finally {
-          served.dispose();
-          resolveClosed();
-        }
-      })());
-    },
+    close,
   };
-  if (options.handleSignals) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
   return handle;
 }

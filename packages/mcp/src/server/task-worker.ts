@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode, type Toolset, type ToolSource } from '@anytool/core';
+import { closing } from './closing.js';
 import { ServedTools, asToolset } from './served-tools.js';
 import { McpToolServer, type McpServerOptions } from './tool-server.js';
 import type { BullmqTaskQueue } from './tasks/bullmq-queue.js';
@@ -58,31 +59,7 @@ export async function runTaskWorker(tools: Toolset | ToolSource, options: TaskWo
     served.dispose();
     throw error;
   }
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  let closing: Promise<void> | undefined;
-  const onSignal = (): void => void handle.close();
-  const handle: TaskWorkerHandle = {
-    toolset,
-    closed,
-    close() {
-      return (closing ??= (async () => {
-        if (options.handleSignals) {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        }
-        try {
-          await served.closeTasks();
-        } finally {
-          served.dispose();
-          resolveClosed();
-        }
-      })());
-    },
-  };
-  if (options.handleSignals) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
-  return handle;
+  // No endpoint to close first: the tasks running here get their grace period.
+  const { close, closed } = closing(served, async () => undefined, options.handleSignals);
+  return { toolset, closed, close };
 }

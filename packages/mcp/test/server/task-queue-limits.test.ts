@@ -32,10 +32,18 @@ const withServices = servicesAvailable('redis-server');
     await redis?.stop();
   });
 
-  async function serve(options: { queueName: string; worker: boolean; maxTasksQueued?: number; maxTaskResultBytes?: number }): Promise<TaskClient> {
-    const store = new RedisStore({ url: redis.url });
+  /** `storePrefix`: a store of the test's own (the tasks other tests left queued count as running in the shared one). */
+  async function serve(options: {
+    queueName: string;
+    worker: boolean;
+    storePrefix?: string;
+    maxTasksQueued?: number;
+    maxTaskResultBytes?: number;
+    maxTasksRunning?: number;
+  }): Promise<TaskClient & { taskQueue: BullmqTaskQueue }> {
+    const store = new RedisStore({ url: redis.url, ...(options.storePrefix === undefined ? {} : { prefix: options.storePrefix }) });
     const taskQueue = new BullmqTaskQueue({ url: redis.url, queueName: options.queueName });
-    const { queueName: _name, worker, ...limits } = options;
+    const { queueName: _name, worker, storePrefix: _prefix, ...limits } = options;
     const server: McpServerHandle = await serveMcp(new Toolset(big), { transport: 'http', port: 0, store, taskQueue, taskWorker: worker, ...limits });
     const client = await taskClient(server.url!);
     closers.push(
@@ -44,7 +52,7 @@ const withServices = servicesAvailable('redis-server');
       () => server.close(),
       () => client.close(),
     );
-    return client;
+    return { ...client, taskQueue };
   }
 
   async function settled(client: TaskClient, taskId: string): Promise<Task> {
@@ -80,17 +88,8 @@ const withServices = servicesAvailable('redis-server');
 
   it('takes a cancelled task out of the queue at once, and frees its place among the tasks running', async () => {
     // No worker anywhere: the task would wait in the queue, and count as running, until one took it.
-    // A store of its own: the tasks the other tests left queued count as running in theirs.
-    const store = new RedisStore({ url: redis.url, prefix: 'limits-cancel:' });
-    const taskQueue = new BullmqTaskQueue({ url: redis.url, queueName: 'limits-cancel' });
-    const server = await serveMcp(new Toolset(big), { transport: 'http', port: 0, store, taskQueue, taskWorker: false, maxTasksRunning: 1 });
-    const client = await taskClient(server.url!);
-    closers.push(
-      () => store.close(),
-      () => taskQueue.close(),
-      () => server.close(),
-      () => client.close(),
-    );
+    const client = await serve({ queueName: 'limits-cancel', worker: false, storePrefix: 'limits-cancel:', maxTasksRunning: 1 });
+    const { taskQueue } = client;
     const first = await client.call('big', { bytes: 1 });
     if (!('task' in first)) throw new Error('big answered without a task');
     await expect(client.call('big', { bytes: 1 })).rejects.toMatchObject({ data: { code: 'SERVER_BUSY', limit: 'maxTasksRunning', max: 1 } });
