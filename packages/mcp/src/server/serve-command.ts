@@ -43,6 +43,8 @@ Options:
   --task-lock-ms <n>     how soon a dead worker's tasks are found, ms (default 30000)
   --task-grace-ms <n>    on SIGTERM, how long running tasks get to finish before
                          they are handed over or failed, ms (default 20000)
+  --task-lease-ms <n>    with --store: how long a task's lease lasts; a dead
+                         instance's tasks are failed after two, ms (default 15000)
   --export <name>        serve only this export (repeatable)
   --name <name>          server name sent in initialize (default: the module's file name)
   --trace-content        put each call's arguments and result on its span (traces
@@ -78,6 +80,7 @@ export interface ServeCommandOptions {
   workerOnly: boolean;
   taskLockMs: number | undefined;
   taskGraceMs: number | undefined;
+  taskLeaseMs: number | undefined;
 }
 
 function usageErrorOf(problem: string, command: string): AnytoolError {
@@ -108,6 +111,7 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
     workerOnly: false,
     taskLockMs: undefined,
     taskGraceMs: undefined,
+    taskLeaseMs: undefined,
   };
   const modules: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -174,11 +178,13 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
         options.workerOnly = options.taskQueue = true;
         break;
       case '--task-lock-ms':
-      case '--task-grace-ms': {
+      case '--task-grace-ms':
+      case '--task-lease-ms': {
         const text = value();
         if (!/^\d+$/.test(text) || Number(text) < 100) throw usageError(`${arg} must be a whole number of milliseconds, at least 100, got "${text}"`);
         if (arg === '--task-lock-ms') options.taskLockMs = Number(text);
-        else options.taskGraceMs = Number(text);
+        else if (arg === '--task-grace-ms') options.taskGraceMs = Number(text);
+        else options.taskLeaseMs = Number(text);
         break;
       }
       case '--store':
@@ -197,6 +203,8 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
   if (!options.http && (authFlags || options.resource !== undefined))
     throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
   if (options.workerOnly && (options.http || options.noWorker)) throw usageError('--worker-only runs no endpoint: leave out --http and --no-worker');
+  if (options.taskLeaseMs !== undefined && options.store === undefined)
+    throw usageError('--task-lease-ms applies to --store (a lease tells the other instances that a task still runs)');
   if (options.taskQueue && options.store === undefined)
     throw usageError(`${options.workerOnly ? '--worker-only' : '--task-queue'} needs --store <redis-url>: the queue and the tasks' records live in that Redis`);
   if (options.taskQueue && !options.http && !options.workerOnly) throw usageError('--task-queue applies to --http (or --worker-only)');
@@ -263,6 +271,7 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
         throw usageErrorOf(`--store: ${describeError(error)}`, command);
       });
       serveOptions.store = store;
+      if (options.taskLeaseMs !== undefined) serveOptions.taskLeaseMs = options.taskLeaseMs;
       if (options.taskQueue) {
         queue = await connectedQueue(options, command);
         serveOptions.taskQueue = queue;
@@ -322,6 +331,7 @@ async function runWorkerOnly(options: ServeCommandOptions, command: string): Pro
       handleSignals: true,
       onError,
       ...(options.taskGraceMs === undefined ? {} : { taskGraceMs: options.taskGraceMs }),
+      ...(options.taskLeaseMs === undefined ? {} : { taskLeaseMs: options.taskLeaseMs }),
     });
   } catch (error) {
     await queue?.close();

@@ -101,7 +101,8 @@ const withServices = servicesAvailable('redis-server', 'nginx');
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     worker = { child, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
     const until = Date.now() + scaled(20_000);
-    while (!stderr.includes('worker only:')) {
+    // The last line it writes once it takes tasks (two writes: a pipe may hand over the first alone).
+    while (!stderr.includes('task queue: ')) {
       if (child.exitCode !== null || Date.now() > until) throw new Error(`the worker did not start: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

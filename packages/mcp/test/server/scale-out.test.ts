@@ -8,7 +8,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1HttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { servicesAvailable, startNginx, startRedis, type Nginx, type RedisServer } from '../fixtures/services';
 import { taskClient, type Task } from '../fixtures/task-client';
-import { ROOT, requireBuilt, startHttpChild, stopChild, MCP_DIST } from './helpers';
+import { ROOT, requireBuilt, startHttpChild, stopChild, waitFor, MCP_DIST } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(120_000));
@@ -29,7 +29,9 @@ const withServices = servicesAvailable('redis-server', 'nginx');
   beforeAll(async () => {
     requireBuilt(MCP_DIST);
     redis = await startRedis();
-    for (let i = 0; i < 3; i++) instances.push(await startHttpChild([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--store', redis.url]));
+    // A 3 s lease (15 s by default): the killed instance's task is failed after two, not after 30 s.
+    const lease = ['--task-lease-ms', String(scaled(3_000))];
+    for (let i = 0; i < 3; i++) instances.push(await startHttpChild([ANYTOOL, 'serve', MODULE, '--http', '--port', '0', '--store', redis.url, ...lease]));
     nginx = await startNginx(instances.map((instance) => new URL(instance.url).host));
   });
 
@@ -39,7 +41,9 @@ const withServices = servicesAvailable('redis-server', 'nginx');
     await redis?.stop();
   });
 
-  it('says on stderr which store each instance shares', () => {
+  it('says on stderr which store each instance shares', async () => {
+    // Written after the URL line the start waits for.
+    for (const instance of instances) await waitFor(() => instance.stderr().includes('store: '), 10_000, 'the store line');
     for (const instance of instances) expect(instance.stderr()).toContain(`anytool serve: store: ${redis.url}`);
   });
 

@@ -136,6 +136,11 @@ describe('anytool serve <module>', () => {
       expect.objectContaining({ code: ErrorCode.InvalidUsage, message: expect.stringContaining('--help') }),
     );
     expect(() => parseServeArgs([])).toThrow(expect.objectContaining({ code: ErrorCode.InvalidUsage }));
+    expect(parseServeArgs([MODULE, '--http', '--store', 'redis://127.0.0.1:6379', '--task-lease-ms', '2000'])?.taskLeaseMs).toBe(2000);
+    expect(() => parseServeArgs([MODULE, '--http', '--task-lease-ms', '2000'])).toThrow(/--task-lease-ms applies to --store/);
+    expect(() => parseServeArgs([MODULE, '--http', '--store', 'redis://127.0.0.1:6379', '--task-lease-ms', '50'])).toThrow(
+      /--task-lease-ms must be a whole number of milliseconds, at least 100, got "50"/,
+    );
     await expect(loadToolModule('examples/dist/nowhere.js')).rejects.toMatchObject({ code: ErrorCode.InvalidToolModule });
   });
 });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { servicesAvailable, startNginx, startRedis, type Nginx, type RedisServer } from '../fixtures/services';
 import { taskClient, type Task, type TaskClient } from '../fixtures/task-client';
-import { ROOT, requireBuilt, startHttpChild, stopChild, MCP_DIST } from './helpers';
+import { ROOT, requireBuilt, startHttpChild, stopChild, waitFor, MCP_DIST } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(60_000));
@@ -44,7 +44,8 @@ const withServices = servicesAvailable('redis-server', 'nginx');
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const until = Date.now() + scaled(20_000);
-    while (!stderr.includes('worker only:')) {
+    // The last line it writes once it takes tasks (two writes: a pipe may hand over the first alone).
+    while (!stderr.includes('task queue: ')) {
       if (child.exitCode !== null || Date.now() > until) throw new Error(`the worker did not start: ${stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -148,7 +149,9 @@ const withServices = servicesAvailable('redis-server', 'nginx');
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('says on stderr that the instances serve only and the workers run tasks', () => {
+  it('says on stderr that the instances serve only and the workers run tasks', async () => {
+    // Written after the URL line the start waits for.
+    for (const instance of instances) await waitFor(() => instance.stderr().includes('task queue: '), 10_000, 'the task queue line');
     for (const instance of instances) expect(instance.stderr()).toContain('task queue: anytool-tasks (serving only, no worker)');
     for (const worker of workers) expect(worker.stderr()).toContain('task queue: anytool-tasks in');
   });
