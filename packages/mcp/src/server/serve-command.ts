@@ -41,6 +41,8 @@ Options:
   --worker-only          run the tools of queued tasks, with no endpoint (needs
                          --store; implies --task-queue)
   --task-lock-ms <n>     how soon a dead worker's tasks are found, ms (default 30000)
+  --task-concurrency <n> tasks a worker runs at once (default 50; for CPU-bound
+                         tools, about one)
   --task-grace-ms <n>    on SIGTERM, how long running tasks get to finish before
                          they are handed over or failed, ms (default 20000)
   --task-lease-ms <n>    with --store: how long a task's lease lasts; a dead
@@ -81,6 +83,7 @@ export interface ServeCommandOptions {
   taskLockMs: number | undefined;
   taskGraceMs: number | undefined;
   taskLeaseMs: number | undefined;
+  taskConcurrency: number | undefined;
 }
 
 function usageErrorOf(problem: string, command: string): AnytoolError {
@@ -112,6 +115,7 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
     taskLockMs: undefined,
     taskGraceMs: undefined,
     taskLeaseMs: undefined,
+    taskConcurrency: undefined,
   };
   const modules: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -185,6 +189,12 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
         if (arg === '--task-lock-ms') options.taskLockMs = Number(text);
         else if (arg === '--task-grace-ms') options.taskGraceMs = Number(text);
         else options.taskLeaseMs = Number(text);
+        break;
+      }
+      case '--task-concurrency': {
+        const text = value();
+        if (!/^\d+$/.test(text) || Number(text) < 1) throw usageError(`--task-concurrency must be a whole number, at least 1, got "${text}"`);
+        options.taskConcurrency = Number(text);
         break;
       }
       case '--store':
@@ -303,7 +313,11 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
 
 /** The `--task-queue` queue, connected now: an unreachable Redis or a missing bullmq package stops the start with a clear line. */
 async function connectedQueue(options: ServeCommandOptions, command: string): Promise<BullmqTaskQueue> {
-  const queue = new BullmqTaskQueue(options.taskLockMs === undefined ? { url: options.store! } : { url: options.store!, lockMs: options.taskLockMs });
+  const queue = new BullmqTaskQueue({
+    url: options.store!,
+    ...(options.taskLockMs === undefined ? {} : { lockMs: options.taskLockMs }),
+    ...(options.taskConcurrency === undefined ? {} : { concurrency: options.taskConcurrency }),
+  });
   await queue.connect().catch(async (error: unknown) => {
     await queue.close();
     throw usageErrorOf(`--task-queue: ${describeError(error)}`, command);

@@ -138,6 +138,10 @@ describe('anytool serve <module>', () => {
     expect(() => parseServeArgs([])).toThrow(expect.objectContaining({ code: ErrorCode.InvalidUsage }));
     expect(parseServeArgs([MODULE, '--http', '--store', 'redis://127.0.0.1:6379', '--task-lease-ms', '2000'])?.taskLeaseMs).toBe(2000);
     expect(() => parseServeArgs([MODULE, '--http', '--task-lease-ms', '2000'])).toThrow(/--task-lease-ms applies to --store/);
+    expect(parseServeArgs([MODULE, '--worker-only', '--store', 'redis://127.0.0.1:6379', '--task-concurrency', '2'])?.taskConcurrency).toBe(2);
+    expect(() => parseServeArgs([MODULE, '--worker-only', '--store', 'redis://127.0.0.1:6379', '--task-concurrency', '0'])).toThrow(
+      /--task-concurrency must be a whole number, at least 1, got "0"/,
+    );
     expect(() => parseServeArgs([MODULE, '--http', '--store', 'redis://127.0.0.1:6379', '--task-lease-ms', '50'])).toThrow(
       /--task-lease-ms must be a whole number of milliseconds, at least 100, got "50"/,
     );

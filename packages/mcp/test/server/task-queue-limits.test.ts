@@ -2,7 +2,7 @@
 // (maxTasksQueued), a task's result (maxTaskResultBytes), each refused or failed with a coded error naming the
 // option; a cancelled queued task leaves the queue and its count at once; the options are checked when serving
 // starts; a worker needs a queue.
-import { Toolset, tool } from '@anytool/core';
+import { AnytoolError, ErrorCode, Toolset, tool } from '@anytool/core';
 import { BullmqTaskQueue, RedisStore, runTaskWorker, serveMcp, type McpServerHandle } from '@anytool/mcp';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import { taskClient, type Task, type TaskClient } from '../fixtures/task-client';
@@ -103,6 +103,39 @@ const withServices = servicesAvailable('redis-server');
     expect(await taskQueue.queuedCount()).toBe(0);
     const second = await client.call('big', { bytes: 1 });
     expect('task' in second).toBe(true);
+  });
+
+  it('puts a job back when the store fails before its tool starts, and runs it once the store answers', async () => {
+    const client = await serve({ queueName: 'limits-store-blip', worker: false, storePrefix: 'limits-blip:' });
+    // The worker's store fails its first two reads of a task (Redis busy, a failover), as RedisStore reports it.
+    const store = new RedisStore({ url: redis.url, prefix: 'limits-blip:' });
+    let failures = 2;
+    const blinking = new Proxy(store, {
+      get(target, property) {
+        if (property === 'get')
+          return async (key: string) => {
+            if (key.startsWith('task:') && failures-- > 0) throw new AnytoolError(ErrorCode.StoreFailed, 'RedisStore: Redis is unreachable (test)');
+            return target.get(key);
+          };
+        const value = Reflect.get(target, property) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const taskQueue = new BullmqTaskQueue({ url: redis.url, queueName: 'limits-store-blip', backoffMs: 50 });
+    const errors: string[] = [];
+    const worker = await runTaskWorker(new Toolset(big), { store: blinking, taskQueue, onError: (error) => errors.push(error.message) });
+    closers.push(
+      () => store.close(),
+      () => taskQueue.close(),
+      () => worker.close(),
+    );
+    const started = await client.call('big', { bytes: 3 });
+    if (!('task' in started)) throw new Error('big answered without a task');
+    const task = await settled(client, started.task.taskId);
+    expect(task.status).toBe('completed');
+    expect(task.result?.content[0]?.text).toBe('xxx');
+    expect(failures).toBeLessThan(0);
+    expect(errors[0]).toMatch(/The task store failed while reading the task: RedisStore: Redis is unreachable \(test\)/);
   });
 
   it('checks the options when serving starts, and a worker needs a queue and a store', async () => {

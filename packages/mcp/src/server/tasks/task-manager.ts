@@ -391,37 +391,17 @@ export class TaskManager {
   /** Runs one job this process's worker took: settles once the task ended here, or rejects as the job goes back to the queue. */
   private async runQueued(runner: QueuedTaskRunner, run: QueuedRun): Promise<void> {
     const { job } = run;
-    const { record, stored } = await this.read(job.taskId);
-    if (record === undefined) return;
-    // Cancelled or failed while it waited: it no longer counts as running (whoever ended it may have freed it already).
-    if (isTerminal(record.status)) return this.uncountQueued(job.taskId, record.owner);
-    const before = record.runs ?? 0;
-    if (before > 0) {
-      // A worker started it and never ended it: it died (BullMQ found the job stalled).
-      const refusal = this.rerunRefusal(job, before);
-      if (refusal !== undefined) return this.fail(job.taskId, refusal, stored);
-      if (record.waited !== before) {
-        const wait = this.queue!.backoffMs * 2 ** (before - 1);
-        const statusMessage = `The worker running it stopped before it finished; it runs again in ${wait} ms (run ${before + 1} of at most ${this.queue!.retries + 1})`;
-        await this.tryWrite(job.taskId, (current) => ({ ...current, waited: before, status: 'working', inputRequests: undefined, statusMessage }), stored);
-        return run.delay(Date.now() + wait);
-      }
+    let claimed: TaskRecord | undefined;
+    try {
+      claimed = await this.claimQueued(run);
+    } catch (error) {
+      if (!storeFailed(error)) throw error;
+      // The store failed before the tool started here: nothing ran, so the job waits a moment and is taken again.
+      this.report(error);
+      return run.delay(Date.now() + this.queue!.backoffMs);
     }
-    const claimed = await this.tryWrite(
-      job.taskId,
-      (current) => ({
-        ...current,
-        instance: this.instanceId,
-        runs: before + 1,
-        leaseUntil: Date.now() + this.leaseMs,
-        status: 'working',
-        inputRequests: undefined,
-        inputResponses: undefined,
-      }),
-      before > 0 ? undefined : stored,
-    );
-    // Ended (cancelled) in the meantime.
-    if (claimed === undefined || claimed.instance !== this.instanceId || claimed.runs !== before + 1) return;
+    if (claimed === undefined) return;
+    const before = claimed.runs! - 1;
     const { ctx, canAsk } = runner.context(job);
     const task = new RunningTask(this, job.taskId, job.tool, ctx, canAsk, this.counts(claimed.owner));
     task.queued = true;
@@ -441,6 +421,53 @@ export class TaskManager {
       }));
       return run.requeue();
     }
+  }
+
+  /**
+   * Decides what becomes of a job this worker took, from its task's record: nothing (it ended), a
+   * failure or a later run (its last worker died), or a run here (the record is claimed: resolves to it).
+   */
+  private async claimQueued(run: QueuedRun): Promise<TaskRecord | undefined> {
+    const { job } = run;
+    const { record, stored } = await this.read(job.taskId);
+    if (record === undefined) return undefined;
+    // Cancelled or failed while it waited: it no longer counts as running (whoever ended it may have freed it already).
+    if (isTerminal(record.status)) {
+      await this.uncountQueued(job.taskId, record.owner);
+      return undefined;
+    }
+    const before = record.runs ?? 0;
+    if (before > 0) {
+      // A worker started it and never ended it: it died (BullMQ found the job stalled).
+      const refusal = this.rerunRefusal(job, before);
+      if (refusal !== undefined) {
+        await this.fail(job.taskId, refusal, stored);
+        return undefined;
+      }
+      if (record.waited !== before) {
+        const wait = this.queue!.backoffMs * 2 ** (before - 1);
+        const statusMessage = `The worker running it stopped before it finished; it runs again in ${wait} ms (run ${before + 1} of at most ${this.queue!.retries + 1})`;
+        await this.tryWrite(job.taskId, (current) => ({ ...current, waited: before, status: 'working', inputRequests: undefined, statusMessage }), stored);
+        await run.delay(Date.now() + wait);
+        return undefined;
+      }
+    }
+    const claimed = await this.tryWrite(
+      job.taskId,
+      (current) => ({
+        ...current,
+        instance: this.instanceId,
+        runs: before + 1,
+        leaseUntil: Date.now() + this.leaseMs,
+        status: 'working',
+        inputRequests: undefined,
+        inputResponses: undefined,
+      }),
+      before > 0 ? undefined : stored,
+    );
+    // Ended (cancelled) in the meantime.
+    if (claimed === undefined || claimed.instance !== this.instanceId || claimed.runs !== before + 1) return undefined;
+    return claimed;
   }
 
   /** Why a queued task whose worker died is not run again, if it is not. */
@@ -916,6 +943,12 @@ function shuttingDown(): ProtocolError {
  * says the store is unreachable (the store's own message says where and since when), with
  * the `STORE_FAILED` code in its data. Its text never is empty.
  */
+/** Whether `error` is the store failing: the store's own error, or the task layer's report of one (`storeUnavailable`). */
+function storeFailed(error: unknown): boolean {
+  const coded = error as { code?: unknown; data?: { code?: unknown } } | null | undefined;
+  return coded?.code === ErrorCode.StoreFailed || coded?.data?.code === ErrorCode.StoreFailed;
+}
+
 export function storeUnavailable(what: string, error: unknown): ProtocolError {
   const reason = error instanceof Error && error.message !== '' ? error.message : `${error instanceof Error ? error.name : String(error)} (no message)`;
   return new ProtocolError(ProtocolErrorCode.InternalError, `The task store failed while ${what}: ${reason}. Retry later.`, { code: ErrorCode.StoreFailed });
