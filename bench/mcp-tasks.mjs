@@ -1,5 +1,6 @@
 // MCP Tasks (io.modelcontextprotocol/tasks) served by serveMcp over streamable HTTP, 2026-07-28 era.
 // Run after a build:  npm run build && node bench/mcp-tasks.mjs [--rounds 5] [--trips 200] [--tasks 1000] [--jobs 120]
+//                     [--only trips,thousand,workers]
 //
 // The servers are processes of their own on 127.0.0.1 (this process is the client, a plain keep-alive HTTP client
 // sending what the v2 SDK Client sends pinned to 2026-07-28):
@@ -43,6 +44,8 @@ const ROUNDS = Number(arg('--rounds', 5));
 const TRIPS = Number(arg('--trips', 200));
 const TASKS = Number(arg('--tasks', 1000));
 const JOBS = Number(arg('--jobs', 120));
+// `--only trips,thousand,workers`: the parts to run (default all).
+const PARTS = new Set(arg('--only', 'trips,thousand,workers').split(','));
 const CONCURRENCY = 50;
 const MODERN = '2026-07-28';
 const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -439,23 +442,30 @@ async function bench() {
     return;
   }
   const redis = await startRedis();
-  const servers = {
-    MemoryStore: await startServer('memory'),
-    RedisStore: await startServer(redis.url),
-    'BullMQ queue': await startServer(`queue+${redis.url}`),
-  };
   try {
-    await roundTrips(servers, redis);
-    const instances = await Promise.all([1, 2, 3].map(() => startServer(`queue+${redis.url}`)));
-    try {
-      await thousandTasks(instances, redis);
-    } finally {
-      await Promise.all(instances.map((instance) => instance.stop()));
+    if (PARTS.has('trips')) {
+      const servers = {
+        MemoryStore: await startServer('memory'),
+        RedisStore: await startServer(redis.url),
+        'BullMQ queue': await startServer(`queue+${redis.url}`),
+      };
+      try {
+        await roundTrips(servers, redis);
+      } finally {
+        // The servers before Redis, so none sees its store vanish.
+        for (const server of Object.values(servers)) await server.stop();
+      }
     }
-    await workerScaling(redis);
+    if (PARTS.has('thousand')) {
+      const instances = await Promise.all([1, 2, 3].map(() => startServer(`queue+${redis.url}`)));
+      try {
+        await thousandTasks(instances, redis);
+      } finally {
+        await Promise.all(instances.map((instance) => instance.stop()));
+      }
+    }
+    if (PARTS.has('workers')) await workerScaling(redis);
   } finally {
-    // The servers before Redis, so none sees its store vanish.
-    for (const server of Object.values(servers)) await server.stop();
     agent.destroy();
     redis.stop();
   }
