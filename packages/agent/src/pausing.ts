@@ -203,7 +203,11 @@ function answerOf(item: PendingItem, answer: ResumeAnswers[string]): Interruptio
     if (!('approved' in answer) || typeof answer.approved !== 'boolean') throw wrong('an approval: answer { approved: true } or { approved: false, reason }');
     const reason = 'reason' in answer && typeof answer.reason === 'string' ? answer.reason : undefined;
     const question = item.approval?.kind ?? 'call';
-    return reason === undefined ? { kind: 'approval', approved: answer.approved, question } : { kind: 'approval', approved: answer.approved, reason, question };
+    const given: InterruptionAnswer =
+      reason === undefined ? { kind: 'approval', approved: answer.approved, question } : { kind: 'approval', approved: answer.approved, reason, question };
+    // What the call needs back to go on (a code-mode program's finished calls) goes with the answer, as an input's does.
+    if (item.resume !== undefined) given.resume = item.resume;
+    return given;
   }
   if (item.kind === 'input') {
     if (!('input' in answer)) throw wrong('the answer to its question: answer { input: value } (or { input: { [key]: value } } for several questions)');
@@ -217,7 +221,8 @@ function answerOf(item: PendingItem, answer: ResumeAnswers[string]): Interruptio
     return item.resume === undefined ? { kind: 'input', inputs } : { kind: 'input', inputs, resume: item.resume };
   }
   if (!('result' in answer)) throw wrong('the result of the call the application ran: answer { result }');
-  return { kind: 'result', result: normalizeResult(answer.result) };
+  const result = normalizeResult(answer.result);
+  return item.resume === undefined ? { kind: 'result', result } : { kind: 'result', result, resume: item.resume };
 }
 
 /** What a resume brings: the paused state and the answers, by call id (hosted approvals also as the provider reads them). */

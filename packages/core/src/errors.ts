@@ -119,6 +119,20 @@ export const ErrorCode = {
   TooManyDiagnostics: 'TOO_MANY_DIAGNOSTICS',
   /** A served MCP endpoint is at one of its limits (tasks running or kept, calls waiting for input, answers its stdio client has not read); retry later, or raise the limit the message names. */
   ServerBusy: 'SERVER_BUSY',
+  /** A code-mode program did not parse, or threw; the message has its error and line. */
+  CodeFailed: 'CODE_FAILED',
+  /** A code-mode program ran past its time limit (its calls still running were cancelled); do less per program, or raise `timeoutMs`. */
+  CodeTimeLimit: 'CODE_TIME_LIMIT',
+  /** A code-mode program went past its memory or stack limit; work on less at a time, or raise `memoryBytes` / `stackBytes`. */
+  CodeMemoryLimit: 'CODE_MEMORY_LIMIT',
+  /** A code-mode program made more tool calls than its limit; the call past it did not run. Make fewer calls, or raise `maxToolCalls`. */
+  CodeCallLimit: 'CODE_CALL_LIMIT',
+  /** A code-mode program printed or returned more than its limit; print less, or raise `maxOutputChars`. */
+  CodeOutputLimit: 'CODE_OUTPUT_LIMIT',
+  /** A code-mode program ended while tool calls it started were still running (it did not await them); they were cancelled. */
+  CodeCallsUnawaited: 'CODE_CALLS_UNAWAITED',
+  /** A paused code-mode program, run again on resume, made other calls than before its pause (it depends on something that changed); nothing more of it ran. */
+  CodeReplayDiverged: 'CODE_REPLAY_DIVERGED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

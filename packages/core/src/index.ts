@@ -83,6 +83,7 @@ export { MethodTool, toolsFrom } from './method-tool.js';
 export { Toolset, isToolset } from './toolset.js';
 export type { DynamicToolSource, ToolSource } from './toolset.js';
 export { toolsetFromModule } from './module-tools.js';
+export type { CodeApi, CodeApiFunction } from './code-mode/declarations.js';
 export { keywordRanker, toolSearchFound, toolSearchTool } from './tool-search.js';
 export type { ToolRanker, ToolSearchOptions, ToolSearchResult } from './tool-search.js';
 export type { ModuleToolsOptions } from './module-tools.js';

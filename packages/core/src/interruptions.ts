@@ -40,17 +40,18 @@ export interface Interruption {
   /** With `input`: the open questions, by key. */
   questions?: Record<string, InputQuestion>;
   /**
-   * With `input`: what the tool needs back with the answers to go on (JSON), such as an MCP
-   * server's `requestState`. Kept with the run's state, so it must not hold a secret.
+   * What the tool needs back with the answers to go on (JSON), such as an MCP server's
+   * `requestState` or a code-mode program's finished calls. Kept with the run's state,
+   * so it must not hold a secret.
    */
   resume?: unknown;
 }
 
 /** An answer put back for a call when its run resumes. */
 export type InterruptionAnswer =
-  | { kind: 'approval'; approved: boolean; reason?: string; question?: 'call' | 'definition-changed' }
+  | { kind: 'approval'; approved: boolean; reason?: string; question?: 'call' | 'definition-changed'; resume?: unknown }
   | { kind: 'input'; inputs: Record<string, unknown>; resume?: unknown }
-  | { kind: 'result'; result: ToolResult };
+  | { kind: 'result'; result: ToolResult; resume?: unknown };
 
 /** What one run holds: whether it may pause, the calls that wait, and the answers given on resume. */
 interface RunRecords {
@@ -100,6 +101,28 @@ export function takeInterruptions(context: AnyContext): Map<string, Interruption
   const open = new Map(records.open);
   records.open.clear();
   return open;
+}
+
+/** The waiting record of one call, taken (a call that ran inside another, whose caller waits in its place). */
+export function takeInterruption(context: AnyContext, callId: string): Interruption | undefined {
+  const records = recordsOf(context, false);
+  const item = records?.open.get(callId);
+  if (item !== undefined) records!.open.delete(callId);
+  return item;
+}
+
+/** Records a call as waiting in a run that may pause (a caller waiting in the place of a call it made). */
+export function recordInterruption(context: AnyContext, item: Interruption): void {
+  const records = recordsOf(context, false);
+  if (records?.pausable === true) records.open.set(item.callId, item);
+}
+
+/** Every answer given for the call, taken. */
+export function takeAnswers(context: AnyContext, callId: string): InterruptionAnswer[] {
+  const records = recordsOf(context, false);
+  const answers = records?.answers.get(callId) ?? [];
+  records?.answers.delete(callId);
+  return answers;
 }
 
 /** Puts back the answers of a resumed run, by call id: each is found (once) by the call it answers. */

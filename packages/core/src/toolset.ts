@@ -1,5 +1,6 @@
 import { isBaseTool, type BaseTool, type InvokeOptions } from './base-tool.js';
 import { BRAND, brandedHasInstance, hasBrand, setBrand } from './brands.js';
+import { codeApiOf, type CodeApi } from './code-mode/declarations.js';
 import { DiagnosticLog } from './diagnostics.js';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import type { ExecutionContext } from './execution-context.js';
@@ -376,6 +377,21 @@ export class Toolset implements DynamicToolSource {
   /** The neutral definitions of every tool, a deferred tool's marked `deferLoading`. */
   neutralDefinitions(): ToolDefinition[] {
     return this.tools.map((t) => (this.isDeferred(t.name) ? { ...t.definition, deferLoading: true } : t.definition));
+  }
+
+  /**
+   * The typed API of the tools, for code mode: TypeScript declarations with one async
+   * function a tool (its arguments from `parameters`, its result from `outputSchema`,
+   * its description as JSDoc), local tools in the namespace `tools` and each MCP
+   * server's in its own; and which tool each function calls. Tools only a provider
+   * runs are left out. The runner that calls them is `codeTool` of `@anytool/core/code-mode`.
+   *
+   * @example
+   * const { declarations } = toolset.codeApi();
+   * // declare namespace tools { /** Adds two numbers. *\/ function add(args: { a: number; b: number }): Promise<unknown>; }
+   */
+  codeApi(): CodeApi {
+    return codeApiOf(this.tools);
   }
 
   /** The tools in a provider's format. What the lowering changed is in `lower(format).notes`. */

@@ -1,0 +1,251 @@
+/**
+ * The typed API of a toolset (`Toolset.codeApi()`): TypeScript declarations of
+ * every tool as one async function, grouped by where the tools come from (local
+ * tools in `tools`, each MCP server in a namespace of its own), and the table
+ * that tells the code runner which tool each function calls. JSON Schema becomes
+ * TypeScript here: the arguments from `parameters`, the result from `outputSchema`
+ * (the build step's return type, an MCP server's output schema), descriptions
+ * as JSDoc. Pure and deterministic: the same tools give the same text.
+ */
+import { isProviderTool } from '../builtin-tool.js';
+import type { BaseTool } from '../base-tool.js';
+import { canonicalJson } from '../pipeline/tool-pins.js';
+import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
+
+/** One function of the API: where it sits and the tool it calls. */
+export interface CodeApiFunction {
+  /** The namespace: `tools` for local tools, the MCP server's name made an identifier for its tools. */
+  namespace: string;
+  /** The function's name in its namespace. */
+  name: string;
+  /** The name of the tool it calls in the toolset. */
+  tool: string;
+}
+
+/** What `Toolset.codeApi()` gives: the declarations a model programs against, and what each function calls. */
+export interface CodeApi {
+  /** TypeScript declarations (`declare namespace ... { function ...(args): Promise<...>; }`), valid for `tsc`. */
+  declarations: string;
+  /** Every function of the declarations, in their order. */
+  functions: CodeApiFunction[];
+}
+
+/** The namespace of local tools. */
+export const LOCAL_NAMESPACE = 'tools';
+
+/** Names the program's global scope already has or the runner gives it: a namespace never takes one. */
+const TAKEN_GLOBALS = new Set(
+  (
+    'console print ToolError globalThis Object Array String Number Boolean Symbol BigInt Math JSON Date RegExp Error Promise Map Set WeakMap WeakSet ' +
+    'Proxy Reflect Function Intl undefined NaN Infinity eval isNaN isFinite parseInt parseFloat'
+  ).split(' '),
+);
+
+const RESERVED = new Set(
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function if import in instanceof ' +
+    'new null return super switch this throw true try typeof var void while with yield let static implements interface package private protected public ' +
+    'await async arguments declare namespace type'
+  ).split(' '),
+);
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `text` as an identifier: other characters become `_`, a leading digit or a reserved word gets a `_` in front. */
+export function toIdentifier(text: string): string {
+  let id = text.replace(/[^A-Za-z0-9_$]/g, '_');
+  if (id === '' || /^[0-9]/.test(id) || RESERVED.has(id)) id = `_${id}`;
+  return id;
+}
+
+/** The first free name of `base`, `base_2`, `base_3`, ... */
+function unique(base: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}_${n}`)) return `${base}_${n}`;
+}
+
+/** The tools an API can call: every tool but those only a provider runs. */
+function callable(tools: readonly BaseTool[]): BaseTool[] {
+  return tools.filter((tool) => !isProviderTool(tool.definition));
+}
+
+/**
+ * The API of `tools`: a namespace a source, a function a tool. An MCP tool's
+ * function drops the `<server>_` prefix its toolset may have given its name.
+ */
+export function codeApiOf(tools: readonly BaseTool[]): CodeApi {
+  const groups = new Map<string, { server: string | undefined; tools: BaseTool[] }>();
+  for (const tool of callable(tools)) {
+    const server = tool.origin?.server;
+    const key = server === undefined ? '' : `mcp:${server}`;
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { server, tools: [] }));
+    group.tools.push(tool);
+  }
+  // Local tools first, then the servers in the order their first tool came.
+  const ordered = [...groups.entries()].sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : 0));
+  const namespaces = new Set<string>(TAKEN_GLOBALS);
+  const functions: CodeApiFunction[] = [];
+  const blocks: string[] = [];
+  for (const [, group] of ordered) {
+    const namespace = unique(group.server === undefined ? LOCAL_NAMESPACE : toIdentifier(group.server), namespaces);
+    namespaces.add(namespace);
+    const aliases = new AliasTable();
+    const names = new Set<string>();
+    const members: string[] = [];
+    for (const tool of group.tools) {
+      const definition = tool.definition;
+      const prefix = group.server === undefined ? undefined : `${group.server}_`;
+      const bare = prefix !== undefined && definition.name.startsWith(prefix) && definition.name.length > prefix.length ? definition.name.slice(prefix.length) : definition.name;
+      const name = unique(toIdentifier(bare), names);
+      names.add(name);
+      functions.push({ namespace, name, tool: definition.name });
+      members.push(functionDeclaration(name, definition, aliases));
+    }
+    const header = group.server === undefined ? '/** Local tools. */' : `/** Tools of the MCP server ${JSON.stringify(group.server)}. */`;
+    blocks.push(`${header}\ndeclare namespace ${namespace} {\n${[...aliases.declarations(), ...members].join('\n')}\n}`);
+  }
+  return { declarations: blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`, functions };
+}
+
+/** `text` safe inside a `/** ... *\/` comment, its lines prefixed for the indentation. */
+function jsDoc(text: string | undefined, indent: string, tags: readonly string[] = []): string {
+  const lines = [...(text ?? '').trim().split(/\r?\n/), ...tags].map((line) => line.replace(/\*\//g, '*\\/').trimEnd());
+  while (lines.length > 0 && lines[0] === '') lines.shift();
+  if (lines.length === 0) return '';
+  if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
+  return `${indent}/**\n${lines.map((line) => `${indent} *${line === '' ? '' : ` ${line}`}`).join('\n')}\n${indent} */\n`;
+}
+
+function functionDeclaration(name: string, definition: ToolDefinition, aliases: AliasTable): string {
+  const writer = new TypeWriter(definition.parameters, aliases, definition.name);
+  const parameters = writer.type(definition.parameters, '  ', 0);
+  const required = definition.parameters['required'];
+  const optional = !Array.isArray(required) || required.length === 0;
+  const result = definition.outputSchema === undefined ? 'unknown' : new TypeWriter(definition.outputSchema, aliases, definition.name).type(definition.outputSchema, '  ', 0);
+  const tags = definition.annotations?.readOnly === true ? [] : definition.annotations?.destructive === true ? ['@destructive'] : [];
+  return `${jsDoc(definition.description, '  ', tags)}  function ${name}(args${optional ? '?' : ''}: ${parameters}): Promise<${result}>;`;
+}
+
+/** Named types from `$defs` / `definitions`, shared by the functions of one namespace when they are the same schema. */
+class AliasTable {
+  private readonly byKey = new Map<string, string>();
+  private readonly names = new Set<string>();
+  private readonly bodies: Array<{ name: string; body: string }> = [];
+
+  /** The alias of the def `defName` of `root` (written when first asked for). */
+  alias(root: JsonSchema, defName: string, schema: unknown, owner: string): string {
+    const key = `${defName}\u0000${canonicalJson(schema)}`;
+    const known = this.byKey.get(key);
+    if (known !== undefined) return known;
+    const name = unique(toIdentifier(defName), this.names);
+    this.names.add(name);
+    this.byKey.set(key, name);
+    const slot = { name, body: 'unknown' };
+    this.bodies.push(slot);
+    slot.body = new TypeWriter(root, this, owner).type(schema, '  ', 0);
+    return name;
+  }
+
+  declarations(): string[] {
+    return this.bodies.map(({ name, body }) => `  type ${name} = ${body};`);
+  }
+}
+
+/** Deepest nesting written out; deeper schemas are `unknown`. */
+const MAX_DEPTH = 24;
+
+const PRIMITIVES: Readonly<Record<string, string>> = { string: 'string', number: 'number', integer: 'number', boolean: 'boolean', null: 'null' };
+
+/** Writes the TypeScript type of a JSON Schema (draft-07 / 2020-12 keywords as the providers take them). */
+class TypeWriter {
+  constructor(
+    private readonly root: JsonSchema,
+    private readonly aliases: AliasTable,
+    private readonly owner: string,
+  ) {}
+
+  type(schema: unknown, indent: string, depth: number): string {
+    if (schema === true || schema === undefined) return 'unknown';
+    if (schema === false) return 'never';
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > MAX_DEPTH) return 'unknown';
+    const s = schema as JsonSchema;
+    const nullable = s['nullable'] === true ? ' | null' : '';
+    const ref = s['$ref'];
+    if (typeof ref === 'string') return this.reference(ref) + nullable;
+    if ('const' in s) return literal(s['const']) + nullable;
+    const values = s['enum'];
+    if (Array.isArray(values) && values.length > 0) return values.map(literal).join(' | ') + nullable;
+    const union = (s['anyOf'] ?? s['oneOf']) as unknown;
+    if (Array.isArray(union) && union.length > 0) return this.union(union, indent, depth) + nullable;
+    const all = s['allOf'];
+    if (Array.isArray(all) && all.length > 0) return all.map((part) => this.wrapped(this.type(part, indent, depth + 1))).join(' & ') + nullable;
+    const type = s['type'];
+    if (Array.isArray(type)) return [...new Set(type.map((t) => this.ofType(String(t), s, indent, depth)))].join(' | ') + nullable;
+    if (typeof type === 'string') return this.ofType(type, s, indent, depth) + nullable;
+    if (s['properties'] !== undefined || s['additionalProperties'] !== undefined) return this.object(s, indent, depth) + nullable;
+    if (s['items'] !== undefined) return this.array(s, indent, depth) + nullable;
+    return 'unknown';
+  }
+
+  private union(options: readonly unknown[], indent: string, depth: number): string {
+    const parts = [...new Set(options.map((option) => this.wrapped(this.type(option, indent, depth + 1))))];
+    return parts.includes('unknown') ? 'unknown' : parts.join(' | ');
+  }
+
+  /** A member of a union or intersection, in parentheses when it is itself one (or a function type). */
+  private wrapped(type: string): string {
+    return /^[^{]*[|&]/.test(type) && !type.startsWith('{') ? `(${type})` : type;
+  }
+
+  private ofType(type: string, s: JsonSchema, indent: string, depth: number): string {
+    if (type === 'object') return this.object(s, indent, depth);
+    if (type === 'array') return this.array(s, indent, depth);
+    return PRIMITIVES[type] ?? 'unknown';
+  }
+
+  private array(s: JsonSchema, indent: string, depth: number): string {
+    const tuple = (s['prefixItems'] ?? (Array.isArray(s['items']) ? s['items'] : undefined)) as unknown;
+    if (Array.isArray(tuple)) return `[${tuple.map((item) => this.type(item, indent, depth + 1)).join(', ')}]`;
+    const item = this.type(s['items'], indent, depth + 1);
+    return /[|&\s]/.test(item) && !item.startsWith('{') ? `Array<${item}>` : `${item}[]`;
+  }
+
+  private object(s: JsonSchema, indent: string, depth: number): string {
+    const properties = (typeof s['properties'] === 'object' && s['properties'] !== null ? s['properties'] : {}) as Record<string, unknown>;
+    const required = new Set(Array.isArray(s['required']) ? (s['required'] as unknown[]).filter((r): r is string => typeof r === 'string') : []);
+    const extra = s['additionalProperties'];
+    const names = Object.keys(properties);
+    if (names.length === 0) {
+      if (extra === false) return 'Record<string, never>';
+      return `Record<string, ${extra === undefined || extra === true ? 'unknown' : this.type(extra, indent, depth + 1)}>`;
+    }
+    const inner = `${indent}  `;
+    const members: Array<{ doc: string; text: string }> = names.map((name) => {
+      const schema = properties[name];
+      const description = typeof schema === 'object' && schema !== null ? (schema as JsonSchema)['description'] : undefined;
+      const key = IDENTIFIER.test(name) ? name : JSON.stringify(name);
+      const text = `${key}${required.has(name) ? '' : '?'}: ${this.type(schema, inner, depth + 1)}`;
+      return { doc: typeof description === 'string' ? description : '', text };
+    });
+    // An index signature must admit every property's type: with named properties it admits anything.
+    if (extra !== undefined && extra !== false) members.push({ doc: '', text: '[key: string]: unknown' });
+    if (members.every((m) => m.doc === '') && members.every((m) => !m.text.includes('\n'))) return `{ ${members.map((m) => m.text).join('; ')} }`;
+    return `{\n${members.map((m) => `${jsDoc(m.doc, inner)}${inner}${m.text};`).join('\n')}\n${indent}}`;
+  }
+
+  private reference(ref: string): string {
+    const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+    if (ref === '#') return this.aliases.alias(this.root, `${this.owner}_args`, this.root, this.owner);
+    if (match === null) return 'unknown';
+    const defName = decodeURIComponent(match[2]!.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const defs = this.root[match[1]!] as Record<string, unknown> | undefined;
+    if (typeof defs !== 'object' || defs === null || !Object.hasOwn(defs, defName)) return 'unknown';
+    return this.aliases.alias(this.root, defName, defs[defName], this.owner);
+  }
+}
+
+function literal(value: unknown): string {
+  if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
+  return 'unknown';
+}
