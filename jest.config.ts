@@ -7,6 +7,8 @@ const moduleNameMapper = {
   '^@anytool/(core|schema|mcp|agent)$': '<rootDir>/packages/$1/src/index.ts',
   // What compiled tools import at run time, from the same sources as the rest of core.
   '^@anytool/core/runtime$': '<rootDir>/packages/core/src/runtime.ts',
+  // Code mode's runner, a subpath of its own (its sandbox libraries are optional peers).
+  '^@anytool/core/code-mode$': '<rootDir>/packages/core/src/code-mode/index.ts',
   // What the packages share with each other and not with users (not public API).
   '^@anytool/(core|schema|mcp)/internal$': '<rootDir>/packages/$1/src/internal.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',

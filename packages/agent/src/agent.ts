@@ -31,6 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { allowPausing, canonicalJson, describeError, giveAnswers, now, takeInterruptions } from '@anytool/core/internal';
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
+import { AgentCodeMode, type CodeModeOptions } from './code-mode.js';
 import {
   addUsage,
   emptyUsage,
@@ -177,6 +178,14 @@ export interface AgentOptions {
    * own `outputBudget` (an MCP server's size hint among them) decides first.
    */
   outputBudget?: OutputBudgetOptions | false;
+  /**
+   * Code mode: the model gets one tool, `run_code`, whose description holds the
+   * tools' TypeScript API, and writes a program that calls them in a sandbox
+   * (QuickJS; see "Code mode"). Each of the program's calls goes through this
+   * agent's approval, middleware and toolset as a direct call does. `true`, or the
+   * limits of a program and `beside: true` to offer the tools one by one as well.
+   */
+  codeMode?: boolean | CodeModeOptions;
 }
 
 export interface RunOptions {
@@ -283,6 +292,10 @@ export class Agent {
   private readonly outputs: RunOutputs;
   /** The approved definitions of remote tools (see `AgentOptions.pins`); undefined when pinning is off. */
   readonly pins: ToolPins | undefined;
+  /** Code mode's runner and tool list; undefined without code mode. */
+  private readonly codeMode: AgentCodeMode | undefined;
+  /** The toolset and the runner, in code mode: what a pause digests and a resume checks. */
+  private readonly codeToolset: Toolset | undefined;
 
   constructor(options: AgentOptions) {
     if (typeof options?.model?.generate !== 'function') {
@@ -316,7 +329,15 @@ export class Agent {
     this.toolSearch = options.toolSearch;
     // Checked now: a bad option is the developer's error, not a run's.
     if (this.toolSearch !== undefined) this.searchTools();
-    this.outputs = new RunOutputs(this.toolset, options.outputBudget);
+    // The program's calls go through the agent's pipeline into its toolset, as the model's direct calls do.
+    this.codeMode =
+      options.codeMode === undefined || options.codeMode === false
+        ? undefined
+        : new AgentCodeMode(this.toolset, options.codeMode, (name, args, context, callOptions) =>
+            this.calls.invoke(this.toolset, name, args, context, this.toolTimeoutMs === false ? callOptions : { ...callOptions, defaultTimeoutMs: this.toolTimeoutMs }),
+          );
+    this.codeToolset = this.codeMode === undefined ? undefined : new Toolset(this.toolset, this.codeMode.tool);
+    this.outputs = new RunOutputs(this.codeToolset ?? this.toolset, options.outputBudget);
     this.instructions = options.instructions;
     this.maxSteps = maxSteps;
     this.timeoutMs = timeoutMs;
@@ -489,7 +510,7 @@ export class Agent {
     }
     if (this.signingSecret !== undefined) checkStateSignature(this.signingSecret, state);
     checkTurn(state);
-    checkTools(this.toolset, state);
+    checkTools(this.codeToolset ?? this.toolset, state);
     const given = readAnswers(state, answers, this.signingSecret);
     if (this.store !== undefined) {
       const taken = await this.store.take(state.runId, state.pauseId);
@@ -592,7 +613,9 @@ export class Agent {
         }
       } else {
         // A tool whose definition changed since it was approved is shown as approved until the change is.
-        const definitions = this.shownTools(tools.definitions(this.outputs.extraDefinitions(context)));
+        const late = this.outputs.extraDefinitions(context);
+        const offered = tools.definitions(late);
+        const definitions = this.shownTools(this.codeMode === undefined ? offered : this.codeMode.definitions(offered, late));
         let request: ModelRequest;
         if (this.prepareStep === undefined) {
           request = this.request(messages, definitions, signal);
@@ -658,7 +681,7 @@ export class Agent {
       const waiting = pendingCalls(calls, results, takeInterruptions(runContext));
       if (waiting.size > 0 || turn.hostedPending.length > 0) {
         const pause = pausedState(
-          { toolset: this.toolset, name: this.name, signingSecret: this.signingSecret },
+          { toolset: this.codeToolset ?? this.toolset, name: this.name, signingSecret: this.signingSecret },
           {
             runId: context.runId,
             step,

@@ -5,6 +5,7 @@
 // `@anytool/agent/redis`.
 
 export { Agent } from './agent.js';
+export type { CodeModeOptions } from './code-mode.js';
 export type { AgentOptions, AgentStreamEvent, ApprovalCallback, ApprovalDecision, ApprovalRequest, RunOptions, RunResult, StopReason } from './agent.js';
 
 export { RUN_STATE_FORMAT, RUN_STATE_VERSION, argumentsDigest } from './run-state.js';

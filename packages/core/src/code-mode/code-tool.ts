@@ -107,7 +107,8 @@ export class CodeTool extends BaseTool<{ code: string }> {
       maxToolCalls: checkLimit('maxToolCalls', options.maxToolCalls),
       maxOutputChars: checkLimit('maxOutputChars', options.maxOutputChars),
     };
-    super({ name: options.name ?? 'run_code', description: 'Runs a program against the tools.', parameters: PARAMETERS });
+    // Its own time limit, past the program's: a caller's default for tools (an agent's toolTimeoutMs) does not cut a program short.
+    super({ name: options.name ?? 'run_code', description: 'Runs a program against the tools.', parameters: PARAMETERS, timeoutMs: limits.timeoutMs + 5_000 });
     this.source = 'code mode';
     this.toolset = toolset;
     this.limits = limits;
@@ -219,10 +220,11 @@ export class CodeTool extends BaseTool<{ code: string }> {
       return reply;
     };
 
+    const started = Date.now();
     const outcome = await runProgram(module, wrapped.js, api.functions, this.limits, { call, ended, signal: context.signal });
     if (pause !== undefined) {
       // The calls still running finish and are kept with the pause: on resume they are answered from there.
-      await settleWithin(running, this.limits.timeoutMs);
+      await settleWithin(running, Math.max(0, started + this.limits.timeoutMs - Date.now()));
     } else {
       ended.abort(new AnytoolError(ErrorCode.Aborted, 'the program ended'));
     }
