@@ -55,8 +55,12 @@ export function loadQuickJS(): Promise<QuickJSWASMModule> {
     let variant: unknown;
     try {
       core = await import('quickjs-emscripten-core');
-      const loaded = (await import('@jitl/quickjs-wasmfile-release-sync')) as { default?: unknown };
-      variant = loaded.default ?? loaded;
+      const loaded = (await import('@jitl/quickjs-wasmfile-release-sync')) as { default?: object };
+      // The variant's own loader imports the Emscripten module with `import()`, which a CommonJS host
+      // without ESM support (jest, some bundlers) cannot run: it is imported here, as this build imports.
+      const emscripten = (await import('@jitl/quickjs-wasmfile-release-sync/emscripten-module')) as { default?: unknown };
+      const loader = emscripten.default ?? emscripten;
+      variant = { ...(loaded.default ?? loaded), importModuleLoader: () => Promise.resolve(loader) };
     } catch (error) {
       loading = undefined;
       throw new AnytoolError(
