@@ -29,6 +29,7 @@ export interface ProgramStop {
 
 export interface ProgramLimits {
   timeoutMs: number;
+  maxToolCalls: number;
   memoryBytes: number;
   stackBytes: number;
   maxOutputChars: number;
@@ -58,7 +59,9 @@ export function loadQuickJS(): Promise<QuickJSWASMModule> {
       const loaded = (await import('@jitl/quickjs-wasmfile-release-sync')) as { default?: object };
       // The variant's own loader imports the Emscripten module with `import()`, which a CommonJS host
       // without ESM support (jest, some bundlers) cannot run: it is imported here, as this build imports.
-      const emscripten = (await import('@jitl/quickjs-wasmfile-release-sync/emscripten-module')) as { default?: unknown };
+      // A subpath the CommonJS build's type resolution (node10) cannot see: imported by name.
+      const subpath: string = '@jitl/quickjs-wasmfile-release-sync/emscripten-module';
+      const emscripten = (await import(subpath)) as { default?: unknown };
       const loader = emscripten.default ?? emscripten;
       variant = { ...(loaded.default ?? loaded), importModuleLoader: () => Promise.resolve(loader) };
     } catch (error) {
@@ -164,6 +167,7 @@ class Program {
   private readonly context: QuickJSContext;
   private readonly deadline: number;
   private output = '';
+  private calls = 0;
   private stop: ProgramStop | undefined;
   /** Calls sent and not answered yet, with the promise handles the program waits on. */
   private readonly inflight = new Set<{ settle?: () => void }>();
@@ -280,6 +284,15 @@ class Program {
     }
     const tool = context.getString(nameHandle);
     const args = context.getString(argsHandle);
+    // Checked here, at once: a loop that starts calls without awaiting them ends at the limit, not later.
+    if (++this.calls > this.limits.maxToolCalls) {
+      this.stop ??= {
+        code: ErrorCode.CodeCallLimit,
+        text: `The program made more than ${this.limits.maxToolCalls} tool calls and was stopped; call ${this.calls} (to "${tool}") did not run. Make fewer calls: use tools that take or return many items at once.`,
+      };
+      disposeQuietly(deferred);
+      return context.undefined;
+    }
     const entry: { settle?: () => void } = {};
     this.inflight.add(entry);
     // A promise the program still waits on when it ends is disposed with it.
