@@ -125,7 +125,7 @@ describe('Toolset.codeApi()', () => {
       { namespace: 'billing', name: 'list_invoices', tool: 'billing_list_invoices' },
       { namespace: 'mail_server', name: 'send', tool: 'send' },
     ]);
-    expect(declarations).not.toContain('web_search');
+    expect(declarations).not.toContain('openai_web_search');
   });
 
   it('is deterministic: the same tools give the same text', () => {
