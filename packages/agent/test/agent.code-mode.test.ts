@@ -60,7 +60,8 @@ describe('new Agent({ codeMode })', () => {
       tools: [...shop(sent), builtin.openai.webSearch()],
       codeMode: true,
       middleware: [middleware],
-      approve: ({ tool: t, args }) => (asked.push(`${t.name} ${(args as { to: string }).to}`), true),
+      // The program's arguments arrive as the JSON text it made, as a provider's often do.
+      approve: ({ tool: t, args }) => (asked.push(`${t.name} ${(JSON.parse(args as string) as { to: string }).to}`), true),
     });
     const result = await agent.run('Email the three customers who owe the most.');
     expect(result.text).toBe('Emailed three.');
