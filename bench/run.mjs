@@ -18,6 +18,7 @@ const benches = [
   'long-run.mjs',
   'run-state.mjs',
   'tool-search.mjs',
+  'code-mode.mjs',
   'streaming.mjs',
   'build-time.mjs',
   'loader.mjs',

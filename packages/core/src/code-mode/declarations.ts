@@ -109,8 +109,8 @@ export function codeApiOf(tools: readonly BaseTool[]): CodeApi {
 }
 
 /** `text` safe inside a `/** ... *\/` comment, its lines prefixed for the indentation. */
-function jsDoc(text: string | undefined, indent: string, tags: readonly string[] = []): string {
-  const lines = [...(text ?? '').trim().split(/\r?\n/), ...tags].map((line) => line.replace(/\*\//g, '*\\/').trimEnd());
+function jsDoc(text: string | undefined, indent: string): string {
+  const lines = (text ?? '').trim().split(/\r?\n|[\r\u2028\u2029]/).map((line) => line.replace(/\*\//g, '*\\/').trimEnd());
   while (lines.length > 0 && lines[0] === '') lines.shift();
   if (lines.length === 0) return '';
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
@@ -119,12 +119,14 @@ function jsDoc(text: string | undefined, indent: string, tags: readonly string[]
 
 function functionDeclaration(name: string, definition: ToolDefinition, aliases: AliasTable): string {
   const writer = new TypeWriter(definition.parameters, aliases, definition.name);
-  const parameters = writer.type(definition.parameters, '  ', 0);
+  const parameters = writer.type(definition.parameters, '', 0);
   const required = definition.parameters['required'];
   const optional = !Array.isArray(required) || required.length === 0;
-  const result = definition.outputSchema === undefined ? 'unknown' : new TypeWriter(definition.outputSchema, aliases, definition.name).type(definition.outputSchema, '  ', 0);
-  const tags = definition.annotations?.readOnly === true ? [] : definition.annotations?.destructive === true ? ['@destructive'] : [];
-  return `${jsDoc(definition.description, '  ', tags)}  function ${name}(args${optional ? '?' : ''}: ${parameters}): Promise<${result}>;`;
+  const result = definition.outputSchema === undefined ? 'unknown' : new TypeWriter(definition.outputSchema, aliases, definition.name).type(definition.outputSchema, '', 0);
+  const destructive = definition.annotations?.readOnly !== true && definition.annotations?.destructive === true;
+  const description = `${definition.description.trim()}${destructive ? ' (destructive)' : ''}`;
+  const doc = isOneLine(description) ? `// ${description}\n` : jsDoc(description, '');
+  return `${doc}function ${name}(args${optional ? '?' : ''}: ${parameters}): Promise<${result}>;`;
 }
 
 /** Named types from `$defs` / `definitions`, shared by the functions of one namespace when they are the same schema. */
@@ -143,12 +145,12 @@ class AliasTable {
     this.byKey.set(key, name);
     const slot = { name, body: 'unknown' };
     this.bodies.push(slot);
-    slot.body = new TypeWriter(root, this, owner).type(schema, '  ', 0);
+    slot.body = new TypeWriter(root, this, owner).type(schema, '', 0);
     return name;
   }
 
   declarations(): string[] {
-    return this.bodies.map(({ name, body }) => `  type ${name} = ${body};`);
+    return this.bodies.map(({ name, body }) => `type ${name} = ${body};`);
   }
 }
 
@@ -220,7 +222,8 @@ class TypeWriter {
       if (extra === false) return 'Record<string, never>';
       return `Record<string, ${extra === undefined || extra === true ? 'unknown' : this.type(extra, indent, depth + 1)}>`;
     }
-    const inner = `${indent}  `;
+    // One space a level: a token of its own only from two spaces on (o200k_base and cl100k_base join one space to the word after it).
+    const inner = `${indent} `;
     const members: Array<{ doc: string; text: string }> = names.map((name) => {
       const schema = properties[name];
       const description = typeof schema === 'object' && schema !== null ? (schema as JsonSchema)['description'] : undefined;
@@ -231,7 +234,9 @@ class TypeWriter {
     // An index signature must admit every property's type: with named properties it admits anything.
     if (extra !== undefined && extra !== false) members.push({ doc: '', text: '[key: string]: unknown' });
     if (members.every((m) => m.doc === '') && members.every((m) => !m.text.includes('\n'))) return `{ ${members.map((m) => m.text).join('; ')} }`;
-    return `{\n${members.map((m) => `${jsDoc(m.doc, inner)}${inner}${m.text};`).join('\n')}\n${indent}}`;
+    // A one-line description follows its property as a line comment: fewer tokens than a JSDoc block.
+    // Members on lines of their own need no `;` (a token each).
+    return `{\n${members.map((m) => (isOneLine(m.doc) ? `${inner}${m.text} // ${m.doc.trim()}` : `${jsDoc(m.doc, inner)}${inner}${m.text}`)).join('\n')}\n${indent}}`;
   }
 
   private reference(ref: string): string {
@@ -243,6 +248,11 @@ class TypeWriter {
     if (typeof defs !== 'object' || defs === null || !Object.hasOwn(defs, defName)) return 'unknown';
     return this.aliases.alias(this.root, defName, defs[defName], this.owner);
   }
+}
+
+/** Whether a description fits a `//` comment: one line (an empty one needs none). */
+function isOneLine(text: string): boolean {
+  return text.trim() !== '' && !/[\r\n\u2028\u2029]/.test(text.trim());
 }
 
 function literal(value: unknown): string {
