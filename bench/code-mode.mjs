@@ -68,7 +68,11 @@ function directScript() {
         .slice(0, 5);
       directTop = top.map((c) => `${c.name} (${c.id}): EUR ${c.owed.toFixed(2)}`);
       return {
-        toolCalls: top.map((c, i) => ({ id: `e${i}`, name: 'send_email', arguments: { to: c.email, subject: 'Payment reminder', body: `You owe EUR ${c.owed.toFixed(2)}.` } })),
+        toolCalls: top.map((c, i) => ({
+          id: `e${i}`,
+          name: 'send_email',
+          arguments: { to: c.email, subject: 'Payment reminder', body: `You owe EUR ${c.owed.toFixed(2)}.` },
+        })),
       };
     },
     () => ({ text: answer(directTop) }),
@@ -77,7 +81,10 @@ function directScript() {
 let directTop = [];
 
 function codeScript() {
-  return [{ toolCalls: [{ id: 'p1', name: 'run_code', arguments: { code: PROGRAM } }] }, (request) => ({ text: answer(JSON.parse(resultText(latestToolResults(request)[0].result))) })];
+  return [
+    { toolCalls: [{ id: 'p1', name: 'run_code', arguments: { code: PROGRAM } }] },
+    (request) => ({ text: answer(JSON.parse(resultText(latestToolResults(request)[0].result))) }),
+  ];
 }
 
 async function tokensOf(script, codeMode) {
@@ -103,7 +110,9 @@ console.table([
   { mode: 'direct calls', 'model turns': direct.turns, 'input tokens': direct.input, 'output tokens': direct.output, 'total tokens': direct.total },
   { mode: 'code mode', 'model turns': code.turns, 'input tokens': code.input, 'output tokens': code.output, 'total tokens': code.total },
 ]);
-console.log(`code mode / direct calls: ${(code.total / direct.total).toFixed(3)}x of the tokens (target <= 0.2x); same final answer: ${code.text === direct.text}`);
+console.log(
+  `code mode / direct calls: ${(code.total / direct.total).toFixed(3)}x of the tokens (target <= 0.2x); same final answer: ${code.text === direct.text}`,
+);
 if (code.text !== direct.text) {
   console.log(`direct: ${direct.text}\ncode:   ${code.text}`);
   process.exitCode = 1;
@@ -155,7 +164,9 @@ for (let round = 0; round < ROUNDS; round++) {
   context.events.length = 0;
 }
 const perCall = samples.hundredCalls.map((ms, i) => ((ms - samples.start[i]) * 1000) / 100);
-console.log(`The sandbox (QuickJS, a fresh runtime a program; first program in the process, loading QuickJS and amaro: ${firstMs.toFixed(0)} ms). ${ROUNDS} rounds, median [min–max]:`);
+console.log(
+  `The sandbox (QuickJS, a fresh runtime a program; first program in the process, loading QuickJS and amaro: ${firstMs.toFixed(0)} ms). ${ROUNDS} rounds, median [min–max]:`,
+);
 console.table([
   { what: 'direct toolset.invoke', median: `${median(samples.direct).toFixed(2)} µs`, spread: `${spread(samples.direct, 2)} µs` },
   { what: 'program that only returns (sandbox start)', median: `${median(samples.start).toFixed(2)} ms`, spread: `${spread(samples.start, 2)} ms` },
@@ -163,7 +174,7 @@ console.table([
   { what: 'each further call inside a program', median: `${median(perCall).toFixed(1)} µs`, spread: `${spread(perCall, 1)} µs` },
 ]);
 console.log(
-  `A program's start costs ${(median(samples.start) * 1000 / median(samples.direct)).toFixed(0)}x a direct call; a call inside it ${(median(perCall) / median(samples.direct)).toFixed(1)}x one.\n`,
+  `A program's start costs ${((median(samples.start) * 1000) / median(samples.direct)).toFixed(0)}x a direct call; a call inside it ${(median(perCall) / median(samples.direct)).toFixed(1)}x one.\n`,
 );
 runner.dispose();
 
@@ -177,7 +188,13 @@ const big = new Toolset(catalog);
 const declarations = countTokens(big.codeApi().declarations);
 const rows = ['mcp', 'anthropic', 'openai'].map((format) => {
   const json = countTokens(JSON.stringify(lowerDefinitions(format, big.neutralDefinitions()).tools));
-  return { 'JSON definitions': format, tools: big.size, 'JSON tokens': json, 'declarations tokens': declarations, ratio: `${(declarations / json).toFixed(3)}x` };
+  return {
+    'JSON definitions': format,
+    tools: big.size,
+    'JSON tokens': json,
+    'declarations tokens': declarations,
+    ratio: `${(declarations / json).toFixed(3)}x`,
+  };
 });
 console.log(`The typed API of ${big.size} MCP tools (${SERVICES.length} servers over stdio) against their JSON definitions (target <= 0.6x):`);
 console.table(rows);

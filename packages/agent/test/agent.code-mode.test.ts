@@ -17,7 +17,12 @@ function shop(sent: string[]) {
       parameters: { type: 'object', properties: {} },
       outputSchema: {
         type: 'object',
-        properties: { customers: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, unpaid: { type: 'number' } } } } },
+        properties: {
+          customers: {
+            type: 'array',
+            items: { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, unpaid: { type: 'number' } } },
+          },
+        },
       },
       annotations: { readOnly: true },
     }),
@@ -49,7 +54,7 @@ const expectedTop = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, unpaid:
 const program = (code: string) => ({ toolCalls: [{ name: 'run_code', arguments: { code } }] });
 
 describe('new Agent({ codeMode })', () => {
-  it('offers run_code with the typed API instead of the tools, and its calls pass the agent\'s approval and middleware', async () => {
+  it("offers run_code with the typed API instead of the tools, and its calls pass the agent's approval and middleware", async () => {
     const sent: string[] = [];
     const seen: string[] = [];
     const middleware: Middleware = { name: 'spy', before: (call) => void seen.push(call.name) };
@@ -85,7 +90,7 @@ describe('new Agent({ codeMode })', () => {
     expect(model.requests[0]!.tools[2]!.description).toContain('Limits: 5 s');
   });
 
-  it('refuses a program\'s call the approval refuses, as it refuses a direct call', async () => {
+  it("refuses a program's call the approval refuses, as it refuses a direct call", async () => {
     const sent: string[] = [];
     const model = new ScriptedModel([program("try { await tools.send_email({ to: 'a', body: 'b' }); } catch (e) { return e.code; }"), { text: 'done' }]);
     const result = await new Agent({ model, tools: shop(sent), codeMode: true }).run('go');
@@ -149,7 +154,7 @@ describe('new Agent({ codeMode })', () => {
       server = undefined;
     });
 
-    it('sends run_code as a client tool and gives the program\'s result back as its tool_result', async () => {
+    it("sends run_code as a client tool and gives the program's result back as its tool_result", async () => {
       const sent: string[] = [];
       const message = (content: unknown[], stop: string) => ({
         id: 'msg_code',

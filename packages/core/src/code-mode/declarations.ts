@@ -96,7 +96,10 @@ export function codeApiOf(tools: readonly BaseTool[]): CodeApi {
     for (const tool of group.tools) {
       const definition = tool.definition;
       const prefix = group.server === undefined ? undefined : `${group.server}_`;
-      const bare = prefix !== undefined && definition.name.startsWith(prefix) && definition.name.length > prefix.length ? definition.name.slice(prefix.length) : definition.name;
+      const bare =
+        prefix !== undefined && definition.name.startsWith(prefix) && definition.name.length > prefix.length
+          ? definition.name.slice(prefix.length)
+          : definition.name;
       const name = unique(toIdentifier(bare), names);
       names.add(name);
       functions.push({ namespace, name, tool: definition.name });
@@ -110,7 +113,10 @@ export function codeApiOf(tools: readonly BaseTool[]): CodeApi {
 
 /** `text` safe inside a `/** ... *\/` comment, its lines prefixed for the indentation. */
 function jsDoc(text: string | undefined, indent: string): string {
-  const lines = (text ?? '').trim().split(/\r?\n|[\r\u2028\u2029]/).map((line) => line.replace(/\*\//g, '*\\/').trimEnd());
+  const lines = (text ?? '')
+    .trim()
+    .split(/\r?\n|[\r\u2028\u2029]/)
+    .map((line) => line.replace(/\*\//g, '*\\/').trimEnd());
   while (lines.length > 0 && lines[0] === '') lines.shift();
   if (lines.length === 0) return '';
   if (lines.length === 1) return `${indent}/** ${lines[0]} */\n`;
@@ -122,7 +128,8 @@ function functionDeclaration(name: string, definition: ToolDefinition, aliases: 
   const parameters = writer.type(definition.parameters, '', 0);
   const required = definition.parameters['required'];
   const optional = !Array.isArray(required) || required.length === 0;
-  const result = definition.outputSchema === undefined ? 'unknown' : new TypeWriter(definition.outputSchema, aliases, definition.name).type(definition.outputSchema, '', 0);
+  const result =
+    definition.outputSchema === undefined ? 'unknown' : new TypeWriter(definition.outputSchema, aliases, definition.name).type(definition.outputSchema, '', 0);
   const destructive = definition.annotations?.readOnly !== true && definition.annotations?.destructive === true;
   const description = `${definition.description.trim()}${destructive ? ' (destructive)' : ''}`;
   const doc = isOneLine(description) ? `// ${description}\n` : jsDoc(description, '');

@@ -17,8 +17,7 @@ export type CallReply = { value: unknown } | { error: { code: string; message: s
 
 /** How one program ended. */
 export type ProgramOutcome =
-  | { ok: true; output: string; value: unknown; returned: boolean }
-  | { ok: false; code: ErrorCode; text: string; detail?: string; output: string };
+  { ok: true; output: string; value: unknown; returned: boolean } | { ok: false; code: ErrorCode; text: string; detail?: string; output: string };
 
 /** A stop the host asks for: the program ends now with this outcome's code and text. */
 export interface ProgramStop {
@@ -152,7 +151,7 @@ export async function runProgram(
       ok: false,
       code: ErrorCode.CodeMemoryLimit,
       text: /call stack/i.test(detail)
-        ? 'The program\'s recursion went too deep and it was stopped. Use a loop instead.'
+        ? "The program's recursion went too deep and it was stopped. Use a loop instead."
         : 'The sandbox failed while running the program, which was stopped. Work on less at a time.',
       detail,
       output: '',

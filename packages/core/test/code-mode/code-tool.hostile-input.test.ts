@@ -49,7 +49,13 @@ async function expectHealthy(): Promise<void> {
 }
 
 const cases: Array<{ name: string; code: string; expected: ErrorCode; text: RegExp; bound: number; memory?: true }> = [
-  { name: 'an infinite loop ends at the time limit', code: 'while (true) {}', expected: ErrorCode.CodeTimeLimit, text: /time limit of 1000 ms/, bound: TIME_LIMIT_MS },
+  {
+    name: 'an infinite loop ends at the time limit',
+    code: 'while (true) {}',
+    expected: ErrorCode.CodeTimeLimit,
+    text: /time limit of 1000 ms/,
+    bound: TIME_LIMIT_MS,
+  },
   {
     name: 'an infinite loop that catches every error still ends at the time limit',
     code: 'for (;;) { try { while (true) {} } catch (e) {} }',
@@ -94,8 +100,20 @@ const cases: Array<{ name: string; code: string; expected: ErrorCode; text: RegE
     text: /more than 50 tool calls/,
     bound: TIME_LIMIT_MS,
   },
-  { name: 'a huge output ends at the output limit', code: 'for (;;) console.log("y".repeat(1000));', expected: ErrorCode.CodeOutputLimit, text: /past 10000 characters/, bound: TIME_LIMIT_MS },
-  { name: 'a huge return value ends at the output limit', code: 'return "z".repeat(20000);', expected: ErrorCode.CodeOutputLimit, text: /past 10000 characters/, bound: TIME_LIMIT_MS },
+  {
+    name: 'a huge output ends at the output limit',
+    code: 'for (;;) console.log("y".repeat(1000));',
+    expected: ErrorCode.CodeOutputLimit,
+    text: /past 10000 characters/,
+    bound: TIME_LIMIT_MS,
+  },
+  {
+    name: 'a huge return value ends at the output limit',
+    code: 'return "z".repeat(20000);',
+    expected: ErrorCode.CodeOutputLimit,
+    text: /past 10000 characters/,
+    bound: TIME_LIMIT_MS,
+  },
   {
     name: 'calls never awaited are cancelled and said so',
     code: 'tools.echo({ n: 1 }); tools.hang(); return "done";',
@@ -173,9 +191,7 @@ describe('hostile programs', () => {
 
   it('hands the program only JSON: a getter or a cycle in its arguments never reaches the host as an object', async () => {
     const before = calls;
-    const { result } = await settle(
-      "const a = {}; a.self = a; try { await tools.echo(a); } catch (e) { return [e.code, e.message.includes('not JSON')]; }",
-    );
+    const { result } = await settle("const a = {}; a.self = a; try { await tools.echo(a); } catch (e) { return [e.code, e.message.includes('not JSON')]; }");
     expect(JSON.parse(resultText(result))).toEqual([ErrorCode.InvalidArguments, true]);
     expect(calls).toBe(before);
   });

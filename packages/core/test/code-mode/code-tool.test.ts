@@ -66,7 +66,7 @@ describe('codeTool', () => {
         'const owed = new Map<string, number>();',
         'for (const i of invoices) owed.set(i.customer, (owed.get(i.customer) ?? 0) + i.amount);',
         'const top = [...owed].sort((a, b) => b[1] - a[1]).slice(0, 2);',
-        "await Promise.all(top.map(([c, n]) => tools.send_email({ to: c, body: `You owe ${n}` })));",
+        'await Promise.all(top.map(([c, n]) => tools.send_email({ to: c, body: `You owe ${n}` })));',
         "console.log('emailed', top.length);",
         'return top;',
       ].join('\n'),
@@ -85,7 +85,7 @@ describe('codeTool', () => {
   });
 
   it('throws a failed call into the program as a ToolError with its code, which the program may catch', async () => {
-    const result = await run(runner, "try { await tools.send_email({ to: 5 }); } catch (e) { return [e.name, e.code, e.tool, e instanceof ToolError]; }");
+    const result = await run(runner, 'try { await tools.send_email({ to: 5 }); } catch (e) { return [e.name, e.code, e.tool, e instanceof ToolError]; }');
     expect(JSON.parse(resultText(result))).toEqual(['ToolError', ErrorCode.InvalidArguments, 'send_email', true]);
     const uncaught = await run(runner, "await tools.send_email({ to: 'x' });");
     expect(uncaught.error?.code).toBe(ErrorCode.CodeFailed);
@@ -96,7 +96,11 @@ describe('codeTool', () => {
     const context = new ExecutionContext();
     context.state.set('user', 'ada');
     context.state.set('secret', 's3');
-    const result = await run(runner, 'const who = await tools.whoami(); let peek; try { peek = await tools.peek(); } catch (e) { peek = e.code; } return [who, peek];', context);
+    const result = await run(
+      runner,
+      'const who = await tools.whoami(); let peek; try { peek = await tools.peek(); } catch (e) { peek = e.code; } return [who, peek];',
+      context,
+    );
     expect(JSON.parse(resultText(result))).toEqual(['ada', ErrorCode.ContextAccessDenied]);
   });
 
@@ -125,7 +129,10 @@ describe('codeTool', () => {
     const needing = new Toolset(tools(sent));
     needing.get('send_email')!.requiresApproval = true;
     const gated = codeTool(needing, { invoke: (name, args, context, options) => guarded.invoke(needing, name, args, context, options) });
-    const result = await run(gated, "console.log('before'); try { await tools.send_email({ to: 'a', body: 'b' }); } catch (e) { return 'caught'; } return 'after';");
+    const result = await run(
+      gated,
+      "console.log('before'); try { await tools.send_email({ to: 'a', body: 'b' }); } catch (e) { return 'caught'; } return 'after';",
+    );
     expect(result.error?.code).toBe(ErrorCode.ApprovalPending);
     expect(resultText(result)).toContain('The program stopped at its call to "send_email"');
     expect(resultText(result)).toContain('before');
@@ -142,7 +149,7 @@ describe('codeTool', () => {
     expect(runner.codeApi().functions.map((f) => f.tool)).toContain('count');
   });
 
-  it("reports a program that does not parse, with the line the model wrote", async () => {
+  it('reports a program that does not parse, with the line the model wrote', async () => {
     const result = await run(runner, 'const a = 1;\nconst b = ;\nreturn a;');
     expect(result.error?.code).toBe(ErrorCode.CodeFailed);
     expect(resultText(result)).toContain('(line 2)');

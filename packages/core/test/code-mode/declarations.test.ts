@@ -62,7 +62,13 @@ function toolset(): Toolset {
     remote('billing', 'billing_list_invoices', open({ status: { type: 'string', enum: ['paid', 'unpaid'] } }), {
       type: 'object',
       properties: { invoices: { type: 'array', items: { $ref: '#/$defs/Customer' } } },
-      $defs: { Customer: { type: 'object', properties: { id: { type: 'string' }, unpaid: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['id', 'unpaid'] } },
+      $defs: {
+        Customer: {
+          type: 'object',
+          properties: { id: { type: 'string' }, unpaid: { type: 'number' }, tags: { type: 'array', items: { type: 'string' } } },
+          required: ['id', 'unpaid'],
+        },
+      },
     }),
     remote('mail-server', 'send', open({ to: { type: 'string' } }, ['to'])),
     builtin.openai.webSearch(),
@@ -137,41 +143,51 @@ describe('Toolset.codeApi()', () => {
     expect(toolset().codeApi()).toEqual(toolset().codeApi());
   });
 
-  it('gives declarations tsc accepts, and that type-check the calls a program makes', () => {
-    const { declarations } = toolset().codeApi();
-    const good = [
-      "const page = await tools.list_customers({ region: 'EU', limit: 5 });",
-      'const owed: number = page.customers.reduce((sum, c) => sum + c.unpaid, 0);',
-      "await tools.send_email({ to: 'a@example.com', body: String(owed) });",
-      "await tools.tagged({ kind: { n: 1 }, pair: ['x', 2], scores: { a: 1 }, both: { a: 'x', b: true }, node: { label: 'a', child: { label: 'b' } } });",
-      "const invoices = await billing.list_invoices({ status: 'unpaid' });",
-      'const first: string | undefined = invoices.invoices?.[0]?.id;',
-      "await mail_server.send({ to: 'b@example.com' });",
-    ].join('\n');
-    expect(typeCheck(declarations, good)).toEqual([]);
-    const bad = ["await tools.list_customers({ region: 'ASIA' });", "await tools.send_email({ to: 'a' });", "const n: string = (await tools.list_customers({ region: 'EU' })).customers[0]!.unpaid;"].join(
-      '\n',
-    );
-    const problems = typeCheck(declarations, bad);
-    expect(problems).toHaveLength(3);
-    expect(problems.every((p) => p.startsWith('program.ts'))).toBe(true);
-  }, scaled(30_000));
+  it(
+    'gives declarations tsc accepts, and that type-check the calls a program makes',
+    () => {
+      const { declarations } = toolset().codeApi();
+      const good = [
+        "const page = await tools.list_customers({ region: 'EU', limit: 5 });",
+        'const owed: number = page.customers.reduce((sum, c) => sum + c.unpaid, 0);',
+        "await tools.send_email({ to: 'a@example.com', body: String(owed) });",
+        "await tools.tagged({ kind: { n: 1 }, pair: ['x', 2], scores: { a: 1 }, both: { a: 'x', b: true }, node: { label: 'a', child: { label: 'b' } } });",
+        "const invoices = await billing.list_invoices({ status: 'unpaid' });",
+        'const first: string | undefined = invoices.invoices?.[0]?.id;',
+        "await mail_server.send({ to: 'b@example.com' });",
+      ].join('\n');
+      expect(typeCheck(declarations, good)).toEqual([]);
+      const bad = [
+        "await tools.list_customers({ region: 'ASIA' });",
+        "await tools.send_email({ to: 'a' });",
+        "const n: string = (await tools.list_customers({ region: 'EU' })).customers[0]!.unpaid;",
+      ].join('\n');
+      const problems = typeCheck(declarations, bad);
+      expect(problems).toHaveLength(3);
+      expect(problems.every((p) => p.startsWith('program.ts'))).toBe(true);
+    },
+    scaled(30_000),
+  );
 
   it('is empty for a toolset without tools a program can call', () => {
     expect(new Toolset().codeApi()).toEqual({ declarations: '', functions: [] });
     expect(new Toolset(builtin.openai.webSearch()).codeApi().functions).toEqual([]);
   });
 
-  it('keeps names apart: a namespace never takes a global name, functions never collide', () => {
-    const set = new Toolset(
-      remote('console', 'log', open({})),
-      remote('tools', 'a', open({})),
-      tool(() => 1, { name: 'a-b', description: 'One.', parameters: open({}) }),
-      tool(() => 1, { name: 'a_b', description: 'Two.', parameters: open({}) }),
-      tool(() => 1, { name: 'delete', description: 'Three.', parameters: open({}) }),
-    );
-    const { functions, declarations } = set.codeApi();
-    expect(functions.map((f) => `${f.namespace}.${f.name}`)).toEqual(['tools.a_b', 'tools.a_b_2', 'tools._delete', 'console_2.log', 'tools_2.a']);
-    expect(typeCheck(declarations, 'await tools.a_b(); await tools._delete(); await console_2.log(); await tools_2.a();')).toEqual([]);
-  }, scaled(30_000));
+  it(
+    'keeps names apart: a namespace never takes a global name, functions never collide',
+    () => {
+      const set = new Toolset(
+        remote('console', 'log', open({})),
+        remote('tools', 'a', open({})),
+        tool(() => 1, { name: 'a-b', description: 'One.', parameters: open({}) }),
+        tool(() => 1, { name: 'a_b', description: 'Two.', parameters: open({}) }),
+        tool(() => 1, { name: 'delete', description: 'Three.', parameters: open({}) }),
+      );
+      const { functions, declarations } = set.codeApi();
+      expect(functions.map((f) => `${f.namespace}.${f.name}`)).toEqual(['tools.a_b', 'tools.a_b_2', 'tools._delete', 'console_2.log', 'tools_2.a']);
+      expect(typeCheck(declarations, 'await tools.a_b(); await tools._delete(); await console_2.log(); await tools_2.a();')).toEqual([]);
+    },
+    scaled(30_000),
+  );
 });
