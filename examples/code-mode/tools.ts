@@ -25,7 +25,7 @@ export const listCustomers = tool(
  * @param body The text.
  */
 export const sendEmail = tool(function send_email(to: string, subject: string, body: string): { queued: string } {
-  outbox.push(`${to}: ${subject}`);
+  outbox.push(`${to}: ${subject} (${body.length} characters)`);
   return { queued: `msg-${outbox.length}` };
 });
 

@@ -8,7 +8,7 @@
  * its one way out is `call`, which the code tool (code-tool.ts) sends through the
  * toolset's `invoke`.
  */
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule, newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
 import type { CodeApiFunction } from './declarations.js';
 
@@ -51,10 +51,12 @@ let loading: Promise<QuickJSWASMModule> | undefined;
 /** The QuickJS module of the process, compiled once: the optional peer dependencies loaded on first use. */
 export function loadQuickJS(): Promise<QuickJSWASMModule> {
   return (loading ??= (async () => {
-    let core: typeof import('quickjs-emscripten-core');
+    type Core = { newQuickJSWASMModuleFromVariant: typeof newQuickJSWASMModuleFromVariant };
+    let core: Core;
     let variant: unknown;
     try {
-      core = await import('quickjs-emscripten-core');
+      const imported = (await import('quickjs-emscripten-core')) as Partial<Core> & { default?: Core };
+      core = typeof imported.newQuickJSWASMModuleFromVariant === 'function' ? (imported as Core) : imported.default!;
       const loaded = (await import('@jitl/quickjs-wasmfile-release-sync')) as { default?: object };
       // The variant's own loader imports the Emscripten module with `import()`, which a CommonJS host
       // without ESM support (jest, some bundlers) cannot run: it is imported here, as this build imports.
@@ -71,10 +73,7 @@ export function loadQuickJS(): Promise<QuickJSWASMModule> {
         { cause: error },
       );
     }
-    const module = (core as { newQuickJSWASMModuleFromVariant?: unknown }).newQuickJSWASMModuleFromVariant
-      ? core
-      : ((core as unknown as { default: typeof core }).default ?? core);
-    return module.newQuickJSWASMModuleFromVariant(variant as Parameters<typeof module.newQuickJSWASMModuleFromVariant>[0]);
+    return core.newQuickJSWASMModuleFromVariant(variant as Parameters<typeof newQuickJSWASMModuleFromVariant>[0]);
   })());
 }
 
