@@ -334,7 +334,13 @@ export class Agent {
       options.codeMode === undefined || options.codeMode === false
         ? undefined
         : new AgentCodeMode(this.toolset, options.codeMode, (name, args, context, callOptions) =>
-            this.calls.invoke(this.toolset, name, args, context, this.toolTimeoutMs === false ? callOptions : { ...callOptions, defaultTimeoutMs: this.toolTimeoutMs }),
+            this.calls.invoke(
+              this.toolset,
+              name,
+              args,
+              context,
+              this.toolTimeoutMs === false ? callOptions : { ...callOptions, defaultTimeoutMs: this.toolTimeoutMs },
+            ),
           );
     this.codeToolset = this.codeMode === undefined ? undefined : new Toolset(this.toolset, this.codeMode.tool);
     this.outputs = new RunOutputs(this.codeToolset ?? this.toolset, options.outputBudget);
