@@ -94,6 +94,8 @@ describe('the public surface of @anytool/core', () => {
         'BuiltinToolOptions',
         'ChangedField',
         'ClientToolHandler',
+        'CodeApi',
+        'CodeApiFunction',
         'ContentPart',
         'ContextAccess',
         'ContextDecorator',
@@ -201,11 +203,14 @@ describe('the public surface of @anytool/core', () => {
       'loadToolModule',
       'maxErrorCharsProblem',
       'now',
+      'recordInterruption',
       'schemaProblems',
       'sha256Hex',
       'sniffMimeType',
       'suggestToolName',
       'takeAnswer',
+      'takeAnswers',
+      'takeInterruption',
       'takeInterruptions',
       'toBase64',
       'toError',
@@ -232,12 +237,21 @@ describe('the public surface of @anytool/core', () => {
       sideEffects: unknown;
       dependencies: Record<string, string>;
     };
-    expect(Object.keys(manifest.exports)).toEqual(['.', './runtime', './internal', './package.json']);
+    expect(Object.keys(manifest.exports)).toEqual(['.', './runtime', './internal', './code-mode', './package.json']);
+    // Code mode's runner: its own entry, its sandbox libraries optional peers.
+    expect(manifest.exports['./code-mode']).toEqual({
+      import: { types: './dist/esm/code-mode/index.d.ts', default: './dist/esm/code-mode/index.js' },
+      require: { types: './dist/cjs/code-mode/index.d.ts', default: './dist/cjs/code-mode/index.js' },
+    });
     expect(manifest.exports['./internal']).toEqual({
       import: { types: './dist/esm/internal.d.ts', default: './dist/esm/internal.js' },
       require: { types: './dist/cjs/internal.d.ts', default: './dist/cjs/internal.js' },
     });
-    expect(manifest.typesVersions['*']).toEqual({ runtime: ['./dist/cjs/runtime.d.ts'], internal: ['./dist/cjs/internal.d.ts'] });
+    expect(manifest.typesVersions['*']).toEqual({
+      runtime: ['./dist/cjs/runtime.d.ts'],
+      internal: ['./dist/cjs/internal.d.ts'],
+      'code-mode': ['./dist/cjs/code-mode/index.d.ts'],
+    });
     expect(manifest.sideEffects).toBe(false);
     expect(manifest.dependencies['reflect-metadata']).toBeUndefined();
   });
