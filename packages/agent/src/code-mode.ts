@@ -1,4 +1,13 @@
-import { isProviderTool, type ExecutionContext, type InvokeOptions, type ToolDefinition, type ToolResult, type Toolset } from '@anytool/core';
+import {
+  AnytoolError,
+  ErrorCode,
+  isProviderTool,
+  type ExecutionContext,
+  type InvokeOptions,
+  type ToolDefinition,
+  type ToolResult,
+  type Toolset,
+} from '@anytool/core';
 import { codeTool, type CodeTool, type CodeToolOptions } from '@anytool/core/code-mode';
 
 /** `new Agent({ codeMode })`: the limits of each program, and whether the tools are still offered one by one. */
@@ -25,7 +34,16 @@ export class AgentCodeMode {
     options: true | CodeModeOptions,
     invoke: (name: string, args: string, context: ExecutionContext, options: InvokeOptions) => Promise<ToolResult>,
   ) {
+    if (options !== true && (typeof options !== 'object' || options === null || Array.isArray(options))) {
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `new Agent(): \`codeMode\` must be true, false or an object of limits ({ timeoutMs, maxToolCalls, ... }), got ${JSON.stringify(options)}`,
+      );
+    }
     const { beside, ...limits } = options === true ? {} : options;
+    if (beside !== undefined && typeof beside !== 'boolean') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, `new Agent(): \`codeMode.beside\` must be true or false, got ${JSON.stringify(beside)}`);
+    }
     this.beside = beside === true;
     // Cast: this entry's types may come from core's other build (ESM and CommonJS declarations), the same classes.
     this.tool = codeTool(toolset as unknown as Parameters<typeof codeTool>[0], { ...limits, invoke: invoke as unknown as CodeToolOptions['invoke'] & object });

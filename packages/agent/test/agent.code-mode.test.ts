@@ -90,6 +90,13 @@ describe('new Agent({ codeMode })', () => {
     expect(model.requests[0]!.tools[2]!.description).toContain('Limits: 5 s');
   });
 
+  it('refuses a codeMode option it cannot read, naming the option', () => {
+    const model = new ScriptedModel([]);
+    expect(() => new Agent({ model, codeMode: 'yes' as never })).toThrow(expect.objectContaining({ code: ErrorCode.InvalidOptions }));
+    expect(() => new Agent({ model, codeMode: { beside: 'no' as never } })).toThrow(/codeMode\.beside/);
+    expect(() => new Agent({ model, codeMode: { maxToolCalls: 0 } })).toThrow(/maxToolCalls/);
+  });
+
   it("refuses a program's call the approval refuses, as it refuses a direct call", async () => {
     const sent: string[] = [];
     const model = new ScriptedModel([program("try { await tools.send_email({ to: 'a', body: 'b' }); } catch (e) { return e.code; }"), { text: 'done' }]);
