@@ -333,14 +333,19 @@ export class Agent {
     this.codeMode =
       options.codeMode === undefined || options.codeMode === false
         ? undefined
-        : new AgentCodeMode(this.toolset, options.codeMode, (name, args, context, callOptions) =>
-            this.calls.invoke(
-              this.toolset,
-              name,
-              args,
-              context,
-              this.toolTimeoutMs === false ? callOptions : { ...callOptions, defaultTimeoutMs: this.toolTimeoutMs },
-            ),
+        : new AgentCodeMode(
+            this.toolset,
+            options.codeMode,
+            (name, args, context, callOptions) =>
+              this.calls.invoke(
+                this.toolset,
+                name,
+                args,
+                context,
+                this.toolTimeoutMs === false ? callOptions : { ...callOptions, defaultTimeoutMs: this.toolTimeoutMs },
+              ),
+            // The API shows a pinned tool as approved, as the tool list does.
+            (definitions) => this.shownTools(definitions),
           );
     this.codeToolset = this.codeMode === undefined ? undefined : new Toolset(this.toolset, this.codeMode.tool);
     this.outputs = new RunOutputs(this.codeToolset ?? this.toolset, options.outputBudget);

@@ -33,6 +33,7 @@ export class AgentCodeMode {
     toolset: Toolset,
     options: true | CodeModeOptions,
     invoke: (name: string, args: string, context: ExecutionContext, options: InvokeOptions) => Promise<ToolResult>,
+    show: (definitions: readonly ToolDefinition[]) => readonly ToolDefinition[],
   ) {
     if (options !== true && (typeof options !== 'object' || options === null || Array.isArray(options))) {
       throw new AnytoolError(
@@ -46,7 +47,11 @@ export class AgentCodeMode {
     }
     this.beside = beside === true;
     // Cast: this entry's types may come from core's other build (ESM and CommonJS declarations), the same classes.
-    this.tool = codeTool(toolset as unknown as Parameters<typeof codeTool>[0], { ...limits, invoke: invoke as unknown as CodeToolOptions['invoke'] & object });
+    this.tool = codeTool(toolset as unknown as Parameters<typeof codeTool>[0], {
+      ...limits,
+      invoke: invoke as unknown as CodeToolOptions['invoke'] & object,
+      show,
+    });
   }
 
   /**

@@ -11,6 +11,7 @@
 import { BaseTool, type InvokeOptions } from '../base-tool.js';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from '../errors.js';
 import type { ExecutionContext } from '../execution-context.js';
+import { canonicalJson } from '../pipeline/tool-pins.js';
 import { giveAnswers, recordInterruption, takeAnswers, takeInterruption, type InterruptionAnswer } from '../interruptions.js';
 import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
 import { errorResult, resultText, toolResult, type ToolResult } from '../tool-result.js';
@@ -41,6 +42,12 @@ export interface CodeToolOptions {
   maxOutputChars?: number;
   /** Where the program's calls go (see `CodeInvoker`); the toolset's `invoke` by default. */
   invoke?: CodeInvoker;
+  /**
+   * The definitions as the model may see them, before the API is written: an agent passes
+   * the approved version of each pinned tool, so a changed description waiting for
+   * approval is not shown.
+   */
+  show?: (definitions: readonly ToolDefinition[]) => readonly ToolDefinition[];
 }
 
 export const DEFAULT_CODE_LIMITS = {
@@ -90,12 +97,18 @@ export class CodeTool extends BaseTool<{ code: string }> {
   private readonly limits: ProgramLimits & { maxToolCalls: number };
   private readonly invoker: CodeInvoker;
   private api: CodeApi | undefined;
+  /** What `show` changed when `api` was written: the API is written again when that changes. */
+  private apiShown = '';
+  private readonly show: ((definitions: readonly ToolDefinition[]) => readonly ToolDefinition[]) | undefined;
   private described: { api: CodeApi; definition: ToolDefinition } | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(toolset: Toolset, options: CodeToolOptions = {}) {
     if (typeof toolset?.invoke !== 'function' || typeof toolset.subscribe !== 'function') {
       throw new AnytoolError(ErrorCode.InvalidOptions, 'codeTool(): pass the Toolset whose tools the programs call');
+    }
+    if (options.show !== undefined && typeof options.show !== 'function') {
+      throw new AnytoolError(ErrorCode.InvalidOptions, 'codeTool(): `show` must be a function (definitions) => definitions');
     }
     if (options.invoke !== undefined && typeof options.invoke !== 'function') {
       throw new AnytoolError(ErrorCode.InvalidOptions, 'codeTool(): `invoke` must be a function (name, args, context, options) => Promise<ToolResult>');
@@ -112,6 +125,7 @@ export class CodeTool extends BaseTool<{ code: string }> {
     this.source = 'code mode';
     this.toolset = toolset;
     this.limits = limits;
+    this.show = options.show;
     this.invoker = options.invoke ?? ((name, args, context, invokeOptions) => toolset.invoke(name, args, context, invokeOptions));
     // The API follows the toolset: an MCP server's new tools are in the next description.
     this.unsubscribe = toolset.subscribe(() => {
@@ -121,7 +135,15 @@ export class CodeTool extends BaseTool<{ code: string }> {
 
   /** The typed API the programs call: every tool of the toolset but provider-run ones and code runners. */
   codeApi(): CodeApi {
-    return (this.api ??= codeApiOf(this.toolset.tools.filter((tool) => !(tool instanceof CodeTool))));
+    const tools = this.toolset.tools.filter((tool) => !(tool instanceof CodeTool));
+    if (this.show === undefined) return (this.api ??= codeApiOf(tools));
+    const own = tools.map((tool) => tool.definition);
+    const shown = this.show(own);
+    // The definitions `show` replaced, as text: the API is kept while they stay the same.
+    const key = shown.map((definition, i) => (definition === own[i] ? '' : canonicalJson(definition))).join('\n');
+    if (this.api !== undefined && this.apiShown === key) return this.api;
+    this.apiShown = key;
+    return (this.api = codeApiOf(tools.map((tool, i) => ({ definition: shown[i] ?? tool.definition, origin: tool.origin }))));
   }
 
   /** The definition, its description holding the API as it is now. */

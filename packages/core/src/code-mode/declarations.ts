@@ -8,9 +8,14 @@
  * as JSDoc. Pure and deterministic: the same tools give the same text.
  */
 import { isProviderTool } from '../builtin-tool.js';
-import type { BaseTool } from '../base-tool.js';
 import { canonicalJson } from '../pipeline/tool-pins.js';
-import type { JsonSchema, ToolDefinition } from '../tool-definition.js';
+import type { JsonSchema, ToolDefinition, ToolOrigin } from '../tool-definition.js';
+
+/** A tool as the API sees it: its definition, and where it comes from (an MCP server's tools share a namespace). */
+export interface ApiTool {
+  readonly definition: ToolDefinition;
+  readonly origin?: ToolOrigin | undefined;
+}
 
 /** One function of the API: where it sits and the tool it calls. */
 export interface CodeApiFunction {
@@ -65,7 +70,7 @@ function unique(base: string, taken: ReadonlySet<string>): string {
 }
 
 /** The tools an API can call: every tool but those only a provider runs. */
-function callable(tools: readonly BaseTool[]): BaseTool[] {
+function callable(tools: readonly ApiTool[]): ApiTool[] {
   return tools.filter((tool) => !isProviderTool(tool.definition));
 }
 
@@ -73,8 +78,8 @@ function callable(tools: readonly BaseTool[]): BaseTool[] {
  * The API of `tools`: a namespace a source, a function a tool. An MCP tool's
  * function drops the `<server>_` prefix its toolset may have given its name.
  */
-export function codeApiOf(tools: readonly BaseTool[]): CodeApi {
-  const groups = new Map<string, { server: string | undefined; tools: BaseTool[] }>();
+export function codeApiOf(tools: readonly ApiTool[]): CodeApi {
+  const groups = new Map<string, { server: string | undefined; tools: ApiTool[] }>();
   for (const tool of callable(tools)) {
     const server = tool.origin?.server;
     const key = server === undefined ? '' : `mcp:${server}`;
