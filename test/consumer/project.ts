@@ -72,9 +72,10 @@ function tarballsIn(into: string): Record<string, string> {
   for (const file of readdirSync(into)) {
     const match = /^anytool-(core|schema|mcp|agent)-.*\.tgz$/.exec(file);
     if (match !== null) tarballs[`@anytool/${match[1]}`] = join(into, file);
+    if (/^create-anytool-.*\.tgz$/.test(file)) tarballs['create-anytool'] = join(into, file);
   }
-  for (const name of ['core', 'schema', 'mcp', 'agent'])
-    if (tarballs[`@anytool/${name}`] === undefined) throw new Error(`npm pack made no tarball for @anytool/${name}`);
+  for (const name of ['@anytool/core', '@anytool/schema', '@anytool/mcp', '@anytool/agent', 'create-anytool'])
+    if (tarballs[name] === undefined) throw new Error(`npm pack made no tarball for ${name}`);
   return tarballs;
 }
 

@@ -39,6 +39,36 @@ ${Object.entries(TEMPLATES)
   -v, --version          show the version
 `;
 
+const OPTIONS = ['--template', '--no-install', '--help', '--version'];
+
+/**
+ * The choice closest to a mistyped `word`: the one it begins, or the nearest by edit distance when that is close (at
+ * most a third of its length apart).
+ * The same measure as @anytool/core's unknown-tool message, written out here: this package has no dependencies.
+ */
+function closest(word, choices) {
+  const extended = choices.filter((choice) => choice.startsWith(word));
+  if (word.length >= 2 && extended.length === 1) return extended[0];
+  let best;
+  let bestDistance = Infinity;
+  for (const choice of choices) {
+    const distance = editDistance(word.toLowerCase(), choice.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [choice, distance];
+  }
+  return bestDistance <= Math.max(1, Math.floor(best.length / 3)) ? best : undefined;
+}
+
+/** Levenshtein distance of two short strings. */
+function editDistance(a, b) {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}
+
 /** A mistake in the command line: printed as one line, exit code 2. */
 class UsageError extends Error {}
 
@@ -56,9 +86,15 @@ function parseArgs(argv) {
     else if (name === '-t' || name === '--template') {
       template = inline ?? argv[++i];
       if (template === undefined || template === '') throw new UsageError(`${name} needs a template name: ${Object.keys(TEMPLATES).join(', ')}`);
-      if (!Object.hasOwn(TEMPLATES, template)) throw new UsageError(`unknown template "${template}"; the templates are ${Object.keys(TEMPLATES).join(', ')}`);
+      if (!Object.hasOwn(TEMPLATES, template)) {
+        const near = closest(template, Object.keys(TEMPLATES));
+        throw new UsageError(
+          `unknown template "${template}"; ${near === undefined ? '' : `did you mean ${near}? `}the templates are ${Object.keys(TEMPLATES).join(', ')}`,
+        );
+      }
     } else if (name.startsWith('-')) {
-      throw new UsageError(`unknown option ${name}; the options are --template, --no-install, --help and --version`);
+      const near = closest(name, OPTIONS);
+      throw new UsageError(`unknown option ${name}; ${near === undefined ? `the options are ${OPTIONS.join(', ')}` : `did you mean ${near}?`}`);
     } else if (folder === undefined) folder = arg;
     else throw new UsageError(`one folder only, got "${folder}" and "${arg}"`);
   }
