@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ok, packed, removeScratch, run, scratch, userEnv, type Ran } from './project';
+import { ok, packed, removeScratch, run, scratch, typeScriptCopies, userEnv, type Ran } from './project';
 
 jest.setTimeout(300_000);
 
@@ -53,6 +53,10 @@ describe.each(TEMPLATES.map((t) => [t] as const))('the %s template', (template) 
     expect(Object.keys(manifest.scripts)).toEqual(expect.arrayContaining(['start', 'test']));
     expect(existsSync(join(project(template), '.gitignore'))).toBe(true);
     expect(existsSync(join(project(template), 'node_modules', '@anytool', 'core', 'package.json'))).toBe(true);
+  });
+
+  test("its tree holds one TypeScript: the build step compiles with the project's own", () => {
+    expect(typeScriptCopies(project(template))).toEqual(['node_modules/typescript']);
   });
 
   test('`npm test` builds it and its tests pass', () => {

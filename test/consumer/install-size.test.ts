@@ -7,7 +7,7 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } 
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { npm, ok, packed, removeScratch, run, scratch } from './project';
+import { createProject, npm, ok, packed, removeScratch, run, scratch, typeScriptCopies } from './project';
 
 jest.setTimeout(300_000);
 
@@ -21,6 +21,7 @@ let base: string | undefined;
 let tarballs: Record<string, string> = {};
 let mcpApp = '';
 let coreApp = '';
+let typescriptProject = '';
 
 /** Bytes of every file under a folder (symbolic links not followed). */
 function bytesUnder(dir: string): number {
@@ -44,9 +45,17 @@ async function app(name: string, packages: string[]): Promise<string> {
 beforeAll(async () => {
   base = scratch();
   tarballs = await packed(join(base, 'packs'));
-  [mcpApp, coreApp] = await Promise.all([
+  [mcpApp, coreApp, typescriptProject] = await Promise.all([
     app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
     app('core-app', [tarballs['@anytool/core']!]),
+    // As docs/use-in-your-project.md sets a project up: TypeScript 5.9 and the build step as dev dependencies.
+    createProject(base!, {
+      name: 'typescript-5.9',
+      type: 'module',
+      fixtures: [],
+      dependencies: [tarballs['@anytool/core']!],
+      devDependencies: [tarballs['@anytool/schema']!, 'typescript@~5.9.3'],
+    }),
   ]);
   cpSync(join(__dirname, 'fixtures', 'plain', 'src'), join(mcpApp, 'src'), { recursive: true });
 }, 600_000);
@@ -64,6 +73,10 @@ test(`a stdio-only MCP app installs at most ${STDIO_MCP_APP_CEILING / MB} MB, wi
 
 test(`a core-only app installs at most ${CORE_APP_CEILING / MB} MB`, () => {
   expect(bytesUnder(join(coreApp, 'node_modules'))).toBeLessThanOrEqual(CORE_APP_CEILING);
+});
+
+test("a project on TypeScript 5.9 has one TypeScript in its tree: the build step's range takes the project's own", () => {
+  expect(typeScriptCopies(typescriptProject)).toEqual(['node_modules/typescript']);
 });
 
 test('the stdio-only app serves its tools over stdio', async () => {

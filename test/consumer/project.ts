@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 export const root = join(__dirname, '..', '..');
 
@@ -200,4 +200,22 @@ export function lastJson(stdout: string): Record<string, unknown> {
     if (line.startsWith('{')) return JSON.parse(line) as Record<string, unknown>;
   }
   throw new Error(`no JSON line in the output:\n${stdout}`);
+}
+
+/** Every installed `typescript` package under a project's node_modules, nested ones too (paths relative to it). */
+export function typeScriptCopies(dir: string): string[] {
+  const found: string[] = [];
+  const visit = (modules: string): void => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith('.')) continue;
+      const packages = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => join(modules, entry, name)) : [join(modules, entry)];
+      for (const pkg of packages) {
+        if (entry === 'typescript') found.push(relative(dir, pkg).split(sep).join('/'));
+        visit(join(pkg, 'node_modules'));
+      }
+    }
+  };
+  visit(join(dir, 'node_modules'));
+  return found.sort();
 }
