@@ -24,3 +24,4 @@ export { unrestrictedContext } from './execution-context.js';
 export { maxErrorCharsProblem } from './error-text.js';
 export { allowPausing, canPause, giveAnswers, interrupt, takeAnswer, takeInterruptions } from './interruptions.js';
 export { canonicalJson, sha256Hex } from './pipeline/tool-pins.js';
+export { closestName } from './closest-name.js';
