@@ -19,7 +19,7 @@ const COMPARED_CHARS = 64;
 /**
  * The choice a mistyped `wanted` most likely meant, for a "did you mean" hint: the only choice it begins (`--form`
  * for `--format`), else the nearest by edit distance (case ignored) when it is at most a third of the choice's
- * length away (at least 1, at most 3). Undefined when nothing is that close.
+ * length away (at least 2, so that two swapped letters count; at most 3). Undefined when nothing is that close.
  */
 export function closestName(wanted: string, choices: readonly string[]): string | undefined {
   const probe = wanted.slice(0, COMPARED_CHARS).toLowerCase();
@@ -34,5 +34,5 @@ export function closestName(wanted: string, choices: readonly string[]): string 
     if (distance < bestDistance) [best, bestDistance] = [choice, distance];
   }
   if (best === undefined) return undefined;
-  return bestDistance <= Math.min(3, Math.max(1, Math.floor(best.length / 3))) ? best : undefined;
+  return bestDistance <= Math.min(3, Math.max(2, Math.floor(best.length / 3))) ? best : undefined;
 }
