@@ -86,29 +86,8 @@ export interface ServeCommandOptions {
   taskConcurrency: number | undefined;
 }
 
-/** The options of serve, for the "did you mean" of a mistyped one (the switch in parseServeArgs reads each). */
-const SERVE_OPTIONS = [
-  '--help',
-  '--http',
-  '--port',
-  '--host',
-  '--path',
-  '--allowed-host',
-  '--export',
-  '--name',
-  '--tokens-file',
-  '--jwt-issuer',
-  '--jwks-uri',
-  '--resource',
-  '--allow-unauthenticated',
-  '--trace-content',
-  '--task-queue',
-  '--no-worker',
-  '--worker-only',
-  '--task-lock-ms',
-  '--task-grace-ms',
-  '--store',
-];
+/** The options of serve, read from its help (one line each), for the "did you mean" of a mistyped one. */
+const SERVE_OPTIONS = [...serveUsage().matchAll(/^ {2}(?:-[a-z], )?(--[a-z-]+)/gm)].map((match) => match[1]!);
 
 function unknownOption(arg: string): string {
   const near = closestName(arg.split('=')[0]!, SERVE_OPTIONS);
