@@ -1,8 +1,8 @@
 // `npm run bench:first-call`: from an empty folder to a first tool call, as a new user following
-// each framework's own getting-started docs: anytool, the Vercel AI SDK (`ai`, with zod) and
-// the OpenAI Agents SDK (`@openai/agents`, with zod), doing the same task.
+// each framework's own getting-started docs: anytool (by hand, and through `npm create anytool`), the Vercel AI SDK
+// (`ai`, with zod) and the OpenAI Agents SDK (`@openai/agents`, with zod), doing the same task.
 //
-// Run: node bench/first-tool-call.mjs [--runs 3] [--only anytool,ai-sdk,agents-sdk]
+// Run: node bench/first-tool-call.mjs [--runs 3] [--only anytool,anytool-create,ai-sdk,agents-sdk]
 // Needs the npm registry (the peers' packages, and the anytool packages' dependencies).
 //
 // The task, the same for all three: one tool `add(a: number, b: number)` with the
@@ -38,6 +38,14 @@
 //   (Agents guide, "forcing tool use") so that the run's `finalOutput` is the tool's
 //   result after one model turn. (`invokeFunctionTool` calls a tool directly, but the AI
 //   SDK has no documented equivalent, so all three go through a model turn.)
+//
+// - anytool via `npm create` (the `create` path): `npm create anytool@latest my-agent`, then `npm start` in
+//   it, as packages/create-anytool/README.md says. The user writes no line: the agent template has `@Tool` methods
+//   (`add` among them), an MCP server's tool, and a scripted model whose answer carries the `add` result, 42; the
+//   last command must print a line with "17 + 25 = 42". `cd my-agent` is a change of folder in the user's shell,
+//   not a command run (the others' folder is made for them too). Until create-anytool is published, the `npm
+//   create` step runs the packed create-anytool the way `npm create` runs the published one (`npm exec` of the
+//   package), with CREATE_ANYTOOL_PACKAGES pointing the project's `@anytool/*` dependencies at the tarballs.
 //
 // API keys: none of the three needs one for this task; the docs' key steps (`.env` with
 // AI_GATEWAY_API_KEY, `export OPENAI_API_KEY`) are left out of all of them.
@@ -179,6 +187,14 @@ const FRAMEWORKS = [
     versions: ['@anytool/core', '@anytool/agent', '@anytool/schema', 'typescript'],
   },
   {
+    id: 'anytool-create',
+    title: 'anytool (npm create)',
+    docs: 'packages/create-anytool/README.md',
+    steps: [{ run: 'npm create anytool@latest my-agent' }, { run: 'npm start', cwd: 'my-agent', prints: /^17 \+ 25 = 42\b/ }],
+    versions: ['@anytool/core', '@anytool/agent', '@anytool/mcp', '@anytool/schema', 'typescript'],
+    projectDir: 'my-agent',
+  },
+  {
     id: 'ai-sdk',
     title: 'Vercel AI SDK',
     docs: 'ai: docs/02-getting-started/06-nodejs.mdx, docs/03-ai-sdk-core/55-testing.mdx',
@@ -268,6 +284,8 @@ function userEnv() {
   env.npm_config_audit = 'false';
   env.npm_config_fund = 'false';
   env.npm_config_update_notifier = 'false';
+  // Where create-anytool points the projects' @anytool/* dependencies until they are published (the packed tarballs).
+  env.CREATE_ANYTOOL_PACKAGES = join(base, 'packs');
   return env;
 }
 const env = userEnv();
@@ -327,6 +345,7 @@ function packAnytool() {
   for (const file of readdirSync(into)) {
     const match = /^anytool-([a-z]+)-\d.*\.tgz$/.exec(file);
     if (match !== null) tarballs.set(`@anytool/${match[1]}`, join(into, file));
+    if (/^create-anytool-\d.*\.tgz$/.test(file)) tarballs.set('create-anytool', join(into, file));
   }
   return tarballs;
 }
@@ -347,10 +366,13 @@ async function runOnce(framework, label, tarballs) {
     }
     if (Date.now() - started > DEADLINE_MS)
       return { ok: false, steps, failure: `stopped at \`${step.run}\`: the ${DEADLINE_MS / 60_000}-minute deadline passed` };
-    // Until anytool is published, its package names are installed from the packed tarballs.
-    const args = step.run.split(' ').map((word) => tarballs.get(word) ?? word);
-    const timeout = args[1] === 'install' ? INSTALL_TIMEOUT_MS : STEP_TIMEOUT_MS;
-    const ran = await runLine(args, dir, timeout);
+    // Until anytool is published, its package names are installed from the packed tarballs, and `npm create
+    // anytool@latest` runs the packed create-anytool as `npm create` runs the published one (npm exec of it).
+    let args = step.run.split(' ').map((word) => tarballs.get(word) ?? word);
+    if (args[1] === 'create' && args[2] === 'anytool@latest')
+      args = ['npm', 'exec', '--yes', `--package=${tarballs.get('create-anytool')}`, '--', 'create-anytool', ...args.slice(3)];
+    const timeout = args[1] === 'install' || args[1] === 'exec' ? INSTALL_TIMEOUT_MS : STEP_TIMEOUT_MS;
+    const ran = await runLine(args, step.cwd === undefined ? dir : join(dir, step.cwd), timeout);
     steps.push({ step: step.run, seconds: ran.seconds });
     for (const match of `${ran.stdout}\n${ran.stderr}`.matchAll(/EBADENGINE\s+package: '([^']+)',\s*\n.*EBADENGINE\s+required: \{ node: '([^']+)' \}/g)) {
       engineWarnings.add(`${match[1]} requires node ${match[2]}`);
@@ -361,7 +383,8 @@ async function runOnce(framework, label, tarballs) {
     }
     if (step.prints !== undefined) {
       printed = ran.stdout.trim();
-      if (!printed.split('\n').some((line) => line.trim() === step.prints)) {
+      const matches = (line) => (step.prints instanceof RegExp ? step.prints.test(line.trim()) : line.trim() === step.prints);
+      if (!printed.split('\n').some(matches)) {
         return {
           ok: false,
           steps,
@@ -369,11 +392,12 @@ async function runOnce(framework, label, tarballs) {
           engineWarnings,
         };
       }
+      printed = printed.split('\n').find(matches).trim();
     }
   }
   const versions = {};
   for (const name of framework.versions) {
-    const manifest = join(dir, 'node_modules', name, 'package.json');
+    const manifest = join(dir, framework.projectDir ?? '', 'node_modules', name, 'package.json');
     versions[name] = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : '(not installed)';
   }
   rmSync(dir, { recursive: true, force: true });
@@ -408,13 +432,15 @@ async function main() {
     results.get(framework.id).warmup = run;
     process.stderr.write(run.ok ? `${s(total(run))} s\n` : 'FAILED\n');
   }
+  const loads = [];
   for (let round = 0; round < RUNS; round++) {
     // Rotate the order so no framework always runs first (or right after another).
     const order = frameworks.map((_, i) => frameworks[(i + round) % frameworks.length]);
     for (const framework of order) {
       const warm = results.get(framework.id).warmup;
       if (!warm.ok) continue;
-      process.stderr.write(`run ${round + 1}/${RUNS}: ${framework.id} ... `);
+      loads.push(loadavg()[0]);
+      process.stderr.write(`run ${round + 1}/${RUNS}: ${framework.id} (load ${loadavg()[0].toFixed(2)}) ... `);
       const run = await runOnce(framework, `run${round + 1}`, tarballs);
       results.get(framework.id).runs.push(run);
       process.stderr.write(run.ok ? `${s(total(run))} s\n` : 'FAILED\n');
@@ -433,13 +459,34 @@ async function main() {
     const lines = files.reduce((sum, file) => sum + linesOf(file.text), 0);
     const ok = runs.filter((run) => run.ok);
     if (!warmup.ok || ok.length !== runs.length) anyFailed = true;
-    const isInstall = (step) => /^(npm (init|install|pkg)|npx tsc --init)\b/.test(step.step);
+    const isInstall = (step) => /^(npm (init|install|pkg|create)|npx tsc --init)\b/.test(step.step);
     const installs = ok.map((run) => run.steps.filter(isInstall).reduce((sum, step) => sum + step.seconds, 0));
     const rest = ok.map((run) => run.steps.filter((step) => !isInstall(step)).reduce((sum, step) => sum + step.seconds, 0));
     const totals = ok.map(total);
     const cell = (values) => (values.length === 0 ? 'failed' : `${s(median(values))} (${spread(values)})`);
     console.log(
       `| ${framework.title} | ${commands} | ${files.length} | ${lines} | ${cell(installs)} | ${cell(rest)} | ${cell(totals)} | ${ok.length}/${RUNS} |`,
+    );
+  }
+
+  console.log(`\n1-minute load average when each timed run began: median ${s(median(loads))} (${spread(loads)}) on ${cpus().length} cores.`);
+  const created = results.get('anytool-create');
+  const peers = frameworks.filter((f) => f.id === 'ai-sdk' || f.id === 'agents-sdk');
+  if (created !== undefined && peers.length === 2 && peers.every((f) => results.get(f.id).runs.some((run) => run.ok))) {
+    const commands = (framework) => framework.steps.filter((step) => step.run !== undefined).length;
+    const seconds = (id) =>
+      median(
+        results
+          .get(id)
+          .runs.filter((run) => run.ok)
+          .map(total),
+      );
+    const mine = FRAMEWORKS.find((f) => f.id === 'anytool-create');
+    const fewest = Math.min(...peers.map(commands));
+    const fastest = Math.min(...peers.map((f) => seconds(f.id)));
+    console.log(
+      `anytool via npm create: ${commands(mine)} commands (the peers: fewest ${fewest}), ` +
+        `${created.runs.some((run) => run.ok) ? s(seconds('anytool-create')) : 'failed'} s median (the faster peer: ${s(fastest)} s).`,
     );
   }
 

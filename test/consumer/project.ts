@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 export const root = join(__dirname, '..', '..');
 
@@ -72,9 +72,10 @@ function tarballsIn(into: string): Record<string, string> {
   for (const file of readdirSync(into)) {
     const match = /^anytool-(core|schema|mcp|agent)-.*\.tgz$/.exec(file);
     if (match !== null) tarballs[`@anytool/${match[1]}`] = join(into, file);
+    if (/^create-anytool-.*\.tgz$/.test(file)) tarballs['create-anytool'] = join(into, file);
   }
-  for (const name of ['core', 'schema', 'mcp', 'agent'])
-    if (tarballs[`@anytool/${name}`] === undefined) throw new Error(`npm pack made no tarball for @anytool/${name}`);
+  for (const name of ['@anytool/core', '@anytool/schema', '@anytool/mcp', '@anytool/agent', 'create-anytool'])
+    if (tarballs[name] === undefined) throw new Error(`npm pack made no tarball for ${name}`);
   return tarballs;
 }
 
@@ -199,4 +200,22 @@ export function lastJson(stdout: string): Record<string, unknown> {
     if (line.startsWith('{')) return JSON.parse(line) as Record<string, unknown>;
   }
   throw new Error(`no JSON line in the output:\n${stdout}`);
+}
+
+/** Every installed `typescript` package under a project's node_modules, nested ones too (paths relative to it). */
+export function typeScriptCopies(dir: string): string[] {
+  const found: string[] = [];
+  const visit = (modules: string): void => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith('.')) continue;
+      const packages = entry.startsWith('@') ? readdirSync(join(modules, entry)).map((name) => join(modules, entry, name)) : [join(modules, entry)];
+      for (const pkg of packages) {
+        if (entry === 'typescript') found.push(relative(dir, pkg).split(sep).join('/'));
+        visit(join(pkg, 'node_modules'));
+      }
+    }
+  };
+  visit(join(dir, 'node_modules'));
+  return found.sort();
 }

@@ -6,8 +6,9 @@ import { join, relative, sep } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 const REPOSITORY = 'git+https://github.com/anytool/anytool.git';
+// The @anytool/* libraries; create-anytool (a command with no build) is checked on its own below.
 const packageNames = readdirSync(join(root, 'packages'))
-  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
+  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')) && name !== 'create-anytool')
   .sort();
 
 interface Manifest {
@@ -72,5 +73,30 @@ describe('package metadata', () => {
       .filter((file) => literal.test(readFileSync(file, 'utf8')))
       .map((file) => relative(root, file).split(sep).join('/'));
     expect(naming).toEqual([]);
+  });
+});
+
+describe('create-anytool', () => {
+  const pkg = manifest('create-anytool') as Manifest & { bin?: Record<string, string> };
+
+  it("has a description, keywords, links, a license and public access, and its version is the libraries'", () => {
+    expect(pkg.name).toBe('create-anytool');
+    expect(pkg.description?.length).toBeGreaterThan(20);
+    expect(pkg.keywords).toEqual(expect.arrayContaining(['anytool', 'create']));
+    expect(pkg.homepage).toBe('https://github.com/anytool/anytool/tree/main/packages/create-anytool#readme');
+    expect(pkg.bugs).toEqual({ url: 'https://github.com/anytool/anytool/issues' });
+    expect(pkg.repository).toEqual({ type: 'git', url: REPOSITORY, directory: 'packages/create-anytool' });
+    expect(pkg.license).toBe('MIT');
+    expect(pkg.publishConfig).toEqual({ access: 'public' });
+    // The projects it writes depend on the @anytool/* version equal to its own (changesets keeps them together).
+    for (const name of packageNames) expect([name, manifest(name).version]).toEqual([name, pkg.version]);
+  });
+
+  it('ships its command, templates, README and changelog', () => {
+    expect(pkg.bin).toEqual({ 'create-anytool': './bin/create-anytool.mjs' });
+    expect(pkg.files).toEqual(expect.arrayContaining(['bin', 'src', 'templates', 'README.md', 'CHANGELOG.md']));
+    const changelog = readFileSync(join(root, 'packages', 'create-anytool', 'CHANGELOG.md'), 'utf8');
+    expect(changelog.startsWith('# create-anytool\n')).toBe(true);
+    expect(changelog).toContain(`\n## ${pkg.version}\n`);
   });
 });

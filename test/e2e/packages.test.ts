@@ -10,8 +10,9 @@ import { scaled } from '../../packages/core/test/helpers/time-scale';
 jest.setTimeout(scaled(180_000));
 
 const root = join(__dirname, '..', '..');
+// The @anytool/* libraries; create-anytool (a command and its templates, no docs or build) is packed on its own below.
 const packageNames = readdirSync(join(root, 'packages'))
-  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')))
+  .filter((name) => existsSync(join(root, 'packages', name, 'package.json')) && name !== 'create-anytool')
   .sort();
 
 /** npm as the test was started with (`npm test`), else the one on the PATH. */
@@ -156,4 +157,20 @@ describe('the packed packages', () => {
     expect(maps).toBeGreaterThan(0);
     expect(bad).toEqual([]);
   });
+});
+
+test('create-anytool packs its command, each template and the files npm would leave out under another name', () => {
+  const out = mkdtempSync(join(tmpdir(), 'anytool-pack-create-'));
+  try {
+    const [report] = JSON.parse(npm(['pack', './packages/create-anytool', '--json', '--pack-destination', out], root)) as Array<{
+      files: Array<{ path: string }>;
+    }>;
+    const files = report!.files.map((file) => file.path);
+    expect(files).toEqual(
+      expect.arrayContaining(['bin/create-anytool.mjs', 'src/create.mjs', 'README.md', 'templates/shared/_gitignore', 'templates/shared/tsconfig.json']),
+    );
+    for (const template of ['agent', 'mcp-server', 'tools']) expect(files).toContain(`templates/${template}/package.json`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });

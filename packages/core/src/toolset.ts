@@ -7,6 +7,7 @@ import type { ExecutionContext } from './execution-context.js';
 import { hasToolRecords, toolsFrom } from './method-tool.js';
 import { Chain, checkMiddleware, invokeThrough, type CallTarget, type Terminal } from './pipeline/pipeline.js';
 import type { Middleware } from './pipeline/tool-call.js';
+import { editDistance } from './closest-name.js';
 import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool, type Lowered } from './providers/index.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { errorResult, type ToolResult } from './tool-result.js';
@@ -463,19 +464,6 @@ function listNames(valid: readonly string[], wanted: string): string {
     .slice(0, LISTED_NAMES)
     .map(({ name }) => name);
   return `the closest of the ${valid.length} available tools are: ${closest.join(', ')}`;
-}
-
-/** Levenshtein distance of two short strings (both cut to ECHO_CHARS by the caller). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 setBrand(Toolset, BRAND.Toolset);

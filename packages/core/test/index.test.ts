@@ -216,6 +216,7 @@ describe('the public surface of @anytool/core', () => {
       'toError',
       'unknownToolText',
       'unrestrictedContext',
+      'closestName',
     ];
     expect(Object.keys(internal).sort()).toEqual(names.sort());
     expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });

@@ -1,3 +1,4 @@
+import { closestName } from '../closest-name.js';
 import { AnytoolError, ErrorCode } from '../errors.js';
 import type { BuiltinFormat, ToolDefinition } from '../tool-definition.js';
 import {
@@ -142,9 +143,18 @@ function lowerPlain<F extends DefinitionFormat>(format: F, definitions: ToolDefi
     case 'mcp':
       return toMcpTools(definitions) as Lowered<FormatTool<F>>;
     default:
-      throw new AnytoolError(
-        ErrorCode.InvalidOptions,
-        `unknown definition format ${JSON.stringify(format)}; use openai, openai-responses, anthropic, gemini or mcp`,
-      );
+      throw new AnytoolError(ErrorCode.InvalidOptions, unknownFormatMessage(format));
   }
+}
+
+const FORMATS: readonly DefinitionFormat[] = ['openai', 'openai-responses', 'anthropic', 'gemini', 'mcp'];
+
+/** What a call with no format, or one that is not a format, is told: the formats, and where the neutral ones are. */
+function unknownFormatMessage(format: unknown): string {
+  const formats = `${FORMATS.slice(0, -1).join(', ')} or ${FORMATS.at(-1)!}`;
+  const neutral = 'for the neutral definitions (the `neutral` format of `anytool list`), call toolset.neutralDefinitions()';
+  if (format === undefined) return `no definition format given: name one of ${formats}, as in toolset.definitions('openai'); ${neutral}`;
+  if (format === 'neutral') return `"neutral" is not a provider format: ${neutral} (provider formats: ${formats})`;
+  const near = typeof format === 'string' ? closestName(format, FORMATS) : undefined;
+  return `unknown definition format ${JSON.stringify(format) ?? String(format)}; ${near === undefined ? '' : `did you mean ${near}? `}use ${formats}; ${neutral}`;
 }

@@ -275,3 +275,29 @@ describe('OpenAI strict round trip', () => {
     expect((await new Toolset(echo).invoke('echo', { note: null })).structured).toEqual({ note: 'null' });
   });
 });
+
+describe('a missing or unknown format', () => {
+  const toolset = new Toolset(samples[0]!);
+  const thrown = (format: unknown): { code?: string; message: string } => {
+    try {
+      toolset.definitions(format as 'openai');
+    } catch (error) {
+      return error as { code?: string; message: string };
+    }
+    throw new Error(`definitions(${String(format)}) did not throw`);
+  };
+
+  it('lists every format and says where the neutral definitions are', () => {
+    const none = thrown(undefined);
+    expect(none.code).toBe('INVALID_OPTIONS');
+    expect(none.message).toBe(
+      "no definition format given: name one of openai, openai-responses, anthropic, gemini or mcp, as in toolset.definitions('openai'); for the neutral definitions (the `neutral` format of `anytool list`), call toolset.neutralDefinitions()",
+    );
+    expect(thrown('neutral').message).toMatch(/^"neutral" is not a provider format: .*toolset\.neutralDefinitions\(\)/);
+  });
+
+  it('names the format a typo meant', () => {
+    expect(thrown('antropic').message).toMatch(/^unknown definition format "antropic"; did you mean anthropic\? use openai, /);
+    expect(thrown('xml').message).toMatch(/^unknown definition format "xml"; use openai, openai-responses, anthropic, gemini or mcp; /);
+  });
+});

@@ -2,7 +2,7 @@
 // @anytool/mcp installed (production images need no build step). `anytool serve` of
 // @anytool/schema runs the same command.
 import { isAnytoolError } from '@anytool/core';
-import { describeError } from '@anytool/core/internal';
+import { closestName, describeError } from '@anytool/core/internal';
 import { runServeCommand } from '../server/serve-command.js';
 
 const COMMAND = 'anytool-mcp';
@@ -55,9 +55,15 @@ export async function mcpMain(argv: readonly string[], output: McpCommandOutput 
       output.err(MCP_USAGE);
       return 2;
     default:
-      output.err(`${COMMAND}: unknown ${command.startsWith('-') ? 'option' : 'command'} "${command}"; the command is serve (${COMMAND} --help)\n`);
+      output.err(`${COMMAND}: unknown ${command.startsWith('-') ? 'option' : 'command'} "${command}"; ${didYouMean(command)}(${COMMAND} --help)\n`);
       return 2;
   }
+}
+
+/** What a mistyped command or option most likely meant, else what there is. */
+function didYouMean(word: string): string {
+  const near = closestName(word, word.startsWith('-') ? ['--help', '--version'] : ['serve', 'help']);
+  return near === undefined ? 'the command is serve ' : `did you mean ${near}? `;
 }
 
 // As for `anytool serve`: an AnytoolError (of any copy of core: the brand, not instanceof) is a problem

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { NodeHttpSdk } from './node-http-sdk.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   PROTOCOL_VERSION_META_KEY,
@@ -50,6 +50,8 @@ export interface ModernEndpointOptions {
   /** Whether callers are authenticated (read per request: the endpoint's auth is set up once it listens). */
   authenticated: () => boolean;
   onError: ((error: Error) => void) | undefined;
+  /** The SDK's Node adapter, loaded when serving began (an optional peer). */
+  toNodeHandler: NodeHttpSdk['toNodeHandler'];
 }
 
 /**
@@ -62,7 +64,7 @@ export class ModernEndpoint {
   /** Who sends the request being served, for the server instance the handler makes for it. */
   private readonly caller = new AsyncLocalStorage<string | undefined>();
   private readonly handler: ReturnType<typeof createMcpHandler>;
-  private readonly nodeHandler: ReturnType<typeof toNodeHandler>;
+  private readonly nodeHandler: ReturnType<NodeHttpSdk['toNodeHandler']>;
   private stopNotifying: (() => void) | undefined;
 
   constructor(private readonly options: ModernEndpointOptions) {
@@ -82,7 +84,7 @@ export class ModernEndpoint {
         maxRequestBodySize: options.maxBody,
       },
     );
-    this.nodeHandler = toNodeHandler(this.handler);
+    this.nodeHandler = options.toNodeHandler(this.handler);
     this.stopNotifying = served.onChange(() => this.toolsChanged());
   }
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toError } from '@anytool/core/internal';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeHttpSdk } from './node-http-sdk.js';
 import { isJSONRPCRequest, type EventStore, type RequestId, type Server } from '@modelcontextprotocol/server';
 import { sendJsonRpcError } from './node-exchange.js';
 import type { ServedTools } from './served-tools.js';
@@ -38,6 +39,8 @@ export interface HttpSessionsOptions {
   eventStore: EventStore | undefined;
   retryIntervalMs: number | undefined;
   onError: ((error: Error) => void) | undefined;
+  /** The SDK's Node transport class, loaded when serving began (an optional peer). */
+  Transport: NodeHttpSdk['NodeStreamableHTTPServerTransport'];
 }
 
 /** Who sends a request: the client (`clientIdentity`) and, with auth, the principal. */
@@ -98,7 +101,7 @@ export class HttpSessions {
     const { client, principal } = caller;
     const full = this.makeRoom(client);
     if (full !== undefined) return sendJsonRpcError(res, { status: 503, code: -32000, message: full });
-    const { served, serverOptions, eventStore, retryIntervalMs } = this.options;
+    const { served, serverOptions, eventStore, retryIntervalMs, Transport } = this.options;
     const id = randomUUID();
     const server = createMcpServer(served, serverOptions, {
       era: 'legacy',
@@ -107,7 +110,7 @@ export class HttpSessions {
       authenticated: principal !== undefined,
       transport: 'http',
     });
-    const transport = new NodeStreamableHTTPServerTransport({
+    const transport = new Transport({
       sessionIdGenerator: () => id,
       ...(eventStore === undefined ? {} : { eventStore: sessionEventStore(eventStore, id) }),
       ...(retryIntervalMs === undefined ? {} : { retryInterval: retryIntervalMs }),

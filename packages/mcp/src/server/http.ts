@@ -6,6 +6,7 @@ import { ResourceServer, missingScopes, principalOf } from './auth.js';
 import { rebindingProblem, urlHost } from './host-check.js';
 import { httpSettings, type HttpServeOptions, type HttpSettings } from './http-options.js';
 import { ModernEndpoint, claimsModern, isLegacy } from './http-modern.js';
+import { loadNodeHttpSdk, type NodeHttpSdk } from './node-http-sdk.js';
 import { HttpSessions, type Caller, type HttpSession } from './http-sessions.js';
 import { sendJsonRpcError, sendResponse, type JsonRpcErrorAnswer } from './node-exchange.js';
 import { BodyBudget, BodyRefused, SMALL_BODY_BYTES, readJsonBody } from './request-body.js';
@@ -85,6 +86,7 @@ export class McpHttpServer {
   constructor(
     private readonly served: ServedTools,
     private readonly options: HttpServeOptions,
+    sdk: NodeHttpSdk,
   ) {
     const settings = (this.settings = httpSettings(options));
     this.budget = new BodyBudget(settings.maxBodyInFlight);
@@ -94,6 +96,7 @@ export class McpHttpServer {
       maxBody: settings.maxBody,
       authenticated: () => this.resourceServer !== undefined,
       onError: options.onError,
+      toNodeHandler: sdk.toNodeHandler,
     });
     this.sessions = new HttpSessions({
       served,
@@ -104,6 +107,7 @@ export class McpHttpServer {
       eventStore: options.eventStore ?? (options.store === undefined ? undefined : new StoreEventStore(options.store)),
       retryIntervalMs: options.retryIntervalMs,
       onError: options.onError,
+      Transport: sdk.NodeStreamableHTTPServerTransport,
     });
   }
 
@@ -333,5 +337,5 @@ function ownerOf(sender: Sender): string | undefined {
  * (see `McpHttpServer`).
  */
 export async function listenHttp(served: ServedTools, options: HttpServeOptions): Promise<McpHttpListener> {
-  return new McpHttpServer(served, options).listen();
+  return new McpHttpServer(served, options, await loadNodeHttpSdk()).listen();
 }

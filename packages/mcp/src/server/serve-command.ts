@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { AnytoolError, ErrorCode, toolsetFromModule, tracing, type Toolset } from '@anytool/core';
-import { describeError, loadToolModule } from '@anytool/core/internal';
+import { closestName, describeError, loadToolModule } from '@anytool/core/internal';
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
@@ -84,6 +84,14 @@ export interface ServeCommandOptions {
   taskGraceMs: number | undefined;
   taskLeaseMs: number | undefined;
   taskConcurrency: number | undefined;
+}
+
+/** The options of serve, read from its help (one line each), for the "did you mean" of a mistyped one. */
+const SERVE_OPTIONS = [...serveUsage().matchAll(/^ {2}(?:-[a-z], )?(--[a-z-]+)/gm)].map((match) => match[1]!);
+
+function unknownOption(arg: string): string {
+  const near = closestName(arg.split('=')[0]!, SERVE_OPTIONS);
+  return `unknown option ${arg}${near === undefined ? '' : ` (did you mean ${near}?)`}`;
 }
 
 function usageErrorOf(problem: string, command: string): AnytoolError {
@@ -203,7 +211,7 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
           throw usageError(`--store takes a Redis URL (redis://host:port), got "${options.store.replace(/\/\/[^@/]*@/, '//')}"`);
         break;
       default:
-        if (arg.startsWith('-')) throw usageError(`unknown option ${arg}`);
+        if (arg.startsWith('-')) throw usageError(unknownOption(arg));
         modules.push(arg);
     }
   }

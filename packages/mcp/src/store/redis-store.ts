@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import type { McpStore } from './store.js';
+import { importOptional } from '../shared/optional-dependency.js';
 
 /** Options of `RedisStore`. */
 export interface RedisStoreOptions {
@@ -115,7 +116,7 @@ interface RedisModule {
 
 /** The `redis` package, loaded the first time a store connects: a program that never uses Redis never loads it. */
 async function loadRedis(): Promise<RedisModule> {
-  const loaded = (await import('redis')) as unknown as RedisModule & { default?: RedisModule };
+  const loaded = (await importOptional(() => import('redis'), 'RedisStore', 'redis')) as unknown as RedisModule & { default?: RedisModule };
   return typeof loaded.createClientPool === 'function' ? loaded : loaded.default!;
 }
 

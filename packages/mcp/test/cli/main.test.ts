@@ -65,6 +65,16 @@ describe('anytool-mcp', () => {
       stdout: '',
       stderr: 'anytool-mcp serve: unknown option --bogus; run anytool-mcp serve --help for the usage\n',
     });
+    expect(await runToEnd([BIN, 'sevre'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'anytool-mcp: unknown command "sevre"; did you mean serve? (anytool-mcp --help)\n',
+    });
+    expect(await runToEnd([BIN, 'serve', MODULE, '--tokens'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'anytool-mcp serve: unknown option --tokens (did you mean --tokens-file?); run anytool-mcp serve --help for the usage\n',
+    });
     const missing = await runToEnd([BIN, 'serve', 'examples/dist/nowhere.js']);
     expect([missing.code, missing.stderr]).toEqual([
       2,

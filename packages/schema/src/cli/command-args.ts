@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { closestName } from '@anytool/core/internal';
 
 /** The options one command takes: flags (`--json`) and options with a value (`--format openai`, `--format=openai`). */
 export interface ArgSpec {
@@ -42,7 +43,9 @@ export function parseArgs(command: string, args: readonly string[], spec: ArgSpe
       if (value === undefined || value === '') throw usageError(command, `${name} needs a value`);
       parsed.values.set(name, [...(parsed.values.get(name) ?? []), value]);
     } else {
-      throw usageError(command, flags.has(name) ? `${name} takes no value` : `unknown option ${name}`);
+      if (flags.has(name)) throw usageError(command, `${name} takes no value`);
+      const near = closestName(name, [...flags, ...values, '--help']);
+      throw usageError(command, `unknown option ${name}${near === undefined ? '' : ` (did you mean ${near}?)`}`);
     }
   }
   return parsed;

@@ -1,3 +1,4 @@
+import { closestName } from '@anytool/core/internal';
 import { lowerDefinitions, type DefinitionFormat, type ToolDefinition } from '@anytool/core';
 import type { CommandOutput } from './build-command.js';
 import { parseArgs, usageError } from './command-args.js';
@@ -21,8 +22,10 @@ export async function listCommand(args: readonly string[], output: CommandOutput
   }
   const formats = [...(parsed.values.get('--format') ?? []), ...(parsed.flags.has('--json') ? ['neutral'] : [])];
   const format = formats[0];
-  if (format !== undefined && !FORMATS.includes(format as DefinitionFormat))
-    throw usageError('list', `unknown format "${format}"; use one of ${FORMATS.join(', ')}`);
+  if (format !== undefined && !FORMATS.includes(format as DefinitionFormat)) {
+    const near = closestName(format, FORMATS);
+    throw usageError('list', `unknown format "${format}"; ${near === undefined ? '' : `did you mean ${near}? `}use one of ${FORMATS.join(', ')}`);
+  }
   if (new Set(formats).size > 1) throw usageError('list', `give one format, got ${formats.join(' and ')}`);
   const module = parsed.positionals[0]!;
   const restore = redirectStdout();

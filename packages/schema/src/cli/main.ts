@@ -1,3 +1,4 @@
+import { closestName } from '@anytool/core/internal';
 import type { CommandOutput } from './build-command.js';
 import { BUILD_USAGE, CALL_USAGE, LIST_USAGE, SCHEMA_USAGE, USAGE } from './usage.js';
 
@@ -50,16 +51,24 @@ export async function main(argv: readonly string[], output: CommandOutput = proc
         output.err(USAGE);
         return 2;
       default:
-        output.err(
-          command.startsWith('-')
-            ? `anytool: unknown option ${command}; run anytool --help for the usage\n`
-            : `anytool: unknown command "${command}"; the commands are build, schema, list, call and serve (anytool --help)\n`,
-        );
+        output.err(unknownCommand(command));
         return 2;
     }
   } catch (error) {
     return report(command!, error, output, options.debug ?? isDebug());
   }
+}
+
+const COMMANDS = ['build', 'schema', 'list', 'call', 'serve', 'help'];
+
+/** The one line for a command or top-level option that does not exist, with the one it most likely meant. */
+function unknownCommand(command: string): string {
+  if (command.startsWith('-')) {
+    const near = closestName(command, ['--help', '--version']);
+    return `anytool: unknown option ${command}${near === undefined ? '' : ` (did you mean ${near}?)`}; run anytool --help for the usage\n`;
+  }
+  const near = closestName(command, COMMANDS);
+  return `anytool: unknown command "${command}"; ${near === undefined ? 'the commands are build, schema, list, call and serve' : `did you mean ${near}?`} (anytool --help)\n`;
 }
 
 function help(output: CommandOutput, usage: string): number {

@@ -160,6 +160,27 @@ describe('usage errors: one line on stderr, no stack trace, exit 2', () => {
     expectUsageError(anytool(['serve', 'esm-tools.mjs', '--bogus']), 'anytool serve: unknown option --bogus; run anytool serve --help for the usage');
   });
 
+  it('names the command, option or format a typo most likely meant', () => {
+    expectUsageError(anytool(['biuld']), 'anytool: unknown command "biuld"; did you mean build? (anytool --help)');
+    expectUsageError(anytool(['--verison']), 'anytool: unknown option --verison (did you mean --version?); run anytool --help for the usage');
+    expectUsageError(
+      anytool(['list', 'esm-tools.mjs', '--fromat', 'openai']),
+      'anytool list: unknown option --fromat (did you mean --format?); run anytool list --help for the usage',
+    );
+    expectUsageError(
+      anytool(['list', 'esm-tools.mjs', '--format', 'antropic']),
+      'anytool list: unknown format "antropic"; did you mean anthropic? use one of neutral, openai, openai-responses, anthropic, gemini, mcp',
+    );
+    expectUsageError(
+      anytool(['call', 'esm-tools.mjs', 'add', '{}', '--exprot', 'x']),
+      'anytool call: unknown option --exprot (did you mean --export?); run anytool call --help for the usage',
+    );
+    expectUsageError(
+      anytool(['serve', 'esm-tools.mjs', '--htp']),
+      'anytool serve: unknown option --htp (did you mean --http?); run anytool serve --help for the usage',
+    );
+  });
+
   it('for a missing file, a directory, TypeScript that was not built', () => {
     expectUsageError(
       anytool(['schema', 'nowhere.ts']),

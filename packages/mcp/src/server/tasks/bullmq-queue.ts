@@ -1,5 +1,6 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
+import { importOptional } from '../../shared/optional-dependency.js';
 
 /** Options of `BullmqTaskQueue`. */
 export interface BullmqTaskQueueOptions {
@@ -99,7 +100,7 @@ async function loadModules(): Promise<{ bullmq: BullmqModule; redis: RedisModule
       { cause: error },
     );
   }
-  const redis = (await import('redis')) as unknown as RedisModule & { default?: RedisModule };
+  const redis = (await importOptional(() => import('redis'), 'BullmqTaskQueue', 'redis')) as unknown as RedisModule & { default?: RedisModule };
   return { bullmq, redis: typeof redis.createClient === 'function' ? redis : redis.default! };
 }
 

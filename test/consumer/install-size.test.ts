@@ -1,0 +1,133 @@
+// What a production install carries: `npm i --omit=dev` of the packed packages into fresh projects outside the
+// repository. The sizes are ceilings (the bytes of every installed file, as the measurement in the issue that set
+// them): an install that grows past one fails here. What only some programs use (Redis, HTTP serving) is an optional
+// peer of @anytool/mcp, so it is not installed, and the first use of it names the `npm i` to run.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createProject, npm, ok, packed, removeScratch, run, scratch, typeScriptCopies } from './project';
+
+jest.setTimeout(300_000);
+
+const MB = 1_000_000;
+/** Measured 34.6 MB (42 MB on disk; 45.4 MB, 62 MB on disk, while redis and hono were dependencies). */
+const STDIO_MCP_APP_CEILING = 37 * MB;
+/** Measured 5.6 MB (9 MB on disk). */
+const CORE_APP_CEILING = 6.5 * MB;
+
+let base: string | undefined;
+let tarballs: Record<string, string> = {};
+let mcpApp = '';
+let coreApp = '';
+let typescriptProject = '';
+
+/** Bytes of every file under a folder (symbolic links not followed). */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) total += bytesUnder(path);
+    else if (entry.isFile()) total += lstatSync(path).size;
+  }
+  return total;
+}
+
+async function app(name: string, packages: string[]): Promise<string> {
+  const dir = join(base!, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, type: 'module' }, null, 2) + '\n');
+  ok(await npm(['install', '--omit=dev', ...packages], dir), `${name}: npm install --omit=dev`);
+  return dir;
+}
+
+beforeAll(async () => {
+  base = scratch();
+  tarballs = await packed(join(base, 'packs'));
+  [mcpApp, coreApp, typescriptProject] = await Promise.all([
+    app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
+    app('core-app', [tarballs['@anytool/core']!]),
+    // As docs/use-in-your-project.md sets a project up: TypeScript 5.9 and the build step as dev dependencies.
+    createProject(base!, {
+      name: 'typescript-5.9',
+      type: 'module',
+      fixtures: [],
+      dependencies: [tarballs['@anytool/core']!],
+      devDependencies: [tarballs['@anytool/schema']!, 'typescript@~5.9.3'],
+    }),
+  ]);
+  cpSync(join(__dirname, 'fixtures', 'plain', 'src'), join(mcpApp, 'src'), { recursive: true });
+}, 600_000);
+
+afterAll(() => removeScratch(base));
+
+const mcpBin = (): string => join(mcpApp, 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
+
+test(`a stdio-only MCP app installs at most ${STDIO_MCP_APP_CEILING / MB} MB, without Redis or an HTTP framework`, () => {
+  const bytes = bytesUnder(join(mcpApp, 'node_modules'));
+  expect(bytes).toBeLessThanOrEqual(STDIO_MCP_APP_CEILING);
+  for (const absent of ['redis', '@redis/client', 'hono', '@hono/node-server', '@modelcontextprotocol/node', 'typescript'])
+    expect([absent, existsSync(join(mcpApp, 'node_modules', absent))]).toEqual([absent, false]);
+});
+
+test(`a core-only app installs at most ${CORE_APP_CEILING / MB} MB`, () => {
+  expect(bytesUnder(join(coreApp, 'node_modules'))).toBeLessThanOrEqual(CORE_APP_CEILING);
+});
+
+test("a project on TypeScript 5.9 has one TypeScript in its tree: the build step's range takes the project's own", () => {
+  expect(typeScriptCopies(typescriptProject)).toEqual(['node_modules/typescript']);
+});
+
+test('the stdio-only app serves its tools over stdio', async () => {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [mcpBin(), 'serve', 'src/tools.js'], cwd: mcpApp, stderr: 'pipe' });
+  const client = new Client({ name: 'consumer-test', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['forecast', 'mul']);
+  } finally {
+    await client.close();
+  }
+});
+
+test('serving over HTTP without @modelcontextprotocol/node is one line naming the npm i; with it installed, it serves', async () => {
+  const refused = await run(process.execPath, [mcpBin(), 'serve', 'src/tools.js', '--http', '--port', '0'], mcpApp);
+  expect(refused.code).toBe(2);
+  const lines = refused.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(
+    /needs the @modelcontextprotocol\/node package, which is not installed; install it next to @anytool\/mcp: npm i @modelcontextprotocol\/node$/,
+  );
+
+  ok(await npm(['install', '--omit=dev', '@modelcontextprotocol/node@^2.1.2'], mcpApp), 'npm install @modelcontextprotocol/node');
+  const child = spawn(process.execPath, [mcpBin(), 'serve', 'src/tools.js', '--http', '--port', '0'], { cwd: mcpApp, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      const read = (chunk: Buffer): void => {
+        output += String(chunk);
+        const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output);
+        if (match !== null) resolve(match[1]!);
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      child.on('exit', (code) => reject(new Error(`anytool-mcp serve --http exited ${code}:\n${output}`)));
+    });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'consumer-test', version: '1.0.0' } },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"protocolVersion":"2025-06-18"');
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
