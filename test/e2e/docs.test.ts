@@ -30,6 +30,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { join, relative } from 'node:path';
 import * as ts from 'typescript';
 import { scaled } from '../../packages/core/test/helpers/time-scale';
+import { early, limiter } from '../../packages/core/test/helpers/concurrency';
 
 jest.setTimeout(scaled(120_000));
 
@@ -462,6 +463,8 @@ function runNode(file: string, timeoutMs: number): Promise<Run> {
 describe('TypeScript blocks in docs/, run', () => {
   let project: string;
   const compiled = new Map<Block, { file: string } | { error: string }>();
+  /** Each compiled block's run, started once all are compiled, a few side by side (each its own process, on a free port). */
+  const runs = new Map<Block, Promise<Run>>();
 
   // Compiled by the build step into a scratch project inside the repository, so `@anytool/*` resolve to the built packages.
   beforeAll(() => {
@@ -509,9 +512,15 @@ describe('TypeScript blocks in docs/, run', () => {
         );
       }
     }
+    const queue = limiter();
+    for (const [block, built] of compiled) if ('file' in built) runs.set(block, early(queue(() => runNode(built.file, 60_000))));
   }, scaled(300_000));
 
-  afterAll(() => rmSync(project, { recursive: true, force: true }));
+  afterAll(async () => {
+    // A run no test awaited (a test that failed first) has ended before its files go.
+    await Promise.all([...runs.values()].map((run) => run.catch(() => undefined)));
+    rmSync(project, { recursive: true, force: true });
+  });
 
   it('every block that is not run says why, and every other block can run on its own', () => {
     for (const block of blocks.filter((b) => b.notRun !== undefined))
@@ -528,7 +537,7 @@ describe('TypeScript blocks in docs/, run', () => {
     if (built === undefined)
       throw new Error(`${where} was not compiled: it does not type-check on its own; define the names it uses, or say why it is not run`);
     if ('error' in built) throw new Error(`${where}: ${built.error}`);
-    const run = await runNode(built.file, 60_000);
+    const run = await runs.get(block)!;
     expect({ where, code: run.code, signal: run.signal, stderr: run.code === 0 ? '' : run.stderr }).toEqual({ where, code: 0, signal: null, stderr: '' });
     const printed = run.stdout.split('\n');
     let at = 0;
