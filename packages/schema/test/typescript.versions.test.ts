@@ -12,7 +12,7 @@ import { early, limiter } from '../../core/test/helpers/concurrency';
 // `tsc --init` writes, unchanged. Built with `anytool build` (any TypeScript: the project's
 // when supported, else the shipped one), with tspc (ts-patch), through ts-node and ts-jest,
 // the emitted JavaScript is run and must list the tools with their schemas. Every version's
-// compilations start once the projects are installed, side by side (`started`); each test awaits
+// compilations start once the projects are installed, side by side (`start`); each test awaits
 // and checks its own.
 
 // The tests await processes that started with the others in beforeAll: on a busy machine a test can wait minutes for its own.
@@ -132,7 +132,7 @@ function start(version: Version): Runs {
   const build = early(compiled(node([anytoolBin, 'build'], app), join(app, 'tools.js'), app));
   const out: Runs = { build };
   if (version.startsWith('7.')) return out;
-  // After the build, whose tsconfig takes every file of the project: the tspc runs write theirs beside it.
+  // After the build, whose tsconfig takes every file of the project: the tspc runs write their output beside it.
   const built = build.then(
     () => undefined,
     () => undefined,
