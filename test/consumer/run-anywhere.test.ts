@@ -4,16 +4,13 @@
 // tools: the same after key order and the `$schema` marker). Runs on each Node CI runs.
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { anytool, createProject, ok, packed, removeScratch, root, run, scratch, type Ran } from './project';
-import { early } from '../../packages/core/test/helpers/concurrency';
+import { anytool, createProject, ok, packed, removeScratch, root, run, scratch } from './project';
 
 jest.setTimeout(300_000);
 
 let base: string | undefined;
 let esm = '';
 let cjs = '';
-/** The CommonJS project's commands, started once it is installed, beside the ES module project's tests (its own folder). */
-let cjsRuns: Promise<{ loaded: Ran; built: Ran; ran: Ran }>;
 
 beforeAll(async () => {
   base = scratch();
@@ -37,13 +34,6 @@ beforeAll(async () => {
       tscInit: { verbatimModuleSyntax: false },
     }),
   ]);
-  cjsRuns = early(
-    (async () => {
-      const loaded = await node(['--require', LOADER, 'src/main.ts'], cjs);
-      const built = await anytool(cjs, ['build']);
-      return { loaded, built, ran: await node(['src/main.js'], cjs) };
-    })(),
-  );
   mkdirSync(join(esm, 'src'), { recursive: true });
   for (const file of readdirSync(join(root, 'examples', 'run-anywhere'))) {
     if (file.endsWith('.ts')) copyFileSync(join(root, 'examples', 'run-anywhere', file), join(esm, 'src', file));
@@ -133,11 +123,11 @@ describe('run-anywhere (ES modules)', () => {
 
 describe('the loader in a CommonJS project', () => {
   test('--require runs src/main.ts like the build does', async () => {
-    const runs = await cjsRuns;
-    const loaded = ok(runs.loaded, 'loader, CommonJS');
+    const loaded = ok(await node(['--require', LOADER, 'src/main.ts'], cjs), 'loader, CommonJS');
     expect(loaded.stderr).toBe('');
-    expect(runs.built.code).toBe(0);
-    const ran = ok(runs.ran, 'built');
+    const built = await anytool(cjs, ['build']);
+    expect(built.code).toBe(0);
+    const ran = ok(await node(['src/main.js'], cjs), 'built');
     expect(loaded.stdout).toBe(ran.stdout);
   });
 });
