@@ -8,7 +8,6 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scaled } from '../../packages/core/test/helpers/time-scale';
-import { early, limiter } from '../../packages/core/test/helpers/concurrency';
 
 jest.setTimeout(scaled(120_000));
 
@@ -27,14 +26,7 @@ interface Run {
   stderr: string;
 }
 
-/** The bundlers and the bundles they make, a few processes at a time (each test's app is a copy of its own). */
-const queue = limiter();
-
 function run(command: string, args: string[], cwd: string): Promise<Run> {
-  return queue(() => runNow(command, args, cwd));
-}
-
-function runNow(command: string, args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, timeout: 100_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
@@ -87,17 +79,6 @@ interface Printed {
 
 let reference: Printed;
 
-/**
- * What each test bundles and runs, started (side by side, a few at a time) once the reference is built: each test
- * awaits its own and checks it. Registered by `later` as the tests are declared.
- */
-const work = new Map<string, () => Promise<unknown>>();
-const started = new Map<string, Promise<unknown>>();
-function later<T>(name: string, fn: () => Promise<T>): () => Promise<T> {
-  work.set(name, fn);
-  return () => started.get(name) as Promise<T>;
-}
-
 beforeAll(async () => {
   const dir = app('reference');
   const built = await run(process.execPath, [anytool, 'build', '-p', join(dir, 'tsconfig.json')], dir);
@@ -105,12 +86,6 @@ beforeAll(async () => {
   const ran = await run(process.execPath, [join(dir, 'out', 'main.js')], dir);
   expect(ran.code).toBe(0);
   reference = JSON.parse(ran.stdout) as Printed;
-  for (const [name, fn] of work) started.set(name, early(fn()));
-});
-
-afterAll(async () => {
-  // Every bundler has ended before the scratch folder goes (a test that failed first did not await its own).
-  await Promise.all([...started.values()].map((done) => done.catch(() => undefined)));
 });
 
 describe('the reference: the app built by anytool build', () => {
@@ -129,50 +104,40 @@ describe('the reference: the app built by anytool build', () => {
 });
 
 describe.each(bundlers)('%s', (bundler) => {
-  const plugin = later(`${bundler} plugin`, () => bundleAndRun(bundler, app(`${bundler}-plugin`)));
   it('through the plugin: the bundle prints the definitions and results of anytool build', async () => {
-    expect(await plugin()).toEqual(reference);
+    expect(await bundleAndRun(bundler, app(`${bundler}-plugin`))).toEqual(reference);
   });
 
   if (bundler === 'vite') return;
-  const without = later(`${bundler} without`, async () => {
-    const dir = app(`${bundler}-without`);
-    const built = await bundle(bundler, dir, ['--without']);
-    return { built, ran: built.code === 0 ? await run(process.execPath, [bundleFile(bundler, dir)], dir) : undefined };
-  });
   // Vite 8 (Oxc) leaves standard decorators as written: without the plugin its bundle does not even parse in Node.
   it('without the plugin: the bundle fails at run time with MISSING_SCHEMA', async () => {
-    const { built, ran } = await without();
+    const dir = app(`${bundler}-without`);
+    const built = await bundle(bundler, dir, ['--without']);
     expect(built.code).toBe(0);
-    expect(ran!.code).toBe(1);
-    expect(ran!.stderr).toMatch(/has no parameter schema: the anytool build step did not run on its code/);
-    expect(ran!.stderr).toContain("code: 'MISSING_SCHEMA'");
+    const ran = await run(process.execPath, [bundleFile(bundler, dir)], dir);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/has no parameter schema: the anytool build step did not run on its code/);
+    expect(ran.stderr).toContain("code: 'MISSING_SCHEMA'");
   });
 });
 
 describe('plugin options and errors (esbuild)', () => {
-  const exclude = later('exclude', async () => {
+  it('exclude leaves the matching files to the bundler: their tools have no schema', async () => {
     const dir = app('exclude');
     const built = await bundle('esbuild', dir, ['--options', JSON.stringify({ exclude: 'src/tools.ts' })]);
-    return { built, ran: built.code === 0 ? await run(process.execPath, [bundleFile('esbuild', dir)], dir) : undefined };
-  });
-  it('exclude leaves the matching files to the bundler: their tools have no schema', async () => {
-    const { built, ran } = await exclude();
     expect(built.code).toBe(0);
-    expect(ran!.stderr).toContain("code: 'MISSING_SCHEMA'");
+    const ran = await run(process.execPath, [bundleFile('esbuild', dir)], dir);
+    expect(ran.stderr).toContain("code: 'MISSING_SCHEMA'");
   });
 
-  const unsupported = later('unsupported', () => {
+  it('a parameter type with no JSON form fails the build, naming the file, line, tool and fix', async () => {
     const dir = app('unsupported');
     const tools = join(dir, 'src', 'tools.ts');
     writeFileSync(
       tools,
       readFileSync(tools, 'utf8').replace('function convert(value: number, to: Unit)', 'function convert(value: number, to: Unit, seen: Set<string>)'),
     );
-    return bundle('esbuild', dir);
-  });
-  it('a parameter type with no JSON form fails the build, naming the file, line, tool and fix', async () => {
-    const built = await unsupported();
+    const built = await bundle('esbuild', dir);
     expect(built.code).toBe(1);
     expect(built.stderr).toMatch(
       /tools\.ts\(\d+,\d+\): error ANYTOOL91001: tool\(convert\): parameter seen has type Set<string>: a Set has no JSON form; use an array/,
