@@ -8,7 +8,22 @@ import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { anytool, anytoolBin, createProject, lastJson, npm, ok, packed, productionInstall, removeScratch, run, scratch, type ProjectSpec } from './project';
+import {
+  anytool,
+  anytoolBin,
+  createProject,
+  lastJson,
+  npm,
+  ok,
+  packed,
+  productionInstall,
+  removeScratch,
+  run,
+  scratch,
+  type ProjectSpec,
+  type Ran,
+} from './project';
+import { early, limiter } from '../../packages/core/test/helpers/concurrency';
 
 jest.setTimeout(300_000);
 
@@ -25,6 +40,65 @@ interface Case extends ProjectSpec {
 let base: string | undefined;
 let tarballs: Record<string, string> = {};
 const dirs = new Map<string, string>();
+
+/**
+ * The commands of a project's tests, started once it is installed and built, side by side with the other projects'
+ * (a few processes at a time): each test awaits its own and checks them as it would have run them.
+ */
+interface Steps {
+  build?: Promise<Ran>;
+  plainTsc?: Promise<{ compiled: Ran; ran: Ran }>;
+  verbatim?: Promise<Ran>;
+  main: Promise<Ran>;
+  list: Promise<{ table: Ran; formatted: Ran }>;
+  call: Promise<{ good: Ran; bad: Ran; broken: Ran }>;
+  production: Promise<{ prod: string; ran: Ran; again: Ran }>;
+}
+const steps = new Map<string, Steps>();
+const queue = limiter();
+const queued =
+  <A extends unknown[], T>(fn: (...args: A) => Promise<T>) =>
+  (...args: A): Promise<T> =>
+    queue(() => fn(...args));
+const runQueued = queued(run);
+const anytoolQueued = queued(anytool);
+
+function start(c: Case, dir: string): Steps {
+  const build = c.build ? early(anytoolQueued(dir, ['build'])) : undefined;
+  // Everything else reads the build's output (or, for the checks with tsc, must not race its writes).
+  const after = <T>(fn: () => Promise<T>): Promise<T> => early((build ?? Promise.resolve()).then(fn, fn));
+  const node = (args: string[], cwd = dir): Promise<Ran> => runQueued(process.execPath, args, cwd);
+  return {
+    ...(build === undefined ? {} : { build }),
+    ...(c.name === 'esm-ts5.9'
+      ? {
+          plainTsc: after(async () => ({
+            compiled: await node([join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '--outDir', 'plain-tsc']),
+            ran: await node(['plain-tsc/main.js']),
+          })),
+        }
+      : {}),
+    ...(c.tscInit !== undefined && c.type === undefined ? { verbatim: after(() => anytoolQueued(dir, ['build', '--noEmit', '--verbatimModuleSyntax'])) } : {}),
+    main: after(() => node([c.main])),
+    list: after(async () => {
+      const [table, formatted] = await Promise.all([anytoolQueued(dir, ['list', c.tools]), anytoolQueued(dir, ['list', c.tools, '--format', 'anthropic'])]);
+      return { table, formatted };
+    }),
+    call: after(async () => {
+      const [good, bad, broken] = await Promise.all([
+        anytoolQueued(dir, ['call', c.tools, 'mul', '{"a":6,"b":7}']),
+        anytoolQueued(dir, ['call', c.tools, 'mul', '{"a":"six","b":7}']),
+        anytoolQueued(dir, ['call', c.tools, 'mul', '{"a":']),
+      ]);
+      return { good, bad, broken };
+    }),
+    production: after(async () => {
+      const prod = await queue(() => productionInstall(dir, join(base!, `${c.name}-production`), c.output));
+      const [ran, again] = await Promise.all([node([c.main], prod), node([c.main])]);
+      return { prod, ran, again };
+    }),
+  };
+}
 
 const tc39 = (name: string, type: 'module' | undefined, typescript: string, tscInit: Record<string, unknown>): Case => ({
   name,
@@ -80,7 +154,9 @@ beforeAll(async () => {
         dependencies: [tarballs['@anytool/core']!, ...c.dependencies],
         devDependencies: [tarballs['@anytool/schema']!, tarballs['@anytool/mcp']!, ...c.devDependencies],
       };
-      dirs.set(c.name, await createProject(base!, spec));
+      const dir = await createProject(base!, spec);
+      dirs.set(c.name, dir);
+      steps.set(c.name, start(c, dir));
     }),
   );
 }, 600_000);
@@ -88,6 +164,7 @@ beforeAll(async () => {
 afterAll(() => removeScratch(base));
 
 const dir = (c: Case): string => dirs.get(c.name)!;
+const stepsOf = (c: Case): Steps => steps.get(c.name)!;
 
 /** Every installed copy of a package under a node_modules folder, nested ones too. */
 function copiesOf(name: string, modules: string): string[] {
@@ -114,7 +191,7 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
 
   if (c.build) {
     test('builds with `npx anytool build`', async () => {
-      const built = await anytool(dir(c), ['build']);
+      const built = await stepsOf(c).build!;
       expect(built.stderr).toBe('');
       expect(built.code).toBe(0);
       expect(existsSync(join(dir(c), c.main))).toBe(true);
@@ -123,8 +200,8 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
 
   if (c.name === 'esm-ts5.9') {
     test('compiled by plain tsc instead, the decorators stay in the output and Node refuses them', async () => {
-      expect((await run(process.execPath, [join(dir(c), 'node_modules', 'typescript', 'bin', 'tsc'), '--outDir', 'plain-tsc'], dir(c))).code).toBe(0);
-      const ran = await run(process.execPath, ['plain-tsc/main.js'], dir(c));
+      const { compiled, ran } = await stepsOf(c).plainTsc!;
+      expect(compiled.code).toBe(0);
       expect(ran.code).not.toBe(0);
       expect(ran.stderr).toContain('SyntaxError: Invalid or unexpected token');
     });
@@ -132,14 +209,14 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
 
   if (c.tscInit !== undefined && c.type === undefined) {
     test("with tsc --init's verbatimModuleSyntax, TypeScript refuses import statements in a CommonJS package", async () => {
-      const built = await anytool(dir(c), ['build', '--noEmit', '--verbatimModuleSyntax']);
+      const built = await stepsOf(c).verbatim!;
       expect(built.code).toBe(1);
       expect(built.stderr).toContain("ECMAScript imports and exports cannot be written in a CommonJS file under 'verbatimModuleSyntax'");
     });
   }
 
   test('runs, with schemas from the types and calls that validate', async () => {
-    const ran = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
+    const ran = ok(await stepsOf(c).main, `node ${c.main}`);
     const out = lastJson(ran.stdout) as {
       definitions: Array<{ function: { name: string; description?: string; parameters: Record<string, unknown> } }>;
       results: Array<{ name: string; isError: boolean; text: string }>;
@@ -164,24 +241,21 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
   });
 
   test('`npx anytool list` prints the tools, and their definitions with --format', async () => {
-    const table = await anytool(dir(c), ['list', c.tools]);
+    const { table, formatted } = await stepsOf(c).list;
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/forecast\s+Get the weather forecast for a city\./);
     expect(table.stdout).toMatch(/mul\s+Multiply two numbers\./);
-    const formatted = await anytool(dir(c), ['list', c.tools, '--format', 'anthropic']);
     expect(formatted.code).toBe(0);
     const definitions = JSON.parse(formatted.stdout) as Array<{ name: string; input_schema: Record<string, unknown> }>;
     expect(definitions.map((d) => d.name).sort()).toEqual(c.build ? ['ReadTickets', 'daysLeft', 'forecast', 'mul'] : ['forecast', 'mul']);
   });
 
   test('`npx anytool call` invokes a tool and prints its result; an error result exits 1', async () => {
-    const good = await anytool(dir(c), ['call', c.tools, 'mul', '{"a":6,"b":7}']);
+    const { good, bad, broken } = await stepsOf(c).call;
     expect(good.code).toBe(0);
     expect(good.stdout.trim().split('\n').pop()).toBe('42');
-    const bad = await anytool(dir(c), ['call', c.tools, 'mul', '{"a":"six","b":7}']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/\ba\b/);
-    const broken = await anytool(dir(c), ['call', c.tools, 'mul', '{"a":']);
     expect(broken.code).toBe(2);
     expect(broken.stderr.trim().split('\n')).toHaveLength(1);
     expect(broken.stderr).not.toMatch(/\n\s+at /);
@@ -205,11 +279,11 @@ describe.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
   });
 
   test('runs after a production install (dev dependencies omitted), without TypeScript', async () => {
-    const prod = await productionInstall(dir(c), join(base!, `${c.name}-production`), c.output);
+    const { prod, ran: prodRan, again: againRan } = await stepsOf(c).production;
     expect(existsSync(join(prod, 'node_modules', 'typescript'))).toBe(false);
     expect(existsSync(join(prod, 'node_modules', '@anytool', 'schema'))).toBe(false);
-    const ran = ok(await run(process.execPath, [c.main], prod), `node ${c.main} (production)`);
-    const again = ok(await run(process.execPath, [c.main], dir(c)), `node ${c.main}`);
+    const ran = ok(prodRan, `node ${c.main} (production)`);
+    const again = ok(againRan, `node ${c.main}`);
     expect(lastJson(ran.stdout)).toEqual(lastJson(again.stdout));
   });
 });

@@ -1,8 +1,13 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '@anytool/schema/internal';
 import { anytoolBin, fixtures, oneFileTsconfig, removeScratchDirs, repoRoot, scratchDir } from '../helpers';
+import { early, limiter } from '../../../core/test/helpers/concurrency';
+import { scaled } from '../../../core/test/helpers/time-scale';
+
+// The tests await builds that started together in beforeAll: on a busy machine a test can wait minutes for its own.
+jest.setTimeout(scaled(300_000));
 
 afterAll(removeScratchDirs);
 
@@ -45,6 +50,55 @@ function build(dir: string): { status: number | null; output: string } {
   return { status: run.status, output: run.stdout + run.stderr };
 }
 
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const queue = limiter();
+
+/** `node <args>` in the repository, a few at a time. */
+function nodeLater(args: string[]): Promise<Ran> {
+  return queue(
+    () =>
+      new Promise((resolve) => {
+        execFile(process.execPath, args, { cwd: repoRoot, encoding: 'utf8' }, (error, stdout, stderr) => {
+          resolve({ status: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+        });
+      }),
+  );
+}
+
+/**
+ * The builds of the tests below that need nothing before them, started together once the file loads its tests (each
+ * in its own project): each test awaits its own and checks it.
+ */
+let later: {
+  errors: Promise<Ran>;
+  check: Promise<Ran>;
+  runtime: Promise<{ dir: string; built: Ran; ran?: Ran }>;
+};
+
+beforeAll(() => {
+  const errors = project('errors', 'export interface Query {\n  ids: Set<string>;\n}\nexport const wrong: number = "x";\n');
+  const check = project('check', 'export interface Query {\n  at: bigint;\n}\n');
+  const runtime = project('runtime-import', 'export interface Query {\n  since: Date;\n}\n');
+  const script = `const { Search } = require(${JSON.stringify(join(runtime, 'out', 'tools.js'))}); const { Toolset } = require('@anytool/core');
+      new Toolset(new Search()).invoke('search', { query: { since: '2026-01-02T00:00:00Z' } }).then((r) => process.stdout.write(r.content[0].text));`;
+  later = {
+    errors: early(nodeLater([anytoolBin, 'build', '-p', join(errors, 'tsconfig.json')])),
+    check: early(nodeLater([anytoolBin, 'build', '-p', join(check, 'tsconfig.json'), '--noEmit'])),
+    runtime: early(
+      nodeLater([anytoolBin, 'build', '-p', join(runtime, 'tsconfig.json')]).then(async (built) => ({
+        dir: runtime,
+        built,
+        ...(built.status === 0 ? { ran: await nodeLater(['-e', script]) } : {}),
+      })),
+    ),
+  };
+});
+
 function definitions(dir: string): Array<{ parameters: { properties: { query: { properties: Record<string, unknown> } } } }> {
   const script = `process.stdout.write(JSON.stringify(require(${JSON.stringify(join(dir, 'out', 'tools.js'))}).definitions))`;
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' }));
@@ -63,9 +117,9 @@ describe('anytool build', () => {
     expect(readFileSync(join(dir, 'out', 'tools.js'), 'utf8')).toContain('At most this many.');
   });
 
-  it("reports tsc's own diagnostics and the build step's, and fails on errors", () => {
-    const dir = project('errors', 'export interface Query {\n  ids: Set<string>;\n}\nexport const wrong: number = "x";\n');
-    const { status, output } = build(dir);
+  it("reports tsc's own diagnostics and the build step's, and fails on errors", async () => {
+    const { status, stdout, stderr } = await later.errors;
+    const output = stdout + stderr;
     expect(status).toBe(1);
     expect(output).toMatch(/types\.ts\(4,14\): error TS2322/);
     expect(output).toMatch(
@@ -74,22 +128,21 @@ describe('anytool build', () => {
     expect(output).toMatch(/Found 2 errors\./);
   });
 
-  it('with noEmit it only checks', () => {
-    const dir = project('check', 'export interface Query {\n  at: bigint;\n}\n');
-    const run = spawnSync(process.execPath, [anytoolBin, 'build', '-p', join(dir, 'tsconfig.json'), '--noEmit'], { cwd: repoRoot, encoding: 'utf8' });
+  it('with noEmit it only checks', async () => {
+    const run = await later.check;
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/ANYTOOL91001: Search\.search: parameter query\.at has type bigint/);
   });
 
-  it('emits code whose run-time helpers come from @anytool/core/runtime, never from @anytool/schema', () => {
-    const dir = project('runtime-import', 'export interface Query {\n  since: Date;\n}\n');
-    expect(build(dir).status).toBe(0);
+  it('emits code whose run-time helpers come from @anytool/core/runtime, never from @anytool/schema', async () => {
+    const { dir, built, ran } = await later.runtime;
+    expect(built.status).toBe(0);
     const emitted = readFileSync(join(dir, 'out', 'tools.js'), 'utf8');
     expect(emitted).toContain('require("@anytool/core/runtime")');
     expect(emitted).not.toContain('@anytool/schema');
-    const script = `const { Search } = require(${JSON.stringify(join(dir, 'out', 'tools.js'))}); const { Toolset } = require('@anytool/core');
-      new Toolset(new Search()).invoke('search', { query: { since: '2026-01-02T00:00:00Z' } }).then((r) => process.stdout.write(r.content[0].text));`;
-    expect(execFileSync(process.execPath, ['-e', script], { cwd: repoRoot, encoding: 'utf8' })).toBe('{"since":"2026-01-02T00:00:00.000Z"}');
+    // What execFileSync would have thrown: the script failed.
+    expect({ status: ran!.status, stderr: ran!.status === 0 ? '' : ran!.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(ran!.stdout).toBe('{"since":"2026-01-02T00:00:00.000Z"}');
   });
 });
 

@@ -132,8 +132,26 @@ describe('anytool build, every target, both kinds of decorators', () => {
 describe('ts-patch, ts-jest and ts-node cannot change the target: ESNext with standard decorators is a build error', () => {
   const options = { ...programFor([fixture]).getCompilerOptions() };
 
+  /**
+   * The declaration files of node_modules (TypeScript's libraries, @types), parsed once for the programs below: each
+   * program differs in its options, not in those files (the fixture and the sources are parsed for each).
+   */
+  const declarations = new Map<string, ts.SourceFile>();
+
   function programWith(extra: ts.CompilerOptions): ts.Program {
     const host = ts.createCompilerHost({ ...options, ...extra });
+    const getSourceFile = host.getSourceFile.bind(host);
+    host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+      if (!/[\\/]node_modules[\\/].*\.d\.ts$/.test(fileName)) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
+      const version = typeof languageVersion === 'object' ? `${languageVersion.languageVersion} ${languageVersion.impliedNodeFormat}` : `${languageVersion}`;
+      const key = `${fileName} ${version}`;
+      let file = declarations.get(key);
+      if (file === undefined) {
+        file = getSourceFile(fileName, languageVersion, onError, shouldCreate);
+        if (file !== undefined) declarations.set(key, file);
+      }
+      return file;
+    };
     return ts.createProgram({ rootNames: [fixture], options: { ...options, ...extra, noEmit: false }, host });
   }
 
