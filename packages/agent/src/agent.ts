@@ -44,10 +44,13 @@ import {
   type ModelResponse,
   type ModelSettings,
   type ModelToolCall,
+  type ToolChoice,
   type ToolMessage,
   type Usage,
 } from './model.js';
-import { prepareStep, type PrepareStep } from './prepare-step.js';
+import { Budgets, RunUsage, checkBudget, type BudgetStopReason, type RunBudget, type TurnUsage } from './budgets.js';
+import { RunOutput, type OutputSchema } from './output.js';
+import { checkToolChoice, prepareStep, turnToolChoice, type PrepareStep } from './prepare-step.js';
 import {
   alreadyResumed,
   checkStateSignature,
@@ -76,7 +79,7 @@ import { LoadedTools } from './tool-loading.js';
 // The approval types live with the approval middleware in core; the agent's API keeps its names.
 export type { ApprovalCallback, ApprovalDecision, ApprovalRequest } from '@anytool/core';
 
-export interface AgentOptions {
+export interface AgentOptions<Output = unknown> {
   model: Model;
   /** Anything a `Toolset` takes (tools, arrays, `@Tool` class instances, MCP toolsets), or a `Toolset`. */
   tools?: ToolSource;
@@ -186,6 +189,23 @@ export interface AgentOptions {
    * limits of a program and `beside: true` to offer the tools one by one as well.
    */
   codeMode?: boolean | CodeModeOptions;
+  /**
+   * The final answer's schema: a JSON Schema, a Standard Schema (zod, valibot,
+   * arktype) or `schemaOf<T>()`. Each adapter sends it as its provider's structured
+   * output; the answer is parsed and validated (`result.output`), and an answer
+   * that does not match gets one repair turn with the problems before the run
+   * fails with `OUTPUT_INVALID`.
+   */
+  output?: OutputSchema<Output>;
+  /**
+   * Whether and which tool the model must call, for every run: `auto`, `required`,
+   * `none` or `{ name }`. `required` and `{ name }` hold until the model called a
+   * tool, then the turns go on with `auto` (else the run could never answer);
+   * `prepareStep` decides per turn and wins.
+   */
+  toolChoice?: ToolChoice;
+  /** What each run may spend: tokens in, out and in total, and tool calls; each reached one stops the run with its stop reason. */
+  budget?: RunBudget;
 }
 
 export interface RunOptions {
@@ -197,19 +217,29 @@ export interface RunOptions {
   maxSteps?: number;
   /** Overrides the agent's `timeoutMs` for this run (`false`: no limit). */
   timeoutMs?: number | false;
+  /** Overrides the agent's `toolChoice` for this run. */
+  toolChoice?: ToolChoice;
+  /** Overrides the agent's `budget` for this run (each limit given replaces the agent's). */
+  budget?: RunBudget;
 }
 
 /** Why a run ended; `interrupted`: it paused for the answers its `interruptions` ask for. */
-export type StopReason = 'final_answer' | 'max_steps' | 'stop_condition' | 'timeout' | 'aborted' | 'interrupted';
+export type StopReason = 'final_answer' | 'max_steps' | 'stop_condition' | 'timeout' | 'aborted' | 'interrupted' | BudgetStopReason;
 
-export interface RunResult {
+export interface RunResult<Output = unknown> {
   /** The model's last text: the answer when `stopReason` is `final_answer`. */
   text: string;
+  /** With the agent's `output` and `stopReason: 'final_answer'`: the answer, parsed and validated. */
+  output?: Output;
   stopReason: StopReason;
   /** Model turns taken. */
   steps: number;
   /** Tokens used by every model call of the run. */
   usage: Usage;
+  /** The same tokens by model (its `name`), for the turns this process ran. */
+  usageByModel: Record<string, Usage>;
+  /** The tokens of each model turn this process ran, in order. */
+  turns: TurnUsage[];
   /** The whole conversation, to continue it with `agent.run(messages)`. */
   messages: ModelMessage[];
   /** The run's context; `context.events` tells the story in order (its last 10,000 events by default: see `keepEvents`). */
@@ -225,12 +255,12 @@ export interface RunResult {
  * the run's result. A delta is the very event recorded in `context.events`
  * (`time`: when the chunk carrying it was read).
  */
-export type AgentStreamEvent =
+export type AgentStreamEvent<Output = unknown> =
   | { type: 'text_delta'; step: number; text: string; time: number }
   | { type: 'tool_call_start'; step: number; callId: string; name: string }
   | { type: 'tool_call_delta'; step: number; callId: string; delta: string; time: number }
   | { type: 'tool_result'; callId: string; tool: string; result: ToolResult }
-  | { type: 'result'; result: RunResult };
+  | { type: 'result'; result: RunResult<Output> };
 
 /** The default of `toolTimeoutMs`. */
 const TOOL_TIMEOUT_MS = 60_000;
@@ -262,7 +292,7 @@ function callIdsOf(messages: readonly ModelMessage[]): Set<string> {
  * const agent = new Agent({ model, tools: [calculator, new WeatherTools()], instructions: 'Be brief.' });
  * const { text, stopReason, usage, context } = await agent.run('What is 17 * 23?');
  */
-export class Agent {
+export class Agent<Output = unknown> {
   readonly model: Model;
   readonly toolset: Toolset;
   readonly instructions: string | undefined;
@@ -296,8 +326,13 @@ export class Agent {
   private readonly codeMode: AgentCodeMode | undefined;
   /** The toolset and the runner, in code mode: what a pause digests and a resume checks. */
   private readonly codeToolset: Toolset | undefined;
+  /** The final answer's schema and its check; undefined for a text answer. */
+  private readonly output: RunOutput<Output> | undefined;
+  private readonly toolChoice: ToolChoice | undefined;
+  private readonly budget: RunBudget | undefined;
+  private readonly budgets = new Budgets();
 
-  constructor(options: AgentOptions) {
+  constructor(options: AgentOptions<Output>) {
     if (typeof options?.model?.generate !== 'function') {
       throw new AnytoolError(
         ErrorCode.InvalidOptions,
@@ -324,6 +359,9 @@ export class Agent {
       );
     }
     this.prepareStep = options.prepareStep;
+    this.output = options.output === undefined ? undefined : new RunOutput(options.output);
+    this.toolChoice = options.toolChoice === undefined ? undefined : checkToolChoice(options.toolChoice, 'Agent: `toolChoice`');
+    this.budget = checkBudget(options.budget, 'Agent');
     this.model = options.model;
     this.toolset = isToolset(options.tools) ? options.tools : new Toolset(...(options.tools === undefined ? [] : [options.tools]));
     this.toolSearch = options.toolSearch;
@@ -380,6 +418,7 @@ export class Agent {
     this.calls = new Pipeline(
       ...(this.tracing === undefined ? [] : [tracing(this.tracing)]),
       ...(options.middleware ?? []),
+      this.budgets.middleware(),
       callOrder(this.repeated),
       approval({ ...(approve === undefined ? {} : { approve }), ...(options.policy === undefined ? {} : { policy: options.policy }), pins }),
     );
@@ -389,8 +428,9 @@ export class Agent {
    * Runs the loop for one input: a user message, or a whole conversation (for
    * example `result.messages` of an earlier run plus a new user message).
    */
-  run(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult> {
-    return this.loop(input, options, undefined);
+  run<T = Output>(input: string | readonly ModelMessage[], options: RunOptions = {}): Promise<RunResult<T>> {
+    // `T` is the caller's word for what the output schema describes (a JSON Schema carries no type).
+    return this.loop(input, options, undefined) as Promise<unknown> as Promise<RunResult<T>>;
   }
 
   /**
@@ -404,7 +444,7 @@ export class Agent {
    * @example
    * for await (const event of agent.stream('Weather in Oslo?')) if (event.type === 'text_delta') process.stdout.write(event.text);
    */
-  stream(input: string | readonly ModelMessage[], options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent> {
+  stream(input: string | readonly ModelMessage[], options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent<Output>> {
     return this.streamed(options, (signal, stream, watch) =>
       this.loop(input, { ...options, context: watch(options.context ?? new ExecutionContext()), signal }, stream),
     );
@@ -415,7 +455,7 @@ export class Agent {
    * then each later turn's deltas and results, then the result. A resume that is
    * refused (a bad answer, a pause resumed already) throws from the iteration.
    */
-  resumeStream(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent> {
+  resumeStream(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): AsyncIterableIterator<AgentStreamEvent<Output>> {
     return this.streamed(options, async (signal, stream, watch) => {
       const resumed = await this.prepareResume(from, answers, options);
       const context = watch(options.context ?? resumedContext(resumed.state));
@@ -426,8 +466,8 @@ export class Agent {
   /** A run as a stream of events: `start` runs it, after `watch` subscribes the stream to its context. */
   private streamed(
     options: RunOptions,
-    start: (signal: AbortSignal, stream: RunStream, watch: (context: ExecutionContext) => ExecutionContext) => Promise<RunResult>,
-  ): AsyncIterableIterator<AgentStreamEvent> {
+    start: (signal: AbortSignal, stream: RunStream, watch: (context: ExecutionContext) => ExecutionContext) => Promise<RunResult<Output>>,
+  ): AsyncIterableIterator<AgentStreamEvent<Output>> {
     const stop = new AbortController();
     const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
     let unsubscribe = (): void => {};
@@ -456,7 +496,8 @@ export class Agent {
         stream.queue.fail(error);
       },
     );
-    return stream;
+    // The stream's result events carry this agent's results: RunResult<Output>.
+    return stream as AsyncIterableIterator<AgentStreamEvent> as AsyncIterableIterator<AgentStreamEvent<Output>>;
   }
 
   /**
@@ -476,7 +517,7 @@ export class Agent {
    * // later, maybe elsewhere:
    * const done = await agent.resume(paused.state!, { [paused.interruptions![0]!.id]: { approved: true } });
    */
-  async resume(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): Promise<RunResult> {
+  async resume(from: RunState | string, answers: ResumeAnswers = {}, options: RunOptions = {}): Promise<RunResult<Output>> {
     return this.loop(undefined, options, undefined, await this.prepareResume(from, answers, options));
   }
 
@@ -537,9 +578,11 @@ export class Agent {
     options: RunOptions,
     stream: RunStream | undefined,
     resumed?: Resumption,
-  ): Promise<RunResult> {
+  ): Promise<RunResult<Output>> {
     const maxSteps = options.maxSteps ?? this.maxSteps;
     checkLimit('maxSteps', maxSteps);
+    const budget = options.budget === undefined ? this.budget : { ...this.budget, ...checkBudget(options.budget, 'Agent.run()') };
+    let toolChoice = options.toolChoice === undefined ? this.toolChoice : checkToolChoice(options.toolChoice, 'Agent.run(): `toolChoice`');
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     checkRunTimeout(timeoutMs);
 
@@ -575,6 +618,11 @@ export class Agent {
     }
 
     const usage = paused === undefined ? emptyUsage() : { ...paused.usage };
+    const runUsage = new RunUsage();
+    // A resumed run counts the tool calls that ended before it paused against its budget.
+    this.budgets.open(context.state, budget, messages.slice(inputLength).filter((m) => m.role === 'tool').length);
+    let output: Output | undefined;
+    let repaired = false;
     let text = paused === undefined ? '' : lastAssistantText(messages);
     // The run's calls go through the agent's toolset with the output budget and reader, made for the run.
     const runToolset = this.outputs.open();
@@ -582,12 +630,19 @@ export class Agent {
       const store = ToolOutputStore.of(context);
       for (const output of paused.outputs) store.restore(output);
     }
-    const finish = (stopReason: StopReason, steps: number, errorType?: string, pause?: Pick<RunResult, 'interruptions' | 'state'>): RunResult => {
+    const finish = (
+      stopReason: StopReason,
+      steps: number,
+      errorType?: string,
+      pause?: Pick<RunResult, 'interruptions' | 'state'>,
+    ): RunResult<Output> => {
       telemetry?.end(usage, stopReason, steps, errorType);
       this.outputs.release(context, runToolset);
-      return { text, stopReason, steps, usage, messages, context, ...pause };
+      const result: RunResult<Output> = { text, stopReason, steps, usage, usageByModel: runUsage.byModel, turns: runUsage.turns, messages, context, ...pause };
+      if (output !== undefined) result.output = output;
+      return result;
     };
-    const interrupted = (steps: number): RunResult => {
+    const interrupted = (steps: number): RunResult<Output> => {
       const timedOut = deadline?.aborted === true;
       const code = timedOut ? ErrorCode.Timeout : ErrorCode.Aborted;
       const why = timedOut
@@ -610,7 +665,15 @@ export class Agent {
       return failure;
     };
     if (resumed !== undefined) giveAnswers(runContext, resumed.answers);
-    for (let step = paused?.steps ?? 1; ; step++) {
+    let step = paused?.steps ?? 1;
+    const runToolChoice = (choice: ToolChoice, offered: readonly ToolDefinition[]): ToolChoice => {
+      try {
+        return turnToolChoice(choice, offered, step);
+      } catch (error) {
+        throw failed(error as AnytoolError, step - 1);
+      }
+    };
+    for (; ; step++) {
       if (signal?.aborted) return interrupted(step - 1);
       let turn: PausedTurn;
       if (resumed !== undefined && step === paused!.steps) {
@@ -630,6 +693,7 @@ export class Agent {
         let request: ModelRequest;
         if (this.prepareStep === undefined) {
           request = this.request(messages, definitions, signal);
+          if (toolChoice !== undefined) request.toolChoice = runToolChoice(toolChoice, definitions);
         } else {
           let prepared;
           try {
@@ -639,6 +703,7 @@ export class Agent {
           }
           request = this.request(prepared.messages, prepared.tools, signal);
           if (prepared.toolChoice !== undefined) request.toolChoice = prepared.toolChoice;
+          else if (toolChoice !== undefined) request.toolChoice = runToolChoice(toolChoice, prepared.tools);
           if (signal?.aborted) return interrupted(step - 1);
         }
         const chat = telemetry?.chat(request);
@@ -662,6 +727,7 @@ export class Agent {
         }
         chat?.(response);
         addUsage(usage, response.usage);
+        runUsage.add(step, this.model.name, response.usage);
         text = response.text;
         const { calls, repeated } = this.callIds(response.toolCalls, usedIds, context);
         const assistant: AssistantMessage = { role: 'assistant', content: response.text };
@@ -678,7 +744,30 @@ export class Agent {
         for (const diagnostic of response.diagnostics ?? []) context.diagnose({ ...diagnostic, source: this.model.name });
         const approvalRequests = response.approvalRequests ?? [];
         // A paused turn goes back as it is, and the provider goes on with it (a turn of its own).
-        if (calls.length === 0 && approvalRequests.length === 0 && response.paused !== true) return finish('final_answer', step);
+        if (calls.length === 0 && approvalRequests.length === 0 && response.paused !== true) {
+          if (this.output === undefined) return finish('final_answer', step);
+          const checked = await this.output.check(response.text);
+          if (checked.ok) {
+            output = checked.value;
+            return finish('final_answer', step);
+          }
+          // One repair turn, with what was wrong; a second miss (or no turn left for it) fails the run.
+          if (repaired || step >= maxSteps) {
+            const failure = this.output.failure(checked.problems, response.text, step);
+            context.record({ type: 'error', code: failure.code, message: failure.message });
+            telemetry?.end(usage, 'output_invalid', step, failure.code);
+            this.outputs.release(context, runToolset);
+            throw failure;
+          }
+          repaired = true;
+          const repair = this.output.repairText(checked.problems);
+          messages.push({ role: 'user', content: repair });
+          context.record({ type: 'message', role: 'user', text: repair });
+          steps.push({ step, response, toolCalls: [], toolResults: [] });
+          continue;
+        }
+        // The run's `required` or `{ name }` is met once the model called a tool: later turns may answer.
+        if (toolChoice !== undefined && toolChoice !== 'none' && calls.length > 0) toolChoice = undefined;
         turn = { response, assistant, calls, repeated, finished: new Map(), hostedPending: [] };
         if (approvalRequests.length > 0) {
           const answered = await this.answerApprovals(approvalRequests, runContext, approved);
@@ -725,6 +814,11 @@ export class Agent {
       steps.push({ step, response, toolCalls: calls, toolResults });
       let stop: StopReason | undefined;
       try {
+        const spent = this.budgets.reached(context.state, budget, usage);
+        if (spent !== undefined) {
+          context.record({ type: 'error', code: ErrorCode.BudgetExceeded, message: Budgets.stopText(spent, budget!, usage, step) });
+          return finish(spent, step, ErrorCode.BudgetExceeded);
+        }
         stop = await this.stopWhen.check(steps, maxSteps);
       } catch (error) {
         throw failed(error as AnytoolError, step);
@@ -931,6 +1025,7 @@ function checkLimit(name: string, value: number): void {
 }
 
 function modelFailure(model: Model, step: number, error: unknown): AnytoolError {
-  if (isAnytoolError(error) && error.code === ErrorCode.ModelFailed) return error;
+  // A request the adapter refused to send (UNSUPPORTED_BY_MODEL) keeps its code: the fix is in the request, not the provider.
+  if (isAnytoolError(error) && (error.code === ErrorCode.ModelFailed || error.code === ErrorCode.UnsupportedByModel)) return error;
   return new AnytoolError(ErrorCode.ModelFailed, `Agent: model ${model.name} failed on turn ${step}: ${describeError(error)}`, { cause: error });
 }

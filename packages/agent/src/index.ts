@@ -40,3 +40,7 @@ export type { ScriptStep, ScriptedModelOptions, ScriptedToolCall, ScriptedTurn }
 export { hasToolCall, stepCountIs } from './stop-condition.js';
 export type { StepResult, StopCondition } from './stop-condition.js';
 export type { PrepareStep, PrepareStepOptions, StepSettings } from './prepare-step.js';
+export { schemaOf } from './output.js';
+export type { OutputSchema, TypedJsonSchema } from './output.js';
+export type { OutputFormat } from './model.js';
+export type { BudgetStopReason, RunBudget, TurnUsage } from './budgets.js';

@@ -1,4 +1,4 @@
-import type { ErrorCode, ToolDefinition, ToolResult } from '@anytool/core';
+import type { ErrorCode, JsonSchema, ToolDefinition, ToolResult } from '@anytool/core';
 
 /** One tool call the model asked for. */
 export interface ModelToolCall {
@@ -112,6 +112,17 @@ export interface ModelRequest {
   toolChoice?: ToolChoice;
   /** Aborts the request (the run was aborted or ran out of time). */
   signal?: AbortSignal;
+  /** The schema the final answer must match (the agent's `output`): each adapter sends it as its provider's structured output. */
+  output?: OutputFormat;
+}
+
+/** A structured output as a request carries it: each adapter lowers `schema` for its provider. */
+export interface OutputFormat {
+  /** The format's name, where a provider asks for one (OpenAI): the schema's `title`, else `final_answer`. */
+  name: string;
+  description?: string;
+  /** The JSON Schema of the answer (an object). */
+  schema: JsonSchema;
 }
 
 /** Tokens used by one model call (or, summed, by a run). */
@@ -130,8 +141,12 @@ export interface ModelResponse {
   toolCalls: ModelToolCall[];
   usage: Usage;
   stopReason: ModelStopReason;
-  /** The provider's own stop reason, for logs. */
+  /** The provider's own stop reason, for logs and traces (`gen_ai.response.finish_reasons`). */
   providerStopReason?: string;
+  /** The provider's id of the response (`gen_ai.response.id`). */
+  id?: string;
+  /** The model that answered, as the provider names it (`gen_ai.response.model`): may be more exact than the one asked for. */
+  model?: string;
   /** Built-in tool calls the provider ran in this turn; the agent records them as run events. */
   builtinCalls?: BuiltinToolCall[];
   /** Hosted tool calls waiting for the user's approval; the agent asks and answers on the next turn. */

@@ -81,6 +81,20 @@ function activeTools(names: unknown, tools: readonly ToolDefinition[], bad: (wha
   return active;
 }
 
+/** Checks the shape of a tool choice given as an option (`where` names it); the tools it names are checked on each turn. */
+export function checkToolChoice(choice: unknown, where: string): ToolChoice {
+  const name = (choice as { name?: unknown } | null)?.name;
+  if ((typeof choice === 'string' && CHOICES.has(choice)) || (typeof choice === 'object' && typeof name === 'string')) {
+    return typeof choice === 'string' ? (choice as ToolChoice) : { name: name as string };
+  }
+  throw new AnytoolError(ErrorCode.InvalidOptions, `${where} must be 'auto', 'required', 'none' or { name }, got ${JSON.stringify(choice) ?? String(choice)}`);
+}
+
+/** The run's tool choice checked against the tools a turn offers (`step`: the turn, for the error). */
+export function turnToolChoice(choice: ToolChoice, tools: readonly ToolDefinition[], step: number): ToolChoice {
+  return toolChoice(choice, tools, (what) => new AnytoolError(ErrorCode.InvalidOptions, `Agent: the run's \`toolChoice\` for turn ${step}: ${what}`));
+}
+
 function toolChoice(choice: unknown, tools: readonly ToolDefinition[], bad: (what: string) => AnytoolError): ToolChoice {
   if (typeof choice === 'string') {
     if (!CHOICES.has(choice)) throw bad(`\`toolChoice\` must be 'auto', 'required', 'none' or { name }, got ${JSON.stringify(choice)}`);

@@ -42,7 +42,10 @@ export class RunTelemetry {
       const metricAttributes: Attributes = { 'gen_ai.operation.name': 'chat', ...modelAttributes(model) };
       if (response !== undefined) {
         span.setAttributes(usageAttributes(response.usage));
-        span.setAttribute('gen_ai.response.finish_reasons', [response.stopReason]);
+        // The provider's own words ("stop", "end_turn", "STOP"), as the conventions ask; the neutral reason without one.
+        span.setAttribute('gen_ai.response.finish_reasons', [response.providerStopReason ?? response.stopReason]);
+        if (response.id !== undefined) span.setAttribute('gen_ai.response.id', response.id);
+        if (response.model !== undefined) span.setAttribute('gen_ai.response.model', response.model);
         for (const call of response.builtinCalls ?? []) this.builtinSpan(call, span);
       }
       if (errorType !== undefined) {

@@ -133,6 +133,12 @@ export const ErrorCode = {
   CodeCallsUnawaited: 'CODE_CALLS_UNAWAITED',
   /** A paused code-mode program, run again on resume, made other calls than before its pause (it depends on something that changed); nothing more of it ran. */
   CodeReplayDiverged: 'CODE_REPLAY_DIVERGED',
+  /** An agent's final answer did not match its `output` schema, also after one repair turn; the error lists the problems and carries the text. */
+  OutputInvalid: 'OUTPUT_INVALID',
+  /** A model adapter cannot send what the request asks (a tool choice its provider cannot honour, another API's built-in tool); change the request or the adapter. */
+  UnsupportedByModel: 'UNSUPPORTED_BY_MODEL',
+  /** A run reached one of its budgets (`maxToolCalls`): this call did not run, and the run stops with the budget's stop reason. */
+  BudgetExceeded: 'BUDGET_EXCEEDED',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -26,3 +26,5 @@ export { allowPausing, canPause, giveAnswers, interrupt, takeAnswer, takeInterru
 export { recordInterruption, takeAnswers, takeInterruption } from './interruptions.js';
 export { canonicalJson, sha256Hex } from './pipeline/tool-pins.js';
 export { closestName } from './closest-name.js';
+export { compileNullStripper } from './validation.js';
+export { isStandardSchema, issuesToProblems, standardToJsonSchema } from './standard-schema.js';

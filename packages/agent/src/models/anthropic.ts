@@ -8,6 +8,7 @@ import { ANTHROPIC_FORMAT, lastContainer, toAnthropicMessages } from './anthropi
 import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import type { ChunkMapper, MappedChunk } from './stream-map.js';
 import { readEvents } from './sse.js';
+import { anthropicOutputSchema, checkToolChoice, unsupported } from './request-lowering.js';
 import type { BuiltinToolCall, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
@@ -106,12 +107,29 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
-    if (request.tools.length > 0) {
-      params.tools = lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
-      if (request.toolChoice !== undefined) params.tool_choice = toolChoice(request.toolChoice);
+    const tools = request.tools.length === 0 ? [] : lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+    checkToolChoice(this.name, request.toolChoice, tools.length);
+    if (tools.length > 0) {
+      params.tools = tools;
+      if (request.toolChoice !== undefined) params.tool_choice = this.toolChoice(request.toolChoice, params);
+    }
+    if (request.output !== undefined) {
+      params.output_config = { ...params.output_config, format: { type: 'json_schema', schema: anthropicOutputSchema(request.output) } };
     }
     if (request.settings?.temperature !== undefined && TAKES_TEMPERATURE) Object.assign(params, { temperature: request.settings.temperature });
     return params;
+  }
+
+  /** The request's tool choice in the Messages API's terms; with extended thinking on, Anthropic refuses one that forces a tool call. */
+  private toolChoice(choice: ToolChoice, params: CreateParams): Anthropic.ToolChoice {
+    if (choice !== 'auto' && choice !== 'none' && thinks(params)) {
+      throw unsupported(
+        this.name,
+        `the tool choice ${JSON.stringify(choice)} forces a tool call, which Anthropic refuses while extended thinking is on (\`params.thinking\`)`,
+        "use toolChoice 'auto' or 'none' with thinking, or turn thinking off for this agent",
+      );
+    }
+    return toolChoice(choice);
   }
 
   protected override send(params: CreateParams, signal: AbortSignal | undefined): Promise<Anthropic.Message> {
@@ -253,6 +271,12 @@ function toolChoice(choice: ToolChoice): Anthropic.ToolChoice {
   return { type: choice === 'required' ? 'any' : choice };
 }
 
+/** Whether a request turns on extended thinking, which takes only the tool choices `auto` and `none`. */
+function thinks(params: CreateParams): boolean {
+  const thinking = (params as { thinking?: { type?: unknown } }).thinking;
+  return thinking !== undefined && thinking !== null && thinking.type !== 'disabled';
+}
+
 function present(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '';
 }
@@ -351,6 +375,8 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
     stopReason: (message.stop_reason !== null && STOP_REASONS[message.stop_reason]) || 'other',
   };
   if (message.stop_reason !== null) response.providerStopReason = message.stop_reason;
+  if (typeof message.id === 'string') response.id = message.id;
+  if (typeof message.model === 'string') response.model = message.model;
   // https://platform.claude.com/docs/en/api/handling-stop-reasons ("pause_turn"): sent back as it is, the turn goes on.
   if (message.stop_reason === 'pause_turn') response.paused = true;
   if (builtinCalls.length > 0) response.builtinCalls = builtinCalls;

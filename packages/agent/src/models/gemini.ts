@@ -16,6 +16,7 @@ import { ModelAdapter } from './adapter.js';
 import type { ModelOptions } from './client-options.js';
 import { GEMINI_FORMAT, toGeminiContents } from './gemini-messages.js';
 import type { ChunkMapper } from './stream-map.js';
+import { checkToolChoice, geminiOutputSchema } from './request-lowering.js';
 import type { BuiltinToolCall, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
 
 export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
@@ -82,8 +83,10 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
   override toParams(request: ModelRequest): GenerateContentParameters {
     const config: NonNullable<GenerateContentParameters['config']> = { ...this.config };
     if (request.instructions !== undefined) config.systemInstruction = request.instructions;
-    if (request.tools.length > 0) {
-      config.tools = toGeminiToolList(lowerDefinitions(GEMINI_FORMAT, request.tools).tools) as Tool[];
+    const tools = request.tools.length === 0 ? [] : lowerDefinitions(GEMINI_FORMAT, request.tools).tools;
+    checkToolChoice(this.name, request.toolChoice, tools.length);
+    if (tools.length > 0) {
+      config.tools = toGeminiToolList(tools) as Tool[];
       // The built-ins' calls and responses come back as parts (`toolCall`, `toolResponse`), recorded as the calls
       // they are. A Gemini API field: Vertex AI rejects it.
       if (
@@ -97,6 +100,10 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
     }
     if (request.settings?.temperature !== undefined) config.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) config.maxOutputTokens = request.settings.maxTokens;
+    if (request.output !== undefined) {
+      config.responseMimeType = 'application/json';
+      config.responseJsonSchema = geminiOutputSchema(request.output);
+    }
     return { model: this.model, contents: toGeminiContents(request.messages), config };
   }
 
@@ -313,6 +320,8 @@ function fromResponse(response: GenerateContentResponse, tools: readonly ToolDef
     providerItems: { format: GEMINI_FORMAT, items: structuredClone(parts) },
   };
   if (finish !== undefined) result.providerStopReason = finish;
+  if (typeof response.responseId === 'string') result.id = response.responseId;
+  if (typeof response.modelVersion === 'string') result.model = response.modelVersion;
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   return result;
 }

@@ -14,6 +14,7 @@ import { RESPONSES_FORMAT, toResponsesInput } from './openai-responses-messages.
 import { openAIStreamEvents } from './openai-sse.js';
 import { readEvents } from './sse.js';
 import type { ChunkMapper, MappedChunk } from './stream-map.js';
+import { checkToolChoice, strictOutputSchema } from './request-lowering.js';
 import type { BuiltinApprovalRequest, BuiltinToolCall, ModelDiagnostic, ModelRequest, ModelResponse, ModelStopReason, ModelToolCall } from '../model.js';
 
 export interface OpenAIResponsesModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
@@ -94,8 +95,10 @@ export class OpenAIResponsesModel extends ModelAdapter<CreateParams, Response, R
   override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = { ...this.params, model: this.model, input: toResponsesInput(request.messages) };
     if (request.instructions !== undefined) params.instructions = request.instructions;
-    if (request.tools.length > 0) {
-      params.tools = lowerDefinitions(RESPONSES_FORMAT, request.tools, { strict: this.strict }).tools as NonNullable<CreateParams['tools']>;
+    const tools = request.tools.length === 0 ? [] : lowerDefinitions(RESPONSES_FORMAT, request.tools, { strict: this.strict }).tools;
+    checkToolChoice(this.name, request.toolChoice, tools.length);
+    if (tools.length > 0) {
+      params.tools = tools as NonNullable<CreateParams['tools']>;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
       if (request.toolChoice !== undefined) {
         const choice = request.toolChoice;
@@ -104,6 +107,17 @@ export class OpenAIResponsesModel extends ModelAdapter<CreateParams, Response, R
     }
     if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) params.max_output_tokens = request.settings.maxTokens;
+    if (request.output !== undefined) {
+      const { schema, strict } = strictOutputSchema(request.output, this.strict);
+      const format: { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict: boolean; description?: string } = {
+        type: 'json_schema',
+        name: request.output.name,
+        schema,
+        strict,
+      };
+      if (request.output.description !== undefined) format.description = request.output.description;
+      params.text = { ...params.text, format };
+    }
     return params;
   }
 
@@ -329,6 +343,8 @@ function fromResponse(response: Response, tools: readonly ToolDefinition[]): Mod
     // A copy: the calls' arguments are handed to the tools, and what goes back must be what came.
     providerItems: { format: RESPONSES_FORMAT, items: structuredClone(response.output) },
   };
+  if (typeof response.id === 'string') result.id = response.id;
+  if (typeof response.model === 'string') result.model = response.model;
   if (builtinCalls.length > 0) result.builtinCalls = builtinCalls;
   if (approvalRequests.length > 0) result.approvalRequests = approvalRequests;
   if (diagnostics.length > 0) result.diagnostics = diagnostics;

@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, lowerDefinitions } from '@anytool/core';
+import { AnytoolError, ErrorCode, lowerDefinitions, type ToolDefinition } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
@@ -8,6 +8,7 @@ import { toOpenAIMessages } from './openai-messages.js';
 import { openAIStreamEvents } from './openai-sse.js';
 import { readEvents } from './sse.js';
 import type { ChunkMapper } from './stream-map.js';
+import { checkToolChoice, strictOutputSchema, unsupported } from './request-lowering.js';
 import type { ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, Usage } from '../model.js';
 
 export interface OpenAIModelOptions extends ModelOptions<OpenAI>, OpenAIToolOptions {
@@ -69,13 +70,21 @@ export class OpenAIModel extends ModelAdapter<CreateParams, ChatCompletion, Chat
 
   override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = { ...this.params, model: this.model, messages: toOpenAIMessages(request.instructions, request.messages) };
-    if (request.tools.length > 0) {
-      params.tools = lowerDefinitions('openai', request.tools, { strict: this.strict }).tools;
+    const tools = request.tools.length === 0 ? [] : lowerDefinitions('openai', chatTools(this.name, request.tools), { strict: this.strict }).tools;
+    checkToolChoice(this.name, request.toolChoice, tools.length);
+    if (tools.length > 0) {
+      params.tools = tools;
       if (this.parallelToolCalls !== undefined) params.parallel_tool_calls = this.parallelToolCalls;
       if (request.toolChoice !== undefined) {
         const choice = request.toolChoice;
         params.tool_choice = typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
       }
+    }
+    if (request.output !== undefined) {
+      const { schema, strict } = strictOutputSchema(request.output, this.strict);
+      const format: { name: string; schema: Record<string, unknown>; strict: boolean; description?: string } = { name: request.output.name, schema, strict };
+      if (request.output.description !== undefined) format.description = request.output.description;
+      params.response_format = { type: 'json_schema', json_schema: format };
     }
     if (request.settings?.temperature !== undefined) params.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) params.max_completion_tokens = request.settings.maxTokens;
@@ -114,6 +123,8 @@ class StreamedTurn implements ChunkMapper<ChatCompletionChunk> {
   private readonly calls: ModelToolCall[] = [];
   private finishReason: string | undefined;
   private usage: ChatCompletion['usage'];
+  private id: string | undefined;
+  private model: string | undefined;
 
   /** `name`: the adapter's, for errors. */
   constructor(private readonly name: string) {}
@@ -121,6 +132,8 @@ class StreamedTurn implements ChunkMapper<ChatCompletionChunk> {
   /** Takes one chunk; returns the events it carries. */
   add(chunk: ChatCompletionChunk): ModelStreamEvent[] {
     if (chunk.usage != null) this.usage = chunk.usage;
+    if (this.id === undefined && typeof chunk.id === 'string') this.id = chunk.id;
+    if (this.model === undefined && typeof chunk.model === 'string') this.model = chunk.model;
     const choice = chunk.choices?.[0];
     if (choice === undefined) return NO_EVENTS;
     if (choice.finish_reason != null) this.finishReason = choice.finish_reason;
@@ -152,15 +165,15 @@ class StreamedTurn implements ChunkMapper<ChatCompletionChunk> {
     if (this.finishReason === undefined && this.text === '' && this.calls.length === 0) {
       throw new AnytoolError(ErrorCode.ModelFailed, `${this.name}: the stream ended without a choice`);
     }
-    return {
-      type: 'response',
-      response: toResponse(
-        this.text || this.refusal,
-        this.calls.filter((call) => call !== undefined),
-        this.usage,
-        this.finishReason,
-      ),
-    };
+    const response = toResponse(
+      this.text || this.refusal,
+      this.calls.filter((call) => call !== undefined),
+      this.usage,
+      this.finishReason,
+    );
+    if (this.id !== undefined) response.id = this.id;
+    if (this.model !== undefined) response.model = this.model;
+    return { type: 'response', response };
   }
 }
 
@@ -183,7 +196,29 @@ function fromCompletion(completion: ChatCompletion, name: string): ModelResponse
     if (call.type === 'custom') toolCalls.push({ id: call.id, name: call.custom.name, arguments: call.custom.input });
     else toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments });
   }
-  return toResponse(message.content ?? message.refusal ?? '', toolCalls, completion.usage, choice.finish_reason);
+  const response = toResponse(message.content ?? message.refusal ?? '', toolCalls, completion.usage, choice.finish_reason);
+  if (typeof completion.id === 'string') response.id = completion.id;
+  if (typeof completion.model === 'string') response.model = completion.model;
+  return response;
+}
+
+/**
+ * The definitions Chat Completions can carry. A built-in tool only the Responses API
+ * has (`builtin.openai.webSearch()`...) cannot be sent here, and leaving it out would
+ * look like the model ignoring it: a coded error naming the tool and the adapter to use.
+ */
+function chatTools(adapter: string, definitions: readonly ToolDefinition[]): readonly ToolDefinition[] {
+  const responsesOnly = definitions.find(
+    (d) => d.builtin?.runs === 'provider' && d.builtin.declarations['openai-responses'] !== undefined,
+  );
+  if (responsesOnly !== undefined) {
+    throw unsupported(
+      adapter,
+      `the tool "${responsesOnly.name}" is a built-in tool of OpenAI's Responses API, which the Chat Completions API cannot carry`,
+      'use OpenAIResponsesModel (@anytool/agent/openai-responses) for OpenAI built-in tools, or leave the tool out of this agent',
+    );
+  }
+  return definitions;
 }
 
 function toResponse(text: string, toolCalls: ModelToolCall[], usage: ChatCompletion['usage'], finishReason: string | undefined): ModelResponse {
