@@ -843,6 +843,7 @@ export class Agent<Output = unknown> {
     if (this.instructions !== undefined) request.instructions = this.instructions;
     if (this.settings !== undefined) request.settings = this.settings;
     if (signal !== undefined) request.signal = signal;
+    if (this.output !== undefined) request.output = this.output.format;
     return request;
   }
 

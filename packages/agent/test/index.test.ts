@@ -23,6 +23,7 @@ describe('public surface', () => {
       'emptyUsage',
       'hasToolCall',
       'latestToolResults',
+      'schemaOf',
       'stepCountIs',
     ]);
     expect(Object.keys(openai)).toEqual(['OpenAIModel']);
