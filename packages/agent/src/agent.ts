@@ -630,12 +630,7 @@ export class Agent<Output = unknown> {
       const store = ToolOutputStore.of(context);
       for (const output of paused.outputs) store.restore(output);
     }
-    const finish = (
-      stopReason: StopReason,
-      steps: number,
-      errorType?: string,
-      pause?: Pick<RunResult, 'interruptions' | 'state'>,
-    ): RunResult<Output> => {
+    const finish = (stopReason: StopReason, steps: number, errorType?: string, pause?: Pick<RunResult, 'interruptions' | 'state'>): RunResult<Output> => {
       telemetry?.end(usage, stopReason, steps, errorType);
       this.outputs.release(context, runToolset);
       const result: RunResult<Output> = { text, stopReason, steps, usage, usageByModel: runUsage.byModel, turns: runUsage.turns, messages, context, ...pause };

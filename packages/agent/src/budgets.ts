@@ -38,7 +38,10 @@ const LIMITS = ['maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxToolC
 export function checkBudget(budget: unknown, where: string): RunBudget | undefined {
   if (budget === undefined) return undefined;
   if (typeof budget !== 'object' || budget === null || Array.isArray(budget)) {
-    throw new AnytoolError(ErrorCode.InvalidOptions, `${where}: \`budget\` must be an object such as { maxTotalTokens: 50_000, maxToolCalls: 20 }, got ${String(budget)}`);
+    throw new AnytoolError(
+      ErrorCode.InvalidOptions,
+      `${where}: \`budget\` must be an object such as { maxTotalTokens: 50_000, maxToolCalls: 20 }, got ${String(budget)}`,
+    );
   }
   for (const [key, value] of Object.entries(budget)) {
     if (!(LIMITS as readonly string[]).includes(key)) {
@@ -112,7 +115,9 @@ export class Budgets {
 }
 
 function reasonOption(reason: BudgetStopReason): string {
-  return { max_input_tokens: 'maxInputTokens', max_output_tokens: 'maxOutputTokens', max_total_tokens: 'maxTotalTokens', max_tool_calls: 'maxToolCalls' }[reason];
+  return { max_input_tokens: 'maxInputTokens', max_output_tokens: 'maxOutputTokens', max_total_tokens: 'maxTotalTokens', max_tool_calls: 'maxToolCalls' }[
+    reason
+  ];
 }
 
 /** A run's usage by model and by turn, besides its total. */

@@ -77,7 +77,10 @@ export class RunOutput<T = unknown> {
       json = schema as JsonSchema;
       const problems = schemaProblems(json, 'Agent: `output`');
       if (problems !== undefined) {
-        throw new AnytoolError(ErrorCode.InvalidSchema, `Agent: \`output\` is not a valid JSON Schema: ${problems}; fix the schema or pass a Standard Schema (zod...)`);
+        throw new AnytoolError(
+          ErrorCode.InvalidSchema,
+          `Agent: \`output\` is not a valid JSON Schema: ${problems}; fix the schema or pass a Standard Schema (zod...)`,
+        );
       }
       this.validator = compileValidator(json, 'Agent: `output`');
     } else {

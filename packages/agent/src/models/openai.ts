@@ -208,9 +208,7 @@ function fromCompletion(completion: ChatCompletion, name: string): ModelResponse
  * look like the model ignoring it: a coded error naming the tool and the adapter to use.
  */
 function chatTools(adapter: string, definitions: readonly ToolDefinition[]): readonly ToolDefinition[] {
-  const responsesOnly = definitions.find(
-    (d) => d.builtin?.runs === 'provider' && d.builtin.declarations['openai-responses'] !== undefined,
-  );
+  const responsesOnly = definitions.find((d) => d.builtin?.runs === 'provider' && d.builtin.declarations['openai-responses'] !== undefined);
   if (responsesOnly !== undefined) {
     throw unsupported(
       adapter,

@@ -16,7 +16,18 @@ export function strictOutputSchema(output: OutputFormat, strict: boolean): { sch
 }
 
 /** Constraints Anthropic's structured output does not take: told to the model in the description instead (validation still checks them). */
-const ANTHROPIC_UNSUPPORTED = new Set(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems']);
+const ANTHROPIC_UNSUPPORTED = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+]);
 
 /**
  * The output schema for Anthropic's structured output (`output_config.format`):
@@ -36,7 +47,8 @@ function withoutConstraints(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (ANTHROPIC_UNSUPPORTED.has(key) && (typeof value === 'number' || typeof value === 'string')) moved.push(`${key}: ${JSON.stringify(value)}`);
     // Property names and $defs names are keys, not keywords: only their schemas are walked.
-    else if (key === 'properties' || key === '$defs') out[key] = Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, withoutConstraints(v)]));
+    else if (key === 'properties' || key === '$defs')
+      out[key] = Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, withoutConstraints(v)]));
     else out[key] = withoutConstraints(value);
   }
   if (moved.length > 0) out['description'] = [out['description'], `{${moved.join(', ')}}`].filter((part) => typeof part === 'string').join(' ');

@@ -5,6 +5,7 @@ import { AnthropicModel } from '../../src/models/anthropic.js';
 import { GeminiModel } from '../../src/models/gemini.js';
 import { OpenAIModel } from '../../src/models/openai.js';
 import { OpenAIResponsesModel } from '../../src/models/openai-responses.js';
+import { memoryTelemetry } from '../../../core/test/helpers/otel';
 import { startProviderServer, type ProviderServer, type Reply } from '../helpers/provider-server.js';
 
 /**
@@ -44,6 +45,8 @@ interface Provider {
   format(body: Record<string, unknown>): unknown;
   /** The tool choice the request carries, undefined without one. */
   toolChoice(body: Record<string, unknown>): unknown;
+  /** What a text reply's chat span says of the response: its id, model and the provider's finish reason. */
+  span: { id: string; model: string; finish: string };
   /** The native form of `required`, `none` and `{ name: 'get_weather' }`. */
   choices: { required: unknown; none: unknown; named: unknown };
 }
@@ -52,6 +55,7 @@ interface Provider {
 const fetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> => globalThis.fetch(input, init);
 
 const chat: Provider = {
+  span: { id: 'chatcmpl-1', model: 'gpt-test-2026-01-01', finish: 'stop' },
   name: 'OpenAI Chat Completions',
   model: (url) => new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: url, maxRetries: 0 }),
   text: (text) => ({ body: completion({ content: text }, 'stop') }),
@@ -94,6 +98,7 @@ function chunk(delta: Record<string, unknown>, finishReason: string | null = nul
 }
 
 const responses: Provider = {
+  span: { id: 'resp_1', model: 'gpt-test-2026-01-01', finish: 'completed' },
   name: 'OpenAI Responses',
   model: (url) => new OpenAIResponsesModel({ model: 'gpt-test', apiKey: 'k', baseURL: url, maxRetries: 0 }),
   text: (text) => ({ body: response([outputText(text)]) }),
@@ -137,7 +142,13 @@ function response(output: unknown[]): Record<string, unknown> {
     tools: [],
     incomplete_details: null,
     error: null,
-    usage: { input_tokens: 50, output_tokens: 20, total_tokens: 70, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
+    usage: {
+      input_tokens: 50,
+      output_tokens: 20,
+      total_tokens: 70,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens_details: { reasoning_tokens: 0 },
+    },
   };
 }
 
@@ -146,6 +157,7 @@ function outputText(text: string): Record<string, unknown> {
 }
 
 const anthropic: Provider = {
+  span: { id: 'msg_1', model: 'claude-test-20260101', finish: 'end_turn' },
   name: 'Anthropic Messages',
   model: (url) => new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: url, maxRetries: 0 }),
   text: (text) => ({ body: message([{ type: 'text', text, citations: null }], 'end_turn') }),
@@ -192,6 +204,7 @@ function message(content: unknown[], stopReason: string): Record<string, unknown
 }
 
 const gemini: Provider = {
+  span: { id: 'resp_1', model: 'gemini-test-001', finish: 'STOP' },
   name: 'Gemini',
   model: (url) => new GeminiModel({ model: 'gemini-test', apiKey: 'k', baseURL: url, fetch, maxRetries: 0 }),
   text: (text) => ({ body: candidate([{ text }], 'STOP') }),
@@ -293,7 +306,13 @@ describe.each([chat, responses, anthropic, gemini])('$name', (provider) => {
 
     it('takes a zod schema: its JSON Schema goes to the provider, its parsed value is the output', async () => {
       server = await startProviderServer([provider.text('{"city":"Oslo","days":3}')]);
-      const schema = z.object({ city: z.string(), days: z.number().int().transform((days) => days * 24) });
+      const schema = z.object({
+        city: z.string(),
+        days: z
+          .number()
+          .int()
+          .transform((days) => days * 24),
+      });
       const agent = new Agent({ model: provider.model(server.url), output: schema });
       const result = await agent.run('Plan three days in Oslo.');
       const hours: number | undefined = result.output?.days;
@@ -337,6 +356,21 @@ describe.each([chat, responses, anthropic, gemini])('$name', (provider) => {
     });
   });
 
+  it("traces each turn with the response id, the model that answered and its finish reason in the provider's words, streamed and not", async () => {
+    server = await startProviderServer([provider.text('Hi.'), provider.streamed('H', 'i.')]);
+    const otel = memoryTelemetry();
+    const agent = new Agent({ model: provider.model(server.url), tracing: otel });
+    await agent.run('Hi');
+    await streamed(agent, 'Hi');
+    const chats = otel.spans().filter((span) => span.name.startsWith('chat'));
+    const expected = {
+      'gen_ai.response.id': provider.span.id,
+      'gen_ai.response.model': provider.span.model,
+      'gen_ai.response.finish_reasons': [provider.span.finish],
+    };
+    expect(chats.map((span) => span.attributes)).toEqual([expect.objectContaining(expected), expect.objectContaining(expected)]);
+  });
+
   describe('budgets and usage', () => {
     it('stops with max_total_tokens once the turns reach it (streamed), usage by model and by turn', async () => {
       server = await startProviderServer([provider.streamedCall(), provider.streamedCall(), provider.text('never sent')]);
@@ -366,7 +400,7 @@ describe.each([chat, responses, anthropic, gemini])('$name', (provider) => {
 });
 
 describe('what a provider cannot honour', () => {
-  it("Chat Completions refuses a Responses API built-in with UNSUPPORTED_BY_MODEL (it was silently left out), naming the tool and OpenAIResponsesModel", async () => {
+  it('Chat Completions refuses a Responses API built-in with UNSUPPORTED_BY_MODEL (it was silently left out), naming the tool and OpenAIResponsesModel', async () => {
     const server = await startProviderServer([]);
     try {
       const agent = new Agent({ model: chat.model(server.url), tools: [weather, builtin.openai.webSearch()] });
