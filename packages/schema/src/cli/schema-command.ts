@@ -68,11 +68,14 @@ function describe(file: string, tsconfig: string | undefined): ToolDescriptions 
       `cannot read ${file}${existsSync(fileName) ? '' : ': there is no such file'}; check the path, which is relative to the current directory`,
     );
   const { sites, diagnostics } = analyzeFile(program, source);
-  const tools = sites.map((site): ToolDescription => {
-    const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
-    if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'revive' : 'validateClass'));
-    return tool;
-  });
+  // A schemaOf<T>() call is not a tool.
+  const tools = sites
+    .filter((site) => site.kind !== 'schema')
+    .map((site): ToolDescription => {
+      const tool: ToolDescription = { name: site.name, source: site.label, ...site.info };
+      if (site.prepare.length > 0) tool.prepare = site.prepare.map((p) => (p.kind === 'dates' ? 'revive' : 'validateClass'));
+      return tool;
+    });
   return { tools, diagnostics };
 }
 

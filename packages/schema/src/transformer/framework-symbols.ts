@@ -3,10 +3,12 @@ import type * as TS from 'typescript';
 import type { SymbolOracle } from '../schema/type-to-schema.js';
 import { ts } from '../typescript.js';
 
-/** The @anytool/core declarations the build step reacts to. */
-export type CoreName = 'Tool' | 'tool' | 'defineTool' | 'BaseTool' | 'ExecutionContext' | 'Context' | 'ToolResult';
+/** The @anytool/core declarations the build step reacts to, and `schemaOf` of @anytool/agent. */
+export type CoreName = 'Tool' | 'tool' | 'defineTool' | 'BaseTool' | 'ExecutionContext' | 'Context' | 'ToolResult' | 'schemaOf';
 const CORE_NAMES = new Set<string>(['Tool', 'tool', 'defineTool', 'BaseTool', 'ExecutionContext', 'Context', 'ToolResult']);
 const CORE_PACKAGE = '@anytool/core';
+/** Names the build step fills in that live in another anytool package: `schemaOf<T>()` (an agent's output schema). */
+const OTHER_NAMES: ReadonlyMap<string, string> = new Map([['schemaOf', '@anytool/agent']]);
 
 /**
  * Recognises framework symbols through the type checker: whatever a name is
@@ -29,8 +31,10 @@ export class FrameworkSymbols implements SymbolOracle {
   /** The core name of a symbol (after following import aliases). */
   coreNameOf(symbol: TS.Symbol): CoreName | undefined {
     const resolved = symbol.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(symbol) : symbol;
-    if (!CORE_NAMES.has(resolved.getName())) return undefined;
-    return this.packageOfSymbol(resolved) === CORE_PACKAGE ? (resolved.getName() as CoreName) : undefined;
+    const name = resolved.getName();
+    const owner = CORE_NAMES.has(name) ? CORE_PACKAGE : OTHER_NAMES.get(name);
+    if (owner === undefined) return undefined;
+    return this.packageOfSymbol(resolved) === owner ? (name as CoreName) : undefined;
   }
 
   /** Whether a type is core's `ExecutionContext` (the context parameter). */

@@ -32,7 +32,8 @@ export type PreparerSpec = { kind: 'dates'; plan: RevivalPlan } | { kind: 'valid
 
 /** One place in a source file that declares a tool, and what the build step passes to it. */
 export interface ToolSite {
-  kind: 'decorator' | 'call' | 'defineTool' | 'baseTool';
+  /** `schema`: not a tool, a `schemaOf<T>()` call, given the schema of `T` (`info.parameters`) as its argument. */
+  kind: 'decorator' | 'call' | 'defineTool' | 'baseTool' | 'schema';
   /** The call that receives the build information, or the BaseTool subclass. */
   node: TS.CallExpression | TS.ClassLikeDeclaration;
   /** The tool's name as the runtime will see it (best effort, for `anytool schema`). */
@@ -173,6 +174,8 @@ class SourceAnalyzer {
       const explicit = optionName(call.arguments[1]);
       // The name as written goes into the build information too: a bundler or minifier may rename the function.
       this.functionSite('call', call, fn, `tool(${fnName})`, explicit ?? fnName, call, explicit === undefined ? (variable ?? writtenName(fn)) : undefined);
+    } else if (kind === 'schemaOf') {
+      this.schemaSite(call);
     } else if (kind === 'defineTool') {
       if (call.arguments.length < 2 || call.arguments.length > 3 || hasExplicitParameters(call.arguments[2])) return;
       const [target, key] = call.arguments;
@@ -186,6 +189,22 @@ class SourceAnalyzer {
       const label = `${classDeclaration?.name?.text ?? '(anonymous class)'}.${key.text}`;
       this.functionSite('defineTool', call, method, label, optionName(call.arguments[2]) ?? key.text);
     }
+  }
+
+  /** `schemaOf<T>()`: the schema of `T` becomes the call's argument (a call that passes one is left as it is). */
+  private schemaSite(call: TS.CallExpression): void {
+    if (call.arguments.length > 0) return;
+    const typeNode = call.typeArguments?.[0];
+    const label = `schemaOf<${typeNode?.getText() ?? ''}>()`;
+    if (typeNode === undefined) {
+      this.error(call, DiagnosticCode.UnsupportedParameter, `${label}: name the type whose schema you want, as in schemaOf<Itinerary>()`);
+      return;
+    }
+    const walker = new TypeSchemaWalker(this.checker, this.tools.jsdoc, this.symbols);
+    const parameters = walker.schemaOf(this.checker.getTypeFromTypeNode(typeNode), [], typeNode);
+    this.report(walker.walk.issues, typeNode, (path) => `${label}: the type${path === '' ? '' : ` at ${path}`}`);
+    addDefs(parameters, walker);
+    this.sites.push({ kind: 'schema', node: call, name: label, label, info: { parameters }, prepare: [] });
   }
 
   private baseToolClass(node: TS.ClassLikeDeclaration): void {

@@ -144,6 +144,8 @@ export function rewrite(sourceFile: TS.SourceFile, siteOf: (original: TS.Node) =
       return visited;
     }
     if (!ts.isCallExpression(visited)) return visited;
+    if (site.kind === 'schema')
+      return factory.updateCallExpression(visited, visited.expression, visited.typeArguments, [jsonExpression(factory, site.info.parameters)]);
     const optionsAt = site.kind === 'decorator' ? 0 : site.kind === 'call' ? 1 : 2;
     const args = [...visited.arguments];
     while (args.length < optionsAt) args.push(factory.createIdentifier('undefined'));
