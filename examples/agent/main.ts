@@ -13,6 +13,7 @@ import { QUESTION, scriptedTravelModel } from './script.js';
 import { TravelDesk } from './tools.js';
 import { printSpanTree } from './trace-tree.js';
 import { printTranscript } from './transcript.js';
+import { printTripPlan } from './trip-plan.js';
 
 const INSTRUCTIONS = 'You are a travel assistant. Use the tools for every fact and number; never guess. Answer in two or three sentences.';
 
@@ -131,6 +132,7 @@ try {
   );
   console.log('');
   printSpanTree(spans.getFinishedSpans());
+  if (result.stopReason === 'final_answer') await printTripPlan(model, toolset, result.messages);
   if (result.stopReason !== 'final_answer') process.exitCode = 1;
 } catch (error) {
   // A model call that failed after the client's retries (MODEL_FAILED): say so plainly.

@@ -84,6 +84,9 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/\n {4}execute_tool hotel_price +[\d.]+ ms {2}error\.type=INVALID_ARGUMENTS\n/);
     // The MCP call under it, as its client sent it (its trace context went to the server in params._meta).
     expect(stdout).toMatch(/\n {4}execute_tool everything_get-sum +[\d.]+ ms\n {6}tools\/call get-sum +[\d.]+ ms\n/);
+    // The plan as data (examples/agent/trip-plan.ts): schemaOf<TripPlan>(), its first answer repaired once.
+    expect(stdout).toContain('structured answer (1 repair turn(s)): {"city":"Lisbon","totalEur":235,"holdReference":"HOLD-LISBON-2N","nights":2}');
+    expect(stdout).toContain('tokens by model: {"scripted planner":{"inputTokens":20,"outputTokens":10,"totalTokens":30}}');
   });
 
   describe('with a model server in the environment', () => {
@@ -115,6 +118,7 @@ describe('npm start (the main demo)', () => {
           ),
         },
         { body: completion({ content: 'Oslo is cloudy; 1 + 2 = 3.' }, 'stop') },
+        { body: completion({ content: '{"city":"Oslo","nights":1,"totalEur":3,"holdReference":null}' }, 'stop') },
       ]);
       const { code, stdout } = await run(demoCommand(), cleanEnv({ OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_MODEL: 'demo-model' }));
       expect(code).toBe(0);
@@ -123,6 +127,9 @@ describe('npm start (the main demo)', () => {
       expect(stdout).toMatch(/answer: Oslo is cloudy; 1 \+ 2 = 3\./);
       const tools = (server.requests[0]!.body['tools'] as Array<{ function: { name: string; strict: boolean } }>).map((t) => t.function.name);
       expect(tools).toEqual(['get_weather', 'hotel_price', 'hold_room', 'everything_echo', 'everything_get-sum']);
+      // The plan: the schema of TripPlan as strict structured output, no tool call allowed; the strict null taken as absent.
+      expect(server.requests[2]!.body).toMatchObject({ tool_choice: 'none', response_format: { type: 'json_schema', json_schema: { strict: true } } });
+      expect(stdout).toContain('structured answer (0 repair turn(s)): {"city":"Oslo","nights":1,"totalEur":3}');
     });
 
     it('says plainly that the run failed when the model keeps failing, and exits 1', async () => {
@@ -148,6 +155,7 @@ describe('npm start (the main demo)', () => {
       server = await startProviderServer([
         { body: message([{ type: 'tool_use', id: 'toolu_1', name: 'hotel_price', input: { city: 'Paris', nights: 3 } }], 'tool_use') },
         { body: message([{ type: 'text', text: 'Three nights in Paris cost 420 EUR.' }], 'end_turn') },
+        { body: message([{ type: 'text', text: '{"city":"Paris","nights":3,"totalEur":420}' }], 'end_turn') },
       ]);
       const { code, stdout } = await run(
         demoCommand(),
@@ -158,6 +166,8 @@ describe('npm start (the main demo)', () => {
       expect(stdout).toMatch(/<- hotel_price in [\d.]+ ms: \{"city":"Paris","nights":3,"perNightEur":140,"totalEur":420\}/);
       expect(stdout).toMatch(/answer: Three nights in Paris cost 420 EUR\./);
       expect(server.requests[0]!.headers['x-api-key']).toBe('test-key');
+      expect(server.requests[2]!.body).toMatchObject({ output_config: { format: { type: 'json_schema' } } });
+      expect(stdout).toContain('structured answer (0 repair turn(s)): {"city":"Paris","nights":3,"totalEur":420}');
     });
   });
 });
