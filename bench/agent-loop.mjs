@@ -14,12 +14,15 @@ const parameters = { type: 'object', properties: { a: { type: 'number' }, b: { t
 const make = (name) => tool(({ a, b }) => a + b, { name, description: 'Add two numbers.', parameters, annotations: { readOnly: true } });
 const toolset = new Toolset(make('add'), make('add2'), make('add3'), make('add4'), ...Array.from({ length: 16 }, (_, i) => make(`other_${i}`)));
 
-const script = (calls) => [
+const script = (calls, answer = 'done') => [
   ...Array.from({ length: TURNS }, (_, t) => ({
     toolCalls: Array.from({ length: calls }, (_, i) => ({ id: `c${t}_${i}`, name: i === 0 ? 'add' : `add${i + 1}`, arguments: { a: t, b: i } })),
   })),
-  { text: 'done' },
+  { text: answer },
 ];
+// A structured answer and budgets that are not reached: what checking them costs a turn.
+const output = { type: 'object', properties: { total: { type: 'number' }, note: { type: 'string' } }, required: ['total'], additionalProperties: false };
+const budget = { maxInputTokens: 1e9, maxOutputTokens: 1e9, maxTotalTokens: 1e9, maxToolCalls: 1e9 };
 
 /** The same model and tool calls without the agent: the floor. */
 async function handLoop(calls) {
@@ -42,12 +45,19 @@ async function agentRun(calls) {
   if (result.stopReason !== 'final_answer') throw new Error(result.stopReason);
 }
 
+async function structuredRun(calls) {
+  const agent = new Agent({ model: new ScriptedModel(script(calls, '{"total":3}')), tools: toolset, maxSteps: TURNS + 1, output, budget });
+  const result = await agent.run('go');
+  if (result.output?.total !== 3) throw new Error(result.stopReason);
+}
+
 const times = (fn) => async () => {
   for (let r = 0; r < RUNS; r++) await fn();
 };
 const variants = {
   'hand loop, 1 call a turn': times(() => handLoop(1)),
   'Agent.run, 1 call a turn': times(() => agentRun(1)),
+  'Agent.run with output and budget, 1 call a turn': times(() => structuredRun(1)),
   'hand loop, 4 parallel calls a turn': times(() => handLoop(4)),
   'Agent.run, 4 parallel calls a turn': times(() => agentRun(4)),
 };
@@ -71,6 +81,6 @@ console.log('| variant | median us/turn | agent overhead us/turn |');
 console.log('|---|---:|---:|');
 for (const name of names) {
   const m = median(samples[name]);
-  const floor = name.startsWith('Agent') ? median(samples[name.replace('Agent.run', 'hand loop')]) : undefined;
+  const floor = name.startsWith('Agent') ? median(samples[`hand loop,${name.split(',')[1]}`]) : undefined;
   console.log(`| ${name} | ${m.toFixed(1)} | ${floor === undefined ? '' : (m - floor).toFixed(1)} |`);
 }

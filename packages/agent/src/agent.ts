@@ -49,7 +49,7 @@ import {
   type Usage,
 } from './model.js';
 import { Budgets, RunUsage, checkBudget, type BudgetStopReason, type RunBudget, type TurnUsage } from './budgets.js';
-import { RunOutput, type OutputSchema } from './output.js';
+import { runOutput, type OutputSchema, type RunOutput } from './output.js';
 import { checkToolChoice, prepareStep, turnToolChoice, type PrepareStep } from './prepare-step.js';
 import {
   alreadyResumed,
@@ -359,7 +359,7 @@ export class Agent<Output = unknown> {
       );
     }
     this.prepareStep = options.prepareStep;
-    this.output = options.output === undefined ? undefined : new RunOutput(options.output);
+    this.output = options.output === undefined ? undefined : runOutput(options.output);
     this.toolChoice = options.toolChoice === undefined ? undefined : checkToolChoice(options.toolChoice, 'Agent: `toolChoice`');
     this.budget = checkBudget(options.budget, 'Agent');
     this.model = options.model;

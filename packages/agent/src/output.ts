@@ -133,6 +133,22 @@ export class RunOutput<T = unknown> {
   }
 }
 
+/**
+ * The `RunOutput` of a schema object: an application that makes an agent per
+ * request with the same schema compiles its validator once.
+ */
+const compiled = new WeakMap<object, RunOutput>();
+
+/** The `RunOutput` of `schema`, made once per schema object. */
+export function runOutput<T>(schema: OutputSchema<T>): RunOutput<T> {
+  const key = typeof schema === 'object' && schema !== null ? schema : undefined;
+  const known = key === undefined ? undefined : compiled.get(key);
+  if (known !== undefined) return known as RunOutput<T>;
+  const made = new RunOutput(schema);
+  if (key !== undefined) compiled.set(key, made as RunOutput);
+  return made;
+}
+
 /** A model without native structured output may wrap its JSON in a Markdown fence; the JSON inside is taken. */
 function stripFence(text: string): string {
   const fenced = /^\s*```(?:json)?\s*\n([\s\S]*?)\n\s*```\s*$/.exec(text);
