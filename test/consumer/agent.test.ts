@@ -183,3 +183,18 @@ test('a streamed run over the official OpenAI client, from ES modules and from C
   expect(streamed).toHaveLength(2);
   expect(streamed[0]).toMatchObject({ stream: true, stream_options: { include_usage: true } });
 });
+
+test('schemaOf<T>() from the installed agent is filled in by `anytool build`, and types and checks the output', async () => {
+  const ran = ok(await run(process.execPath, ['src/structured.js'], project), 'node src/structured.js');
+  expect(lastJson(ran.stdout)).toEqual({
+    schema: {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'number' } },
+      required: ['city', 'days'],
+      additionalProperties: false,
+    },
+    output: { city: 'Oslo', days: 3 },
+    days: 3,
+    steps: 2,
+  });
+});

@@ -301,3 +301,28 @@ describe('hostile input: agent.run properties', () => {
     );
   });
 });
+
+describe('Agent budget and output (the run)', () => {
+  it('stops a model that asks for 50 calls every turn at maxToolCalls (bound 7): 7 run, the rest end BUDGET_EXCEEDED, one turn', async () => {
+    let ran = 0;
+    const counted = tool(() => ++ran, { name: 'count', description: 'Count.', parameters: { type: 'object', properties: {} } });
+    const forever = () => ({ toolCalls: Array.from({ length: 50 }, () => ({ name: 'count' })) });
+    const model = new ScriptedModel(Array.from({ length: 100 }, () => forever));
+    const result = await new Agent({ model, tools: [counted], maxSteps: 100, budget: { maxToolCalls: 7 } }).run('go');
+    expect({ ran, turns: model.turns, stopReason: result.stopReason }).toEqual({ ran: 7, turns: 1, stopReason: 'max_tool_calls' });
+    const codes = result.messages.flatMap((m) => (m.role === 'tool' ? [m.result.error?.code ?? 'ok'] : []));
+    expect(codes).toEqual([...Array<string>(7).fill('ok'), ...Array<string>(43).fill(ErrorCode.BudgetExceeded)]);
+  });
+
+  it.each([
+    ['not JSON', 'Sure! Here it is: {total: 3}'],
+    ['JSON nested 100,000 levels', `${'['.repeat(100_000)}${']'.repeat(100_000)}`],
+    ['an object nested 5,000 levels', `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`],
+    ['10 MB of text', 'x'.repeat(10_000_000)],
+  ])('a structured answer that is %s gets one repair turn, then OUTPUT_INVALID', async (_name, text) => {
+    const output = { type: 'object', properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+    const model = new ScriptedModel([{ text }, { text }]);
+    await expect(new Agent({ model, output }).run('go')).rejects.toMatchObject({ code: ErrorCode.OutputInvalid });
+    expect(model.turns).toBe(2);
+  });
+});
