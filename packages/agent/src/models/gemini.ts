@@ -30,6 +30,15 @@ export interface GeminiModelOptions extends ModelOptions<GoogleGenAI> {
   fetch?: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /** Anything else for `config` of every request (`thinkingConfig`, `safetySettings`...); what the adapter sets wins. */
   config?: GenerateContentParameters['config'];
+  /**
+   * How an agent's `output` goes with a request that offers tools: `native` sends it as
+   * `responseJsonSchema`, which Gemini 3 takes beside tools; `instructions` puts the schema
+   * in the system instruction (the answer is validated all the same), for the models
+   * before Gemini 3, which refuse a JSON response together with tools. By default
+   * `native` for a model id from `gemini-3` on, else `instructions`. A request without
+   * tools always gets `responseJsonSchema`.
+   */
+  outputWithTools?: 'native' | 'instructions';
 }
 
 /**
@@ -50,11 +59,20 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
   readonly client: GoogleGenAI;
   override readonly maxRetries: number;
   private readonly config: GenerateContentParameters['config'];
+  private readonly outputWithTools: 'native' | 'instructions';
 
   constructor(options: GeminiModelOptions) {
     super(options, { className: 'GeminiModel', label: 'gemini', exampleModel: 'gemini-2.5-flash', keyVariable: 'GEMINI_API_KEY' });
     this.maxRetries = options.maxRetries ?? 2;
     this.config = options.config;
+    const outputWithTools = options.outputWithTools ?? (generation(this.model) >= 3 ? 'native' : 'instructions');
+    if (outputWithTools !== 'native' && outputWithTools !== 'instructions') {
+      throw new AnytoolError(
+        ErrorCode.InvalidOptions,
+        `new GeminiModel(): \`outputWithTools\` must be 'native' or 'instructions', got ${JSON.stringify(outputWithTools)}`,
+      );
+    }
+    this.outputWithTools = outputWithTools;
     if (options.client !== undefined) {
       this.client = options.client;
     } else {
@@ -101,8 +119,16 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
     if (request.settings?.temperature !== undefined) config.temperature = request.settings.temperature;
     if (request.settings?.maxTokens !== undefined) config.maxOutputTokens = request.settings.maxTokens;
     if (request.output !== undefined) {
-      config.responseMimeType = 'application/json';
-      config.responseJsonSchema = geminiOutputSchema(request.output);
+      const schema = geminiOutputSchema(request.output);
+      const system = config.systemInstruction;
+      if (config.tools === undefined || this.outputWithTools === 'native' || (system !== undefined && typeof system !== 'string')) {
+        config.responseMimeType = 'application/json';
+        config.responseJsonSchema = schema;
+      } else {
+        // Models before Gemini 3 refuse a JSON response beside tools: the schema goes in the instructions, and the check stays.
+        const asked = `When you give your final answer, answer with only a JSON object that matches this JSON Schema:\n${JSON.stringify(schema)}`;
+        config.systemInstruction = system === undefined ? asked : `${system}\n\n${asked}`;
+      }
     }
     return { model: this.model, contents: toGeminiContents(request.messages), config };
   }
@@ -128,6 +154,12 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
   protected override chunkMapper(request: ModelRequest): ChunkMapper<GenerateContentResponse> {
     return new StreamedTurn(request.tools);
   }
+}
+
+/** The generation of a Gemini model id ("gemini-2.5-flash": 2), 0 for an id of another shape. */
+function generation(model: string): number {
+  const major = /^(?:models\/)?gemini-(\d+)/.exec(model)?.[1];
+  return major === undefined ? 0 : Number(major);
 }
 
 /** The client takes the request's signal in its config. */

@@ -399,6 +399,34 @@ describe.each([chat, responses, anthropic, gemini])('$name', (provider) => {
   });
 });
 
+describe('Gemini: structured output beside tools', () => {
+  it.each([
+    ['gemini-2.5-flash', {}, 'instructions'],
+    ['gemini-3-pro-preview', {}, 'native'],
+    ['gemini-2.5-flash', { outputWithTools: 'native' as const }, 'native'],
+  ])('%s %j sends the schema %s when tools are offered', async (id, options, how) => {
+    const server = await startProviderServer([gemini.call(), gemini.text('{"city":"Oslo","days":1}')]);
+    try {
+      const model = new GeminiModel({ model: id, apiKey: 'k', baseURL: server.url, fetch, maxRetries: 0, ...options });
+      const result = await new Agent({ model, tools: [weather], output: itinerary, instructions: 'Be brief.' }).run('A day in Oslo.');
+      expect(result.output).toEqual({ city: 'Oslo', days: 1 });
+      const body = server.requests[0]!.body;
+      const system = JSON.stringify(body['systemInstruction']);
+      if (how === 'native') {
+        expect(gemini.format(body)).toEqual(expectedFormat[gemini.name]);
+        expect(system).not.toContain('JSON Schema');
+      } else {
+        // Models before Gemini 3 refuse a JSON response beside tools: the schema is in the instructions.
+        expect(gemini.format(body)).toEqual({ mime: undefined, schema: undefined });
+        expect(system).toContain('Be brief.');
+        expect(system).toContain('matches this JSON Schema');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('what a provider cannot honour', () => {
   it('Chat Completions refuses a Responses API built-in with UNSUPPORTED_BY_MODEL (it was silently left out), naming the tool and OpenAIResponsesModel', async () => {
     const server = await startProviderServer([]);
