@@ -217,6 +217,11 @@ describe('the public surface of @anytool/core', () => {
       'unknownToolText',
       'unrestrictedContext',
       'closestName',
+      // An agent's structured output: its schema read, its check and its nulls as strict tool arguments'.
+      'compileNullStripper',
+      'isStandardSchema',
+      'issuesToProblems',
+      'standardToJsonSchema',
     ];
     expect(Object.keys(internal).sort()).toEqual(names.sort());
     expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });
