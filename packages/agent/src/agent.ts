@@ -583,6 +583,8 @@ export class Agent<Output = unknown> {
     checkLimit('maxSteps', maxSteps);
     const budget = options.budget === undefined ? this.budget : { ...this.budget, ...checkBudget(options.budget, 'Agent.run()') };
     let toolChoice = options.toolChoice === undefined ? this.toolChoice : checkToolChoice(options.toolChoice, 'Agent.run(): `toolChoice`');
+    // A run pauses on a turn with calls: a forcing choice was met before it paused.
+    if (resumed !== undefined && toolChoice !== 'none') toolChoice = undefined;
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     checkRunTimeout(timeoutMs);
 
@@ -619,8 +621,14 @@ export class Agent<Output = unknown> {
 
     const usage = paused === undefined ? emptyUsage() : { ...paused.usage };
     const runUsage = new RunUsage();
-    // A resumed run counts the tool calls that ended before it paused against its budget.
-    this.budgets.open(context.state, budget, messages.slice(inputLength).filter((m) => m.role === 'tool').length);
+    // A resumed run counts the tool calls that ran before it paused (those of the paused turn too) against its budget.
+    const ranBefore =
+      paused === undefined
+        ? 0
+        : [...messages.slice(inputLength).flatMap((m) => (m.role === 'tool' ? [m.result] : [])), ...Object.values(paused.turn.results)].filter(
+            (result) => result.error?.code !== ErrorCode.BudgetExceeded,
+          ).length;
+    this.budgets.open(context.state, budget, ranBefore);
     let output: Output | undefined;
     let repaired = false;
     let text = paused === undefined ? '' : lastAssistantText(messages);

@@ -76,3 +76,26 @@ describe("the run's tool choice", () => {
     expect(model.requests[0]!.toolChoice).toBe('none');
   });
 });
+
+describe('tool choice and budgets across a pause', () => {
+  it('a resumed run sends no forcing choice (it was met), and counts the calls before the pause against maxToolCalls', async () => {
+    const pay = tool(() => 'paid', {
+      name: 'pay',
+      description: 'Pay.',
+      parameters: { type: 'object', properties: {} },
+      requiresApproval: true,
+    });
+    const first = new ScriptedModel([{ toolCalls: [{ name: 'ping' }, { name: 'pay' }] }]);
+    const options = { tools: [ping, pay], approve: 'pause' as const, toolChoice: 'required' as const, budget: { maxToolCalls: 3 } };
+    const paused = await new Agent({ model: first, ...options }).run('go');
+    expect(paused.stopReason).toBe('interrupted');
+    expect(first.requests[0]!.toolChoice).toBe('required');
+    const second = new ScriptedModel([calls(2), { text: 'never' }]);
+    const resumed = await new Agent({ model: second, ...options }).resume(paused.state!, { [paused.interruptions![0]!.id]: { approved: true } });
+    expect(second.requests[0]!.toolChoice).toBeUndefined();
+    // ping (before the pause) and pay (resumed) ran: one of the next turn's two pings runs, the other is refused.
+    expect(resumed.stopReason).toBe('max_tool_calls');
+    const codes = resumed.messages.flatMap((m) => (m.role === 'tool' ? [m.result.error?.code ?? 'ok'] : []));
+    expect(codes).toEqual(['ok', 'ok', 'ok', ErrorCode.BudgetExceeded]);
+  });
+});
