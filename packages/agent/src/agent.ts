@@ -526,6 +526,8 @@ export class Agent<Output = unknown> {
     // Everything that could refuse the resume is checked before the pause is taken: a refused resume leaves it as it was.
     checkLimit('maxSteps', options.maxSteps ?? this.maxSteps);
     checkRunTimeout(options.timeoutMs ?? this.timeoutMs);
+    checkBudget(options.budget, 'Agent.resume()');
+    if (options.toolChoice !== undefined) checkToolChoice(options.toolChoice, 'Agent.resume(): `toolChoice`');
     if (options.signal?.aborted === true) {
       throw new AnytoolError(ErrorCode.Aborted, 'Agent.resume(): the signal was aborted before the resume; the paused run was left as it was');
     }
