@@ -19,6 +19,7 @@ import {
   type BaseTool,
   type ApprovalPolicy,
   type ToolDefinition,
+  type RunEvent,
   type TextDeltaEvent,
   type Middleware,
   type OutputBudgetOptions,
@@ -64,6 +65,7 @@ import {
   type PausedTurn,
   type Resumption,
 } from './pausing.js';
+import { AgentTool, markStreamed, takeNestedUsage, type AgentToolOptions } from './agent-tool.js';
 import { RunOutputs } from './run-outputs.js';
 import { checkRunState, type PendingItem, type ResumeAnswers, type RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
@@ -221,6 +223,7 @@ export type AgentStreamEvent =
   | { type: 'tool_call_start'; step: number; callId: string; name: string }
   | { type: 'tool_call_delta'; step: number; callId: string; delta: string; time: number }
   | { type: 'tool_result'; callId: string; tool: string; result: ToolResult }
+  | { type: 'nested'; callId: string; tool: string; runId: string; event: RunEvent }
   | { type: 'result'; result: RunResult };
 
 /** The default of `toolTimeoutMs`. */
@@ -354,6 +357,23 @@ export class Agent {
   }
 
   /**
+   * This agent as one more tool of another agent (or of a toolset, or an MCP
+   * server): the caller's model gives it a task (`{ task }`, or your own
+   * `parameters` with `input`), and each call runs this agent on it in a context
+   * of its own. Its events are recorded under the call (`nested` events), its
+   * spans under the call's span, its tokens in the caller's usage; when it pauses
+   * for an answer, the calling run pauses with the question, and its resume
+   * resumes this one.
+   *
+   * @example
+   * const researcher = new Agent({ model, tools: [search], name: 'researcher' });
+   * const lead = new Agent({ model, tools: [researcher.asTool({ name: 'research', description: 'Researches a topic.' })] });
+   */
+  asTool<Args extends object = { task: string }>(options: AgentToolOptions<Args>): AgentTool<Args> {
+    return new AgentTool<Args>(this, options);
+  }
+
+  /**
    * Runs the loop for one input: a user message, or a whole conversation (for
    * example `result.messages` of an earlier run plus a new user message).
    */
@@ -409,8 +429,10 @@ export class Agent {
     });
     // Tool results reach the reader as they are recorded (a streamed turn's deltas are read from the model directly).
     const watch = (context: ExecutionContext): ExecutionContext => {
+      markStreamed(context);
       unsubscribe = context.subscribe((event) => {
         if (event.type === 'tool_result') stream.queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+        else if (event.type === 'nested') stream.queue.push({ type: 'nested', callId: event.callId, tool: event.tool, runId: event.runId, event: event.event });
       });
       return context;
     };
@@ -655,6 +677,9 @@ export class Agent {
 
       const { response, assistant, calls } = turn;
       const results = calls.length === 0 ? [] : await this.runTurn(turn, runContext, tools);
+      // What agents called as tools spent is the run's too.
+      const nested = takeNestedUsage(runContext);
+      if (nested !== undefined) addUsage(usage, nested);
       const waiting = pendingCalls(calls, results, takeInterruptions(runContext));
       if (waiting.size > 0 || turn.hostedPending.length > 0) {
         const pause = pausedState(

@@ -39,3 +39,5 @@ export type { ScriptStep, ScriptedModelOptions, ScriptedToolCall, ScriptedTurn }
 export { hasToolCall, stepCountIs } from './stop-condition.js';
 export type { StepResult, StopCondition } from './stop-condition.js';
 export type { PrepareStep, PrepareStepOptions, StepSettings } from './prepare-step.js';
+export { AgentTool } from './agent-tool.js';
+export type { AgentToolOptions } from './agent-tool.js';

@@ -23,4 +23,5 @@ export { budgetChars } from './pipeline/output-budget.js';
 export { unrestrictedContext } from './execution-context.js';
 export { maxErrorCharsProblem } from './error-text.js';
 export { allowPausing, canPause, giveAnswers, interrupt, takeAnswer, takeInterruptions } from './interruptions.js';
+export { takeOwnAnswer } from './interruptions.js';
 export { canonicalJson, sha256Hex } from './pipeline/tool-pins.js';
