@@ -66,6 +66,7 @@ import {
   type Resumption,
 } from './pausing.js';
 import { AgentTool, markStreamed, takeNestedUsage, type AgentToolOptions } from './agent-tool.js';
+import { jsonSafeMessage, userText } from './models/user-parts.js';
 import { RunOutputs } from './run-outputs.js';
 import { checkRunState, type PendingItem, type ResumeAnswers, type RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
@@ -552,7 +553,8 @@ export class Agent {
     let runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
     if (telemetry !== undefined) runContext = runContext.withTrace(telemetry.trace);
 
-    const messages: ModelMessage[] = paused !== undefined ? [...paused.messages] : typeof input === 'string' ? [{ role: 'user', content: input }] : [...input!];
+    const messages: ModelMessage[] =
+      paused !== undefined ? [...paused.messages] : typeof input === 'string' ? [{ role: 'user', content: input }] : input!.map(jsonSafeMessage);
     const inputLength = paused?.inputLength ?? messages.length;
     // Every call id of the conversation: an id made up for a call never equals one of them.
     const usedIds = callIdsOf(messages);
@@ -561,7 +563,7 @@ export class Agent {
     if (paused === undefined) {
       if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
       const last = messages[messages.length - 1];
-      if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
+      if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: userText(last.content) });
     }
 
     const usage = paused === undefined ? emptyUsage() : { ...paused.usage };

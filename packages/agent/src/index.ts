@@ -31,6 +31,10 @@ export type {
   ToolMessage,
   Usage,
   UserMessage,
+  UserFilePart,
+  UserImagePart,
+  UserPart,
+  UserTextPart,
 } from './model.js';
 
 export { ScriptedModel, latestToolResults } from './models/scripted.js';

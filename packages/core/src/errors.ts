@@ -119,6 +119,8 @@ export const ErrorCode = {
   TooManyDiagnostics: 'TOO_MANY_DIAGNOSTICS',
   /** A served MCP endpoint is at one of its limits (tasks running or kept, calls waiting for input, answers its stdio client has not read); retry later, or raise the limit the message names. */
   ServerBusy: 'SERVER_BUSY',
+  /** A model adapter cannot send what the request asks (a tool choice its provider cannot honour, another API's built-in tool); change the request or the adapter. */
+  UnsupportedByModel: 'UNSUPPORTED_BY_MODEL',
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
