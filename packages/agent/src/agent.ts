@@ -68,6 +68,7 @@ import {
 import { AgentTool, markStreamed, takeNestedUsage, type AgentToolOptions } from './agent-tool.js';
 import { jsonSafeMessage, userText } from './models/user-parts.js';
 import { RunOutputs } from './run-outputs.js';
+import { noteDroppedExamples } from './tool-examples.js';
 import { checkRunState, type PendingItem, type ResumeAnswers, type RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 import { RunStream } from './run-stream.js';
@@ -602,6 +603,7 @@ export class Agent {
       return failure;
     };
     if (resumed !== undefined) giveAnswers(runContext, resumed.answers);
+    const examplesNoted = new Set<string>();
     for (let step = paused?.steps ?? 1; ; step++) {
       if (signal?.aborted) return interrupted(step - 1);
       let turn: PausedTurn;
@@ -617,6 +619,7 @@ export class Agent {
       } else {
         // A tool whose definition changed since it was approved is shown as approved until the change is.
         const definitions = this.shownTools(tools.definitions(this.outputs.extraDefinitions(context)));
+        noteDroppedExamples(this.model, definitions, context, examplesNoted);
         let request: ModelRequest;
         if (this.prepareStep === undefined) {
           request = this.request(messages, definitions, signal);

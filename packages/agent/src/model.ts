@@ -213,6 +213,12 @@ export interface Model {
    * the model loaded with it.
    */
   readonly nativeToolSearch?: boolean;
+  /**
+   * Whether the adapter sends tools' examples of arguments (`ToolDefinition.examples`)
+   * in its provider's own field (Anthropic's `input_examples`). Without it the
+   * examples are dropped, and the agent records a diagnostic for each tool that had some.
+   */
+  readonly toolExamples?: boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**
    * The same turn, streamed: deltas as they arrive, then one `response` event with

@@ -25,3 +25,4 @@ export { maxErrorCharsProblem } from './error-text.js';
 export { allowPausing, canPause, giveAnswers, interrupt, takeAnswer, takeInterruptions } from './interruptions.js';
 export { takeOwnAnswer } from './interruptions.js';
 export { canonicalJson, sha256Hex } from './pipeline/tool-pins.js';
+export { exampleProblems } from './tool-examples.js';
