@@ -84,6 +84,10 @@ describe('npm start (the main demo)', () => {
     expect(stdout).toMatch(/\n {4}execute_tool hotel_price +[\d.]+ ms {2}error\.type=INVALID_ARGUMENTS\n/);
     // The MCP call under it, as its client sent it (its trace context went to the server in params._meta).
     expect(stdout).toMatch(/\n {4}execute_tool everything_get-sum +[\d.]+ ms\n {6}tools\/call get-sum +[\d.]+ ms\n/);
+    // An agent used as a tool (examples/agent/researcher.ts): the forecaster's own calls, under the lead's call of it.
+    expect(stdout).toMatch(
+      /agent as a tool: lead -> forecaster\n {2}lead calls forecaster .*\n {4}forecaster calls get_weather \{"city":"Oslo"\}\n {4}forecaster calls get_weather \{"city":"Lisbon"\}\n {2}forecaster answers: Lisbon is warmer: 22 °C against 9 °C\.\n {2}lead: The forecaster says: Lisbon is warmer: 22 °C against 9 °C\. \(60 tokens, the forecaster's included\)\n/,
+    );
   });
 
   describe('with a model server in the environment', () => {
