@@ -198,7 +198,8 @@ export function readAnswers(state: RunState, answers: ResumeAnswers, signingSecr
       hosted.push({ id: item.callId, approved: given.approved, ...(given.reason === undefined ? {} : { reason: given.reason }) });
   }
   // An item left unanswered gives its call back what it kept, to ask again from there (a nested agent's paused run).
-  for (const item of state.pending) if (item.hosted !== true && item.resume !== undefined && !(item.id in answers)) add(item.callId, { kind: 'pending', resume: item.resume });
+  for (const item of state.pending)
+    if (item.hosted !== true && item.resume !== undefined && !(item.id in answers)) add(item.callId, { kind: 'pending', resume: item.resume });
   return { answers: byCall, hosted, unanswered: state.pending.filter((item) => item.hosted === true && !(item.id in answers)) };
 }
 

@@ -123,14 +123,13 @@ function findAnswer(
   kind: InterruptionKind,
   question?: 'call' | 'definition-changed',
 ): InterruptionAnswer | undefined {
-  return records?.answers
-    .get(callId)
-    ?.find(
-      (answer) =>
-        answer.kind === kind &&
-        // An approval that kept a `resume` answers the question of something the tool runs (a nested agent's call), not the tool's own.
-        (answer.kind !== 'approval' || (answer.resume === undefined && (question === undefined || answer.question === undefined || answer.question === question))),
-    );
+  return records?.answers.get(callId)?.find(
+    (answer) =>
+      answer.kind === kind &&
+      // An approval that kept a `resume` answers the question of something the tool runs (a nested agent's call), not the tool's own.
+      (answer.kind !== 'approval' ||
+        (answer.resume === undefined && (question === undefined || answer.question === undefined || answer.question === question))),
+  );
 }
 
 function dropAnswer(records: RunRecords, callId: string, answer: InterruptionAnswer): void {
