@@ -320,6 +320,31 @@ describe('agent.asTool: an inner run that pauses pauses the outer run, and resum
     expect(done.text).toBe('shipping to Oslo');
   });
 
+  it('an agent tool that itself needs approval: asked first, then the inner approval, each answered once', async () => {
+    const paid: number[] = [];
+    const billing = new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ name: 'pay', arguments: { amount: 7 } }] }, { text: 'paid' }]),
+      tools: [payments(paid)],
+      approve: 'pause',
+      signingSecret: 'the inner agent secret',
+    });
+    const lead = new Agent({
+      model: new ScriptedModel([{ toolCalls: [{ name: 'billing', arguments: { task: 'pay 7' } }] }, { text: 'done' }]),
+      tools: [billing.asTool({ name: 'billing', description: 'Pays.', requiresApproval: true })],
+      approve: 'pause',
+    });
+    const first = await lead.run('pay');
+    expect(first.interruptions).toEqual([expect.objectContaining({ kind: 'approval', tool: 'billing', reason: 'tool "billing" needs approval' })]);
+    const second = await lead.resume(travelled(first.state), { [first.interruptions![0]!.id]: { approved: true } });
+    expect(second.interruptions).toEqual([
+      expect.objectContaining({ kind: 'approval', tool: 'billing', granted: true, reason: expect.stringContaining('tool "pay" needs approval') }),
+    ]);
+    expect(paid).toEqual([]);
+    const done = await lead.resume(travelled(second.state), { [second.interruptions![0]!.id]: { approved: true } });
+    expect(done).toMatchObject({ stopReason: 'final_answer', text: 'done' });
+    expect(paid).toEqual([7]);
+  });
+
   it('ends the call with the pending result where the calling run cannot pause', async () => {
     const billing = new Agent({
       model: new ScriptedModel([{ toolCalls: [{ name: 'pay', arguments: { amount: 5 } }] }]),
