@@ -6,9 +6,10 @@
 // with the provider's built-in web search next to the local and MCP tools.
 import { createRequire } from 'node:module';
 import { AnytoolError, ExecutionContext, Toolset, builtin, type BuiltinTool } from '@anytool/core';
-import { Agent, type ApprovalRequest, type Model } from '@anytool/agent';
+import { Agent, ScriptedModel, type ApprovalRequest, type Model } from '@anytool/agent';
 import { McpToolset } from '@anytool/mcp';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { printForecasterDemo } from './researcher.js';
 import { QUESTION, scriptedTravelModel } from './script.js';
 import { TravelDesk } from './tools.js';
 import { printSpanTree } from './trace-tree.js';
@@ -143,3 +144,5 @@ try {
   stop();
   await mcp.close();
 }
+// Offline only: a scripted lead agent and its forecaster agent, used as a tool (examples/agent/researcher.ts).
+if (process.exitCode === undefined && model instanceof ScriptedModel) await printForecasterDemo(undefined, toolset);

@@ -87,6 +87,10 @@ describe('npm start (the main demo)', () => {
     // The plan as data (examples/agent/trip-plan.ts): schemaOf<TripPlan>(), its first answer repaired once.
     expect(stdout).toContain('structured answer (1 repair turn(s)): {"city":"Lisbon","totalEur":235,"holdReference":"HOLD-LISBON-2N","nights":2}');
     expect(stdout).toContain('tokens by model: {"scripted planner":{"inputTokens":20,"outputTokens":10,"totalTokens":30}}');
+    // An agent used as a tool (examples/agent/researcher.ts): the forecaster's own calls, under the lead's call of it.
+    expect(stdout).toMatch(
+      /agent as a tool: lead -> forecaster\n {2}lead calls forecaster .*\n {4}forecaster calls get_weather \{"city":"Oslo"\}\n {4}forecaster calls get_weather \{"city":"Lisbon"\}\n {2}forecaster answers: Lisbon is warmer: 22 °C against 9 °C\.\n {2}lead: The forecaster says: Lisbon is warmer: 22 °C against 9 °C\. \(60 tokens, the forecaster's included\)\n/,
+    );
   });
 
   describe('with a model server in the environment', () => {

@@ -19,6 +19,7 @@ import {
   type BaseTool,
   type ApprovalPolicy,
   type ToolDefinition,
+  type RunEvent,
   type TextDeltaEvent,
   type Middleware,
   type OutputBudgetOptions,
@@ -68,7 +69,10 @@ import {
   type PausedTurn,
   type Resumption,
 } from './pausing.js';
+import { AgentTool, markStreamed, takeNestedUsage, type AgentToolOptions } from './agent-tool.js';
+import { jsonSafeMessage, userText } from './models/user-parts.js';
 import { RunOutputs } from './run-outputs.js';
+import { noteDroppedExamples } from './tool-examples.js';
 import { checkRunState, type PendingItem, type ResumeAnswers, type RunState } from './run-state.js';
 import type { RunStore } from './run-store.js';
 import { RunStream } from './run-stream.js';
@@ -260,6 +264,7 @@ export type AgentStreamEvent<Output = unknown> =
   | { type: 'tool_call_start'; step: number; callId: string; name: string }
   | { type: 'tool_call_delta'; step: number; callId: string; delta: string; time: number }
   | { type: 'tool_result'; callId: string; tool: string; result: ToolResult }
+  | { type: 'nested'; callId: string; tool: string; runId: string; event: RunEvent }
   | { type: 'result'; result: RunResult<Output> };
 
 /** The default of `toolTimeoutMs`. */
@@ -425,6 +430,23 @@ export class Agent<Output = unknown> {
   }
 
   /**
+   * This agent as one more tool of another agent (or of a toolset, or an MCP
+   * server): the caller's model gives it a task (`{ task }`, or your own
+   * `parameters` with `input`), and each call runs this agent on it in a context
+   * of its own. Its events are recorded under the call (`nested` events), its
+   * spans under the call's span, its tokens in the caller's usage; when it pauses
+   * for an answer, the calling run pauses with the question, and its resume
+   * resumes this one.
+   *
+   * @example
+   * const researcher = new Agent({ model, tools: [search], name: 'researcher' });
+   * const lead = new Agent({ model, tools: [researcher.asTool({ name: 'research', description: 'Researches a topic.' })] });
+   */
+  asTool<Args extends object = { task: string }>(options: AgentToolOptions<Args>): AgentTool<Args> {
+    return new AgentTool<Args>(this, options);
+  }
+
+  /**
    * Runs the loop for one input: a user message, or a whole conversation (for
    * example `result.messages` of an earlier run plus a new user message).
    */
@@ -481,8 +503,10 @@ export class Agent<Output = unknown> {
     });
     // Tool results reach the reader as they are recorded (a streamed turn's deltas are read from the model directly).
     const watch = (context: ExecutionContext): ExecutionContext => {
+      markStreamed(context);
       unsubscribe = context.subscribe((event) => {
         if (event.type === 'tool_result') stream.queue.push({ type: 'tool_result', callId: event.callId, tool: event.tool, result: event.result });
+        else if (event.type === 'nested') stream.queue.push({ type: 'nested', callId: event.callId, tool: event.tool, runId: event.runId, event: event.event });
       });
       return context;
     };
@@ -609,7 +633,8 @@ export class Agent<Output = unknown> {
     let runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
     if (telemetry !== undefined) runContext = runContext.withTrace(telemetry.trace);
 
-    const messages: ModelMessage[] = paused !== undefined ? [...paused.messages] : typeof input === 'string' ? [{ role: 'user', content: input }] : [...input!];
+    const messages: ModelMessage[] =
+      paused !== undefined ? [...paused.messages] : typeof input === 'string' ? [{ role: 'user', content: input }] : input!.map(jsonSafeMessage);
     const inputLength = paused?.inputLength ?? messages.length;
     // Every call id of the conversation: an id made up for a call never equals one of them.
     const usedIds = callIdsOf(messages);
@@ -618,7 +643,7 @@ export class Agent<Output = unknown> {
     if (paused === undefined) {
       if (this.instructions !== undefined) context.record({ type: 'message', role: 'system', text: this.instructions });
       const last = messages[messages.length - 1];
-      if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: last.content });
+      if (last?.role === 'user') context.record({ type: 'message', role: 'user', text: userText(last.content) });
     }
 
     const usage = paused === undefined ? emptyUsage() : { ...paused.usage };
@@ -670,6 +695,7 @@ export class Agent<Output = unknown> {
       return failure;
     };
     if (resumed !== undefined) giveAnswers(runContext, resumed.answers);
+    const examplesNoted = new Set<string>();
     let step = paused?.steps ?? 1;
     const runToolChoice = (choice: ToolChoice, offered: readonly ToolDefinition[]): ToolChoice => {
       try {
@@ -695,6 +721,7 @@ export class Agent<Output = unknown> {
         const late = this.outputs.extraDefinitions(context);
         const offered = tools.definitions(late);
         const definitions = this.shownTools(this.codeMode === undefined ? offered : this.codeMode.definitions(offered, late));
+        noteDroppedExamples(this.model, definitions, context, examplesNoted);
         let request: ModelRequest;
         if (this.prepareStep === undefined) {
           request = this.request(messages, definitions, signal);
@@ -783,6 +810,9 @@ export class Agent<Output = unknown> {
 
       const { response, assistant, calls } = turn;
       const results = calls.length === 0 ? [] : await this.runTurn(turn, runContext, tools);
+      // What agents called as tools spent is the run's too.
+      const nested = takeNestedUsage(runContext);
+      if (nested !== undefined) addUsage(usage, nested);
       const waiting = pendingCalls(calls, results, takeInterruptions(runContext));
       if (waiting.size > 0 || turn.hostedPending.length > 0) {
         const pause = pausedState(

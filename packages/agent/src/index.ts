@@ -32,6 +32,10 @@ export type {
   ToolMessage,
   Usage,
   UserMessage,
+  UserFilePart,
+  UserImagePart,
+  UserPart,
+  UserTextPart,
 } from './model.js';
 
 export { ScriptedModel, latestToolResults } from './models/scripted.js';
@@ -44,3 +48,5 @@ export { schemaOf } from './output.js';
 export type { OutputSchema, TypedJsonSchema } from './output.js';
 export type { OutputFormat } from './model.js';
 export type { BudgetStopReason, RunBudget, TurnUsage } from './budgets.js';
+export { AgentTool } from './agent-tool.js';
+export type { AgentToolOptions } from './agent-tool.js';

@@ -15,7 +15,43 @@ export interface ModelToolCall {
 
 export interface UserMessage {
   role: 'user';
-  content: string;
+  /** The user's text, or parts: text, images and files (see `UserPart`). */
+  content: string | readonly UserPart[];
+}
+
+/**
+ * One part of a user's message. An image or a file comes as `data` (bytes, or
+ * their base64 text) or as an http(s) `url`; adapters send each as their
+ * provider's own part, and throw `UNSUPPORTED_BY_MODEL` naming the adapter for
+ * one their provider cannot take (a PDF by URL to Chat Completions, say).
+ */
+export type UserPart = UserTextPart | UserImagePart | UserFilePart;
+
+export interface UserTextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface UserImagePart {
+  type: 'image';
+  /** The image's bytes, or their base64 text. */
+  data?: Uint8Array | string;
+  /** Where the provider fetches the image. */
+  url?: string | URL;
+  /** `image/png`, `image/jpeg`...: sniffed from the bytes when left out. */
+  mimeType?: string;
+}
+
+export interface UserFilePart {
+  type: 'file';
+  /** The file's bytes, or their base64 text. */
+  data?: Uint8Array | string;
+  /** Where the provider fetches the file. */
+  url?: string | URL;
+  /** `application/pdf`...: needed with a URL; sniffed from a PDF's bytes when left out. */
+  mimeType?: string;
+  /** The file's name, where a provider shows one to the model. */
+  filename?: string;
 }
 
 export interface AssistantMessage {
@@ -192,6 +228,12 @@ export interface Model {
    * the model loaded with it.
    */
   readonly nativeToolSearch?: boolean;
+  /**
+   * Whether the adapter sends tools' examples of arguments (`ToolDefinition.examples`)
+   * in its provider's own field (Anthropic's `input_examples`). Without it the
+   * examples are dropped, and the agent records a diagnostic for each tool that had some.
+   */
+  readonly toolExamples?: boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**
    * The same turn, streamed: deltas as they arrive, then one `response` event with

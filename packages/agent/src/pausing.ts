@@ -99,8 +99,11 @@ export function pausedState(
     const earlier = paused.resumed?.answers.get(call.id) ?? [];
     const before = earlier.find((answer) => answer.kind === 'input');
     if (before?.kind === 'input') fields.answered = before.inputs;
-    // Approved on an earlier resume, the call now waits for something else: the approval stands.
-    if (waits.kind !== 'approval' && earlier.some((answer) => answer.kind === 'approval' && answer.approved && answer.question !== 'definition-changed'))
+    // Approved on an earlier resume, the call now waits for something else (a question, a nested agent's approval): the approval stands.
+    if (
+      (waits.kind !== 'approval' || waits.resume !== undefined) &&
+      earlier.some((answer) => answer.kind === 'approval' && answer.approved && answer.question !== 'definition-changed' && answer.resume === undefined)
+    )
       fields.granted = true;
     if (waits.resume !== undefined) fields.resume = waits.resume;
     pending.push(item(fields));
@@ -194,6 +197,9 @@ export function readAnswers(state: RunState, answers: ResumeAnswers, signingSecr
     if (item.hosted === true && given.kind === 'approval')
       hosted.push({ id: item.callId, approved: given.approved, ...(given.reason === undefined ? {} : { reason: given.reason }) });
   }
+  // An item left unanswered gives its call back what it kept, to ask again from there (a nested agent's paused run).
+  for (const item of state.pending)
+    if (item.hosted !== true && item.resume !== undefined && !(item.id in answers)) add(item.callId, { kind: 'pending', resume: item.resume });
   return { answers: byCall, hosted, unanswered: state.pending.filter((item) => item.hosted === true && !(item.id in answers)) };
 }
 
@@ -203,9 +209,9 @@ function answerOf(item: PendingItem, answer: ResumeAnswers[string]): Interruptio
     if (!('approved' in answer) || typeof answer.approved !== 'boolean') throw wrong('an approval: answer { approved: true } or { approved: false, reason }');
     const reason = 'reason' in answer && typeof answer.reason === 'string' ? answer.reason : undefined;
     const question = item.approval?.kind ?? 'call';
-    const given: InterruptionAnswer =
-      reason === undefined ? { kind: 'approval', approved: answer.approved, question } : { kind: 'approval', approved: answer.approved, reason, question };
-    // What the call needs back to go on (a code-mode program's finished calls) goes with the answer, as an input's does.
+    const given: InterruptionAnswer = { kind: 'approval', approved: answer.approved, question };
+    if (reason !== undefined) given.reason = reason;
+    // What the call needs back to go on (a code-mode program's finished calls, a nested agent's paused run) goes with the answer, as an input's does.
     if (item.resume !== undefined) given.resume = item.resume;
     return given;
   }

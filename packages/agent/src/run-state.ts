@@ -41,7 +41,7 @@ export interface PendingItem {
   granted?: true;
   /** With `input`: the answers to the call's earlier questions; the tool asks them again when it runs again. */
   answered?: Record<string, unknown>;
-  /** What the tool needs back with the answers (an MCP server's request state, a code-mode program's finished calls). */
+  /** What the tool needs back with the answer: an MCP server's request state, a code-mode program's finished calls, a nested agent's paused run (see `Agent.asTool`). */
   resume?: unknown;
   /** HMAC-SHA256 of the item (run, id, call, tool, arguments) with the agent's `signingSecret`, when it has one. */
   signature?: string;

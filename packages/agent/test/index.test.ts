@@ -12,6 +12,7 @@ describe('public surface', () => {
   it('exports exactly the runtime values meant to be public', () => {
     expect(Object.keys(agent).sort()).toEqual([
       'Agent',
+      'AgentTool',
       'DEFAULT_MAX_STATE_BYTES',
       'DEFAULT_RUN_TTL_MS',
       'MemoryRunStore',

@@ -8,6 +8,7 @@ import { ArgumentValidation, Refusal, passAll, readArguments, refuse, validateSt
 import { isAsync, isThenable, whenSettled, type MaybePromise } from './pipeline/maybe-async.js';
 import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
+import { checkExamples } from './tool-examples.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
@@ -34,6 +35,16 @@ export interface BaseToolOptions extends ServingOptions {
   parameters?: JsonSchema | StandardSchemaV1;
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /**
+   * Examples of arguments for the model, each valid against the parameters (checked
+   * when the definition is made): sent as Anthropic's `input_examples`, dropped with
+   * a lowering note by formats with no such field. The build step fills them in
+   * from the JSDoc's `@example` blocks that hold an arguments object.
+   *
+   * @example
+   * { examples: [{ city: 'Oslo', unit: 'celsius' }] }
+   */
+  examples?: readonly Record<string, unknown>[];
   /** A call that has not settled after this many milliseconds ends with a timeout error result. */
   timeoutMs?: number;
   /** The agent asks its approval callback before running this tool. */
@@ -140,6 +151,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   parameters: JsonSchema | undefined;
   outputSchema: JsonSchema | undefined;
   annotations: ToolAnnotations | undefined;
+  /** Examples of arguments for the model (see `BaseToolOptions.examples`). */
+  examples: readonly Record<string, unknown>[] | undefined;
   timeoutMs: number | undefined;
   requiresApproval: boolean;
   /** Where the definition comes from when a server controls it (an MCP tool); undefined for local tools. */
@@ -212,6 +225,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     else this.parameters = parameters;
     this.outputSchema = options.outputSchema ?? info?.outputSchema;
     this.annotations = options.annotations;
+    this.examples = options.examples ?? info?.examples;
     this.timeoutMs = options.timeoutMs;
     this.requiresApproval = options.requiresApproval ?? false;
     this.origin = options.origin;
@@ -308,6 +322,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     if (this.title !== undefined) definition.title = this.title;
     if (this.outputSchema !== undefined) definition.outputSchema = this.outputSchema;
     if (this.annotations !== undefined) definition.annotations = this.annotations;
+    if (this.examples !== undefined && this.examples.length > 0) definition.examples = checkExamples(this.examples, parameters, this.label);
     return definition;
   }
 

@@ -35,6 +35,8 @@ export interface ToolBuildInfo {
   context?: ContextAccess;
   /** JSON Schema of the (awaited) return type, when it is an object type. */
   outputSchema?: JsonSchema;
+  /** The arguments objects of the tool's JSDoc `@example` blocks, checked against `parameters` at build time. */
+  examples?: readonly Record<string, unknown>[];
   /**
    * Steps applied to the validated arguments before the tool runs (reviving
    * `Date`s, building class instances). Filled by the build step.

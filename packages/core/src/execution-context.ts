@@ -86,6 +86,21 @@ export interface ToolCallDeltaEvent extends EventBase {
 /** A non-fatal problem noticed during the run (see `Diagnostic`); repeats raise its `count`. */
 export type DiagnosticEvent = Diagnostic;
 
+/**
+ * An event of a run nested in one tool call (an agent used as a tool): the inner
+ * run's own event, recorded in the outer run under the call that started it.
+ */
+export interface NestedRunEvent extends EventBase {
+  type: 'nested';
+  /** The outer call the inner run belongs to. */
+  callId: string;
+  tool: string;
+  /** The inner run's id. */
+  runId: string;
+  /** The inner run's event as it recorded it (its `time` is its own). */
+  event: RunEvent;
+}
+
 /** Everything a run records, in the order it happened. */
 export type RunEvent =
   | ToolCallEvent
@@ -96,7 +111,8 @@ export type RunEvent =
   | DiagnosticEvent
   | TextDeltaEvent
   | ToolCallStartEvent
-  | ToolCallDeltaEvent;
+  | ToolCallDeltaEvent
+  | NestedRunEvent;
 
 /** A run event before its time is stamped. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'time'> & { time?: number } : never) : never;

@@ -20,6 +20,7 @@ export type {
   TextDeltaEvent,
   ToolCallStartEvent,
   ToolCallDeltaEvent,
+  NestedRunEvent,
 } from './execution-context.js';
 
 export { DiagnosticLog, MAX_DIAGNOSTICS } from './diagnostics.js';

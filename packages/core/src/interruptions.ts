@@ -40,18 +40,25 @@ export interface Interruption {
   /** With `input`: the open questions, by key. */
   questions?: Record<string, InputQuestion>;
   /**
-   * What the tool needs back with the answers to go on (JSON), such as an MCP server's
-   * `requestState` or a code-mode program's finished calls. Kept with the run's state,
-   * so it must not hold a secret.
+   * What the tool needs back with the answer to go on (JSON), such as an MCP server's
+   * `requestState`, a code-mode program's finished calls or a nested agent's paused run.
+   * Kept with the run's state, so it must not hold a secret; given back with the answer
+   * (and, when the item is left unanswered, as a `pending` answer).
    */
   resume?: unknown;
 }
 
-/** An answer put back for a call when its run resumes. */
+/**
+ * An answer put back for a call when its run resumes. `resume` is what the call's
+ * interruption kept (its `resume`): a tool that routes its own answers (an agent
+ * used as a tool) reads them by it. `pending`: the item was left unanswered, and
+ * the call gets back what it kept, to ask again.
+ */
 export type InterruptionAnswer =
   | { kind: 'approval'; approved: boolean; reason?: string; question?: 'call' | 'definition-changed'; resume?: unknown }
   | { kind: 'input'; inputs: Record<string, unknown>; resume?: unknown }
-  | { kind: 'result'; result: ToolResult; resume?: unknown };
+  | { kind: 'result'; result: ToolResult; resume?: unknown }
+  | { kind: 'pending'; resume: unknown };
 
 /** What one run holds: whether it may pause, the calls that wait, and the answers given on resume. */
 interface RunRecords {
@@ -138,12 +145,13 @@ function findAnswer(
   kind: InterruptionKind,
   question?: 'call' | 'definition-changed',
 ): InterruptionAnswer | undefined {
-  return records?.answers
-    .get(callId)
-    ?.find(
-      (answer) =>
-        answer.kind === kind && (answer.kind !== 'approval' || question === undefined || answer.question === undefined || answer.question === question),
-    );
+  return records?.answers.get(callId)?.find(
+    (answer) =>
+      answer.kind === kind &&
+      // An approval that kept a `resume` answers the question of something the tool runs (a nested agent's call), not the tool's own.
+      (answer.kind !== 'approval' ||
+        (answer.resume === undefined && (question === undefined || answer.question === undefined || answer.question === question))),
+  );
 }
 
 function dropAnswer(records: RunRecords, callId: string, answer: InterruptionAnswer): void {
@@ -168,6 +176,22 @@ export function takeAnswer<Kind extends InterruptionKind>(
   if (answer === undefined) return undefined;
   dropAnswer(records!, callId, answer);
   return answer as Extract<InterruptionAnswer, { kind: Kind }>;
+}
+
+/**
+ * The first answer for the call that `matches`, taken: for a tool that routes its own
+ * answers by what its interruption kept (`resume`), whatever their kind.
+ */
+export function takeOwnAnswer(
+  context: AnyContext,
+  callId: string | undefined,
+  matches: (answer: InterruptionAnswer) => boolean,
+): InterruptionAnswer | undefined {
+  if (callId === undefined) return undefined;
+  const records = recordsOf(context, false);
+  const answer = records?.answers.get(callId)?.find(matches);
+  if (answer !== undefined) dropAnswer(records!, callId, answer);
+  return answer;
 }
 
 const PENDING: Record<InterruptionKind, { code: ErrorCode; waits: string }> = {

@@ -41,6 +41,12 @@ export interface ToolDefinition {
   /** JSON Schema of the structured result, when the tool has one. */
   outputSchema?: JsonSchema;
   annotations?: ToolAnnotations;
+  /**
+   * Examples of arguments, each valid against `parameters` (the `examples` option, or
+   * the build step's reading of `@example` blocks): Anthropic's `input_examples`;
+   * the formats with no such field drop them with a lowering note.
+   */
+  examples?: Record<string, unknown>[];
   /** Set for a provider's built-in tool (see `builtin`): its provider's own declaration. */
   builtin?: BuiltinDeclaration;
   /**

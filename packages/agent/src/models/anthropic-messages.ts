@@ -1,7 +1,8 @@
 import { resultText, type ToolResult } from '@anytool/core';
 import type { Anthropic } from '@anthropic-ai/sdk';
-import type { AssistantMessage, ModelMessage } from '../model.js';
+import type { AssistantMessage, ModelMessage, UserMessage } from '../model.js';
 import { argumentsObject } from './tool-arguments.js';
+import { readUserParts, unsupportedPart } from './user-parts.js';
 
 /** The `format` of the provider items a Messages API turn keeps on its assistant message. */
 export const ANTHROPIC_FORMAT = 'anthropic';
@@ -31,7 +32,7 @@ export function toAnthropicMessages(conversation: readonly ModelMessage[]): Anth
     }
     pendingResults = undefined;
     if (message.role === 'user') {
-      messages.push({ role: 'user', content: message.content });
+      messages.push({ role: 'user', content: typeof message.content === 'string' ? message.content : userContent(message.content) });
     } else if (message.providerItems?.format === ANTHROPIC_FORMAT) {
       messages.push({ role: 'assistant', content: message.providerItems.items as ContentBlockParam[] });
     } else {
@@ -75,4 +76,38 @@ export function lastContainer(conversation: readonly ModelMessage[]): string | u
     if (typeof container === 'string') return container;
   }
   return undefined;
+}
+
+/** The image types the Messages API takes. */
+const ANTHROPIC_IMAGES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+
+/** A user's parts as Messages API blocks: images as `image`, PDFs and plain text files as `document`, each by bytes (base64) or URL. */
+function userContent(content: UserMessage['content']): ContentBlockParam[] {
+  const adapter = 'AnthropicModel';
+  return readUserParts(content, adapter).map((part): ContentBlockParam => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'image') {
+      if (part.url !== undefined) return { type: 'image', source: { type: 'url', url: part.url } };
+      if (!ANTHROPIC_IMAGES.has(part.mimeType!))
+        throw unsupportedPart(adapter, `an image of type ${part.mimeType} cannot be sent`, 'send a JPEG, PNG, GIF or WebP image');
+      return { type: 'image', source: { type: 'base64', media_type: part.mimeType as 'image/png', data: part.base64! } };
+    }
+    const document: Anthropic.DocumentBlockParam | undefined =
+      part.mimeType === 'application/pdf'
+        ? {
+            type: 'document',
+            source: part.url !== undefined ? { type: 'url', url: part.url } : { type: 'base64', media_type: 'application/pdf', data: part.base64! },
+          }
+        : part.mimeType === 'text/plain' && part.base64 !== undefined
+          ? { type: 'document', source: { type: 'text', media_type: 'text/plain', data: Buffer.from(part.base64, 'base64').toString('utf8') } }
+          : undefined;
+    if (document === undefined)
+      throw unsupportedPart(
+        adapter,
+        `a file of type ${part.mimeType}${part.url === undefined ? '' : ' by URL'} cannot be sent: the Messages API takes PDFs (bytes or URL) and plain text (bytes)`,
+        'send a PDF, or its text as a text part',
+      );
+    if (part.filename !== undefined) document.title = part.filename;
+    return document;
+  });
 }

@@ -59,6 +59,9 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
   readonly nativeToolSearch: boolean;
   private readonly toolSearch: 'bm25' | 'regex';
 
+  /** Tools' examples of arguments go as `input_examples`. */
+  readonly toolExamples = true;
+
   constructor(options: AnthropicModelOptions) {
     super(options, { className: 'AnthropicModel', label: 'anthropic', exampleModel: 'claude-sonnet-4-5', keyVariable: 'ANTHROPIC_API_KEY' });
     this.maxTokens = options.maxTokens ?? 4096;

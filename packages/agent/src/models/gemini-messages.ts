@@ -1,7 +1,8 @@
 import { resultText, type ToolResult } from '@anytool/core';
 import type { Content, Part } from '@google/genai';
-import type { AssistantMessage, ModelMessage } from '../model.js';
+import type { AssistantMessage, ModelMessage, UserMessage } from '../model.js';
 import { argumentsObject } from './tool-arguments.js';
+import { readUserParts, unsupportedPart } from './user-parts.js';
 
 /** The `format` of the provider items a Gemini turn keeps on its assistant message. */
 export const GEMINI_FORMAT = 'gemini';
@@ -27,7 +28,7 @@ export function toGeminiContents(conversation: readonly ModelMessage[]): Content
     }
     results = undefined;
     if (message.role === 'user') {
-      contents.push({ role: 'user', parts: [{ text: message.content }] });
+      contents.push({ role: 'user', parts: userParts(message.content) });
     } else if (message.providerItems?.format === GEMINI_FORMAT) {
       contents.push({ role: 'model', parts: message.providerItems.items as Part[] });
     } else {
@@ -50,4 +51,22 @@ function modelParts(message: AssistantMessage): Part[] {
 function responseOf(result: ToolResult): Record<string, unknown> {
   const text = resultText(result) || (result.isError ? 'error' : '(no output)');
   return result.isError ? { error: text } : { output: text };
+}
+
+/** A user's parts as Gemini parts: bytes as `inlineData`, a URL as `fileData` (which needs the part's MIME type). */
+function userParts(content: UserMessage['content']): Part[] {
+  const adapter = 'GeminiModel';
+  return readUserParts(content, adapter).map((part): Part => {
+    if (part.type === 'text') return { text: part.text };
+    if (part.url !== undefined) {
+      if (part.mimeType === undefined)
+        throw unsupportedPart(
+          adapter,
+          `an image by URL (${part.url.slice(0, 100)}) cannot be sent without its type: Gemini's fileData needs a MIME type`,
+          "give the part's `mimeType`, or its bytes as `data`",
+        );
+      return { fileData: { fileUri: part.url, mimeType: part.mimeType } };
+    }
+    return { inlineData: { mimeType: part.mimeType!, data: part.base64! } };
+  });
 }

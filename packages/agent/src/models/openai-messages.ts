@@ -1,7 +1,8 @@
 import { resultText } from '@anytool/core';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
-import type { AssistantMessage, ModelMessage, ToolMessage } from '../model.js';
+import type { AssistantMessage, ModelMessage, ToolMessage, UserMessage } from '../model.js';
 import { argumentString } from './tool-arguments.js';
+import { dataUrl, readUserParts, unsupportedPart } from './user-parts.js';
 
 /**
  * A conversation as Chat Completions messages: the instructions as the system
@@ -19,7 +20,7 @@ export function toOpenAIMessages(instructions: string | undefined, conversation:
   };
   for (const message of conversation) {
     if (message.role !== 'tool') flushImages();
-    if (message.role === 'user') messages.push({ role: 'user', content: message.content });
+    if (message.role === 'user') messages.push({ role: 'user', content: typeof message.content === 'string' ? message.content : userContent(message.content) });
     else if (message.role === 'assistant') messages.push(assistantMessage(message));
     else messages.push(toolMessage(message, images));
   }
@@ -49,4 +50,33 @@ function toolMessage(message: ToolMessage, images: ChatCompletionContentPart[]):
   }
   const text = lines.filter((line) => line !== '').join('\n');
   return { role: 'tool', tool_call_id: message.callId, content: text || (message.result.isError ? 'error' : '(no output)') };
+}
+
+/** The image types Chat Completions takes. */
+const CHAT_IMAGES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+/** A user's parts as Chat Completions content parts: images as `image_url` (a URL or a data URL), PDFs as `file` with their bytes. */
+function userContent(content: UserMessage['content']): ChatCompletionContentPart[] {
+  const adapter = 'OpenAIModel (Chat Completions)';
+  return readUserParts(content, adapter).map((part): ChatCompletionContentPart => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'image') {
+      if (part.mimeType !== undefined && !CHAT_IMAGES.has(part.mimeType))
+        throw unsupportedPart(adapter, `an image of type ${part.mimeType} cannot be sent`, 'send a PNG, JPEG, GIF or WebP image');
+      return { type: 'image_url', image_url: { url: part.url ?? dataUrl(part) } };
+    }
+    if (part.url !== undefined)
+      throw unsupportedPart(
+        adapter,
+        `a file by URL (${part.url.slice(0, 100)}) cannot be sent: Chat Completions takes a file's bytes only`,
+        'pass its bytes as `data`, or use OpenAIResponsesModel, which takes file URLs',
+      );
+    if (part.mimeType !== 'application/pdf')
+      throw unsupportedPart(
+        adapter,
+        `a file of type ${part.mimeType} cannot be sent: Chat Completions takes PDF files only`,
+        'send a PDF, or its text as a text part',
+      );
+    return { type: 'file', file: { filename: part.filename ?? 'file.pdf', file_data: dataUrl(part) } };
+  });
 }

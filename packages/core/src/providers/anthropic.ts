@@ -8,6 +8,8 @@ export interface AnthropicTool {
   input_schema: { type: 'object'; [keyword: string]: unknown };
   /** Set on a deferred tool: Anthropic loads it when its tool search finds it. */
   defer_loading?: boolean;
+  /** Examples of arguments (the definition's `examples`). */
+  input_examples?: Record<string, unknown>[];
 }
 
 /** Anthropic's tool-search tool, sent when some tools are deferred (`Toolset.defer`). */
@@ -45,7 +47,9 @@ export function toAnthropicTools(definitions: readonly ToolDefinition[]): Lowere
   const tools = definitions.map((d): AnthropicTool => {
     const schema: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(d.parameters)) if (!SILENT_KEYWORDS.has(key)) schema[key] = value;
-    return { name: d.name, description: d.description, input_schema: { ...schema, type: 'object' } };
+    const tool: AnthropicTool = { name: d.name, description: d.description, input_schema: { ...schema, type: 'object' } };
+    if (d.examples !== undefined && d.examples.length > 0) tool.input_examples = d.examples;
+    return tool;
   });
   return { tools, notes };
 }

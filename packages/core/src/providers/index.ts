@@ -130,7 +130,25 @@ function declarationIn(definition: ToolDefinition, format: DefinitionFormat): Re
   return (definition.builtin?.declarations as Partial<Record<DefinitionFormat, Record<string, unknown>>> | undefined)?.[format];
 }
 
+/**
+ * The definitions lowered to the format; a format with no field for examples of
+ * arguments (all but Anthropic's) drops them with a note each.
+ */
 function lowerPlain<F extends DefinitionFormat>(format: F, definitions: ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+  const lowered = lowerFormat(format, definitions, options);
+  if (format === 'anthropic' || !definitions.some((d) => d.examples !== undefined && d.examples.length > 0)) return lowered;
+  const notes = definitions
+    .filter((d) => d.examples !== undefined && d.examples.length > 0)
+    .map((d): LoweringNote => ({
+      tool: d.name,
+      path: '',
+      action: 'dropped',
+      detail: `its ${d.examples!.length} example(s) of arguments: the ${format} format has no field for them (Anthropic's input_examples has)`,
+    }));
+  return { tools: lowered.tools, notes: [...notes, ...lowered.notes] };
+}
+
+function lowerFormat<F extends DefinitionFormat>(format: F, definitions: ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
   switch (format) {
     case 'openai':
       return toOpenAIChatTools(definitions, options as OpenAIFormatOptions) as Lowered<FormatTool<F>>;

@@ -1,6 +1,8 @@
 import type * as TS from 'typescript';
 import type { JsonSchema } from '@anytool/core';
+import { exampleProblems } from '@anytool/core/internal';
 import { JsDocReader } from '../schema/jsdoc.js';
+import { readExamples } from '../schema/jsdoc-examples.js';
 import type { RevivalPlan } from '@anytool/core/runtime';
 import { revivalPlan, stripMarks } from '../schema/revival-plan.js';
 import { TypeSchemaWalker, includesUndefined, type TypeIssue } from '../schema/type-to-schema.js';
@@ -22,6 +24,8 @@ export interface BuildInfoData {
   /** What the code uses of its context parameter (state keys written as literals, events, progress), when more than the signal. */
   context?: ContextUse;
   outputSchema?: JsonSchema;
+  /** The arguments objects of the tool's `@example` blocks, each valid against `parameters`. */
+  examples?: Record<string, unknown>[];
 }
 
 /** Where the emitted code finds a class to validate with class-validator. */
@@ -58,6 +62,7 @@ export const DiagnosticCode = {
   UnresolvedTool: 91005,
   UnsupportedTypeScript: 91006,
   DecoratorsNotLowered: 91007,
+  InvalidExample: 91008,
 } as const;
 
 interface ProgramTools {
@@ -230,6 +235,8 @@ class SourceAnalyzer {
     const info: BuildInfoData = description === undefined ? { parameters } : { description, parameters };
     // The class's name as written: a bundler or minifier may rename the class.
     if (node.name !== undefined) info.name = node.name.text;
+    const classSymbol = node.name === undefined ? undefined : this.checker.getSymbolAtLocation(node.name);
+    this.addExamples(info, classSymbol?.getJsDocTags(this.checker) ?? [], label, node.name ?? node);
     const execute = node.members.find((m): m is TS.MethodDeclaration => ts.isMethodDeclaration(m) && propertyNameText(m.name) === 'execute');
     const output = execute === undefined ? undefined : this.outputSchema(execute, `${label}: execute()`);
     if (output !== undefined) info.outputSchema = output;
@@ -350,6 +357,7 @@ class SourceAnalyzer {
     }
     const output = this.outputSchema(fn, label);
     if (output !== undefined) info.outputSchema = output;
+    this.addExamples(info, this.functionTags(fn, docFallback), label, fn);
     const prepare = this.preparers(walker, schema!, flattened, label, fn);
     this.sites.push({ kind, node: call, name, label, info, prepare });
   }
@@ -512,6 +520,36 @@ class SourceAnalyzer {
       if (ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return this.docOf(this.checker.getSymbolAtLocation(parent.name));
     }
     return undefined;
+  }
+
+  /** The JSDoc tags of the comment `functionDoc` reads the description from. */
+  private functionTags(fn: FunctionLike, fallback: TS.Node | undefined): readonly TS.JSDocTagInfo[] {
+    const signature = this.checker.getSignatureFromDeclaration(fn);
+    if (signature !== undefined && ts.displayPartsToString(signature.getDocumentationComment(this.checker)).trim() !== '') return signature.getJsDocTags();
+    const symbols: Array<TS.Symbol | undefined> = [];
+    if (fn.name !== undefined && ts.isIdentifier(fn.name)) symbols.push(this.checker.getSymbolAtLocation(fn.name));
+    let up: TS.Node | undefined = fallback?.parent;
+    while (up !== undefined && (ts.isParenthesizedExpression(up) || ts.isAsExpression(up) || ts.isSatisfiesExpression(up))) up = up.parent;
+    if (up !== undefined && ts.isVariableDeclaration(up) && ts.isIdentifier(up.name)) symbols.push(this.checker.getSymbolAtLocation(up.name));
+    if ((ts.isFunctionExpression(fn) || ts.isArrowFunction(fn)) && ts.isVariableDeclaration(fn.parent) && ts.isIdentifier(fn.parent.name))
+      symbols.push(this.checker.getSymbolAtLocation(fn.parent.name));
+    const documented = symbols.find((symbol) => this.docOf(symbol) !== undefined);
+    return documented?.getJsDocTags(this.checker) ?? signature?.getJsDocTags() ?? [];
+  }
+
+  /** The `@example` arguments objects of the tool into `info`, each checked against its parameters: one that does not fit is a build error. */
+  private addExamples(info: BuildInfoData, tags: readonly TS.JSDocTagInfo[], label: string, node: TS.Node): void {
+    if (!tags.some((tag) => tag.name === 'example')) return;
+    const { examples, numbers, problems: unread } = readExamples(tags);
+    const problems = [
+      ...unread,
+      ...examples.flatMap((example, i) =>
+        exampleProblems([example], info.parameters, label, [numbers[i]!]).map((text) => ({ number: numbers[i]!, text: `its @${text}` })),
+      ),
+    ].sort((a, b) => a.number - b.number);
+    for (const { text } of problems)
+      this.error(node, DiagnosticCode.InvalidExample, `${label}: ${text}. Fix the @example (the model learns from it), or write it as code if it is not one`);
+    if (problems.length === 0 && examples.length > 0) info.examples = examples;
   }
 
   private docOf(symbol: TS.Symbol | undefined): string | undefined {
