@@ -95,6 +95,7 @@ const NOT_RUN: Array<[RegExp, string]> = [[/^sep-2640-/, 'out of scope: an exten
 
 /** The checks of every scenario saved under `out` (an `auth/` scenario's under `out/auth`), with what the client wrote to stderr. */
 function readResults(out: string, prefix = ''): Map<string, { checks: Check[]; stderr: string }> {
+  // A failed scenario shows what the client printed (its calls and their results) and its stderr.
   const results = new Map<string, { checks: Check[]; stderr: string }>();
   if (!existsSync(out)) return results;
   for (const entry of readdirSync(out)) {
@@ -104,7 +105,8 @@ function readResults(out: string, prefix = ''): Map<string, { checks: Check[]; s
     }
     const scenario = /^(.+)-\d{4}-\d\d-\d\dT/.exec(entry)?.[1];
     if (scenario === undefined || !existsSync(join(out, entry, 'checks.json'))) continue;
-    const stderr = existsSync(join(out, entry, 'stderr.txt')) ? readFileSync(join(out, entry, 'stderr.txt'), 'utf8') : '';
+    const read = (file: string): string => (existsSync(join(out, entry, file)) ? readFileSync(join(out, entry, file), 'utf8') : '');
+    const stderr = [read('stdout.txt').slice(-1500), read('stderr.txt')].filter((text) => text !== '').join('\n');
     results.set(`${prefix}${scenario}`, { checks: JSON.parse(readFileSync(join(out, entry, 'checks.json'), 'utf8')) as Check[], stderr });
   }
   return results;
@@ -194,7 +196,7 @@ describe('MCP conformance suite, client scenarios', () => {
           const want = expected[revision]![scenario]!;
           // An expected failure is met by a failure of the scenario, not by its not running.
           const met = got !== true && got !== 'not run' && typeof want === 'string';
-          actual[revision]![scenario] = got === true ? true : met ? want : `${got}${result?.stderr ? `\nclient stderr: ${result.stderr.slice(-1000)}` : ''}`;
+          actual[revision]![scenario] = got === true ? true : met ? want : `${got}${result?.stderr ? `\nclient output: ${result.stderr.slice(-2500)}` : ''}`;
           report.push(`${revision} ${got === true ? 'pass' : want === true ? 'FAIL' : 'expected failure'} ${scenario}${got === true ? '' : `: ${got}`}`);
         }
       }
