@@ -185,13 +185,29 @@ describe('MCP conformance suite, client scenarios', () => {
       const env = { ...process.env, NO_COLOR: '1', NODE_COMPILE_CACHE: join(cwd, 'compile-cache') };
       const output = await run(['-y', '-p', 'node@22', '-p', SUITE, '-c', script], cwd, timeout, env);
 
+      // A scenario expected to pass that failed beside the others runs once more alone, and that run is checked
+      // (json-schema-2020-12-preservation of 2026-07-28 has failed now and then among the lanes, never alone).
+      const again = (revision: string): string => `again-${revision}`;
+      const failed = revisions.flatMap((revision) => {
+        const results = readResults(join(cwd, out(revision)));
+        return Object.keys(expected[revision]!)
+          .filter((scenario) => expected[revision]![scenario] === true && verdict(results.get(scenario)?.checks) !== true)
+          .map((scenario) => ({ revision, scenario }));
+      });
+      if (failed.length > 0) {
+        const alone = failed.map(({ revision, scenario }) => `${command} --scenario ${scenario}${version(revision)} -o ${again(revision)} > /dev/null 2>&1`);
+        await run(['-y', '-p', 'node@22', '-p', SUITE, '-c', alone.join('; ')], cwd, timeout, env);
+      }
+
       const report: string[] = [];
       const actual: Record<string, Record<string, true | string>> = {};
       for (const revision of revisions) {
         const results = readResults(join(cwd, out(revision)));
+        const alone = readResults(join(cwd, again(revision)));
         actual[revision] = {};
         for (const scenario of Object.keys(expected[revision]!)) {
-          const result = results.get(scenario);
+          if (alone.has(scenario)) report.push(`${revision} failed in its lane, run again alone: ${scenario}`);
+          const result = alone.get(scenario) ?? results.get(scenario);
           const got = verdict(result?.checks);
           const want = expected[revision]![scenario]!;
           // An expected failure is met by a failure of the scenario, not by its not running.
