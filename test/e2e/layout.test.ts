@@ -17,6 +17,7 @@ const exceptions: Record<string, string> = {
   'packages/mcp/test/interop/interop.test.ts': 'our client and server against other MCP implementations, both ways',
   'packages/mcp/test/helpers/oidc.test.ts': 'the OpenID provider the auth tests run against, a test helper',
   'packages/core/test/helpers/time-scale.test.ts': 'how much longer the tests wait on a slow machine, a test helper',
+  'packages/core/test/helpers/concurrency.test.ts': 'how many processes a test starts at once, a test helper',
 };
 
 /** Every `*.test.ts` under `dir`, fixtures left out (they are inputs, not tests of the package). */
