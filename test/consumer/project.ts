@@ -31,6 +31,8 @@ export function run(
         resolve({ code, stdout: String(stdout), stderr: String(stderr) });
       },
     );
+    // A command that exits before reading its input closes the pipe (EPIPE): its exit code and output tell what happened.
+    child.stdin?.on('error', () => undefined);
     if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
