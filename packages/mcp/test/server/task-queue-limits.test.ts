@@ -107,15 +107,15 @@ const withServices = servicesAvailable('redis-server');
 
   it('puts a job back when the store fails before its tool starts, and runs it once the store answers', async () => {
     const client = await serve({ queueName: 'limits-store-blip', worker: false, storePrefix: 'limits-blip:' });
-    // The worker's store fails its first two reads of a task (Redis busy, a failover), as RedisStore reports it.
+    // The worker's store fails its first two reads or writes of a task (Redis busy, a failover), as RedisStore reports it.
     const store = new RedisStore({ url: redis.url, prefix: 'limits-blip:' });
     let failures = 2;
     const blinking = new Proxy(store, {
       get(target, property) {
-        if (property === 'get')
-          return async (key: string) => {
+        if (property === 'get' || property === 'update')
+          return async (key: string, ...rest: unknown[]) => {
             if (key.startsWith('task:') && failures-- > 0) throw new AnytoolError(ErrorCode.StoreFailed, 'RedisStore: Redis is unreachable (test)');
-            return target.get(key);
+            return (target[property] as (key: string, ...rest: unknown[]) => Promise<unknown>)(key, ...rest);
           };
         const value = Reflect.get(target, property) as unknown;
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
@@ -135,7 +135,7 @@ const withServices = servicesAvailable('redis-server');
     expect(task.status).toBe('completed');
     expect(task.result?.content[0]?.text).toBe('xxx');
     expect(failures).toBeLessThan(0);
-    expect(errors[0]).toMatch(/The task store failed while reading the task: RedisStore: Redis is unreachable \(test\)/);
+    expect(errors[0]).toMatch(/The task store failed while claiming the task: RedisStore: Redis is unreachable \(test\)/);
   });
 
   it('checks the options when serving starts, and a worker needs a queue and a store', async () => {

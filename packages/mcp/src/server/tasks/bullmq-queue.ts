@@ -41,6 +41,8 @@ export interface TaskJob {
   envelope?: Record<string, unknown>;
   /** Who called (the authenticated principal's scopes, client id, claims), without the bearer token. */
   authInfo?: Record<string, unknown>;
+  /** The task's record as stored when it was queued: a worker's first take claims against it without reading it. */
+  queuedRecord?: string;
 }
 
 /** One run of a job on this worker, and how it gives the job back to the queue. */

@@ -296,7 +296,6 @@ export class TaskManager {
     }
     const taskId = randomBytes(24).toString('base64url');
     const counted = this.counts(call.owner);
-    await this.admit(counted, taskId, call.tool, this.leaseMs * 2);
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId,
@@ -313,11 +312,19 @@ export class TaskManager {
     // Outside a task queue nothing runs a task again, so its arguments (which may hold secrets) are not kept.
     if (call.resumable === true) record.resumable = true;
     const stored = JSON.stringify(record);
-    try {
-      await this.store.set(taskKey(record.taskId), stored, this.ttlMs);
-    } catch (error) {
+    // The task's place in its counts and its record go to the store side by side (nobody knows the id before this
+    // answers, so a refused task's record is simply deleted again).
+    const [admitted, kept] = await Promise.allSettled([
+      this.admit(counted, taskId, call.tool, this.leaseMs * 2),
+      this.store.set(taskKey(taskId), stored, this.ttlMs),
+    ]);
+    if (admitted.status === 'rejected') {
+      if (kept.status === 'fulfilled') void this.store.delete(taskKey(taskId)).catch(() => undefined);
+      throw admitted.reason;
+    }
+    if (kept.status === 'rejected') {
       void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
-      throw storeUnavailable(`storing a new task of tool "${call.tool}"`, error);
+      throw storeUnavailable(`storing a new task of tool "${call.tool}"`, kept.reason);
     }
     const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk, counted);
     task.stored = stored;
@@ -334,22 +341,8 @@ export class TaskManager {
     const tool = call.job.tool;
     if (queue === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `MCP task of tool "${tool}": no task queue to put it on (serveMcp's taskQueue)`);
     if (this.closed || this.stopping) throw shuttingDown();
-    let queued: number;
-    try {
-      queued = await queue.queuedCount();
-    } catch (error) {
-      throw storeUnavailable(`queueing a task of tool "${tool}"`, error);
-    }
-    if (queued >= this.maxQueued)
-      throw new ProtocolError(
-        TASK_REFUSED_CODE,
-        `Task refused: tool "${tool}" cannot start a task, ${queued} tasks already wait for a worker (the server's maxTasksQueued, ${this.maxQueued}); retry later, or run more workers`,
-        { code: ErrorCode.ServerBusy, limit: 'maxTasksQueued', max: this.maxQueued },
-      );
     const taskId = randomBytes(24).toString('base64url');
     const counted = this.counts(call.owner);
-    // Counted as running until it ends: it is in flight from now on, whichever worker runs it (a dead one's entry lapses with the task).
-    await this.admit(counted, taskId, tool, this.ttlMs);
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId,
@@ -365,9 +358,33 @@ export class TaskManager {
     };
     if (call.owner !== undefined) record.owner = call.owner;
     if (call.job.rerun !== undefined) record.resumable = true;
+    const stored = JSON.stringify(record);
+    // The queue's length, the task's place in its counts and its record go to Redis side by side (one round trip's
+    // wait, not three): nobody knows the task's id before this answers, so a refused task's record and places are
+    // simply taken back. Counted as running until it ends: it is in flight from now on, whichever worker runs it (a
+    // dead one's entry lapses with the task).
+    const [queued, admitted, kept] = await Promise.allSettled([
+      queue.queuedCount(),
+      this.admit(counted, taskId, tool, this.ttlMs),
+      this.store.set(taskKey(taskId), stored, this.ttlMs),
+    ]);
+    const refused = queued.status === 'rejected' || queued.value >= this.maxQueued || admitted.status === 'rejected' || kept.status === 'rejected';
+    if (refused) {
+      if (admitted.status === 'fulfilled') void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
+      if (kept.status === 'fulfilled') void this.store.delete(taskKey(taskId)).catch(() => undefined);
+      if (queued.status === 'rejected') throw storeUnavailable(`queueing a task of tool "${tool}"`, queued.reason);
+      if (queued.value >= this.maxQueued)
+        throw new ProtocolError(
+          TASK_REFUSED_CODE,
+          `Task refused: tool "${tool}" cannot start a task, ${queued.value} tasks already wait for a worker (the server's maxTasksQueued, ${this.maxQueued}); retry later, or run more workers`,
+          { code: ErrorCode.ServerBusy, limit: 'maxTasksQueued', max: this.maxQueued },
+        );
+      if (admitted.status === 'rejected') throw admitted.reason;
+      throw storeUnavailable(`storing a new task of tool "${tool}"`, (kept as PromiseRejectedResult).reason);
+    }
     try {
-      await this.store.set(taskKey(taskId), JSON.stringify(record), this.ttlMs);
-      await queue.add({ ...call.job, taskId });
+      // The worker that takes the job claims the record against this text instead of reading it first.
+      await queue.add({ ...call.job, taskId, queuedRecord: stored });
     } catch (error) {
       void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
       void this.store.delete(taskKey(taskId)).catch(() => undefined);
@@ -391,19 +408,22 @@ export class TaskManager {
   /** Runs one job this process's worker took: settles once the task ended here, or rejects as the job goes back to the queue. */
   private async runQueued(runner: QueuedTaskRunner, run: QueuedRun): Promise<void> {
     const { job } = run;
-    let claimed: TaskRecord | undefined;
+    let claim: { record: TaskRecord; stored: string } | undefined;
     try {
-      claimed = await this.claimQueued(run);
+      claim = await this.claimQueued(run);
     } catch (error) {
       if (!storeFailed(error)) throw error;
       // The store failed before the tool started here: nothing ran, so the job waits a moment and is taken again.
       this.report(error);
       return run.delay(Date.now() + this.queue!.backoffMs);
     }
-    if (claimed === undefined) return;
+    if (claim === undefined) return;
+    const claimed = claim.record;
     const before = claimed.runs! - 1;
     const { ctx, canAsk } = runner.context(job);
     const task = new RunningTask(this, job.taskId, job.tool, ctx, canAsk, this.counts(claimed.owner));
+    // Its next write (progress, the outcome) goes against the claimed record without reading it first.
+    task.stored = claim.stored;
     task.queued = true;
     task.rerunnable = job.rerun !== undefined;
     task.lastCheckpoint = claimed.checkpoint;
@@ -425,10 +445,22 @@ export class TaskManager {
 
   /**
    * Decides what becomes of a job this worker took, from its task's record: nothing (it ended), a
-   * failure or a later run (its last worker died), or a run here (the record is claimed: resolves to it).
+   * failure or a later run (its last worker died), or a run here (the record is claimed: resolves to it and its stored text).
    */
-  private async claimQueued(run: QueuedRun): Promise<TaskRecord | undefined> {
+  private async claimQueued(run: QueuedRun): Promise<{ record: TaskRecord; stored: string } | undefined> {
     const { job } = run;
+    // A job's first take: the record as queued came with the job, and is claimed against that text without reading
+    // it. A record changed since (ended, or run before) is read and decided on below.
+    if (job.queuedRecord !== undefined) {
+      let text: string | undefined;
+      try {
+        text = await this.tryWriteText(job.taskId, (current) => ((current.runs ?? 0) === 0 ? this.claimed(current, 0) : undefined), job.queuedRecord);
+      } catch (error) {
+        throw storeUnavailable('claiming the task', error);
+      }
+      const claimed = text === undefined ? undefined : (JSON.parse(text) as TaskRecord);
+      if (claimed?.instance === this.instanceId && claimed.runs === 1) return { record: claimed, stored: text! };
+    }
     const { record, stored } = await this.read(job.taskId);
     if (record === undefined) return undefined;
     // Cancelled or failed while it waited: it no longer counts as running (whoever ended it may have freed it already).
@@ -452,22 +484,24 @@ export class TaskManager {
         return undefined;
       }
     }
-    const claimed = await this.tryWrite(
-      job.taskId,
-      (current) => ({
-        ...current,
-        instance: this.instanceId,
-        runs: before + 1,
-        leaseUntil: Date.now() + this.leaseMs,
-        status: 'working',
-        inputRequests: undefined,
-        inputResponses: undefined,
-      }),
-      before > 0 ? undefined : stored,
-    );
+    const text = await this.tryWriteText(job.taskId, (current) => this.claimed(current, before), before > 0 ? undefined : stored);
+    const claimed = text === undefined ? undefined : (JSON.parse(text) as TaskRecord);
     // Ended (cancelled) in the meantime.
     if (claimed === undefined || claimed.instance !== this.instanceId || claimed.runs !== before + 1) return undefined;
-    return claimed;
+    return { record: claimed, stored: text! };
+  }
+
+  /** A queued task's record as this worker's run `before + 1` of it. */
+  private claimed(record: TaskRecord, before: number): TaskRecord {
+    return {
+      ...record,
+      instance: this.instanceId,
+      runs: before + 1,
+      leaseUntil: Date.now() + this.leaseMs,
+      status: 'working',
+      inputRequests: undefined,
+      inputResponses: undefined,
+    };
   }
 
   /** Why a queued task whose worker died is not run again, if it is not. */
@@ -678,6 +712,12 @@ export class TaskManager {
 
   /** `write`, but a failure of the store rejects. */
   private async tryWrite(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined, known?: string): Promise<TaskRecord | undefined> {
+    const stored = await this.tryWriteText(taskId, change, known);
+    return stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord);
+  }
+
+  /** `tryWrite`, resolving to the record's text as now stored (the next write of it can skip reading it). */
+  private async tryWriteText(taskId: string, change: (record: TaskRecord) => TaskRecord | undefined, known?: string): Promise<string | undefined> {
     const running = this.running.get(taskId);
     const stored = await this.store.update(
       taskKey(taskId),
@@ -692,7 +732,7 @@ export class TaskManager {
       known ?? running?.stored,
     );
     if (running !== undefined) running.stored = stored;
-    return stored === undefined ? undefined : (JSON.parse(stored) as TaskRecord);
+    return stored;
   }
 
   /**
