@@ -423,7 +423,7 @@ async function main() {
   );
   console.log(`${RUNS} timed run(s) of each framework, interleaved, after one warm-up run each; npm cache warm (filled by the warm-up).\n`);
 
-  const tarballs = frameworks.some((f) => f.id === 'anytool') ? packAnytool() : new Map();
+  const tarballs = frameworks.some((f) => f.id.startsWith('anytool')) ? packAnytool() : new Map();
 
   const results = new Map(frameworks.map((f) => [f.id, { warmup: undefined, runs: [] }]));
   for (const framework of frameworks) {

@@ -21,7 +21,7 @@ let base: string | undefined;
 let tarballs: Record<string, string> = {};
 let mcpApp = '';
 let coreApp = '';
-let typescriptProject = '';
+const typescriptProjects: Record<string, string> = {};
 
 /** Bytes of every file under a folder (symbolic links not followed). */
 function bytesUnder(dir: string): number {
@@ -45,17 +45,20 @@ async function app(name: string, packages: string[]): Promise<string> {
 beforeAll(async () => {
   base = scratch();
   tarballs = await packed(join(base, 'packs'));
-  [mcpApp, coreApp, typescriptProject] = await Promise.all([
-    app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
-    app('core-app', [tarballs['@anytool/core']!]),
-    // As docs/use-in-your-project.md sets a project up: TypeScript 5.9 and the build step as dev dependencies.
+  // As docs/use-in-your-project.md sets a project up: its TypeScript and the build step as dev dependencies.
+  const typescriptProject = (version: string): Promise<string> =>
     createProject(base!, {
-      name: 'typescript-5.9',
+      name: `typescript-${version}`,
       type: 'module',
       fixtures: [],
       dependencies: [tarballs['@anytool/core']!],
-      devDependencies: [tarballs['@anytool/schema']!, 'typescript@~5.9.3'],
-    }),
+      devDependencies: [tarballs['@anytool/schema']!, `typescript@~${version}.0`],
+    });
+  [mcpApp, coreApp, typescriptProjects['5.9'], typescriptProjects['6.0']] = await Promise.all([
+    app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
+    app('core-app', [tarballs['@anytool/core']!]),
+    typescriptProject('5.9'),
+    typescriptProject('6.0'),
   ]);
   cpSync(join(__dirname, 'fixtures', 'plain', 'src'), join(mcpApp, 'src'), { recursive: true });
 }, 600_000);
@@ -75,8 +78,8 @@ test(`a core-only app installs at most ${CORE_APP_CEILING / MB} MB`, () => {
   expect(bytesUnder(join(coreApp, 'node_modules'))).toBeLessThanOrEqual(CORE_APP_CEILING);
 });
 
-test("a project on TypeScript 5.9 has one TypeScript in its tree: the build step's range takes the project's own", () => {
-  expect(typeScriptCopies(typescriptProject)).toEqual(['node_modules/typescript']);
+test.each(['5.9', '6.0'])("a project on TypeScript %s has one TypeScript in its tree: the build step's range takes the project's own", (version) => {
+  expect(typeScriptCopies(typescriptProjects[version]!)).toEqual(['node_modules/typescript']);
 });
 
 test('the stdio-only app serves its tools over stdio', async () => {

@@ -2,7 +2,6 @@
 // TypeScript that @anytool/schema depends on only when it is needed (loading a TypeScript
 // costs a third of a second, and a project's own one is usually the one used), and it sees
 // which TypeScript modules the process has loaded.
-import type * as TypescriptJsonSchema from 'typescript-json-schema';
 
 /** The TypeScript this package depends on. */
 export function loadShippedTypeScript(): unknown {
@@ -27,13 +26,4 @@ export function loadedTypeScripts(): unknown[] {
 /** The folder this module was loaded from (dist/esm, dist/cjs or src of @anytool/schema). */
 export function ownDirectory(): string {
   return __dirname;
-}
-
-/**
- * typescript-json-schema (its JSDoc parser), loaded on first use: it loads a TypeScript of its
- * own and ajv, most of a second, which a start that finds everything in a disk cache never needs.
- */
-export function loadTypescriptJsonSchema(): typeof TypescriptJsonSchema {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at import
-  return require('typescript-json-schema');
 }
