@@ -54,6 +54,9 @@ const RESERVED = new Set(
   ).split(' '),
 );
 
+/** Names a type alias cannot take. */
+const TYPE_KEYWORDS = new Set('any unknown never object string number bigint boolean symbol undefined null void intrinsic'.split(' '));
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** `text` as an identifier: other characters become `_`, a leading digit or a reserved word gets a `_` in front. */
@@ -96,6 +99,7 @@ export function codeApiOf(tools: readonly ApiTool[]): CodeApi {
     const namespace = unique(group.server === undefined ? LOCAL_NAMESPACE : toIdentifier(group.server), namespaces);
     namespaces.add(namespace);
     const aliases = new AliasTable();
+    const shared = sharedProperties(group.tools, aliases);
     const names = new Set<string>();
     const members: string[] = [];
     for (const tool of group.tools) {
@@ -108,7 +112,7 @@ export function codeApiOf(tools: readonly ApiTool[]): CodeApi {
       const name = unique(toIdentifier(bare), names);
       names.add(name);
       functions.push({ namespace, name, tool: definition.name });
-      members.push(functionDeclaration(name, definition, aliases));
+      members.push(functionDeclaration(name, definition, aliases, shared));
     }
     const header = group.server === undefined ? '/** Local tools. */' : `/** Tools of the MCP server ${JSON.stringify(group.server)}. */`;
     blocks.push(`${header}\ndeclare namespace ${namespace} {\n${[...aliases.declarations(), ...members].join('\n')}\n}`);
@@ -128,8 +132,51 @@ function jsDoc(text: string | undefined, indent: string): string {
   return `${indent}/**\n${lines.map((line) => `${indent} *${line === '' ? '' : ` ${line}`}`).join('\n')}\n${indent} */\n`;
 }
 
-function functionDeclaration(name: string, definition: ToolDefinition, aliases: AliasTable): string {
-  const writer = new TypeWriter(definition.parameters, aliases, definition.name);
+/** The least number of a namespace's functions that must share an argument (its name, type and description) for it to be named once. */
+const SHARED_MIN = 3;
+
+/** The key of an argument: its name and its schema. */
+function argumentKey(name: string, schema: unknown): string {
+  return `${name}\u0000${canonicalJson(schema)}`;
+}
+
+/**
+ * The arguments that several functions of a namespace share, each declared once
+ * as a type named after it, carrying its description (`// Most results per page.`
+ * over `type limit = number;`): its uses then read `limit?: limit`, where its
+ * description would be repeated on every function. Only where that is shorter.
+ */
+function sharedProperties(tools: readonly ApiTool[], aliases: AliasTable): Map<string, string> {
+  const counts = new Map<string, { name: string; schema: JsonSchema; count: number }>();
+  for (const tool of tools) {
+    const properties = tool.definition.parameters['properties'];
+    if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) continue;
+    for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
+      if (!IDENTIFIER.test(name) || typeof schema !== 'object' || schema === null || Array.isArray(schema)) continue;
+      if (!isOneLine(String((schema as JsonSchema)['description'] ?? ''))) continue;
+      const key = argumentKey(name, schema);
+      // A reference names a def of its own tool's schema: the same text may mean other types in other tools.
+      if (key.includes('"$ref"')) continue;
+      const seen = counts.get(key);
+      if (seen === undefined) counts.set(key, { name, schema: schema as JsonSchema, count: 1 });
+      else seen.count++;
+    }
+  }
+  const shared = new Map<string, string>();
+  for (const [key, { name, schema, count }] of counts) {
+    if (count < SHARED_MIN) continue;
+    const { description, ...bare } = schema;
+    const type = new TypeWriter(bare, aliases, name).type(bare, '', 0);
+    // In characters: the description and the type written once more than the name on each further use.
+    const saved = (count - 1) * (String(description).length + 4) - count * Math.max(0, name.length - type.length) - (name.length + type.length + 12);
+    if (type.includes('\n') || saved <= 0) continue;
+    shared.set(key, aliases.named(name, type, String(description).trim()));
+  }
+  return shared;
+}
+
+function functionDeclaration(name: string, definition: ToolDefinition, aliases: AliasTable, shared: ReadonlyMap<string, string>): string {
+  const writer = new TypeWriter(definition.parameters, aliases, definition.name, shared);
   const parameters = writer.type(definition.parameters, '', 0);
   const required = definition.parameters['required'];
   const optional = !Array.isArray(required) || required.length === 0;
@@ -145,7 +192,16 @@ function functionDeclaration(name: string, definition: ToolDefinition, aliases: 
 class AliasTable {
   private readonly byKey = new Map<string, string>();
   private readonly names = new Set<string>();
-  private readonly bodies: Array<{ name: string; body: string }> = [];
+  private readonly bodies: Array<{ name: string; body: string; doc?: string }> = [];
+
+  /** A type of its own, `name` (or the first free name after it), described by `doc`. */
+  named(name: string, body: string, doc: string): string {
+    const id = toIdentifier(name);
+    const alias = unique(TYPE_KEYWORDS.has(id) ? `${id}_` : id, this.names);
+    this.names.add(alias);
+    this.bodies.push({ name: alias, body, doc });
+    return alias;
+  }
 
   /** The alias of the def `defName` of `root` (written when first asked for). */
   alias(root: JsonSchema, defName: string, schema: unknown, owner: string): string {
@@ -162,7 +218,7 @@ class AliasTable {
   }
 
   declarations(): string[] {
-    return this.bodies.map(({ name, body }) => `type ${name} = ${body};`);
+    return this.bodies.map(({ name, body, doc }) => `${doc === undefined ? '' : `// ${doc}\n`}type ${name} = ${body};`);
   }
 }
 
@@ -177,6 +233,8 @@ class TypeWriter {
     private readonly root: JsonSchema,
     private readonly aliases: AliasTable,
     private readonly owner: string,
+    /** The shared arguments of the namespace (see `sharedProperties`), named in the root object. */
+    private readonly shared?: ReadonlyMap<string, string>,
   ) {}
 
   type(schema: unknown, indent: string, depth: number): string {
@@ -236,8 +294,11 @@ class TypeWriter {
     }
     // One space a level: a token of its own only from two spaces on (o200k_base and cl100k_base join one space to the word after it).
     const inner = `${indent} `;
+    const shared = s === this.root ? this.shared : undefined;
     const members: Array<{ doc: string; text: string }> = names.map((name) => {
       const schema = properties[name];
+      const alias = shared?.get(argumentKey(name, schema));
+      if (alias !== undefined) return { doc: '', text: `${name}${required.has(name) ? '' : '?'}: ${alias}` };
       const description = typeof schema === 'object' && schema !== null ? (schema as JsonSchema)['description'] : undefined;
       const key = IDENTIFIER.test(name) ? name : JSON.stringify(name);
       const text = `${key}${required.has(name) ? '' : '?'}: ${this.type(schema, inner, depth + 1)}`;

@@ -169,6 +169,36 @@ describe('Toolset.codeApi()', () => {
     scaled(30_000),
   );
 
+  it(
+    'names an argument several functions of a namespace share once, with its description, where that is shorter',
+    () => {
+      const page = { type: 'integer', description: 'Most results per page (25 by default).' };
+      const string = { type: 'string', description: 'A property whose name is a type keyword.' };
+      const ref = { $ref: '#/$defs/Id' };
+      const paged = (name: string) =>
+        remote('crm', name, {
+          ...open({ limit: page, string, id: ref, [`${name}_query`]: { type: 'string', description: 'Own.' } }),
+          $defs: { Id: { type: 'string' } },
+        });
+      const { declarations } = new Toolset(paged('list_a'), paged('list_b'), paged('list_c'), paged('list_d')).codeApi();
+      expect(declarations).toContain('// Most results per page (25 by default).\ntype limit = number;\n');
+      expect(declarations).toContain('// A property whose name is a type keyword.\ntype string_ = string;\n');
+      expect(declarations).toContain(' limit?: limit\n string?: string_\n');
+      // Each use keeps its own: the description appears once.
+      expect(declarations.split('Most results per page').length - 1).toBe(1);
+      // A reference means its own tool's def: never shared; a description used by one function stays with it.
+      expect(declarations).not.toContain('type id =');
+      expect(declarations).toContain(' list_a_query?: string // Own.\n');
+      // Below the threshold, nothing is named.
+      const two = new Toolset(paged('list_a'), paged('list_b')).codeApi().declarations;
+      expect(two).not.toContain('type limit');
+      expect(two.split('Most results per page').length - 1).toBe(2);
+      expect(typeCheck(declarations, 'await crm.list_a({ limit: 5, string: "x" }); await crm.list_d({});')).toEqual([]);
+      expect(typeCheck(declarations, 'await crm.list_a({ limit: "5" });')).toHaveLength(1);
+    },
+    scaled(30_000),
+  );
+
   it('is empty for a toolset without tools a program can call', () => {
     expect(new Toolset().codeApi()).toEqual({ declarations: '', functions: [] });
     expect(new Toolset(builtin.openai.webSearch()).codeApi().functions).toEqual([]);
