@@ -191,8 +191,12 @@ export interface AgentOptions<Output = unknown> {
    * (QuickJS; see "Code mode"). Each of the program's calls goes through this
    * agent's approval, middleware and toolset as a direct call does. `true`, or the
    * limits of a program and `beside: true` to offer the tools one by one as well.
+   * `'native'` (or `native: true`): programs run in the provider's own code
+   * execution where the model can (Anthropic's programmatic tool calling), their
+   * calls coming back to this agent as calls from the program; the portable runner
+   * with every other model.
    */
-  codeMode?: boolean | CodeModeOptions;
+  codeMode?: boolean | 'native' | CodeModeOptions;
   /**
    * The final answer's schema: a JSON Schema, a Standard Schema (zod, valibot,
    * arktype) or `schemaOf<T>()`. Each adapter sends it as its provider's structured
@@ -720,7 +724,7 @@ export class Agent<Output = unknown> {
         // A tool whose definition changed since it was approved is shown as approved until the change is.
         const late = this.outputs.extraDefinitions(context);
         const offered = tools.definitions(late);
-        const definitions = this.shownTools(this.codeMode === undefined ? offered : this.codeMode.definitions(offered, late));
+        const definitions = this.shownTools(this.codeMode === undefined ? offered : this.codeMode.definitions(offered, late, this.model));
         noteDroppedExamples(this.model, definitions, context, examplesNoted);
         let request: ModelRequest;
         if (this.prepareStep === undefined) {
@@ -879,6 +883,8 @@ export class Agent<Output = unknown> {
     if (this.settings !== undefined) request.settings = this.settings;
     if (signal !== undefined) request.signal = signal;
     if (this.output !== undefined) request.output = this.output.format;
+    const programmatic = this.codeMode?.programmatic(tools, this.model);
+    if (programmatic !== undefined) request.programmatic = programmatic;
     return request;
   }
 
@@ -1019,7 +1025,8 @@ export class Agent<Output = unknown> {
     return Promise.all(
       calls.map((call) =>
         this.calls.invoke(
-          tools.toolsetFor(call.name),
+          // A program's call (in the provider's code execution) answers the program, not the model's context: no output budget.
+          call.caller === undefined ? tools.toolsetFor(call.name) : this.toolset,
           call.name,
           call.arguments,
           context,

@@ -27,6 +27,7 @@ export type {
   ModelStopReason,
   ModelStreamEvent,
   ModelToolCall,
+  ProgrammaticCalls,
   ProviderItems,
   ToolChoice,
   ToolMessage,

@@ -11,6 +11,12 @@ export interface ModelToolCall {
    * is not JSON becomes an error result the model can correct.
    */
   arguments: unknown;
+  /**
+   * A call a program made in the provider's own code execution (Anthropic's
+   * programmatic tool calling): the provider's id of the code execution call.
+   * Its result goes back to the program, not into the model's context.
+   */
+  caller?: string;
 }
 
 export interface UserMessage {
@@ -150,6 +156,16 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** The schema the final answer must match (the agent's `output`): each adapter sends it as its provider's structured output. */
   output?: OutputFormat;
+  /** With `codeMode: 'native'` and a model whose provider runs the programs (`Model.programmaticCalls`): the tools a program may call. */
+  programmatic?: ProgrammaticCalls;
+}
+
+/** The tools a program in the provider's code execution may call, and whether the model may also call them itself. */
+export interface ProgrammaticCalls {
+  /** The names of the tools a program may call. */
+  tools: readonly string[];
+  /** Whether the model may also call them directly (`codeMode: { beside: true }`). */
+  direct: boolean;
 }
 
 /** A structured output as a request carries it: each adapter lowers `schema` for its provider. */
@@ -234,6 +250,12 @@ export interface Model {
    * examples are dropped, and the agent records a diagnostic for each tool that had some.
    */
   readonly toolExamples?: boolean;
+  /**
+   * Whether the adapter can let its provider's own code execution call the tools
+   * (Anthropic's programmatic tool calling; see `ModelRequest.programmatic`). With
+   * it, `codeMode: 'native'` uses the provider's; without it, the portable runner.
+   */
+  readonly programmaticCalls?: boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
   /**
    * The same turn, streamed: deltas as they arrive, then one `response` event with

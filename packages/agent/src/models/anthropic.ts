@@ -9,7 +9,16 @@ import { clientOptionsFrom, type ModelOptions } from './client-options.js';
 import type { ChunkMapper, MappedChunk } from './stream-map.js';
 import { readEvents } from './sse.js';
 import { anthropicOutputSchema, checkToolChoice, unsupported } from './request-lowering.js';
-import type { BuiltinToolCall, ModelRequest, ModelResponse, ModelStopReason, ModelStreamEvent, ModelToolCall, ToolChoice } from '../model.js';
+import type {
+  BuiltinToolCall,
+  ModelRequest,
+  ModelResponse,
+  ModelStopReason,
+  ModelStreamEvent,
+  ModelToolCall,
+  ProgrammaticCalls,
+  ToolChoice,
+} from '../model.js';
 
 export interface AnthropicModelOptions extends ModelOptions<Anthropic> {
   /** The model id, e.g. "claude-sonnet-4-5". */
@@ -62,6 +71,9 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
   /** Tools' examples of arguments go as `input_examples`. */
   readonly toolExamples = true;
 
+  /** Programs in Anthropic's code execution call the tools (`allowed_callers`): `codeMode: 'native'`. */
+  readonly programmaticCalls = true;
+
   constructor(options: AnthropicModelOptions) {
     super(options, { className: 'AnthropicModel', label: 'anthropic', exampleModel: 'claude-sonnet-4-5', keyVariable: 'ANTHROPIC_API_KEY' });
     this.maxTokens = options.maxTokens ?? 4096;
@@ -110,7 +122,8 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
-    const tools = request.tools.length === 0 ? [] : lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+    let tools = request.tools.length === 0 ? [] : lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+    if (request.programmatic !== undefined) tools = programmaticTools(tools, request.programmatic);
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       params.tools = tools;
@@ -268,6 +281,31 @@ class StreamedMessage implements ChunkMapper<Anthropic.RawMessageStreamEvent> {
   }
 }
 
+/**
+ * The code execution tool a request with programmatic calls adds when the toolset
+ * declares none: the first version whose programs may call the client's tools
+ * (https://platform.claude.com/docs/en/agents-and-tools/tool-use/programmatic-tool-calling).
+ */
+const CODE_EXECUTION = { type: 'code_execution_20260120', name: 'code_execution' } as const;
+
+/**
+ * The tools with Anthropic's code execution allowed to call those of `programmatic`
+ * (`allowed_callers` naming its version, and `direct` with `beside`): the toolset's
+ * own code execution tool (`builtin.anthropic.codeExecution()`), else one put first.
+ */
+function programmaticTools<T extends object>(tools: readonly T[], programmatic: ProgrammaticCalls): T[] {
+  const typeOf = (tool: object): unknown => (tool as { type?: unknown }).type;
+  const own = tools.find((tool) => String(typeOf(tool)).startsWith('code_execution_'));
+  const version = String(typeOf(own ?? CODE_EXECUTION));
+  const callers = programmatic.direct ? ['direct', version] : [version];
+  const names = new Set(programmatic.tools);
+  // A tool of the client's own schema (no `type`): Anthropic's client tools (bash...) keep their declarations.
+  const lowered = tools.map((tool) =>
+    typeOf(tool) === undefined && names.has(String((tool as { name?: unknown }).name)) ? { ...tool, allowed_callers: callers } : tool,
+  );
+  return own === undefined ? [CODE_EXECUTION as unknown as T, ...lowered] : lowered;
+}
+
 /** The Messages API's `tool_choice`: `any` is its word for required. */
 function toolChoice(choice: ToolChoice): Anthropic.ToolChoice {
   if (typeof choice !== 'string') return { type: 'tool', name: choice.name };
@@ -354,6 +392,13 @@ function serverResult(block: ServerToolResultBlock): ToolResult {
 /** Blocks the neutral message carries (text and client tool calls); a turn with any other block is sent back verbatim. */
 const NEUTRAL_BLOCKS = new Set(['text', 'tool_use']);
 
+/** The id of the code execution call whose program made a `tool_use` (its `caller`), or undefined for the model's own call. */
+function programCaller(block: { type: string }): string | undefined {
+  if (block.type !== 'tool_use') return undefined;
+  const caller = (block as { caller?: { type?: unknown; tool_id?: unknown } | null }).caller;
+  return caller !== undefined && caller !== null && caller.type !== 'direct' && typeof caller.tool_id === 'string' ? caller.tool_id : undefined;
+}
+
 function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[]): ModelResponse {
   const texts: string[] = [];
   const toolCalls: ModelToolCall[] = [];
@@ -361,8 +406,12 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
   const builtinCalls: BuiltinToolCall[] = [];
   for (const block of message.content) {
     if (block.type === 'text') texts.push(block.text);
-    else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
-    else if (block.type === 'server_tool_use') serverCalls.set(block.id, { name: block.name, input: block.input });
+    else if (block.type === 'tool_use') {
+      const call: ModelToolCall = { id: block.id, name: block.name, arguments: block.input };
+      const caller = programCaller(block);
+      if (caller !== undefined) call.caller = caller;
+      toolCalls.push(call);
+    } else if (block.type === 'server_tool_use') serverCalls.set(block.id, { name: block.name, input: block.input });
     else if (isServerToolResult(block)) {
       const call = serverCalls.get(block.tool_use_id);
       const name = call === undefined ? block.type.replace(/_tool_result$/, '') : call.name;
@@ -386,7 +435,7 @@ function fromMessage(message: Anthropic.Message, tools: readonly ToolDefinition[
   const container = (message as { container?: { id?: unknown } | null }).container?.id;
   // Sent back verbatim when the neutral message would lose a block (server tool calls and results, thinking)
   // or the turn's container (its id goes with the next requests).
-  if (typeof container === 'string' || message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type))) {
+  if (typeof container === 'string' || message.content.some((block) => !NEUTRAL_BLOCKS.has(block.type) || programCaller(block) !== undefined)) {
     response.providerItems = { format: ANTHROPIC_FORMAT, items: structuredClone(message.content) };
     if (typeof container === 'string') response.providerItems.state = { container };
   }
