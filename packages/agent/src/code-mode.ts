@@ -8,7 +8,7 @@ import {
   type ToolResult,
   type Toolset,
 } from '@anytool/core';
-import { codeTool, type CodeTool, type CodeToolOptions } from '@anytool/core/code-mode';
+import { codeTool, schemaType, type CodeTool, type CodeToolOptions } from '@anytool/core/code-mode';
 import type { Model, ProgrammaticCalls } from './model.js';
 
 /** `new Agent({ codeMode })`: the limits of each program, and whether the tools are still offered one by one. */
@@ -36,6 +36,8 @@ export class AgentCodeMode {
   readonly tool: CodeTool;
   private readonly beside: boolean;
   private readonly native: boolean;
+  /** Each tool's definition with its result type, made once a definition. */
+  private readonly described = new WeakMap<ToolDefinition, ToolDefinition>();
 
   constructor(
     private readonly toolset: Toolset,
@@ -75,10 +77,25 @@ export class AgentCodeMode {
    */
   definitions(all: readonly ToolDefinition[], late: readonly ToolDefinition[], model: Model): ToolDefinition[] {
     // The provider's code execution calls the tools themselves: they are offered as they are (see `programmatic`).
-    if (this.nativeWith(model)) return [...all, ...late];
+    if (this.nativeWith(model)) return [...all.map((d) => this.withResultType(d)), ...late];
     if (this.beside) return [...all, this.tool.definition];
     const lateNames = new Set(late.map((d) => d.name));
     return [...all.filter((d) => isProviderTool(d) && !lateNames.has(d.name)), this.tool.definition, ...late];
+  }
+
+  /**
+   * A tool a program may call, its description ending with the type of its result
+   * when it declares one: Anthropic's code execution shows a program the tools'
+   * arguments only, and a program parses the result it gets (the structured value as JSON).
+   */
+  private withResultType(definition: ToolDefinition): ToolDefinition {
+    if (definition.outputSchema === undefined || isProviderTool(definition) || !this.toolset.has(definition.name)) return definition;
+    let described = this.described.get(definition);
+    if (described === undefined) {
+      described = { ...definition, description: `${definition.description.trimEnd()}\nReturns JSON: ${schemaType(definition.outputSchema)}` };
+      this.described.set(definition, described);
+    }
+    return described;
   }
 
   /** Whether programs run in the model's provider's own code execution. */

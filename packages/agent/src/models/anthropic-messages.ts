@@ -18,9 +18,15 @@ type ToolResultContent = Exclude<Anthropic.ToolResultBlockParam['content'], stri
 export function toAnthropicMessages(conversation: readonly ModelMessage[]): Anthropic.MessageParam[] {
   const messages: Anthropic.MessageParam[] = [];
   let pendingResults: ContentBlockParam[] | undefined;
+  // Calls a program made in Anthropic's code execution: their results go to the program, as data.
+  const programCalls = new Set<string>();
+  for (const message of conversation) {
+    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) if (call.caller !== undefined) programCalls.add(call.id);
+  }
   for (const message of conversation) {
     if (message.role === 'tool') {
-      const block: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId, content: toResultContent(message.result) };
+      const content = programCalls.has(message.callId) ? toProgramContent(message.result) : toResultContent(message.result);
+      const block: Anthropic.ToolResultBlockParam = { type: 'tool_result', tool_use_id: message.callId, content };
       if (message.result.isError) block.is_error = true;
       if (pendingResults === undefined) {
         pendingResults = [block];
@@ -65,6 +71,16 @@ function toResultContent(result: ToolResult): ToolResultContent {
   }
   if (blocks.length === 0) blocks.push({ type: 'text', text: result.isError ? 'error' : '(no output)' });
   return blocks;
+}
+
+/**
+ * A result for a program in Anthropic's code execution: the structured value as JSON
+ * when the tool gave one (what its declared output type describes, whatever text came
+ * with it), as the portable runner gives a program; else the result as the model reads it.
+ */
+function toProgramContent(result: ToolResult): ToolResultContent {
+  if (result.isError || result.structured === undefined) return toResultContent(result);
+  return [{ type: 'text', text: JSON.stringify(result.structured) }];
 }
 
 /** The code execution container of the latest assistant turn that had one: its files stay for the next calls. */

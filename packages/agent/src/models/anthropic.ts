@@ -123,7 +123,10 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
     let tools = request.tools.length === 0 ? [] : lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
-    if (request.programmatic !== undefined) tools = programmaticTools(tools, request.programmatic);
+    if (request.programmatic !== undefined) {
+      const forced = typeof request.toolChoice === 'object' ? request.toolChoice.name : undefined;
+      tools = programmaticTools(tools, request.programmatic, forced);
+    }
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       params.tools = tools;
@@ -292,17 +295,20 @@ const CODE_EXECUTION = { type: 'code_execution_20260120', name: 'code_execution'
  * The tools with Anthropic's code execution allowed to call those of `programmatic`
  * (`allowed_callers` naming its version, and `direct` with `beside`): the toolset's
  * own code execution tool (`builtin.anthropic.codeExecution()`), else one put first.
+ * A tool the turn's tool choice names (`forced`) may be called directly too: Anthropic
+ * refuses a choice of a tool the model may not call.
  */
-function programmaticTools<T extends object>(tools: readonly T[], programmatic: ProgrammaticCalls): T[] {
+function programmaticTools<T extends object>(tools: readonly T[], programmatic: ProgrammaticCalls, forced: string | undefined): T[] {
   const typeOf = (tool: object): unknown => (tool as { type?: unknown }).type;
   const own = tools.find((tool) => String(typeOf(tool)).startsWith('code_execution_'));
   const version = String(typeOf(own ?? CODE_EXECUTION));
-  const callers = programmatic.direct ? ['direct', version] : [version];
   const names = new Set(programmatic.tools);
   // A tool of the client's own schema (no `type`): Anthropic's client tools (bash...) keep their declarations.
-  const lowered = tools.map((tool) =>
-    typeOf(tool) === undefined && names.has(String((tool as { name?: unknown }).name)) ? { ...tool, allowed_callers: callers } : tool,
-  );
+  const lowered = tools.map((tool) => {
+    const name = String((tool as { name?: unknown }).name);
+    if (typeOf(tool) !== undefined || !names.has(name)) return tool;
+    return { ...tool, allowed_callers: programmatic.direct || name === forced ? ['direct', version] : [version] };
+  });
   return own === undefined ? [CODE_EXECUTION as unknown as T, ...lowered] : lowered;
 }
 

@@ -16,18 +16,25 @@ const fromProgram = { type: VERSION, tool_id: PROGRAM_ID } as const;
 
 function shop(sent: string[]) {
   return [
+    // A text for a reader and the structured value: a program gets the value.
     tool(
-      ({ status }: { status: string }) => ({
-        invoices: [
+      ({ status }: { status: string }) => {
+        const invoices = [
           { id: 'i1', total: 120 },
           { id: 'i2', total: 80 },
-        ].filter(() => status === 'unpaid'),
-        note: 'x'.repeat(400),
-      }),
+        ].filter(() => status === 'unpaid');
+        return { content: [{ type: 'text', text: `${invoices.length} invoices` }], structured: { invoices, note: 'x'.repeat(400) }, isError: false };
+      },
       {
         name: 'list_invoices',
         description: 'Lists invoices by status.',
         parameters: { type: 'object', properties: { status: { type: 'string' } }, required: ['status'] },
+        outputSchema: {
+          type: 'object',
+          properties: { invoices: { type: 'array', items: { $ref: '#/$defs/Invoice' } }, note: { type: 'string' } },
+          required: ['invoices'],
+          $defs: { Invoice: { type: 'object', properties: { id: { type: 'string' }, total: { type: 'number' } }, required: ['id', 'total'] } },
+        },
       },
     ),
     tool(
@@ -156,6 +163,11 @@ describe("AnthropicModel with codeMode: 'native' (programmatic tool calling)", (
       expect(tools[0]).toEqual({ type: VERSION, name: 'code_execution' });
       expect(tools.slice(1).every((t) => JSON.stringify(t['allowed_callers']) === JSON.stringify([VERSION]))).toBe(true);
       expect(server.requests[0]!.body['container']).toBeUndefined();
+      // A program parses what it gets: the result's type ends the description.
+      expect(tools[1]!['description']).toBe(
+        'Lists invoices by status.\nReturns JSON: { invoices: Invoice[]; note?: string }\ntype Invoice = { id: string; total: number };',
+      );
+      expect(tools[2]!['description']).toBe('One customer.');
 
       // Each call answered with only its tool_result, in the same container; the turn sent back as it came (caller kept).
       expect(server.requests[1]!.body['container']).toBe(CONTAINER.id);
@@ -220,6 +232,24 @@ describe("AnthropicModel with codeMode: 'native' (programmatic tool calling)", (
     expect(tools.map((t) => t['name'])).toEqual(['list_invoices', 'get_customer', 'send_email', 'code_execution']);
     expect(tools[0]!['allowed_callers']).toEqual(['direct', 'code_execution_20250825']);
     expect(tools[3]!['allowed_callers']).toBeUndefined();
+  });
+
+  it("lets the model call directly a tool the turn's tool choice names (Anthropic refuses a choice of a code-only tool)", () => {
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
+    const params = model.toParams({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: shop([]).map((t) => t.definition),
+      toolChoice: { name: 'get_customer' },
+      programmatic: { tools: ['list_invoices', 'get_customer'], direct: false },
+    });
+    expect((params.tools ?? []).map((t) => [t.name, (t as { allowed_callers?: string[] }).allowed_callers])).toEqual([
+      ['code_execution', undefined],
+      ['list_invoices', [VERSION]],
+      ['get_customer', ['direct', VERSION]],
+      // Not one a program may call: offered as it is.
+      ['send_email', undefined],
+    ]);
+    expect(params.tool_choice).toEqual({ type: 'tool', name: 'get_customer' });
   });
 
   it('falls back to the portable runner with a model that has no code execution of its own', async () => {

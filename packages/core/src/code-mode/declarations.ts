@@ -120,6 +120,17 @@ export function codeApiOf(tools: readonly ApiTool[]): CodeApi {
   return { declarations: blocks.length === 0 ? '' : `${blocks.join('\n\n')}\n`, functions };
 }
 
+/**
+ * A JSON Schema as the TypeScript type `codeApi()` writes for it, the named types of its
+ * defs on the lines after it (`{ customers: Customer[] }` then `type Customer = ...;`):
+ * for a tool's description where no declarations go (a provider's own code execution).
+ */
+export function schemaType(schema: JsonSchema): string {
+  const aliases = new AliasTable();
+  const type = new TypeWriter(schema, aliases, 'result').type(schema, '', 0);
+  return [type, ...aliases.declarations()].join('\n');
+}
+
 /** `text` safe inside a `/** ... *\/` comment, its lines prefixed for the indentation. */
 function jsDoc(text: string | undefined, indent: string): string {
   const lines = (text ?? '')

@@ -12,3 +12,4 @@
 export { CodeTool, DEFAULT_CODE_LIMITS, codeTool } from './code-tool.js';
 export type { CodeInvoker, CodeToolOptions } from './code-tool.js';
 export type { CodeApi, CodeApiFunction } from './declarations.js';
+export { schemaType } from './declarations.js';

@@ -2,6 +2,7 @@
 // grouped (local tools, one namespace per MCP server), and that tsc accepts them and checks calls against them.
 import ts from 'typescript';
 import { Toolset, builtin, tool, type JsonSchema, type ToolOrigin } from '@anytool/core';
+import { schemaType } from '@anytool/core/code-mode';
 import { scaled } from '../helpers/time-scale';
 
 const open = (properties: Record<string, unknown>, required: string[] = []): JsonSchema => ({ type: 'object', properties, required });
@@ -198,6 +199,11 @@ describe('Toolset.codeApi()', () => {
     },
     scaled(30_000),
   );
+
+  it('writes a schema on its own as a type, its defs after it (schemaType)', () => {
+    expect(schemaType(customerOutput)).toBe('{ customers: Customer[] }\ntype Customer = { id: string; unpaid: number; tags?: string[] };');
+    expect(schemaType({ type: 'array', items: { type: 'string' } })).toBe('string[]');
+  });
 
   it('is empty for a toolset without tools a program can call', () => {
     expect(new Toolset().codeApi()).toEqual({ declarations: '', functions: [] });
