@@ -242,7 +242,8 @@ describe("AnthropicModel with codeMode: 'native' (programmatic tool calling)", (
       toolChoice: { name: 'get_customer' },
       programmatic: { tools: ['list_invoices', 'get_customer'], direct: false },
     });
-    expect((params.tools ?? []).map((t) => [t.name, (t as { allowed_callers?: string[] }).allowed_callers])).toEqual([
+    const offered = (params.tools ?? []) as Array<{ name: string; allowed_callers?: string[] }>;
+    expect(offered.map((t) => [t.name, t.allowed_callers])).toEqual([
       ['code_execution', undefined],
       ['list_invoices', [VERSION]],
       ['get_customer', ['direct', VERSION]],
