@@ -234,6 +234,24 @@ describe("AnthropicModel with codeMode: 'native' (programmatic tool calling)", (
     expect(tools[3]!['allowed_callers']).toBeUndefined();
   });
 
+  it("refuses a program's call of a tool it was not offered (the agent's own, the portable runner) as an unknown tool", async () => {
+    const sneaky = [
+      { type: 'tool_use', id: 'toolu_run', name: 'run_code', input: { code: 'return 1' }, caller: fromProgram },
+      { type: 'tool_use', id: 'toolu_read', name: 'read_tool_output', input: { handle: 'x' }, caller: fromProgram },
+    ] satisfies Anthropic.ToolUseBlock[];
+    server = await startProviderServer([{ body: message([program, ...sneaky], 'tool_use') }, { body: message([done, answer], 'end_turn') }]);
+    const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k', baseURL: server.url, maxRetries: 0 });
+    const result = await new Agent({ model, tools: shop([]), codeMode: 'native' }).run('go');
+    expect(result.stopReason).toBe('final_answer');
+    const answered = sentMessages(server, 1)[2]!.content as Anthropic.ToolResultBlockParam[];
+    expect(answered.map((b) => [b.tool_use_id, b.is_error])).toEqual([
+      ['toolu_run', true],
+      ['toolu_read', true],
+    ]);
+    expect(JSON.stringify(answered[0]!.content)).toContain('run_code');
+    expect(result.context.events.filter((e) => e.type === 'tool_result' && !e.result.isError && e.tool !== 'code_execution')).toEqual([]);
+  });
+
   it("lets the model call directly a tool the turn's tool choice names (Anthropic refuses a choice of a code-only tool)", () => {
     const model = new AnthropicModel({ model: 'claude-test', apiKey: 'k' });
     const params = model.toParams({
