@@ -99,6 +99,8 @@ export class Toolset implements DynamicToolSource {
    * definition objects it was lowered from: a tool whose definition is a new object
    * now (a code-mode tool whose API changed) makes that entry stale.
    */
+  /** `toolList()`: the tools of `byName` in order, until the next change. */
+  private listed: readonly BaseTool[] | undefined;
   private readonly loweredCache = new Map<string, { from: readonly ToolDefinition[]; lowered: Lowered<unknown> }>();
   /**
    * Problems found while following dynamic sources (a name collision or a broken
@@ -130,7 +132,7 @@ export class Toolset implements DynamicToolSource {
     const next = this.index([...this.entries, ...added], new Set(added), broken);
     this.entries.push(...added);
     this.broken = broken;
-    this.byName = next;
+    this.setIndex(next);
     for (const entry of added) {
       const dynamic = entry.source;
       if (dynamic) entry.unsubscribe = dynamic.subscribe(() => this.refresh());
@@ -199,7 +201,7 @@ export class Toolset implements DynamicToolSource {
       const kept = entry.tools().filter((t) => !drop.has(t.name));
       entry.tools = () => kept;
     }
-    this.byName = this.index(this.entries, undefined);
+    this.setIndex(this.index(this.entries, undefined));
     this.notify();
     return this;
   }
@@ -311,7 +313,7 @@ export class Toolset implements DynamicToolSource {
 
   private refresh(): void {
     this.broken = this.brokenTools(this.entries);
-    this.byName = this.index(this.entries, undefined);
+    this.setIndex(this.index(this.entries, undefined));
     this.notify();
   }
 
@@ -334,7 +336,15 @@ export class Toolset implements DynamicToolSource {
     return broken;
   }
 
+  /** Holds the tools of `byName` from now on; what was listed or lowered from the old ones is dropped. */
+  private setIndex(byName: Map<string, Route>): void {
+    this.byName = byName;
+    this.listed = undefined;
+    this.loweredCache.clear();
+  }
+
   private notify(): void {
+    // Deferral and middleware change without a new index: what was lowered is dropped with every change.
     this.loweredCache.clear();
     for (const listener of [...this.listeners]) {
       try {
@@ -351,7 +361,12 @@ export class Toolset implements DynamicToolSource {
 
   /** Every tool held, in the order they were added. */
   get tools(): readonly BaseTool[] {
-    return Array.from(this.byName.values(), (route) => route.tool);
+    return [...this.toolList()];
+  }
+
+  /** The tools held, listed once per change of `byName` (see `notify`). */
+  private toolList(): readonly BaseTool[] {
+    return (this.listed ??= Array.from(this.byName.values(), (route) => route.tool));
   }
 
   get names(): string[] {
@@ -423,7 +438,7 @@ export class Toolset implements DynamicToolSource {
     if (cached !== undefined && this.sameDefinitions(cached.from)) {
       return { tools: [...cached.lowered.tools], notes: [...cached.lowered.notes] } as Lowered<FormatTool<F>>;
     }
-    const from = this.tools.map((t) => t.definition);
+    const from = this.toolList().map((t) => t.definition);
     const lowered = lowerDefinitions(format, this.neutralDefinitions(), options);
     if (key === undefined) return lowered;
     deepFreeze(lowered.tools);
@@ -434,9 +449,9 @@ export class Toolset implements DynamicToolSource {
 
   /** Whether every tool held still has the definition object `from` holds at its place. */
   private sameDefinitions(from: readonly ToolDefinition[]): boolean {
-    if (from.length !== this.byName.size) return false;
-    let i = 0;
-    for (const route of this.byName.values()) if (route.tool.definition !== from[i++]) return false;
+    const tools = this.toolList();
+    if (from.length !== tools.length) return false;
+    for (let i = 0; i < tools.length; i++) if (tools[i]!.definition !== from[i]) return false;
     return true;
   }
 
