@@ -270,7 +270,9 @@ function parent() {
     for (const mode of p % 2 === 0 ? ['plain', 'als'] : ['als', 'plain']) {
       const result = spawnChild(mode);
       (mode === 'plain' ? plain : als).push(result);
-      process.stderr.write(`process ${p + 1}/${PROCESSES} (${mode}): ${TOOLSET} ${result.medians[TOOLSET].toFixed(0)} ns, x${result.ratios.toFloor.toFixed(2)} floor\n`);
+      process.stderr.write(
+        `process ${p + 1}/${PROCESSES} (${mode}): ${TOOLSET} ${result.medians[TOOLSET].toFixed(0)} ns, x${result.ratios.toFloor.toFixed(2)} floor\n`,
+      );
     }
   }
   const node = plain[0].node;
@@ -331,7 +333,8 @@ function check() {
   console.log(`local-dispatch --check (Node ${result.node}): toolset.invoke / floor ${toFloor.toFixed(2)}x (limit ${CHECK_LIMITS.toFloor}x)`);
   console.log(`local-dispatch --check: kept definitions / lowering at ${TOOLS} tools ${defs.toFixed(4)}x (limit ${CHECK_LIMITS.definitions}x)`);
   if (toFloor > CHECK_LIMITS.toFloor) failures.push(`the uniform call costs ${toFloor.toFixed(2)}x its floor, past ${CHECK_LIMITS.toFloor}x`);
-  if (defs > CHECK_LIMITS.definitions) failures.push(`a kept definitions() call costs ${defs.toFixed(4)}x lowering every tool, past ${CHECK_LIMITS.definitions}x`);
+  if (defs > CHECK_LIMITS.definitions)
+    failures.push(`a kept definitions() call costs ${defs.toFixed(4)}x lowering every tool, past ${CHECK_LIMITS.definitions}x`);
   for (const failure of failures) console.log(`REGRESSION: ${failure}`);
   process.exit(failures.length === 0 ? 0 : 1);
 }

@@ -101,7 +101,12 @@ describe('Toolset.definitions() kept until the toolset changes', () => {
     expect(lowered.map((d) => ('defer_loading' in d ? d.defer_loading : false))).toEqual([false, true, false, true]);
     // The options choose the search tool: each set is lowered on its own.
     expect(outer.definitions('anthropic', { toolSearch: 'regex' })[0]!.name).toBe('tool_search_tool_regex');
-    expect(outer.lower('openai').notes.filter((n) => /deferred/.test(n.detail)).map((n) => n.tool)).toEqual(['a', 'y']);
+    expect(
+      outer
+        .lower('openai')
+        .notes.filter((n) => /deferred/.test(n.detail))
+        .map((n) => n.tool),
+    ).toEqual(['a', 'y']);
   });
 
   it('shows a tool whose definition is a new object now, which tells no toolset (a code-mode tool whose tools changed)', () => {
