@@ -23,7 +23,7 @@ describe('definitions() of a toolset holding an MCP server', () => {
     mcp = await McpToolset.connect({ mcpServers: { dict: { command: process.execPath, args: [SERVER], env: { RUG_PULL: 'notify' } } } });
     const local = tool(() => 'ok', { name: 'local', description: 'A local tool.', parameters: { type: 'object', properties: {} } });
     const toolset = new Toolset(mcp, local);
-    const description = (): string | undefined => toolset.definitions('anthropic').find((d) => d.name === 'lookup')?.description;
+    const description = (): unknown => toolset.definitions('mcp').find((d) => d.name === 'lookup')?.description;
     expect(description()).toBe(ORIGINAL);
     expect(description()).toBe(ORIGINAL);
     // The first call makes the server change the description.
@@ -33,6 +33,6 @@ describe('definitions() of a toolset holding an MCP server', () => {
       if (Date.now() > until) throw new Error(`definitions() never showed the changed description: ${description()}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(toolset.definitions('anthropic').map((d) => d.name)).toEqual(['lookup', 'delete_word', 'local']);
+    expect(toolset.definitions('mcp').map((d) => d.name)).toEqual(['lookup', 'delete_word', 'local']);
   });
 });
