@@ -1,84 +1,344 @@
-// Local dispatch: what the uniform call costs over a plain call, measured in one process,
-// interleaved (each round runs every variant once, in rotating order), median of rounds.
+// Local dispatch: what a user's tool call and a model turn's definitions cost, against their floors.
+//
+// The call is what a model's turn gives an agent: a realistic schema (five fields, two with a
+// pattern, an enum, bounds, a nested object), 1,024 distinct JSON texts taken in turn, a fresh
+// run context every 100 calls (dropped when its calls are done). Its floor is what any framework
+// must do with that text: `JSON.parse` + an ajv validator + an awaited call of the function.
+//
+// Rows, each against its baseline measured in the same process, interleaved (every round runs
+// each variant once, in a rotating order, with a quarter of its calls untimed first so that it
+// does not pay for its neighbour's garbage), median over rounds, then median and min-max over
+// processes:
+// - the uniform call, `toolset.invoke(name, json, context)`, and `tool.invoke(context, object)`;
+// - the same in processes where an `AsyncLocalStorage` holds a store (what OpenTelemetry's context
+//   manager and LangGraph do): how much each call's cost rises there, against the floor's rise
+//   (the processes alternate: plain, with the store, plain, ...);
+// - heap per call in flight: 1,000 calls of an async tool started and not yet finished, the
+//   heap they hold (after a full GC) per call, against the floor's 1,000 awaiting calls;
+// - `toolset.definitions(format)` at 10,000 tools: the second call (kept until the toolset
+//   changes) against lowering them all (what every call did before it was kept).
+// A sample is the CPU time of the process (GC threads included), not wall time.
+//
+// Run: npm run bench -- local-dispatch, or node bench/local-dispatch.mjs
+//   [--processes 3] [--rounds 15] [--calls 10000] [--tools 10000]
+// `--check`: the CI regression check. One process, ratios only (never absolute times): fails when
+// the uniform call's ratio to its floor, or the kept definitions' ratio to lowering them, is more
+// than twice what it is measured at here (the CHECK_LIMITS below).
 import { spawnSync } from 'node:child_process';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { fileURLToPath } from 'node:url';
 import Ajv from 'ajv';
-import { ExecutionContext, Toolset, tool } from '@anytool/core';
+import { ExecutionContext, Toolset, tool, lowerDefinitions } from '@anytool/core';
 
-// Each variant starts from a collected heap, so one variant's garbage is not paid for by the next.
-if (typeof globalThis.gc !== 'function') {
-  const again = spawnSync(process.execPath, ['--expose-gc', ...process.argv.slice(1)], { stdio: 'inherit' });
-  process.exit(again.status ?? 1);
-}
-
-const ROUNDS = Number(process.env.ROUNDS ?? 30);
-const CALLS = Number(process.env.CALLS ?? 20_000);
-// A run's context holds its events; a typical agent run makes tens of tool calls, so each
-// context here serves one run of RUN_CALLS calls (the long-run row keeps one for the whole round).
-const RUN_CALLS = Number(process.env.RUN_CALLS ?? 100);
-const newContext = () => new ExecutionContext({ signal: new AbortController().signal });
-
-const parameters = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] };
-const add = (a, b) => a + b;
-const addTool = tool(add, { name: 'add', description: 'Add two numbers.' }, { parameters, paramNames: ['a', 'b'] });
-const toolset = new Toolset(addTool);
-const validate = new Ajv().compile(parameters);
-const args = { a: 2, b: 3 };
-
-let sink = 0;
-
-const variants = {
-  'direct call (awaited)': async () => {
-    for (let i = 0; i < CALLS; i++) sink += await add(args.a, args.b);
-  },
-  'ajv validate + awaited call (floor)': async () => {
-    for (let i = 0; i < CALLS; i++) {
-      if (!validate(args)) throw new Error('invalid');
-      sink += await add(args.a, args.b);
-    }
-  },
-  'FunctionTool.invoke': async (runs) => {
-    for (let i = 0; i < CALLS; i++) sink += (await addTool.invoke(runs[(i / RUN_CALLS) | 0], args)).isError ? 0 : 1;
-  },
-  'toolset.invoke by name': async (runs) => {
-    for (let i = 0; i < CALLS; i++) sink += (await toolset.invoke('add', args, runs[(i / RUN_CALLS) | 0])).isError ? 0 : 1;
-  },
-  'toolset.invoke, one run of all calls': async (runs) => {
-    const context = runs[0];
-    for (let i = 0; i < CALLS; i++) sink += (await toolset.invoke('add', args, context)).isError ? 0 : 1;
-  },
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const at = argv.indexOf(`--${name}`);
+  return at >= 0 ? Number(argv[at + 1]) : Number(process.env[name.toUpperCase()] ?? fallback);
 };
+const CHECK = argv.includes('--check');
+const PROCESSES = option('processes', 3);
+const ROUNDS = option('rounds', CHECK ? 9 : 15);
+const CALLS = option('calls', CHECK ? 4_000 : 10_000);
+const TOOLS = option('tools', CHECK ? 2_000 : 10_000);
+const PREROLL = 0.25;
+const DISTINCT = 1024;
+const RUN_CALLS = 100;
+const IN_FLIGHT = 1000;
 
-const names = Object.keys(variants);
-const samples = Object.fromEntries(names.map((n) => [n, []]));
-for (let round = -3; round < ROUNDS; round++) {
-  for (let k = 0; k < names.length; k++) {
-    const name = names[(k + round + 3) % names.length];
-    // A run's context (with its AbortController) is made before the clock starts: setting up a run is not part of a call.
-    const runs = Array.from({ length: Math.ceil(CALLS / RUN_CALLS) }, newContext);
-    globalThis.gc();
-    const start = process.hrtime.bigint();
-    await variants[name](runs);
-    const ns = Number(process.hrtime.bigint() - start) / CALLS;
-    if (round >= 0) samples[name].push(ns);
-  }
-}
+/*
+ * The regression check's limits: twice the ratio measured on a loaded two-core machine
+ * (Node 20 and 24), so that only a real regression trips them.
+ * - uniform call / floor: measured 1.3-1.6, limit 3.2;
+ * - kept definitions at 2,000 tools / lowering them all: measured under 0.01, limit 0.05.
+ */
+const CHECK_LIMITS = { toFloor: 3.2, definitions: 0.05 };
+
+const FLOOR = 'JSON.parse + ajv + await (floor)';
+const TOOLSET = 'toolset.invoke(name, json, ctx)';
+const OBJECT_FLOOR = 'ajv + await (object floor)';
+const TOOL = 'tool.invoke(ctx, object)';
+const LOWER = 'lowering every tool (the uncached path)';
+const KEPT = 'toolset.definitions(format), kept';
 
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)];
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const floor = median(samples['ajv validate + awaited call (floor)']);
-console.log(
-  `local-dispatch: ${ROUNDS} rounds x ${CALLS} calls, Node ${process.version}; every tool call validated and recorded as events in a context with an abort signal, a fresh context (run) every ${RUN_CALLS} calls unless noted`,
-);
-console.log('| variant | median ns/call | x floor |');
-console.log('|---|---:|---:|');
-const results = {};
-for (const name of names) {
-  const m = median(samples[name]);
-  results[name] = m;
-  console.log(`| ${name} | ${m.toFixed(0)} | ${(m / floor).toFixed(2)} |`);
+const cpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
+// The schema a real tool has: what a weather or lookup tool asks for.
+const parameters = {
+  type: 'object',
+  properties: {
+    city: { type: 'string', description: 'The city, in English.', pattern: '^[A-Za-z][A-Za-z .-]*$', minLength: 1, maxLength: 80 },
+    country: { type: 'string', description: 'ISO 3166 country code.', pattern: '^[A-Z]{2}$' },
+    days: { type: 'integer', description: 'How many days ahead.', minimum: 1, maximum: 14 },
+    units: { type: 'string', enum: ['metric', 'imperial'] },
+    options: {
+      type: 'object',
+      properties: { hourly: { type: 'boolean' }, alerts: { type: 'boolean' }, language: { type: 'string', maxLength: 8 } },
+      required: ['hourly'],
+      additionalProperties: false,
+    },
+  },
+  required: ['city', 'country', 'days'],
+  additionalProperties: false,
+};
+const CITIES = ['Lisbon', 'Oslo', 'San Jose', 'Kyoto', 'Accra', 'Lima', 'St. Louis', 'Perth'];
+const COUNTRIES = ['PT', 'NO', 'US', 'JP', 'GH', 'PE', 'US', 'AU'];
+const objects = Array.from({ length: DISTINCT }, (_, i) => ({
+  city: `${CITIES[i % 8]} ${'abcdefghij'[i % 10]}`,
+  country: COUNTRIES[i % 8],
+  days: 1 + (i % 14),
+  units: i % 3 === 0 ? 'imperial' : 'metric',
+  // The language makes every text distinct.
+  options: { hourly: i % 2 === 0, alerts: i % 5 === 0, language: `en-${i}` },
+}));
+const texts = objects.map((o) => JSON.stringify(o));
+const forecast = (args) => `${args.city}, ${args.country}: ${args.days} days`;
+
+function child(mode) {
+  const als = mode === 'als' ? new AsyncLocalStorage() : undefined;
+  // A store held for the rest of the process, as a tracing context manager holds one.
+  als?.enterWith({ span: 'root' });
+  const weather = tool(forecast, { name: 'weather', description: 'The forecast for a city.', parameters });
+  const toolset = new Toolset(weather);
+  const validate = new Ajv().compile(parameters);
+  const mask = DISTINCT - 1;
+  const contexts = (calls) => Array.from({ length: Math.ceil(calls / RUN_CALLS) }, () => new ExecutionContext({ signal: new AbortController().signal }));
+  const take = (list, i) => {
+    const run = list[(i / RUN_CALLS) | 0];
+    if (i % RUN_CALLS === RUN_CALLS - 1) list[(i / RUN_CALLS) | 0] = undefined;
+    return run;
+  };
+  let sink = 0;
+  const check = (value) => {
+    if (typeof value !== 'string') throw new Error(`bad result: ${JSON.stringify(value)}`);
+    sink += value.length;
+  };
+  const variants = {
+    [FLOOR]: (calls) => async () => {
+      for (let i = 0; i < calls; i++) {
+        const args = JSON.parse(texts[i & mask]);
+        if (!validate(args)) throw new Error('invalid');
+        check(await forecast(args));
+      }
+    },
+    [TOOLSET]: (calls) => {
+      const runs = contexts(calls);
+      return async () => {
+        for (let i = 0; i < calls; i++) check((await toolset.invoke('weather', texts[i & mask], take(runs, i))).content[0].text);
+      };
+    },
+    [OBJECT_FLOOR]: (calls) => async () => {
+      for (let i = 0; i < calls; i++) {
+        const args = objects[i & mask];
+        if (!validate(args)) throw new Error('invalid');
+        check(await forecast(args));
+      }
+    },
+    [TOOL]: (calls) => {
+      const runs = contexts(calls);
+      return async () => {
+        for (let i = 0; i < calls; i++) check((await weather.invoke(take(runs, i), objects[i & mask])).content[0].text);
+      };
+    },
+  };
+  return { variants, run: () => rounds(variants, () => sink), toolset, validate, weather };
 }
-const ratio = results['toolset.invoke by name'] / floor;
-console.log(`target: toolset.invoke <= 5x floor: ${ratio.toFixed(2)}x ${ratio <= 5 ? 'MET' : 'NOT MET'}`);
-if (sink === -1) console.log(sink);
+
+async function rounds(variants, sink) {
+  const names = Object.keys(variants);
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (let round = -3; round < ROUNDS; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + round + 3) % names.length];
+      await variants[name](Math.ceil((CALLS * PREROLL) / RUN_CALLS) * RUN_CALLS)();
+      const run = variants[name](CALLS);
+      const start = cpu();
+      await run();
+      if (round >= 0) samples[name].push(((cpu() - start) * 1000) / CALLS);
+    }
+  }
+  if (sink() === -1) console.log(sink());
+  return samples;
+}
+
+/** Heap held per call while IN_FLIGHT calls of an async tool wait, ours against the floor's, alternating. */
+async function heapInFlight() {
+  let open;
+  let gate = new Promise((resolve) => (open = resolve));
+  const slow = async (args) => {
+    await gate;
+    return forecast(args);
+  };
+  const slowTool = tool(slow, { name: 'weather', description: 'The forecast for a city.', parameters });
+  const toolset = new Toolset(slowTool);
+  const validate = new Ajv().compile(parameters);
+  const floorCall = async (text) => {
+    const args = JSON.parse(text);
+    if (!validate(args)) throw new Error('invalid');
+    return await slow(args);
+  };
+  const runs = Array.from({ length: IN_FLIGHT / RUN_CALLS }, () => new ExecutionContext({ signal: new AbortController().signal }));
+  const starts = {
+    floor: () => texts.slice(0, IN_FLIGHT).map((text) => floorCall(text)),
+    ours: () => texts.slice(0, IN_FLIGHT).map((text, i) => toolset.invoke('weather', text, runs[(i / RUN_CALLS) | 0])),
+  };
+  const held = { floor: [], ours: [] };
+  for (let round = -1; round < 7; round++) {
+    for (const which of round % 2 === 0 ? ['floor', 'ours'] : ['ours', 'floor']) {
+      globalThis.gc();
+      const before = process.memoryUsage().heapUsed;
+      const pending = starts[which]();
+      globalThis.gc();
+      const after = process.memoryUsage().heapUsed;
+      open();
+      await Promise.all(pending);
+      gate = new Promise((resolve) => (open = resolve));
+      if (round >= 0) held[which].push((after - before) / IN_FLIGHT);
+    }
+  }
+  return { floor: median(held.floor), ours: median(held.ours) };
+}
+
+/** `toolset.definitions(format)` at TOOLS tools: kept against lowering every tool, interleaved. */
+function definitions() {
+  const schema = (i) => ({ ...parameters, properties: { ...parameters.properties, city: { ...parameters.properties.city, description: `City ${i}.` } } });
+  const tools = Array.from({ length: TOOLS }, (_, i) => tool(() => i, { name: `tool_${i}`, description: `Tool number ${i}.`, parameters: schema(i) }));
+  const toolset = new Toolset(tools);
+  const first = cpu();
+  toolset.definitions('openai');
+  const firstMs = (cpu() - first) / 1000;
+  const samples = { [LOWER]: [], [KEPT]: [] };
+  const variants = {
+    [LOWER]: () => lowerDefinitions('openai', toolset.neutralDefinitions()).tools.length,
+    [KEPT]: () => toolset.definitions('openai').length,
+  };
+  const ratios = [];
+  for (let round = -1; round < 7; round++) {
+    const order = round % 2 === 0 ? [LOWER, KEPT] : [KEPT, LOWER];
+    const pair = {};
+    for (const name of order) {
+      // The kept call is short: many of them make one sample, longer than the CPU clock's tick.
+      const repeat = name === KEPT ? 200 : 1;
+      const start = cpu();
+      for (let r = 0; r < repeat; r++) if (variants[name]() !== TOOLS) throw new Error('lost tools');
+      pair[name] = (cpu() - start) / 1000 / repeat;
+    }
+    if (round >= 0) {
+      samples[LOWER].push(pair[LOWER]);
+      samples[KEPT].push(pair[KEPT]);
+      ratios.push(pair[KEPT] / pair[LOWER]);
+    }
+  }
+  return { firstMs, lowerMs: median(samples[LOWER]), keptMs: median(samples[KEPT]), ratio: median(ratios) };
+}
+
+async function childMain(mode) {
+  const { run } = child(mode);
+  const samples = await run();
+  const medians = Object.fromEntries(Object.entries(samples).map(([n, xs]) => [n, median(xs)]));
+  const pair = (a, b) => median(samples[a].map((x, round) => x / samples[b][round]));
+  const ratios = { toFloor: pair(TOOLSET, FLOOR), toolToFloor: pair(TOOL, OBJECT_FLOOR) };
+  const heap = mode === 'plain' && !CHECK ? await heapInFlight() : undefined;
+  const defs = mode === 'plain' ? definitions() : undefined;
+  console.log(JSON.stringify({ mode, node: process.version, medians, ratios, heap, defs }));
+}
+
+function spawnChild(mode) {
+  const run = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', mode, ...argv], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (run.status !== 0) {
+    process.stderr.write(run.stderr);
+    process.exit(run.status ?? 1);
+  }
+  return JSON.parse(run.stdout.trim().split('\n').pop());
+}
+
+const spread = (xs, digits = 0) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}-${Math.max(...xs).toFixed(digits)})`;
+
+function parent() {
+  if (CHECK) return check();
+  const plain = [];
+  const als = [];
+  for (let p = 0; p < PROCESSES; p++) {
+    // Alternating, so the two kinds of process see the same load on the machine.
+    for (const mode of p % 2 === 0 ? ['plain', 'als'] : ['als', 'plain']) {
+      const result = spawnChild(mode);
+      (mode === 'plain' ? plain : als).push(result);
+      process.stderr.write(
+        `process ${p + 1}/${PROCESSES} (${mode}): ${TOOLSET} ${result.medians[TOOLSET].toFixed(0)} ns, x${result.ratios.toFloor.toFixed(2)} floor\n`,
+      );
+    }
+  }
+  const node = plain[0].node;
+  console.log(
+    `local-dispatch: ${PROCESSES} processes of each kind x ${ROUNDS} rounds x ${CALLS} calls, Node ${node}; ${DISTINCT} distinct argument texts of a 5-field schema with patterns and a nested object; a fresh context every ${RUN_CALLS} calls. Median (min-max) over processes.`,
+  );
+  console.log('');
+  console.log('| variant | ns/call | ns/call, AsyncLocalStorage active | rise with the store |');
+  console.log('|---|---:|---:|---:|');
+  const rises = {};
+  for (const name of Object.keys(plain[0].medians)) {
+    const xs = plain.map((r) => r.medians[name]);
+    const ys = als.map((r) => r.medians[name]);
+    // Each plain process against the store process run beside it.
+    rises[name] = ys.map((y, i) => y / xs[i]);
+    console.log(`| ${name} | ${spread(xs)} | ${spread(ys)} | ${spread(rises[name], 2)}x |`);
+  }
+  const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
+  const toFloor = plain.map((r) => r.ratios.toFloor);
+  const toFloorAls = als.map((r) => r.ratios.toFloor);
+  const toolToFloor = plain.map((r) => r.ratios.toolToFloor);
+  const riseRatio = rises[TOOLSET].map((r, i) => r / rises[FLOOR][i]);
+  console.log('');
+  console.log('Ratios: per process, the median over rounds of two variants measured in the same round; then median (min-max) over processes.');
+  console.log(`toolset.invoke(name, json, ctx) / floor: ${spread(toFloor, 2)}x (target <= 1.5x): ${verdict(median(toFloor) <= 1.5)}`);
+  console.log(`the same, AsyncLocalStorage active: ${spread(toFloorAls, 2)}x`);
+  console.log(`tool.invoke(ctx, object) / ajv + await: ${spread(toolToFloor, 2)}x`);
+  console.log(
+    `rise of toolset.invoke with the store / rise of the floor: ${spread(riseRatio, 2)}x (target <= 1.1x, no more than the floor's rise; bench:peers has the peers'): ${verdict(median(riseRatio) <= 1.1)}`,
+  );
+  const heaps = plain.map((r) => r.heap);
+  const oursKb = heaps.map((h) => h.ours / 1024);
+  const floorKb = heaps.map((h) => h.floor / 1024);
+  console.log(
+    `heap per call in flight (${IN_FLIGHT} concurrent calls of an async tool): ours ${spread(oursKb, 2)} KB, floor ${spread(floorKb, 2)} KB (target <= 1.0 KB): ${verdict(median(oursKb) <= 1.0)}`,
+  );
+  const defs = plain.map((r) => r.defs);
+  const keptMs = defs.map((d) => d.keptMs);
+  console.log(
+    `toolset.definitions('openai') at ${TOOLS} tools: first call ${spread(
+      defs.map((d) => d.firstMs),
+      0,
+    )} ms, lowering all (uncached) ${spread(
+      defs.map((d) => d.lowerMs),
+      0,
+    )} ms, kept ${spread(keptMs, 3)} ms (target <= 1 ms): ${verdict(median(keptMs) <= 1)}; kept / lowering ${spread(
+      defs.map((d) => d.ratio),
+      4,
+    )}x`,
+  );
+}
+
+function check() {
+  const result = spawnChild('plain');
+  const failures = [];
+  const { toFloor } = result.ratios;
+  const defs = result.defs.ratio;
+  console.log(`local-dispatch --check (Node ${result.node}): toolset.invoke / floor ${toFloor.toFixed(2)}x (limit ${CHECK_LIMITS.toFloor}x)`);
+  console.log(`local-dispatch --check: kept definitions / lowering at ${TOOLS} tools ${defs.toFixed(4)}x (limit ${CHECK_LIMITS.definitions}x)`);
+  if (toFloor > CHECK_LIMITS.toFloor) failures.push(`the uniform call costs ${toFloor.toFixed(2)}x its floor, past ${CHECK_LIMITS.toFloor}x`);
+  if (defs > CHECK_LIMITS.definitions)
+    failures.push(`a kept definitions() call costs ${defs.toFixed(4)}x lowering every tool, past ${CHECK_LIMITS.definitions}x`);
+  for (const failure of failures) console.log(`REGRESSION: ${failure}`);
+  process.exit(failures.length === 0 ? 0 : 1);
+}
+
+const at = argv.indexOf('--child');
+if (at >= 0) await childMain(argv[at + 1]);
+else parent();

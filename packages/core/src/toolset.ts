@@ -94,6 +94,15 @@ export class Toolset implements DynamicToolSource {
   /** The chain of a call to a name no tool has: the toolset's own middleware. */
   private unknownChain: Chain = Chain.EMPTY;
   /**
+   * What `lower()` gave per format and options, frozen, until the toolset changes
+   * (every change goes through `notify`, which empties it). Each entry keeps the
+   * definition objects it was lowered from: a tool whose definition is a new object
+   * now (a code-mode tool whose API changed) makes that entry stale.
+   */
+  /** `toolList()`: the tools of `byName` in order, until the next change. */
+  private listed: readonly BaseTool[] | undefined;
+  private readonly loweredCache = new Map<string, { from: readonly ToolDefinition[]; lowered: Lowered<unknown> }>();
+  /**
    * Problems found while following dynamic sources (a name collision or a broken
    * tool after a refresh, a listener that threw): bounded, each said once.
    */
@@ -123,7 +132,7 @@ export class Toolset implements DynamicToolSource {
     const next = this.index([...this.entries, ...added], new Set(added), broken);
     this.entries.push(...added);
     this.broken = broken;
-    this.byName = next;
+    this.setIndex(next);
     for (const entry of added) {
       const dynamic = entry.source;
       if (dynamic) entry.unsubscribe = dynamic.subscribe(() => this.refresh());
@@ -192,7 +201,7 @@ export class Toolset implements DynamicToolSource {
       const kept = entry.tools().filter((t) => !drop.has(t.name));
       entry.tools = () => kept;
     }
-    this.byName = this.index(this.entries, undefined);
+    this.setIndex(this.index(this.entries, undefined));
     this.notify();
     return this;
   }
@@ -304,7 +313,7 @@ export class Toolset implements DynamicToolSource {
 
   private refresh(): void {
     this.broken = this.brokenTools(this.entries);
-    this.byName = this.index(this.entries, undefined);
+    this.setIndex(this.index(this.entries, undefined));
     this.notify();
   }
 
@@ -327,7 +336,16 @@ export class Toolset implements DynamicToolSource {
     return broken;
   }
 
+  /** Holds the tools of `byName` from now on; what was listed or lowered from the old ones is dropped. */
+  private setIndex(byName: Map<string, Route>): void {
+    this.byName = byName;
+    this.listed = undefined;
+    this.loweredCache.clear();
+  }
+
   private notify(): void {
+    // Deferral and middleware change without a new index: what was lowered is dropped with every change.
+    this.loweredCache.clear();
     for (const listener of [...this.listeners]) {
       try {
         listener();
@@ -343,7 +361,12 @@ export class Toolset implements DynamicToolSource {
 
   /** Every tool held, in the order they were added. */
   get tools(): readonly BaseTool[] {
-    return Array.from(this.byName.values(), (route) => route.tool);
+    return [...this.toolList()];
+  }
+
+  /** The tools held, listed once per change of `byName` (see `notify`). */
+  private toolList(): readonly BaseTool[] {
+    return (this.listed ??= Array.from(this.byName.values(), (route) => route.tool));
   }
 
   get names(): string[] {
@@ -395,14 +418,41 @@ export class Toolset implements DynamicToolSource {
     return codeApiOf(this.tools);
   }
 
-  /** The tools in a provider's format. What the lowering changed is in `lower(format).notes`. */
+  /**
+   * The tools in a provider's format. What the lowering changed is in `lower(format).notes`.
+   * Lowered once per format and options until the toolset changes: the array is the
+   * caller's own, the definitions in it are frozen and shared (copy one to change it).
+   */
   definitions<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): FormatTool<F>[] {
     return this.lower(format, options).tools;
   }
 
-  /** The tools in a provider's format plus a note for everything the lowering dropped or changed. */
+  /**
+   * The tools in a provider's format plus a note for everything the lowering dropped or
+   * changed. Lowered once per format and options until the toolset changes (an agent asks
+   * every turn): the arrays are the caller's own, the tools and notes in them frozen and shared.
+   */
   lower<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): Lowered<FormatTool<F>> {
-    return lowerDefinitions(format, this.neutralDefinitions(), options);
+    const key = cacheKey(format, options);
+    const cached = key === undefined ? undefined : this.loweredCache.get(key);
+    if (cached !== undefined && this.sameDefinitions(cached.from)) {
+      return { tools: [...cached.lowered.tools], notes: [...cached.lowered.notes] } as Lowered<FormatTool<F>>;
+    }
+    const from = this.toolList().map((t) => t.definition);
+    const lowered = lowerDefinitions(format, this.neutralDefinitions(), options);
+    if (key === undefined) return lowered;
+    deepFreeze(lowered.tools);
+    deepFreeze(lowered.notes);
+    this.loweredCache.set(key, { from, lowered });
+    return { tools: [...lowered.tools], notes: [...lowered.notes] };
+  }
+
+  /** Whether every tool held still has the definition object `from` holds at its place. */
+  private sameDefinitions(from: readonly ToolDefinition[]): boolean {
+    const tools = this.toolList();
+    if (from.length !== tools.length) return false;
+    for (let i = 0; i < tools.length; i++) if (tools[i]!.definition !== from[i]) return false;
+    return true;
   }
 
   /**
@@ -423,6 +473,28 @@ export class Toolset implements DynamicToolSource {
   }
 
   private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, unknownToolText(this.names, call.name));
+}
+
+/**
+ * The key of a format and its options in the lowering cache; undefined (no caching) for
+ * options that are not plain JSON data, which the lowering would read some other way.
+ */
+function cacheKey(format: string, options: unknown): string | undefined {
+  if (typeof format !== 'string') return undefined;
+  if (options === undefined) return format;
+  try {
+    const text = JSON.stringify(options);
+    return typeof text === 'string' ? `${format} ${text}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Freezes `value` and everything it holds: lowered definitions are shared by every caller of `lower()`. */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
 }
 
 /** The middleware a source brings for its tool `name`: a held toolset's own (and its sources'), or a dynamic source's. */

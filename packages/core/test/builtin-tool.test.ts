@@ -156,7 +156,11 @@ describe('provider built-in tools in a toolset', () => {
   it('never lets a caller change a tool through an emitted declaration', () => {
     const search = builtin.openai.webSearch();
     const toolset = new Toolset(search);
-    (toolset.definitions('openai-responses')[0] as Record<string, unknown>)['type'] = 'changed';
+    // The emitted declarations are frozen (shared by every caller until the toolset changes).
+    expect(() => {
+      (toolset.definitions('openai-responses')[0] as Record<string, unknown>)['type'] = 'changed';
+    }).toThrow(TypeError);
     expect(toolset.definitions('openai-responses')).toEqual([openaiWebSearch]);
+    expect(search.definition.builtin?.declarations['openai-responses']).toEqual(openaiWebSearch);
   });
 });

@@ -60,7 +60,8 @@ export class ArgumentValidation {
   validate(name: string, args: object, rawArgs: unknown): Record<string, unknown> | Refusal {
     // Parsed JSON is ours to fill with defaults; an object from the caller is copied first.
     let object = (this.copyFirst && args === rawArgs ? copyData(args) : args) as Record<string, unknown>;
-    if (this.stripNulls !== undefined) object = this.stripNulls(object);
+    // JSON text with no `null` in it parses to arguments with no null to drop.
+    if (this.stripNulls !== undefined && !(typeof rawArgs === 'string' && !rawArgs.includes('null'))) object = this.stripNulls(object);
     const validator = this.validator;
     if (!validator(object)) return invalidArguments(name, validator.problems());
     return object;
@@ -183,7 +184,7 @@ const TOO_DEEP = 'too deep';
  * `parsed` says the arguments come from `JSON.parse`: a tree, with nothing shared.
  */
 function argumentsProblem(args: object, parsed: boolean): ArgumentProblem | typeof TOO_DEEP | undefined {
-  if (isFlat(args)) return undefined;
+  if (parsed ? isSoundTree(args, 1) : isFlat(args)) return undefined;
   const stack: Visit[] = [{ value: args, depth: 1, parent: undefined, key: '' }];
   // The depth at which each object was last walked: shared objects are walked again only deeper.
   const seen = parsed ? undefined : new Map<object, number>();
@@ -217,6 +218,27 @@ function isFlat(args: object): boolean {
     if (typeof value === 'object' ? value !== null : typeof value === 'number' && !Number.isFinite(value)) return false;
   }
   return true;
+}
+
+/**
+ * Whether `value`, parsed JSON (a tree of plain objects and arrays, nothing shared) at `depth`,
+ * nests no deeper than `MAX_ARGUMENT_DEPTH` and holds no number JSON cannot carry (`1e400` parses
+ * to Infinity): what `argumentsProblem` would find nothing in, checked without allocating. The
+ * recursion stops at the limit; anything else takes the walk, which says what is wrong and where.
+ */
+function isSoundTree(value: object, depth: number): boolean {
+  if (depth > MAX_ARGUMENT_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isSoundChild(value[i], depth)) return false;
+    return true;
+  }
+  for (const key in value) if (!isSoundChild((value as Record<string, unknown>)[key], depth)) return false;
+  return true;
+}
+
+function isSoundChild(child: unknown, depth: number): boolean {
+  if (typeof child === 'object') return child === null || isSoundTree(child, depth + 1);
+  return typeof child !== 'number' || Number.isFinite(child);
 }
 
 /** Checks one child of `parent`: a number must be finite; an object or array is walked next. */

@@ -51,9 +51,45 @@ export function lowerDefinitions<F extends DefinitionFormat>(
   options?: FormatOptions<F>,
 ): Lowered<FormatTool<F>> {
   // The caller gets its own copy: mutating an emitted definition never changes a tool.
-  const definitions = structuredClone(neutral) as ToolDefinition[];
+  const definitions = copyDefinitions(neutral);
   if (!definitions.some((d) => d.deferLoading === true)) return lowerAll(format, definitions, options);
   return lowerDeferred(format, definitions, options);
+}
+
+/** Deeper than this, `copyDefinitions` leaves the copy to `structuredClone`, which also copes with cycles. */
+const MAX_COPY_DEPTH = 64;
+const TOO_DEEP_TO_COPY = Symbol('too deep to copy');
+
+/**
+ * A copy of the definitions, as `structuredClone` makes it (what it throws on, it throws on),
+ * copying plain objects and arrays itself: that is several times faster for definitions,
+ * which are JSON data, and an agent with thousands of tools lowers them all at once.
+ */
+function copyDefinitions(neutral: readonly ToolDefinition[]): ToolDefinition[] {
+  const copy = (value: unknown, depth: number): unknown => {
+    if (typeof value !== 'object' || value === null) return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+    if (depth > MAX_COPY_DEPTH) throw TOO_DEEP_TO_COPY;
+    if (Array.isArray(value)) {
+      const out: unknown[] = new Array<unknown>(value.length);
+      for (let i = 0; i < value.length; i++) out[i] = copy(value[i], depth + 1);
+      return out;
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype) return structuredClone(value);
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const item = copy((value as Record<string, unknown>)[key], depth + 1);
+      // `__proto__` stays a plain data key, as structuredClone leaves it.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: item, writable: true, enumerable: true, configurable: true });
+      else out[key] = item;
+    }
+    return out;
+  };
+  try {
+    return copy(neutral, 0) as ToolDefinition[];
+  } catch (error) {
+    if (error !== TOO_DEEP_TO_COPY) throw error;
+    return structuredClone(neutral) as ToolDefinition[];
+  }
 }
 
 /**

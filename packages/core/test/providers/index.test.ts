@@ -102,10 +102,16 @@ describe('provider formats', () => {
     for (const t of toolset.definitions('gemini')) walk(t.parametersJsonSchema, t.name!);
   });
 
-  it('hands out copies: changing an emitted definition never changes the tool', () => {
+  it('hands out frozen definitions: changing an emitted definition never changes the tool or what the next caller gets', () => {
     const [first] = toolset.definitions('anthropic') as AnthropicTool[];
-    (first!.input_schema['properties'] as Record<string, unknown>)['query'] = { type: 'number' };
+    expect(() => {
+      (first!.input_schema['properties'] as Record<string, unknown>)['query'] = { type: 'number' };
+    }).toThrow(TypeError);
+    // A field of the caller's own goes on a copy.
+    const marked = { ...first!, cache_control: { type: 'ephemeral' } };
+    expect(marked.cache_control).toEqual({ type: 'ephemeral' });
     const [again] = toolset.definitions('anthropic') as AnthropicTool[];
+    expect(again).not.toHaveProperty('cache_control');
     expect((again!.input_schema['properties'] as Record<string, { type: string }>)['query']!.type).toBe('string');
   });
 
