@@ -237,19 +237,21 @@ async function startHttp(transport: Exclude<Transport, 'stdio'>, behaviours: str
 }
 
 /**
- * The broken servers over HTTP, one per transport and set of behaviours, shared by the cases that use the same (each
- * case opens its own session): started on first use, stopped by `stopShared` after the file's cases.
+ * The broken servers over HTTP, one process per transport shared by every case (each case opens its own session, whose
+ * URL names its behaviours: /with/<names>/mcp): started on first use, stopped by `stopShared` after the file's cases. A
+ * process per case, or per set of behaviours, was a node start each. The cases run one at a time, so a behaviour's state
+ * (the last cancel reason) is only ever another case's once that case has ended.
  */
 const shared = new Map<string, Promise<HttpServer>>();
 
-function sharedHttp(transport: Exclude<Transport, 'stdio'>, behaviours: string[]): Promise<HttpServer> {
-  const key = `${transport} ${behaviours.join(' ')}`;
-  let server = shared.get(key);
+async function sharedHttp(transport: Exclude<Transport, 'stdio'>, behaviours: string[]): Promise<string> {
+  let server = shared.get(transport);
   if (server === undefined) {
-    server = startHttp(transport, behaviours);
-    shared.set(key, server);
+    server = startHttp(transport, []);
+    shared.set(transport, server);
   }
-  return server;
+  const { origin } = new URL((await server).url);
+  return `${origin}/with/${behaviours.join('+')}/${transport === 'sse' ? 'sse' : 'mcp'}`;
 }
 
 async function stopShared(): Promise<void> {
@@ -328,7 +330,7 @@ describe('hostile results: every call settles with a code, memory stays bounded,
       const main: McpServerConfig =
         http === undefined
           ? { command: process.execPath, args: [SERVER, 'stdio', ...c.behaviours] }
-          : { type: transport === 'sse' ? 'sse' : 'http', url: c.credentials === true ? withCredentials(http.url) : http.url };
+          : { type: transport === 'sse' ? 'sse' : 'http', url: c.credentials === true ? withCredentials(http) : http };
       const other: McpServerConfig = { type: 'http', url: healthy.url };
       mcp = await McpToolset.connect({ main: { ...main, ...c.server }, other }, { prefix: true, ...c.options });
       const toolset = new Toolset(mcp);

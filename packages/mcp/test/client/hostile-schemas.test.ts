@@ -164,9 +164,9 @@ const cases: Case[] = [
 
 const table = cases.flatMap((c) => (c.transports ?? (['stdio', 'http'] as const)).map((transport) => ({ ...c, transport })));
 
-/** The broken server over HTTP, in a process of its own; `stop` ends it. */
-async function startHttp(behaviour?: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [SERVER, 'http', ...(behaviour === undefined ? [] : [behaviour])], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** The broken server over HTTP, in a process of its own, healthy tools only (a session names its behaviours in its URL). */
+async function startHttp(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [SERVER, 'http'], { stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   const port = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -177,16 +177,22 @@ async function startHttp(behaviour?: string): Promise<{ url: string; child: Chil
     });
     child.once('exit', (code) => reject(new Error(`the HTTP server exited with ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+  return { url: `http://127.0.0.1:${port}`, child };
 }
 
 const children: ChildProcess[] = [];
 const open: McpToolset[] = [];
 let other: { url: string; child: ChildProcess };
+/**
+ * The broken server of every HTTP case: one process, each case's session naming its behaviour in its URL (a process
+ * per case was a node start each). The cases run one at a time, so the one behaviour with state (a list changed) is
+ * only ever used by one session.
+ */
+let broken: { url: string; child: ChildProcess };
 
 beforeAll(async () => {
   // A second, healthy server: its tools must keep working whatever the first one lists.
-  other = await startHttp();
+  [other, broken] = await Promise.all([startHttp(), startHttp()]);
 });
 
 afterEach(async () => {
@@ -194,7 +200,7 @@ afterEach(async () => {
   const pids = closing.flatMap((m) => m.connections.map((c) => c.pid).filter((pid): pid is number => pid !== undefined));
   await Promise.all(closing.map((m) => m.close()));
   for (const pid of pids) await until(() => !alive(pid), 5_000, `process ${pid} to exit`);
-  await stopChildren((child) => child !== other.child);
+  await stopChildren((child) => child !== other.child && child !== broken.child);
 });
 
 afterAll(() => stopChildren(() => true));
@@ -212,7 +218,7 @@ async function stopChildren(which: (child: ChildProcess) => boolean): Promise<vo
 async function serverConfig(transport: Transport, behaviour: string, maxResultBytes?: number): Promise<McpServerConfig> {
   const limit = maxResultBytes === undefined ? {} : { maxResultBytes };
   if (transport === 'stdio') return { command: process.execPath, args: [SERVER, 'stdio', behaviour], ...limit };
-  return { url: (await startHttp(behaviour)).url, ...limit };
+  return { url: `${broken.url}/with/${behaviour}/mcp`, ...limit };
 }
 
 async function call(toolset: Toolset, name: string, args: Record<string, unknown>): Promise<string> {
@@ -228,7 +234,10 @@ describe('hostile tool listings: one bad tool is left out, never the rest', () =
     loop.enable();
     const started = Date.now();
 
-    const mcp = await McpToolset.connect({ broken: await serverConfig(transport, behaviour, maxResultBytes), other: { url: other.url } }, { prefix: true });
+    const mcp = await McpToolset.connect(
+      { broken: await serverConfig(transport, behaviour, maxResultBytes), other: { url: `${other.url}/mcp` } },
+      { prefix: true },
+    );
     open.push(mcp);
     const toolset = new Toolset(mcp);
     if (change !== undefined) {
