@@ -1,16 +1,23 @@
-// MCP server cost over streamable HTTP, 2026-07-28 era (stateless): anytool's serveMcp next to the bare SDK.
-// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 9] [--calls 3000] [--lists 300]
+// MCP server cost over streamable HTTP, both eras: anytool's serveMcp next to the bare SDK v2.
+// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 7] [--calls 2000] [--lists 300]
 //
-// Every server is a process of its own on 127.0.0.1 (this process is the client), so the numbers are the
-// servers' and the client's work is the same for all:
-//   calls/s   `add` called `--calls` times a round, 50 in flight, in 10 bursts per server that take turns (A B B A ...:
-//             a round of one server after the other let the machine's load and each server's heap cycles swing a
-//             round's ratio from 0.7 to 1.5), by a plain keep-alive HTTP client sending what the v2 SDK
-//             Client sends pinned to 2026-07-28 (the SDK Client checks each server first; it is too slow to load one):
-//               bare SDK       createMcpHandler(factory) + toNodeHandler on node:http, a low-level Server per request
-//                              answering tools/list and tools/call by hand (the floor of a stateless v2 server)
-//               anytool        serveMcp(toolset, { transport: 'http' }): the same endpoint serves 2025 sessions too,
-//                              with host checks, body limits, a fresh ExecutionContext, validation and events per call
+// Every server is a process of its own on 127.0.0.1 (this process is the client, the load generator), so the numbers
+// are the servers' and the client's work is the same for all:
+//   calls       `add` called `--calls` times a round per server and era, 64 in flight, in 10 bursts per server that
+//               take turns (A B C, then C B A, ...: a round of one server after the other let the machine's load and
+//               each server's heap cycles swing a round's ratio from 0.7 to 1.5), by a plain keep-alive HTTP client
+//               sending what the v2 SDK Client sends (the SDK Client checks each server first; it is too slow to load
+//               one). Per server and round: calls/s, p50 and p99 latency of a call, and the server's CPU per call.
+//               Two eras:
+//                 2026-07-28   stateless, MCP-Protocol-Version 2026-07-28 on every request
+//                 2025         one 2025-11-25 session (Mcp-Session-Id) per server, initialized first; answers are SSE
+//               Three servers, each validating `add`'s arguments against the same JSON Schema:
+//                 bare SDK     createMcpHandler(factory) + toNodeHandler on node:http, a low-level Server per request
+//                              (2026-07-28), and a NodeStreamableHTTPServerTransport per session (2025), answering
+//                              tools/call by hand after checking the arguments with the SDK's Ajv validator
+//                 anytool      serveMcp(toolset, { transport: 'http' }): one endpoint serving both eras, with host checks,
+//                              body limits, a fresh ExecutionContext, validation and events per call
+//                 anytool+bearer  the same with `auth: { tokens }`, the client sending its bearer token
 //   tools/list  50 tools of 25 parameters each, `--lists` requests to each, one after another, the three servers
 //               taking turns request by request (p50 latency):
 //               constant       a node:http route that answers the very bytes anytool answers (no MCP at all)
@@ -18,11 +25,12 @@
 //               anytool        serveMcp of those 50 tools (definitions built once, a Server instance per request)
 // Rounds interleave the variants (those compared with each other in turns, in alternating order); reported:
 // median (min–max) over the rounds, and the targets as per-round ratios (and differences), median (min–max).
-// On Linux each calls/s round also reads the server process's CPU time (/proc/<pid>/stat, user + system, all its
-// threads): CPU per call is the server's own work, which the load other processes put on the machine's cores moves
+// On Linux the server process's CPU time is read from /proc/<pid>/task/*/schedstat (nanoseconds on a CPU, every
+// thread): CPU per call is the server's own work, which the load other processes put on the machine's cores moves
 // far less than it moves calls/s.
+// --json prints the per-round ratios as one JSON line at the end (to combine processes).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, request as httpRequest, Agent } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -32,13 +40,16 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const ROUNDS = Number(arg('--rounds', 9));
-const CALLS = Number(arg('--calls', 3000));
+const ROUNDS = Number(arg('--rounds', 7));
+const CALLS = Number(arg('--calls', 2000));
 /** Bursts per server and round (see callsPerSecond). */
 const CHUNKS = 10;
 const LISTS = Number(arg('--lists', 300));
-const CONCURRENCY = 50;
+const CONCURRENCY = 64;
 const MODERN = '2026-07-28';
+const LEGACY = '2025-11-25';
+/** The bearer token of the anytool+bearer server (a benchmark's, not a secret). */
+const TOKEN = 'bench-token-0123456789abcdef';
 
 const addParameters = { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false };
 
@@ -73,33 +84,55 @@ async function listen(handler) {
 }
 
 async function serve(kind) {
-  if (kind === 'anytool' || kind === 'anytool-list') {
+  if (kind === 'anytool' || kind === 'anytool-bearer' || kind === 'anytool-list') {
     const { Toolset, tool } = await import('@anytool/core');
     const { serveMcp } = await import('@anytool/mcp');
     const tools =
-      kind === 'anytool'
-        ? [tool(({ a, b }) => a + b, { name: 'add', description: 'Adds two numbers.', parameters: addParameters })]
-        : wideTools().map(({ name, description, parameters }) => tool(() => name, { name, description, parameters }));
-    const server = await serveMcp(new Toolset(tools), { transport: 'http', port: 0, handleSignals: true });
+      kind === 'anytool-list'
+        ? wideTools().map(({ name, description, parameters }) => tool(() => name, { name, description, parameters }))
+        : [tool(({ a, b }) => a + b, { name: 'add', description: 'Adds two numbers.', parameters: addParameters })];
+    const auth = kind === 'anytool-bearer' ? { auth: { tokens: [{ token: TOKEN, subject: 'bench' }] } } : {};
+    const server = await serveMcp(new Toolset(tools), { transport: 'http', port: 0, handleSignals: true, ...auth });
     process.stdout.write(`listening ${server.url}\n`);
     return;
   }
   if (kind === 'bare' || kind === 'bare-list') {
-    const { Server, createMcpHandler } = await import('@modelcontextprotocol/server');
-    const { toNodeHandler } = await import('@modelcontextprotocol/node');
+    const { Server, createMcpHandler, isInitializeRequest } = await import('@modelcontextprotocol/server');
+    const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/server/validators/ajv');
+    const { toNodeHandler, NodeStreamableHTTPServerTransport } = await import('@modelcontextprotocol/node');
     const wide = wideTools().map(({ name, description, parameters }) => ({ name, description, inputSchema: parameters }));
+    // The same work anytool does on a call's arguments: checked against the tool's JSON Schema (compiled once).
+    const validAdd = new AjvJsonSchemaValidator().getValidator(addParameters);
     const factory = () => {
       const server = new Server({ name: 'bare', version: '1.0.0' }, { capabilities: { tools: {} } });
       server.setRequestHandler('tools/list', () => ({
         tools: kind === 'bare' ? [{ name: 'add', description: 'Adds two numbers.', inputSchema: addParameters }] : wide,
       }));
       server.setRequestHandler('tools/call', (request) => {
-        const { a, b } = request.params.arguments;
+        const checked = validAdd(request.params.arguments);
+        if (!checked.valid) return { content: [{ type: 'text', text: checked.errorMessage ?? 'invalid arguments' }], isError: true };
+        const { a, b } = checked.data;
         return { content: [{ type: 'text', text: String(a + b) }] };
       });
       return server;
     };
-    await listen(toNodeHandler(createMcpHandler(factory)));
+    const modern = toNodeHandler(createMcpHandler(factory, { legacy: 'reject' }));
+    // 2025 sessions as the SDK documents them: a transport and a Server per session, found by Mcp-Session-Id.
+    const sessions = new Map();
+    const readJson = async (req) => JSON.parse(Buffer.concat(await req.toArray()).toString('utf8'));
+    await listen(async (req, res) => {
+      const id = req.headers['mcp-session-id'];
+      if (id !== undefined) return sessions.get(id).handleRequest(req, res);
+      if (req.headers['mcp-protocol-version'] === MODERN) return modern(req, res);
+      const body = await readJson(req);
+      if (!isInitializeRequest(body)) return void res.writeHead(400).end();
+      const transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (sessionId) => sessions.set(sessionId, transport),
+      });
+      await factory().connect(transport);
+      return transport.handleRequest(req, res, body);
+    });
     return;
   }
   if (kind === 'constant') {
@@ -177,8 +210,45 @@ function listRequest(url, id) {
 
 const callAgent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
-/** One hand-made 2026-07-28 tools/call of `add` (the headers and envelope the SDK client sends); resolves to the body. */
-function callRequest(url, id, a) {
+/**
+ * What a call to one server in one era takes: its URL and process, and the headers of the era (2026-07-28: the
+ * protocol revision and method in headers; 2025: the session's id and revision), plus any bearer token.
+ */
+function target(server, era, headers = {}) {
+  return { url: server.url, pid: server.pid, era, headers };
+}
+
+/** Opens a 2025-11-25 session as the SDK client does (initialize, then notifications/initialized); resolves to its id. */
+function openSession(url, headers) {
+  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+  const initialize = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+  });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent: callAgent, headers: { ...base, 'content-length': Buffer.byteLength(initialize) } }, (res) => {
+      const id = res.headers['mcp-session-id'];
+      res.resume().once('end', () => {
+        if (res.statusCode !== 200 || typeof id !== 'string') return reject(new Error(`initialize answered HTTP ${res.statusCode}`));
+        const session = { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': LEGACY };
+        const initialized = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+        const note = httpRequest(
+          url,
+          { method: 'POST', agent: callAgent, headers: { ...base, ...session, 'content-length': Buffer.byteLength(initialized) } },
+          (r) => r.resume().once('end', () => (r.statusCode === 202 ? resolve(session) : reject(new Error(`initialized answered HTTP ${r.statusCode}`)))),
+        );
+        note.once('error', reject).end(initialized);
+      });
+    });
+    req.once('error', reject).end(initialize);
+  });
+}
+
+/** One hand-made tools/call of `add` (the headers and envelope the SDK client sends in the target's era); resolves to the body. */
+function callRequest({ url, era, headers }, id, a) {
+  const modern = era === MODERN;
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id,
@@ -186,7 +256,7 @@ function callRequest(url, id, a) {
     params: {
       name: 'add',
       arguments: { a, b: 1 },
-      _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} },
+      ...(modern ? { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } } : {}),
     },
   });
   return post(
@@ -195,66 +265,72 @@ function callRequest(url, id, a) {
     {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': 'add',
+      ...(modern ? { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'add' } : {}),
+      ...headers,
     },
     body,
   );
 }
 
-/** A process's CPU time so far in microseconds (user + system, every thread); undefined off Linux. */
+/** A process's CPU time so far in microseconds (every thread's time on a CPU, in nanoseconds); undefined off Linux. */
 function cpuTime(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime, fields 14 and 15 of stat, in clock ticks of 1/100 s (USER_HZ).
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    let ns = 0;
+    for (const task of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    return ns / 1000;
   } catch {
     return undefined;
   }
 }
 
 /**
- * `calls` calls of `add`, 50 in flight. The client is a plain HTTP client (keep-alive, 50 sockets) sending what
- * the SDK Client sends, so the server, not the client, is what runs out of time. Resolves to the seconds it took
- * and the server's CPU time over them, in microseconds (NaN off Linux).
+ * `calls` calls of `add`, 64 in flight. The client is a plain HTTP client (keep-alive, 64 sockets) sending what
+ * the SDK Client sends, so the server, not the client, is what runs out of time. Resolves to the seconds it took,
+ * the server's CPU time over them in microseconds (NaN off Linux), and pushes each call's latency (ms) to `latencies`.
  */
-async function callBurst({ url, pid }, calls) {
+async function callBurst(server, calls, latencies) {
   let next = 0;
-  const cpuBefore = cpuTime(pid);
+  const cpuBefore = cpuTime(server.pid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (next < calls) {
         const i = next++;
-        const text = await callRequest(url, i, i);
+        const sent = performance.now();
+        const text = await callRequest(server, i + 1, i);
+        latencies.push(performance.now() - sent);
         if (!text.includes(`"text":"${i + 1}"`)) throw new Error(`add answered ${text.slice(0, 300)}`);
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuAfter = cpuTime(pid);
+  const cpuAfter = cpuTime(server.pid);
   return { seconds, cpu: cpuBefore === undefined || cpuAfter === undefined ? NaN : cpuAfter - cpuBefore };
 }
 
+const quantile = (sortedValues, q) => sortedValues[Math.min(sortedValues.length - 1, Math.floor(q * sortedValues.length))];
+
 /**
- * One round of calls/s for two servers: `--calls` calls each, in CHUNKS bursts per server taken in turn (A B B A
- * A B ...), so load elsewhere on the machine and the servers' own heap cycles fall on both alike. Resolves to each
- * server's calls/s and CPU per call over the round.
+ * One round of calls for some servers: `--calls` calls each, in CHUNKS bursts per server taken in turn (A B C, then
+ * C B A, ...), so load elsewhere on the machine and the servers' own heap cycles fall on all alike. Resolves to each
+ * server's calls/s, p50 and p99 latency (ms) and CPU per call (us) over the round.
  */
-async function callsPerSecond(servers) {
+async function callRound(servers) {
   const chunk = Math.ceil(CALLS / CHUNKS);
-  const spent = servers.map(() => ({ seconds: 0, cpu: 0, calls: 0 }));
+  const spent = servers.map(() => ({ seconds: 0, cpu: 0, calls: 0, latencies: [] }));
   for (let c = 0; c < CHUNKS; c++) {
-    const order = c % 2 === 0 ? [0, 1] : [1, 0];
+    const order = servers.map((_, i) => (c % 2 === 0 ? i : servers.length - 1 - i));
     for (const s of order) {
-      const { seconds, cpu } = await callBurst(servers[s], chunk);
+      const { seconds, cpu } = await callBurst(servers[s], chunk, spent[s].latencies);
       spent[s].seconds += seconds;
       spent[s].cpu += cpu;
       spent[s].calls += chunk;
     }
   }
-  return spent.map(({ seconds, cpu, calls }) => ({ callsPerSecond: calls / seconds, cpuPerCall: cpu / calls }));
+  return spent.map(({ seconds, cpu, calls, latencies }) => {
+    latencies.sort((x, y) => x - y);
+    return { callsPerSecond: calls / seconds, cpuPerCall: cpu / calls, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+  });
 }
 
 /**
@@ -275,94 +351,119 @@ async function listP50s(urls) {
   return samples.map((values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]);
 }
 
+const sorted = (values) => [...values].sort((a, b) => a - b);
+const median = (values) => sorted(values)[Math.floor(values.length / 2)];
+const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(3));
+const spread = (values) => `${median(values).toFixed(3)} (${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)})`;
+
 async function bench() {
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
-  const servers = { bare: await start('bare'), anytool: await start('anytool'), list: await start('anytool-list'), bareList: await start('bare-list') };
+  const servers = {
+    bare: await start('bare'),
+    anytool: await start('anytool'),
+    bearer: await start('anytool-bearer'),
+    list: await start('anytool-list'),
+    bareList: await start('bare-list'),
+  };
   // The constant route answers exactly what anytool answers (its JSON body for the same request).
   const listBody = await listRequest(servers.list.url, 0);
   servers.constant = await start('constant', listBody);
-  // The SDK Client, pinned to 2026-07-28, checks that both serve that era and the same tool.
-  for (const name of ['bare', 'anytool']) {
-    const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(servers[name].url)));
-    const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
-    if (client.getProtocolEra() !== 'modern' || result.content[0].text !== '3') throw new Error(`${name}: not served in the 2026-07-28 era`);
-    await client.close();
+  const bearer = { authorization: `Bearer ${TOKEN}` };
+  // The SDK Client checks that each serves `add` in both eras.
+  for (const [name, headers] of [
+    ['bare', {}],
+    ['anytool', {}],
+    ['bearer', bearer],
+  ]) {
+    for (const pin of [MODERN, LEGACY]) {
+      const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: pin === MODERN ? { pin } : 'legacy' } });
+      await client.connect(new StreamableHTTPClientTransport(new URL(servers[name].url), { requestInit: { headers } }));
+      const result = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
+      if (client.getProtocolEra() !== (pin === MODERN ? 'modern' : 'legacy') || result.content[0].text !== '3')
+        throw new Error(`${name}: does not serve add in the ${pin} era`);
+      await client.close();
+    }
   }
-  const variants = [
-    ['calls/s, bare SDK createMcpHandler'],
-    ['calls/s, anytool serveMcp'],
-    ['tools/list p50 ms, constant route'],
-    ['tools/list p50 ms, bare SDK createMcpHandler'],
-    ['tools/list p50 ms, anytool serveMcp'],
-  ];
+  const names = ['bare SDK', 'anytool', 'anytool+bearer'];
+  const eras = {
+    [MODERN]: [target(servers.bare, MODERN), target(servers.anytool, MODERN), target(servers.bearer, MODERN, bearer)],
+    [LEGACY]: await Promise.all(
+      [
+        [servers.bare, {}],
+        [servers.anytool, {}],
+        [servers.bearer, bearer],
+      ].map(async ([server, headers]) => target(server, LEGACY, await openSession(server.url, headers))),
+    ),
+  };
   const lists = () => listP50s([servers.constant.url, servers.list.url, servers.bareList.url]);
   // Warm-up: a round's worth of each, unrecorded.
-  await callsPerSecond([servers.bare, servers.anytool]);
+  for (const era of Object.keys(eras)) await callRound(eras[era]);
   await lists();
-  // Each round runs the calls/s servers in bursts taken in turn, and the tools/list variants taking turns request by
-  // request, so a burst of load elsewhere on the machine hits both sides of a ratio alike; the targets are read from
-  // the per-round ratios (and differences), whose spread says how far to trust them.
-  const results = variants.map(() => []);
-  const bareCpu = [];
-  const anytoolCpu = [];
+  // Each round runs the servers of an era in bursts taken in turn, and the tools/list variants taking turns request
+  // by request, so a burst of load elsewhere on the machine hits both sides of a ratio alike; the targets are read
+  // from the per-round ratios (and differences), whose spread says how far to trust them.
+  const calls = Object.fromEntries(Object.keys(eras).map((era) => [era, names.map(() => [])]));
+  const listResults = [[], [], []];
   for (let round = 0; round < ROUNDS; round++) {
-    // Each server goes first in half of a round's bursts (see callsPerSecond).
-    const [bareCalls, anytoolCalls] = await callsPerSecond([servers.bare, servers.anytool]);
-    results[0].push(bareCalls.callsPerSecond);
-    results[1].push(anytoolCalls.callsPerSecond);
-    bareCpu.push(bareCalls.cpuPerCall);
-    anytoolCpu.push(anytoolCalls.cpuPerCall);
+    // The eras take turns going first, too.
+    for (const era of round % 2 === 0 ? [MODERN, LEGACY] : [LEGACY, MODERN]) {
+      const results = await callRound(eras[era]);
+      results.forEach((result, s) => calls[era][s].push(result));
+    }
     const [constant, anytool, bare] = await lists();
-    results[2].push(constant);
-    results[3].push(bare);
-    results[4].push(anytool);
+    listResults[0].push(constant);
+    listResults[1].push(bare);
+    listResults[2].push(anytool);
   }
-  const sorted = (values) => [...values].sort((a, b) => a - b);
-  const median = (values) => sorted(values)[Math.floor(values.length / 2)];
-  const fmt = (n) => (n >= 100 ? n.toFixed(0) : n.toFixed(3));
   console.log(
-    `${ROUNDS} rounds; ${CALLS} calls at concurrency ${CONCURRENCY}; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}; ${cpus().length} cores, load average ${loadavg()
+    `${ROUNDS} rounds; ${CALLS} calls per server, era and round at ${CONCURRENCY} in flight; ${LISTS} sequential tools/list of 50 tools x 25 parameters (${(listBody.length / 1024).toFixed(0)} KiB); Node ${process.version}; ${cpus().length} cores, load average ${loadavg()
       .map((n) => n.toFixed(2))
       .join(' ')}\n`,
   );
-  console.log('| variant | median | min | max |');
-  console.log('| --- | ---: | ---: | ---: |');
-  for (let v = 0; v < variants.length; v++) {
-    const values = results[v];
-    console.log(`| ${variants[v][0]} | ${fmt(median(values))} | ${fmt(Math.min(...values))} | ${fmt(Math.max(...values))} |`);
-  }
-  const measuredCpu = !anytoolCpu.some(Number.isNaN) && !bareCpu.some(Number.isNaN);
-  if (measuredCpu) {
-    console.log(
-      `| server CPU per call, us, bare SDK createMcpHandler | ${fmt(median(bareCpu))} | ${fmt(Math.min(...bareCpu))} | ${fmt(Math.max(...bareCpu))} |`,
-    );
-    console.log(
-      `| server CPU per call, us, anytool serveMcp | ${fmt(median(anytoolCpu))} | ${fmt(Math.min(...anytoolCpu))} | ${fmt(Math.max(...anytoolCpu))} |`,
-    );
-  }
-  const callRatios = sorted(results[1].map((anytool, round) => anytool / results[0][round]));
-  const listCosts = sorted(results[4].map((anytool, round) => anytool - results[2][round]));
-  const verdict = (ok) => (ok ? 'met' : 'not met');
-  const callRatio = median(callRatios);
-  const listCost = median(listCosts);
-  console.log(
-    `\nanytool calls/s / bare calls/s, per-round ratios: median ${callRatio.toFixed(3)} (${callRatios[0].toFixed(3)}-${callRatios.at(-1).toFixed(3)}), target >= 1.00: ${verdict(callRatio >= 1)}`,
+  console.log('| era | server | calls/s | p50 ms | p99 ms | server CPU per call, us |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: |');
+  const range = (values) => `${fmt(median(values))} (${fmt(Math.min(...values))}-${fmt(Math.max(...values))})`;
+  for (const era of Object.keys(eras))
+    names.forEach((name, s) => {
+      const rounds = calls[era][s];
+      console.log(
+        `| ${era} | ${name} | ${range(rounds.map((r) => r.callsPerSecond))} | ${range(rounds.map((r) => r.p50))} | ${range(rounds.map((r) => r.p99))} | ${range(rounds.map((r) => r.cpuPerCall))} |`,
+      );
+    });
+  const listVariants = ['constant route', 'bare SDK createMcpHandler', 'anytool serveMcp'];
+  console.log('\n| tools/list p50 ms | median | min | max |\n| --- | ---: | ---: | ---: |');
+  listVariants.forEach((name, v) =>
+    console.log(`| ${name} | ${fmt(median(listResults[v]))} | ${fmt(Math.min(...listResults[v]))} | ${fmt(Math.max(...listResults[v]))} |`),
   );
-  if (measuredCpu) {
-    const cpuRatios = sorted(anytoolCpu.map((anytool, round) => anytool / bareCpu[round]));
-    console.log(
-      `anytool server CPU per call / bare, per-round ratios (no target; <= 1.00 is the same calls/s on a CPU-bound server): median ${median(cpuRatios).toFixed(3)} (${cpuRatios[0].toFixed(3)}-${cpuRatios.at(-1).toFixed(3)})`,
-    );
-  }
+  // Per-round ratios to the bare SDK of the same era: the targets are p99 <= 1.2x, calls/s >= 0.95x, CPU per call <= 1.1x.
+  const verdict = (ok) => (ok ? 'met' : 'not met');
+  const ratios = {};
+  console.log('\nper-round ratios to the bare SDK of the same era, median (min-max):');
+  for (const era of Object.keys(eras))
+    for (const s of [1, 2]) {
+      const of = (field) => calls[era][s].map((r, round) => r[field] / calls[era][0][round][field]);
+      const r = (ratios[`${era} ${names[s]}`] = { p99: of('p99'), callsPerSecond: of('callsPerSecond'), cpuPerCall: of('cpuPerCall'), p50: of('p50') });
+      const met = median(r.p99) <= 1.2 && median(r.callsPerSecond) >= 0.95 && !(median(r.cpuPerCall) > 1.1);
+      console.log(
+        `  ${era} ${names[s]}: p99 ${spread(r.p99)}, p50 ${spread(r.p50)}, calls/s ${spread(r.callsPerSecond)}, CPU per call ${spread(r.cpuPerCall)}${s === 1 ? `; target (p99 <= 1.2, calls/s >= 0.95, CPU <= 1.1): ${verdict(met)}` : ''}`,
+      );
+    }
+  const listCosts = sorted(listResults[2].map((anytool, round) => anytool - listResults[0][round]));
   console.log(
-    `tools/list cost over the constant route, p50, per-round differences: median ${listCost.toFixed(3)} ms (${listCosts[0].toFixed(3)} to ${listCosts.at(-1).toFixed(3)}), target <= 1 ms: ${verdict(listCost <= 1)}`,
+    `tools/list cost over the constant route, p50, per-round differences: median ${median(listCosts).toFixed(3)} ms (${listCosts[0].toFixed(3)} to ${listCosts.at(-1).toFixed(3)}), target <= 1 ms: ${verdict(median(listCosts) <= 1)}`,
   );
   console.log(
     `load average at the end: ${loadavg()
       .map((n) => n.toFixed(2))
       .join(' ')}`,
   );
+  if (process.argv.includes('--json'))
+    console.log(
+      JSON.stringify({
+        node: process.version,
+        ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([f, x]) => [f, median(x)]))])),
+      }),
+    );
   for (const server of Object.values(servers)) server.stop();
   agent.destroy();
   callAgent.destroy();
