@@ -448,6 +448,14 @@ async function bench() {
         `  ${era} ${names[s]}: p99 ${spread(r.p99)}, p50 ${spread(r.p50)}, calls/s ${spread(r.callsPerSecond)}, CPU per call ${spread(r.cpuPerCall)}${s === 1 ? `; target (p99 <= 1.2, calls/s >= 0.95, CPU <= 1.1): ${verdict(met)}` : ''}`,
       );
     }
+  // What a bearer token costs: anytool with auth over anytool without, per round.
+  for (const era of Object.keys(eras)) {
+    const of = (field) => calls[era][2].map((r, round) => r[field] / calls[era][1][round][field]);
+    const r = (ratios[`${era} bearer cost`] = { p99: of('p99'), callsPerSecond: of('callsPerSecond'), cpuPerCall: of('cpuPerCall'), p50: of('p50') });
+    console.log(
+      `  ${era} anytool+bearer / anytool: p99 ${spread(r.p99)}, p50 ${spread(r.p50)}, calls/s ${spread(r.callsPerSecond)}, CPU per call ${spread(r.cpuPerCall)}`,
+    );
+  }
   const listCosts = sorted(listResults[2].map((anytool, round) => anytool - listResults[0][round]));
   console.log(
     `tools/list cost over the constant route, p50, per-round differences: median ${median(listCosts).toFixed(3)} ms (${listCosts[0].toFixed(3)} to ${listCosts.at(-1).toFixed(3)}), target <= 1 ms: ${verdict(median(listCosts) <= 1)}`,
