@@ -318,6 +318,19 @@ export class SessionSupervisor {
           if (this.isClosed) throw this.closedError();
           throw await this.startError(pinnedError, 'initialize', forCall);
         }
+      } else if (known === undefined && protocol === 'auto' && !isHttpConfig(this.host.config) && isProbeCutShort(error)) {
+        // The server ended on the probe, which stdio probes on the session's own process (see transports.ts): the shape
+        // of servers that exit on any request before initialize, which speak the 2025 era. Started again with that era.
+        transport = this.createTransport(false);
+        client = this.createClient({ mode: 'legacy' });
+        this.starting = { client, transport };
+        try {
+          await client.connect(transport, { timeout: budget.connect, prior: { kind: 'legacy' } });
+        } catch (legacyError) {
+          await this.abandon(client, transport);
+          if (this.isClosed) throw this.closedError();
+          throw await this.startError(legacyError, 'initialize', forCall);
+        }
       } else {
         if (!(transport instanceof StreamableHTTPClientTransport) || !refusesStreamableHttp(error)) throw await this.startError(error, 'initialize', forCall);
         // An old server that only speaks HTTP+SSE (the 2024 transport: the legacy era only).

@@ -15,10 +15,21 @@ import { moveCredentials } from './url-credentials.js';
 
 /*
  * Making the SDK transport for one server entry. The SDK's own classes are used as
- * they are (a subclass of StdioClientTransport would change how the SDK probes the
- * server's era: in place instead of on a sibling process); what this code adds is
- * set on the instance.
+ * they are, but for stdio's (see `InPlaceStdioTransport`); what this code adds is set
+ * on the instance.
  */
+
+/**
+ * The SDK's stdio transport under a name of its own. The SDK runs the `server/discover`
+ * probe of its base `StdioClientTransport` on a sibling process it spawns for that alone,
+ * then starts the server again for the session; a subclass is probed in place, on the
+ * session's own process (the SDK documents both). One process per start: a pinned era
+ * has no fallback for a sibling to protect, and under `auto` the one kind of server a
+ * probe in place costs its process (one that exits on any request before `initialize`)
+ * is started again by the supervisor with the 2025 era, which is what the sibling would
+ * have cost every server.
+ */
+class InPlaceStdioTransport extends StdioClientTransport {}
 
 /** What a transport reports to its connection. */
 export interface TransportHooks {
@@ -63,7 +74,7 @@ export function createTransport(config: McpServerConfig, sse: boolean, hooks: Tr
     maxBufferSize: hooks.maxResultBytes,
   };
   if (config.cwd !== undefined) params.cwd = config.cwd;
-  const transport = new StdioClientTransport(params);
+  const transport = new InPlaceStdioTransport(params);
   const problem = (message: string): void => hooks.note(message);
   // The server leads a process group of its own; when it ends, so does what it left running.
   const grouped = startInOwnGroup(transport, (pid) => hooks.onExit(pid), problem);

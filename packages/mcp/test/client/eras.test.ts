@@ -54,6 +54,22 @@ describe('the era a server was found to speak', () => {
   });
 });
 
+describe('one server process per start over stdio', () => {
+  // The SDK probes its base stdio transport on a sibling process and then starts the server again for the session.
+  it.each(['auto', 'modern'] as const)('protocol %s: the era probe runs on the session process', async (protocol) => {
+    const log = join(tempDir('eras'), 'log');
+    const connection = await McpConnection.open('e', { command: process.execPath, args: [ERAS, 'stdio'], env: { ERA_LOG: log }, protocol });
+    try {
+      expect(connection.era).toBe('modern');
+      expect(logged(log, 'start ')).toBe(1);
+      expect(logged(log, 'request server/discover')).toBe(1);
+      expect((await connection.callTool('echo', { message: 'one' })).content).toEqual([{ type: 'text', text: 'echo: one' }]);
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
 describe('modern-era tools/list_changed, through subscriptions/listen', () => {
   const connect = connectForEachTest();
 
