@@ -11,6 +11,7 @@ const benches = [
   'standard-schema.mjs',
   'mcp-latency.mjs',
   'mcp-eras.mjs',
+  'mcp-connect.mjs',
   'mcp-server.mjs',
   'mcp-tasks.mjs',
   'mcp-scale.mjs',

@@ -78,8 +78,10 @@ function refusal(pattern: string, what: string): AnytoolError {
 /**
  * ajv-formats' `url` (http, https and ftp URLs, private IPv4 hosts left out) in RE2's syntax:
  * the lookaheads that leave out private addresses are spelled as the octets they allow.
+ * Compiled on first use: compiling it costs more than loading the rest of the client.
  */
-const URL_PATTERN = (() => {
+let urlPattern: RE2JS | undefined;
+function compileUrlPattern(): RE2JS {
   const nonSpace = `[^${SPACE_CHARS}]`;
   const octet = '(?:1?\\d{1,2}|2[0-4]\\d|25[0-5])';
   const last = '(?:[1-9]\\d?|1\\d\\d|2[0-4]\\d|25[0-4])';
@@ -93,7 +95,7 @@ const URL_PATTERN = (() => {
   const label = '[a-z0-9\\x{00A1}-\\x{FFFF}]';
   const host = `(?:(?:${label}+-)*${label}+)(?:\\.(?:${label}+-)*${label}+)*(?:\\.(?:[a-z\\x{00A1}-\\x{FFFF}]{2,}))`;
   return RE2JS.compile(`^(?:https?|ftp)://(?:${nonSpace}+(?::${nonSpace}*)?@)?(?:${ipv4}|${host})(?::\\d{2,5})?(?:/${nonSpace}*)?$`, RE2JS.CASE_INSENSITIVE);
-})();
+}
 
 /**
  * The patterns of schemas from elsewhere (an MCP server's tools) and of tools served to
@@ -113,5 +115,5 @@ export const linearPatterns: PatternEngine = Object.assign(
     }
   },
   // ajv-formats' own `url` check backtracks polynomially on long strings.
-  { formats: { url: (text: string) => URL_PATTERN.test(text) } },
+  { formats: { url: (text: string) => (urlPattern ??= compileUrlPattern()).test(text) } },
 );

@@ -1,0 +1,211 @@
+// The MCP client's start, beside the official v2 SDK Client it is built on (and the Vercel AI SDK's client):
+//
+//   cold start   CPU time (user + system, the whole process) and peak RSS of a fresh `node` process that imports one
+//                entry and exits: @anytool/mcp (ES module and CommonJS), @modelcontextprotocol/client alone and with
+//                its stdio transport, @ai-sdk/mcp, @anytool/core, and a bare `node` for the floor. Target: @anytool/mcp
+//                at most 1.1x the SDK client's own import.
+//   connect      spawn (or reach) the server, initialize or server/discover, tools/list: the time until the tools
+//                are listed (closing is awaited, not timed), over stdio and streamable HTTP, in each protocol mode
+//                (legacy, auto, pinned 2026-07-28), McpConnection against the raw SDK Client in the same mode; and
+//                the server processes each connect started (stdio). Target: at most 1.1x the raw SDK's in each mode.
+//
+// The server is packages/mcp/test/fixtures/eras-server.mjs (the v2 SDK, both eras), which logs each process it starts.
+// Every sample of both parts interleaves the variants, in an order that rotates every round. Connect runs in
+// `--processes` processes one after the other (each its own JIT and heap); reported: the median of the processes'
+// medians and their min-max, and the per-process ratio to the SDK's.
+// Run after a build:  node bench/mcp-connect.mjs [--rounds 12] [--processes 3] [--only cold|connect]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ERAS = join(root, 'packages', 'mcp', 'test', 'fixtures', 'eras-server.mjs');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+};
+const ROUNDS = Number(arg('--rounds', 12));
+const PROCESSES = Number(arg('--processes', 3));
+const ONLY = arg('--only', undefined);
+const TARGET = 1.1;
+
+const stats = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0], median: s[Math.floor(s.length / 2)], max: s.at(-1) };
+};
+const spread = (xs, digits, unit = '') => {
+  const s = stats(xs);
+  return `${s.median.toFixed(digits)}${unit} (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;
+};
+
+// ---- cold start
+
+const IMPORTS = {
+  '@anytool/mcp': "await import('@anytool/mcp');",
+  '@anytool/mcp (require)': "createRequire(process.cwd() + '/')('@anytool/mcp');",
+  '@modelcontextprotocol/client': "await import('@modelcontextprotocol/client');",
+  '@modelcontextprotocol/client + /stdio': "await import('@modelcontextprotocol/client'); await import('@modelcontextprotocol/client/stdio');",
+  '@ai-sdk/mcp': "await import('@ai-sdk/mcp');",
+  '@anytool/core': "await import('@anytool/core');",
+  'node (nothing imported)': '',
+};
+
+function coldStart() {
+  const names = Object.keys(IMPORTS);
+  const cpu = Object.fromEntries(names.map((n) => [n, []]));
+  const rss = Object.fromEntries(names.map((n) => [n, []]));
+  const ratios = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    if (round % 2 === 1) order.reverse();
+    const cpuOf = {};
+    for (const name of order) {
+      const code = `import { createRequire } from 'node:module'; ${IMPORTS[name]} const r = process.resourceUsage(); console.log(JSON.stringify({ cpu: (r.userCPUTime + r.systemCPUTime) / 1000, rss: r.maxRSS / 1024 }));`;
+      const ran = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' });
+      if (ran.status !== 0) throw new Error(`importing ${name} failed:\n${ran.stderr}`);
+      const { cpu: ms, rss: mib } = JSON.parse(ran.stdout.trim().split('\n').at(-1));
+      cpu[name].push(ms);
+      rss[name].push(mib);
+      cpuOf[name] = ms;
+    }
+    ratios.push(cpuOf['@anytool/mcp'] / cpuOf['@modelcontextprotocol/client']);
+  }
+  console.log(`### cold start: a fresh process that imports one entry (${ROUNDS} processes each, interleaved)\n`);
+  console.log('| import | CPU ms, median (min-max) | peak RSS MiB | CPU / SDK client |');
+  console.log('| --- | --- | --- | --- |');
+  const sdk = stats(cpu['@modelcontextprotocol/client']).median;
+  for (const name of names) {
+    console.log(`| ${name} | ${spread(cpu[name], 0)} | ${spread(rss[name], 1)} | ${(stats(cpu[name]).median / sdk).toFixed(2)}x |`);
+  }
+  const r = stats(ratios);
+  console.log(
+    `\n@anytool/mcp / @modelcontextprotocol/client, per round: ${r.median.toFixed(2)}x (${r.min.toFixed(2)}-${r.max.toFixed(2)}); target <= ${TARGET}x: ${r.median <= TARGET ? 'met' : 'missed'}\n`,
+  );
+}
+
+// ---- connect (a child process per --processes)
+
+const MODES = ['legacy', 'auto', 'modern'];
+
+async function connectChild() {
+  const { McpConnection } = await import('@anytool/mcp');
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const { createMCPClient } = await import('@ai-sdk/mcp');
+  const { Experimental_StdioMCPTransport } = await import('@ai-sdk/mcp/mcp-stdio');
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-connect-'));
+  const log = join(dir, 'starts');
+  const env = { ERA_LOG: log };
+  const stdio = { command: process.execPath, args: [ERAS, 'stdio'], env };
+  const server = spawn(process.execPath, [ERAS, 'http'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const url = await new Promise((resolve, reject) => {
+    let text = '';
+    server.stderr.on('data', (chunk) => {
+      text += chunk;
+      const match = /listening (http:\S+)/.exec(text);
+      if (match) resolve(match[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`eras-server exited with ${code}: ${text}`)));
+  });
+  const negotiation = (mode) => ({ versionNegotiation: { mode: mode === 'modern' ? { pin: '2026-07-28' } : mode } });
+  /** Each variant connects, lists the tools and returns its close. */
+  const variants = {};
+  for (const transport of ['stdio', 'http']) {
+    for (const mode of MODES) {
+      variants[`${transport} ${mode}: raw SDK Client`] = async () => {
+        const client = new Client({ name: 'bench', version: '1.0.0' }, negotiation(mode));
+        await client.connect(
+          transport === 'stdio'
+            ? new StdioClientTransport({ ...stdio, env: { ...process.env, ...env }, stderr: 'ignore' })
+            : new StreamableHTTPClientTransport(new URL(url)),
+        );
+        await client.listTools();
+        return () => client.close();
+      };
+      variants[`${transport} ${mode}: McpConnection`] = async () => {
+        const connection = await McpConnection.open('bench', transport === 'stdio' ? { ...stdio, protocol: mode } : { url, protocol: mode });
+        return () => connection.close();
+      };
+    }
+    variants[`${transport} legacy: AI SDK (@ai-sdk/mcp)`] = async () => {
+      const client = await createMCPClient({
+        transport:
+          transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, env: { ...process.env, ...env }, stderr: 'ignore' }) : { type: 'http', url },
+      });
+      await client.tools();
+      return () => client.close();
+    };
+  }
+  const names = Object.keys(variants);
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  const starts = Object.fromEntries(names.map((n) => [n, []]));
+  const startsNow = () => {
+    try {
+      return readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((line) => line.startsWith('start ')).length;
+    } catch {
+      return 0;
+    }
+  };
+  // One untimed connect each: the first pays for loading and compiling the code of its path.
+  for (const name of names) await (await variants[name]())();
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
+    if (round % 2 === 1) order.reverse();
+    for (const name of order) {
+      const before = startsNow();
+      const began = performance.now();
+      const close = await variants[name]();
+      times[name].push(performance.now() - began);
+      await close();
+      starts[name].push(startsNow() - before);
+    }
+  }
+  server.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+  const out = {};
+  for (const name of names) out[name] = { median: stats(times[name]).median, starts: stats(starts[name]).max };
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+function connect() {
+  const runs = [];
+  for (let p = 0; p < PROCESSES; p++) {
+    const ran = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', '--rounds', String(ROUNDS)], { cwd: root, encoding: 'utf8' });
+    if (ran.status !== 0) throw new Error(`connect process ${p + 1} failed:\n${ran.stderr}`);
+    runs.push(JSON.parse(ran.stdout.trim().split('\n').at(-1)));
+  }
+  console.log(`### connect: spawn or reach, initialize or discover, tools/list (${PROCESSES} processes x ${ROUNDS} rounds)\n`);
+  console.log('| transport, mode: client | ms, median of processes (min-max) | / raw SDK, per process | server processes per connect |');
+  console.log('| --- | --- | --- | --- |');
+  for (const name of Object.keys(runs[0])) {
+    const [where] = name.split(': ');
+    const raw = `${where}: raw SDK Client`;
+    const ratio =
+      raw in runs[0] && name !== raw
+        ? spread(
+            runs.map((run) => run[name].median / run[raw].median),
+            2,
+            'x',
+          )
+        : '';
+    console.log(
+      `| ${name} | ${spread(
+        runs.map((run) => run[name].median),
+        1,
+      )} | ${ratio} | ${runs[0][name].starts} |`,
+    );
+  }
+  console.log(`\ntarget: McpConnection <= ${TARGET}x the raw SDK Client in each mode (stdio: one server process for a pinned era)\n`);
+}
+
+if (process.argv.includes('--child')) await connectChild();
+else {
+  console.log(`Node ${process.version}\n`);
+  if (ONLY !== 'connect') coldStart();
+  if (ONLY !== 'cold') connect();
+}
