@@ -118,9 +118,7 @@ async function connectChild() {
       variants[`${transport} ${mode}: raw SDK Client`] = async () => {
         const client = new Client({ name: 'bench', version: '1.0.0' }, negotiation(mode));
         await client.connect(
-          transport === 'stdio'
-            ? new StdioClientTransport({ ...stdio, env: { ...process.env, ...env }, stderr: 'ignore' })
-            : new StreamableHTTPClientTransport(new URL(url)),
+          transport === 'stdio' ? new StdioClientTransport({ ...stdio, stderr: 'ignore' }) : new StreamableHTTPClientTransport(new URL(url)),
         );
         await client.listTools();
         return () => client.close();
@@ -132,8 +130,7 @@ async function connectChild() {
     }
     variants[`${transport} legacy: AI SDK (@ai-sdk/mcp)`] = async () => {
       const client = await createMCPClient({
-        transport:
-          transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, env: { ...process.env, ...env }, stderr: 'ignore' }) : { type: 'http', url },
+        transport: transport === 'stdio' ? new Experimental_StdioMCPTransport({ ...stdio, stderr: 'ignore' }) : { type: 'http', url },
       });
       await client.tools();
       return () => client.close();
