@@ -1,7 +1,7 @@
 // MCP clients side by side on one server: the raw v2 SDK Client (the baseline of the v2 migration), the raw v1 SDK
 // Client, our McpConnection, and the Vercel AI SDK's MCP client, on server-everything's echo over stdio and over
 // streamable HTTP.
-// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 9] [--calls 200] [--concurrent-calls N]
+// Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 5] [--calls 200] [--concurrent-calls N]
 //                     [--transport stdio|http]   (both by default)
 //                     [--without NAMES]   (also McpConnection without the speed tricks NAMES, comma-separated or `all`;
 //                                          see packages/mcp/src/client/speedups.ts)
@@ -45,7 +45,8 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const ROUNDS = arg('--rounds', 9);
+const ROUNDS = arg('--rounds', 5);
+if (ROUNDS < 3) throw new Error('mcp-eras: --rounds takes at least 3: the ratios are medians over rounds');
 const CALLS = arg('--calls', 200);
 // Calls per throughput sample, about a third of a second of work on each transport: a shorter burst (1,500 stdio calls
 // take under 0.1 s) is at the mercy of the scheduler, and its per-round ratios spread from 0.7x to 1.4x.

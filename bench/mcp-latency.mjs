@@ -1,5 +1,7 @@
 // MCP call latency: the raw SDK client against @anytool/mcp, on server-everything's echo over stdio.
-// Run after a build:  npm run build && node bench/mcp-latency.mjs [--calls 2000] [--rounds 100] [--target-rounds 1600]
+// Run after a build:  npm run build && node bench/mcp-latency.mjs [--calls 1000] [--rounds 20] [--target-rounds 200] [--fresh 5]
+// The defaults are what `npm run bench` runs (about a minute); --calls 2000 --rounds 100 --target-rounds 1600 --fresh 15 gives
+// the narrow intervals a 4% margin needs (a quarter of an hour).
 //
 // In one process, on one session of one server process (so the server's own speed cancels out:
 // two server processes of the same build differ by several percent), interleaved call by call so
@@ -17,10 +19,10 @@
 // The raw SDK rows run exactly as the SDK ships: while they run, the session reads the server's
 // stdout with the SDK's own ReadBuffer, swapped in between calls (no call is in flight then);
 // the connection's own StdioReadBuffer is swapped back for the rows of this package.
-// Then rounds of 500 calls at concurrency 50: 100 rounds of every variant, then 1600 rounds of
+// Then rounds of 500 calls at concurrency 50: `--rounds` rounds of every variant, then `--target-rounds` rounds of
 // the target pair (raw SDK against toolset.invoke, with the raw client reading through
 // StdioReadBuffer beside them, to show what the reader gives), then a new connection per call
-// (15 calls: spawn, initialize, call, close), the seed design's pattern.
+// (`--fresh` calls: spawn, initialize, call, close), the seed design's pattern.
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { ExecutionContext, Toolset } from '@anytool/core';
@@ -34,13 +36,16 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? Number(process.argv[i + 1]) : fallback;
 };
-const CALLS = arg('--calls', 2000);
+const CALLS = arg('--calls', 1000);
 const WARMUP = 300;
 const CONCURRENT_CALLS = 500;
 const CONCURRENCY = 50;
-const CONCURRENT_ROUNDS = arg('--rounds', 100);
-const TARGET_ROUNDS = arg('--target-rounds', 1600);
-const FRESH_CALLS = 15;
+const CONCURRENT_ROUNDS = arg('--rounds', 20);
+const TARGET_ROUNDS = arg('--target-rounds', 200);
+const FRESH_CALLS = arg('--fresh', 5);
+// The bootstrap below draws blocks of 10 rounds, and a ratio needs at least 3 calls or rounds.
+if (CALLS < 3 || CONCURRENT_ROUNDS < 10 || TARGET_ROUNDS < 10 || FRESH_CALLS < 3)
+  throw new Error('mcp-latency: --calls and --fresh take at least 3, --rounds and --target-rounds at least 10');
 const server = { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' };
 
 async function rawClient() {
@@ -151,8 +156,8 @@ async function concurrent(call) {
 // hits every variant alike. A variant's throughput is its calls over its total time in all rounds;
 // the 95% interval of its ratio to raw comes from resampling the rounds. Single rounds vary a lot
 // (500 calls take 7 to 45 ms here, as the client's and the server's bursts line up or not, and
-// the ratio of two neighbouring rounds varies by about 45%): every variant gets 100 rounds, and
-// the target pair (raw against toolset.invoke) 1600 more of its own, with raw through our reader.
+// the ratio of two neighbouring rounds varies by about 45%): every variant gets `--rounds` rounds, and
+// the target pair (raw against toolset.invoke) `--target-rounds` more of its own, with raw through our reader.
 async function interleavedRounds(chosen, rounds) {
   const times = chosen.map(() => []);
   const cpu = chosen.map(() => 0);
