@@ -43,7 +43,7 @@ const CONCURRENCY = 50;
 const CONCURRENT_ROUNDS = arg('--rounds', 20);
 const TARGET_ROUNDS = arg('--target-rounds', 200);
 const FRESH_CALLS = arg('--fresh', 5);
-// The bootstrap below draws blocks of 10 rounds, and a ratio needs at least 3 calls or rounds.
+// The bootstrap below draws blocks of rounds, at least five blocks of two, and a ratio needs at least 3 calls.
 if (CALLS < 3 || CONCURRENT_ROUNDS < 10 || TARGET_ROUNDS < 10 || FRESH_CALLS < 3)
   throw new Error('mcp-latency: --calls and --fresh take at least 3, --rounds and --target-rounds at least 10');
 const server = { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'pipe' };
@@ -187,8 +187,9 @@ function ratioInterval(run, v, base = 0) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   // A moving-block bootstrap: neighbouring rounds share the machine's state, so runs of
-  // BLOCK rounds are drawn together (single rounds would give too narrow an interval).
-  const BLOCK = 10;
+  // BLOCK rounds are drawn together (single rounds would give too narrow an interval). At
+  // least five blocks a draw: with two, a short run's interval can miss its own estimate.
+  const BLOCK = Math.max(2, Math.min(10, Math.floor(run.rounds / 5)));
   const ratios = [];
   for (let b = 0; b < 2000; b++) {
     let baseTime = 0;
