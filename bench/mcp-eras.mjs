@@ -4,7 +4,7 @@
 // Run after a build:  npm run build && node bench/mcp-eras.mjs [--rounds 5] [--calls 200] [--concurrent-calls N]
 //                     [--transport stdio|http]   (both by default)
 //                     [--without NAMES]   (also McpConnection without the speed tricks NAMES, comma-separated or `all`;
-//                                          see packages/mcp/src/client/speedups.ts)
+//                                          see packages/mcp/src/client/speedups/speedups.ts)
 //
 // Each variant runs in a process of its own (driven by this one over IPC, so no variant shares JIT type feedback, GC
 // or event loop with another) and keeps one connection: over stdio a server process of its own (the same build), over

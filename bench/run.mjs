@@ -3,7 +3,7 @@
 // bigger runs (see the comment at its top). `node bench/run.mjs mcp-latency loader` runs only those parts.
 // Prints each part's time, then which parts failed; exits non-zero if any did.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +34,16 @@ if (unknown.length > 0) {
   console.error(`bench/run.mjs: no bench named ${unknown.join(', ')}; the parts are: ${names.join(', ')}`);
   process.exit(2);
 }
+// CPU seconds of the finished descendants (Linux: cutime + cstime of /proc/self/stat, in clock ticks of 1/100 s). On a
+// loaded machine a part's wall time says little of what it takes on a quiet one; its CPU time moves far less, and a
+// quiet 2-core machine runs it in about its CPU time or less.
+function childCpuSeconds() {
+  if (process.platform !== 'linux') return undefined;
+  const fields = readFileSync('/proc/self/stat', 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
+}
 const times = [];
 const failed = [];
 const started = Date.now();
@@ -46,17 +56,21 @@ for (const file of benches) {
   }
   console.log(`\n## ${name}\n`);
   const start = Date.now();
+  const cpuBefore = childCpuSeconds();
   const run = spawnSync(process.execPath, ['--expose-gc', join(here, file)], { stdio: 'inherit', cwd: join(here, '..') });
   const seconds = (Date.now() - start) / 1000;
-  times.push([name, seconds]);
-  console.log(`\n${name}: ${seconds.toFixed(1)} s`);
+  const cpu = cpuBefore === undefined ? undefined : childCpuSeconds() - cpuBefore;
+  times.push([name, seconds, cpu]);
+  console.log(`\n${name}: ${seconds.toFixed(1)} s${cpu === undefined ? '' : `, ${cpu.toFixed(1)} s of CPU`}`);
   if (run.status !== 0) failed.push(`${name} (${run.signal === null ? `exit code ${run.status}` : `killed by ${run.signal}`})`);
 }
 console.log('\n## times\n');
-console.log('| part | seconds |');
-console.log('|---|---:|');
-for (const [name, seconds] of times) console.log(`| ${name} | ${seconds.toFixed(1)} |`);
-console.log(`| total | ${((Date.now() - started) / 1000).toFixed(1)} |`);
+const show = (cpu) => (cpu === undefined ? '-' : cpu.toFixed(1));
+console.log('| part | wall s | CPU s |');
+console.log('|---|---:|---:|');
+for (const [name, seconds, cpu] of times) console.log(`| ${name} | ${seconds.toFixed(1)} | ${show(cpu)} |`);
+const cpuTotal = times.every(([, , cpu]) => cpu !== undefined) ? times.reduce((sum, [, , cpu]) => sum + cpu, 0) : undefined;
+console.log(`| total | ${((Date.now() - started) / 1000).toFixed(1)} | ${show(cpuTotal)} |`);
 if (failed.length > 0) {
   console.error(`\nbench: ${failed.length} part(s) failed: ${failed.join('; ')}`);
   process.exit(1);
