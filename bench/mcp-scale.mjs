@@ -1,5 +1,5 @@
 // Scale-out: throughput of a CPU-bound tool through nginx, three `anytool serve --http --store redis://...`
-// instances against one. Run after a build:  npm run build && node bench/mcp-scale.mjs [--rounds 5] [--calls 300]
+// instances against one. Run after a build:  npm run build && node bench/mcp-scale.mjs [--rounds 3] [--calls 200]
 //
 // Real processes: a redis-server, three instances of packages/mcp/test/fixtures/scale-tools.mjs, and two nginx
 // with the deployment guide's configuration (docs/deployment.md, its ```nginx block, ports filled in): one whose
@@ -22,8 +22,8 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const ROUNDS = Number(arg('--rounds', 5));
-const CALLS = Number(arg('--calls', 300));
+const ROUNDS = Number(arg('--rounds', 3));
+const CALLS = Number(arg('--calls', 200));
 const CONCURRENCY = 12;
 const HASH_ROUNDS = 20_000;
 const MODERN = '2026-07-28';
