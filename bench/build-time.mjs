@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const anytool = join(root, 'packages', 'schema', 'bin', 'anytool.mjs');
-const rounds = Number(process.argv[2] ?? 7);
+const rounds = Number(process.argv[2] ?? 4);
 const FILES = 40;
 const TOOLS_PER_FILE = 5;
 
