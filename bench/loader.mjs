@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { generateProject } from './project-generator.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const rounds = Number(process.argv[2] ?? 5);
+const rounds = Number(process.argv[2] ?? 3);
 const TARGET = 1.5;
 
 const dir = join(root, '.tmp', 'bench-loader');
