@@ -13,7 +13,7 @@
 // Every sample of both parts interleaves the variants, in an order that rotates every round. Connect runs in
 // `--processes` processes one after the other (each its own JIT and heap); reported: the median of the processes'
 // medians and their min-max, and the per-process ratio to the SDK's.
-// Run after a build:  node bench/mcp-connect.mjs [--rounds 12] [--processes 3] [--only cold|connect]
+// Run after a build:  node bench/mcp-connect.mjs [--rounds 6] [--processes 3] [--only cold|connect]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const ROUNDS = Number(arg('--rounds', 12));
+const ROUNDS = Number(arg('--rounds', 6));
 const PROCESSES = Number(arg('--processes', 3));
 const ONLY = arg('--only', undefined);
 const TARGET = 1.1;

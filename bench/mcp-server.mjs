@@ -1,5 +1,5 @@
 // MCP server cost over streamable HTTP, both eras: anytool's serveMcp next to the bare SDK v2.
-// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 7] [--calls 2000] [--lists 300]
+// Run after a build:  npm run build && node bench/mcp-server.mjs [--rounds 4] [--calls 2000] [--lists 300]
 //
 // Every server is a process of its own on 127.0.0.1 (this process is the client, the load generator), so the numbers
 // are the servers' and the client's work is the same for all:
@@ -40,7 +40,7 @@ const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
-const ROUNDS = Number(arg('--rounds', 7));
+const ROUNDS = Number(arg('--rounds', 4));
 const CALLS = Number(arg('--calls', 2000));
 /** Bursts per server and round (see callsPerSecond). */
 const CHUNKS = 10;
