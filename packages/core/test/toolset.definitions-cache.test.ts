@@ -1,30 +1,15 @@
 // `definitions(format)` and `lower(format)` lower once per format and options and keep that until the
 // toolset changes: every kind of change must show in the next call, and no caller may change what the
 // next caller gets.
-import { type BaseTool, Toolset, tool, type DynamicToolSource } from '@anytool/core';
+import { type BaseTool, Toolset, tool } from '@anytool/core';
 import { codeTool } from '@anytool/core/code-mode';
+import { ChangingSource } from './helpers/changing-source';
 
 const make = (name: string, description = `tool ${name}`): BaseTool =>
   tool(() => name, { name, description, parameters: { type: 'object', properties: { q: { type: 'string', description: 'what to look up' } } } });
 
 const names = (definitions: ReadonlyArray<{ name?: string; function?: { name: string } }>): string[] =>
   definitions.map((d) => d.function?.name ?? d.name ?? '?');
-
-class Changing implements DynamicToolSource {
-  tools: BaseTool[];
-  private readonly listeners: Array<() => void> = [];
-  constructor(...tools: BaseTool[]) {
-    this.tools = tools;
-  }
-  set(...tools: BaseTool[]): void {
-    this.tools = tools;
-    for (const l of [...this.listeners]) l();
-  }
-  subscribe(listener: () => void): () => void {
-    this.listeners.push(listener);
-    return () => this.listeners.splice(this.listeners.indexOf(listener), 1);
-  }
-}
 
 describe('Toolset.definitions() kept until the toolset changes', () => {
   it('gives the same lowered tools again, in an array the caller owns, and nobody can change them', () => {
@@ -71,7 +56,7 @@ describe('Toolset.definitions() kept until the toolset changes', () => {
   });
 
   it('follows a dynamic source (an MCP server listing other tools), directly and through a held toolset', () => {
-    const source = new Changing(make('a'));
+    const source = new ChangingSource(make('a'));
     const inner = new Toolset(source);
     const outer = new Toolset(inner, make('local'));
     expect(names(inner.definitions('openai'))).toEqual(['a']);

@@ -1,26 +1,11 @@
-import { type BaseTool, ErrorCode, Toolset, tool, type DynamicToolSource } from '@anytool/core';
+import { type BaseTool, ErrorCode, Toolset, tool } from '@anytool/core';
+import { ChangingSource } from './helpers/changing-source';
 
 const make = (name: string): BaseTool => tool(() => name, { name, description: `tool ${name}`, parameters: { type: 'object', properties: {} } });
 
-class Changing implements DynamicToolSource {
-  tools: BaseTool[];
-  private readonly listeners: Array<() => void> = [];
-  constructor(...tools: BaseTool[]) {
-    this.tools = tools;
-  }
-  set(...tools: BaseTool[]): void {
-    this.tools = tools;
-    for (const l of this.listeners) l();
-  }
-  subscribe(listener: () => void): () => void {
-    this.listeners.push(listener);
-    return () => this.listeners.splice(this.listeners.indexOf(listener), 1);
-  }
-}
-
 describe('Toolset', () => {
   it('follows a dynamic source and tells its own listeners', async () => {
-    const source = new Changing(make('a'));
+    const source = new ChangingSource(make('a'));
     const toolset = new Toolset(source, make('local'));
     let changes = 0;
     toolset.subscribe(() => changes++);
@@ -31,7 +16,7 @@ describe('Toolset', () => {
   });
 
   it('a dynamic source that changes into a collision: the held tool keeps its name, the newcomer is left out and reported', () => {
-    const source = new Changing(make('a'));
+    const source = new ChangingSource(make('a'));
     const toolset = new Toolset(make('x'), source);
     source.set(make('a'), make('x'));
     expect(toolset.names.sort()).toEqual(['a', 'x']);
