@@ -93,14 +93,14 @@ export class Toolset implements DynamicToolSource {
   private own: readonly Middleware[] = [];
   /** The chain of a call to a name no tool has: the toolset's own middleware. */
   private unknownChain: Chain = Chain.EMPTY;
+  /** `toolList()`: the tools of `byName` in order, until the next change. */
+  private listed: readonly BaseTool[] | undefined;
   /**
    * What `lower()` gave per format and options, frozen, until the toolset changes
    * (every change goes through `notify`, which empties it). Each entry keeps the
    * definition objects it was lowered from: a tool whose definition is a new object
    * now (a code-mode tool whose API changed) makes that entry stale.
    */
-  /** `toolList()`: the tools of `byName` in order, until the next change. */
-  private listed: readonly BaseTool[] | undefined;
   private readonly loweredCache = new Map<string, { from: readonly ToolDefinition[]; lowered: Lowered<unknown> }>();
   /**
    * Problems found while following dynamic sources (a name collision or a broken
