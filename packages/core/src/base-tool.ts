@@ -10,7 +10,7 @@ import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
 import { checkExamples } from './tool-examples.js';
 import { checkToolName } from './tool-name.js';
-import { abortWatch } from './abort-watch.js';
+import { abortWatch, unwatchAbort, watchAbort, type AbortWaiter } from './abort-watch.js';
 import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
 import { maxErrorCharsProblem } from './error-text.js';
 import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
@@ -427,29 +427,20 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   /**
    * The outcome of an async `execute` as a result, or the aborted result as soon as the run
-   * is aborted (`raceAbort` and the settling in one promise: a call in flight holds less).
+   * is aborted (`raceAbort` and the settling in one promise, the race one object: a call in
+   * flight holds less).
    */
   private settleOrAbort(value: PromiseLike<unknown>, signal: AbortSignal): Promise<ToolResult> {
-    return new Promise((resolve) => {
-      const stop = abortWatch(signal, () =>
-        resolve(this.failure(new AnytoolError(ErrorCode.Aborted, `Tool "${this.name}" was cancelled because the run was aborted.`, { cause: signal.reason }))),
+    const race = new AbortRace(this, signal);
+    try {
+      value.then(
+        (v) => race.settle(this.resultOf(v)),
+        (error: unknown) => race.settle(this.failure(error)),
       );
-      try {
-        value.then(
-          (v) => {
-            stop();
-            resolve(this.resultOf(v));
-          },
-          (error: unknown) => {
-            stop();
-            resolve(this.failure(error));
-          },
-        );
-      } catch (error) {
-        stop();
-        resolve(this.failure(error));
-      }
-    });
+    } catch (error) {
+      race.settle(this.failure(error));
+    }
+    return race.promise;
   }
 
   /**
@@ -548,24 +539,56 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   private failure(error: unknown): ToolResult {
-    const message = describeError(error);
-    // Reading a hostile thrown value (a revoked proxy, throwing getters) may throw: then only its description is used.
-    try {
-      if (isAnytoolError(error)) {
-        const code: unknown = error.code;
-        if (typeof code === 'string') {
-          const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
-          const detail: unknown = error.detail;
-          const developer = typeof detail === 'string' ? `${this.label}: ${message}\n${detail}` : `${this.label}: ${message}`;
-          return errorResult(code, own ? message : `Tool "${this.name}" failed: ${message}`, developer);
-        }
+    return toolFailure(this, error);
+  }
+}
+
+/** What a tool's call that threw or was stopped ends with: the error's own code and text, or TOOL_FAILED with the stack for the developer. */
+function toolFailure(tool: { readonly name: string; readonly label: string }, error: unknown): ToolResult {
+  const message = describeError(error);
+  // Reading a hostile thrown value (a revoked proxy, throwing getters) may throw: then only its description is used.
+  try {
+    if (isAnytoolError(error)) {
+      const code: unknown = error.code;
+      if (typeof code === 'string') {
+        const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
+        const detail: unknown = error.detail;
+        const developer = typeof detail === 'string' ? `${tool.label}: ${message}\n${detail}` : `${tool.label}: ${message}`;
+        return errorResult(code, own ? message : `Tool "${tool.name}" failed: ${message}`, developer);
       }
-      const stack: unknown = error instanceof Error ? error.stack : undefined;
-      const detail = typeof stack === 'string' && stack !== '' ? stack : message;
-      return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${detail}`);
-    } catch {
-      return errorResult(ErrorCode.ToolFailed, `Tool "${this.name}" failed: ${message}`, `${this.label} threw: ${message}`);
     }
+    const stack: unknown = error instanceof Error ? error.stack : undefined;
+    const detail = typeof stack === 'string' && stack !== '' ? stack : message;
+    return errorResult(ErrorCode.ToolFailed, `Tool "${tool.name}" failed: ${message}`, `${tool.label} threw: ${detail}`);
+  } catch {
+    return errorResult(ErrorCode.ToolFailed, `Tool "${tool.name}" failed: ${message}`, `${tool.label} threw: ${message}`);
+  }
+}
+
+/**
+ * An async `execute` raced against the run's abort signal, as one object per call in flight
+ * (watched on the signal as it is, where a closure pair and their scopes cost twice as much).
+ */
+class AbortRace implements AbortWaiter {
+  readonly promise: Promise<ToolResult>;
+  private resolve!: (result: ToolResult) => void;
+
+  constructor(
+    private readonly tool: { readonly name: string; readonly label: string },
+    private readonly signal: AbortSignal,
+  ) {
+    this.promise = new Promise((resolve) => (this.resolve = resolve));
+    watchAbort(signal, this);
+  }
+
+  aborted(): void {
+    const error = new AnytoolError(ErrorCode.Aborted, `Tool "${this.tool.name}" was cancelled because the run was aborted.`, { cause: this.signal.reason });
+    this.resolve(toolFailure(this.tool, error));
+  }
+
+  settle(result: ToolResult): void {
+    unwatchAbort(this.signal, this);
+    this.resolve(result);
   }
 }
 

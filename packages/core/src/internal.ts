@@ -11,7 +11,7 @@
 export { describeError, toError } from './thrown-value.js';
 export { isPlainObject, isRecord } from './is-record.js';
 export { now } from './clock.js';
-export { abortWatch } from './abort-watch.js';
+export { abortWatch, unwatchAbort, watchAbort, type AbortWaiter } from './abort-watch.js';
 export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
 export { sniffMimeType, toBase64 } from './tool-result.js';
 export { unknownToolText } from './toolset.js';

@@ -1,4 +1,4 @@
-import { abortWatch } from '@anytool/core/internal';
+import { abortWatch, unwatchAbort, watchAbort } from '@anytool/core/internal';
 import { getEventListeners } from 'node:events';
 
 describe('abortWatch', () => {
@@ -36,5 +36,22 @@ describe('abortWatch', () => {
     const heard: number[] = [];
     abortWatch(AbortSignal.abort(), () => heard.push(1));
     expect(heard).toEqual([1]);
+  });
+
+  it('watches a waiter object as it is: told once, not after it stopped, at once on a signal already aborted', () => {
+    const controller = new AbortController();
+    const heard: string[] = [];
+    const waiter = (name: string) => ({ aborted: () => heard.push(name) });
+    const stopped = waiter('stopped');
+    watchAbort(controller.signal, waiter('kept'));
+    watchAbort(controller.signal, stopped);
+    abortWatch(controller.signal, () => heard.push('function'));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    unwatchAbort(controller.signal, stopped);
+    controller.abort();
+    controller.abort();
+    expect(heard).toEqual(['kept', 'function']);
+    watchAbort(controller.signal, waiter('late'));
+    expect(heard).toEqual(['kept', 'function', 'late']);
   });
 });
