@@ -84,3 +84,57 @@ for (const name of names) {
   const floor = name.startsWith('Agent') ? median(samples[`hand loop,${name.split(',')[1]}`]) : undefined;
   console.log(`| ${name} | ${m.toFixed(1)} | ${floor === undefined ? '' : (m - floor).toFixed(1)} |`);
 }
+
+// ---- an adapter's request at many tools
+// What every model turn of a real adapter does with the turn's tools: `toParams` lowers them into
+// the provider's format. The adapter keeps the last lowering while a turn offers the same
+// definitions (an agent's usual next turn); against lowering them every turn (`lowerDefinitions`,
+// what every turn did before). CPU time per turn, interleaved rounds in alternating order.
+{
+  const { OpenAIModel } = await import('@anytool/agent/openai');
+  const { lowerDefinitions } = await import('@anytool/core');
+  const TOOLS = Number(process.env.TOOLS ?? 1000);
+  const many = new Toolset(
+    Array.from({ length: TOOLS }, (_, i) =>
+      tool(() => i, {
+        name: `tool_${i}`,
+        description: `Tool number ${i}.`,
+        parameters: {
+          type: 'object',
+          properties: { city: { type: 'string', description: `City ${i}.` }, days: { type: 'integer', minimum: 1 } },
+          required: ['city'],
+        },
+      }),
+    ),
+  );
+  const model = new OpenAIModel({ model: 'gpt-test', apiKey: 'k', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
+  const request = () => ({ messages: [{ role: 'user', content: 'hi' }], tools: many.neutralDefinitions() });
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const TURNS_EACH = 20;
+  const turn = {
+    'toParams, kept': () => model.toParams(request()).tools.length,
+    'lowering every turn': () => lowerDefinitions('openai', request().tools, { strict: true }).tools.length,
+  };
+  const ms = { 'toParams, kept': [], 'lowering every turn': [] };
+  const ratios = [];
+  for (let round = -1; round < 7; round++) {
+    const order = round % 2 === 0 ? Object.keys(turn) : Object.keys(turn).reverse();
+    const pair = {};
+    for (const name of order) {
+      const start = cpu();
+      for (let t = 0; t < TURNS_EACH; t++) if (turn[name]() !== TOOLS) throw new Error('lost tools');
+      pair[name] = (cpu() - start) / TURNS_EACH;
+    }
+    if (round < 0) continue;
+    for (const name of order) ms[name].push(pair[name]);
+    ratios.push(pair['toParams, kept'] / pair['lowering every turn']);
+  }
+  const spread = (xs) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)})`;
+  console.log(`\nan adapter's request at ${TOOLS} tools (OpenAIModel.toParams, the turn's tools as the agent gives them), CPU ms per turn, 7 rounds:`);
+  console.log(`| toParams, the last turn's lowering kept | ${spread(ms['toParams, kept'])} ms |`);
+  console.log(`| lowering every turn | ${spread(ms['lowering every turn'])} ms |`);
+  console.log(`kept / lowering: ${spread(ratios)}x`);
+}

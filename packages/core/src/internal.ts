@@ -15,6 +15,7 @@ export { abortWatch, unwatchAbort, watchAbort, type AbortWaiter } from './abort-
 export { BUILD_INFO, WHOLE_ARGUMENTS } from './build-info.js';
 export { sniffMimeType, toBase64 } from './tool-result.js';
 export { unknownToolText } from './toolset.js';
+export { LoweringMemo } from './providers/lowering-memo.js';
 export { loadToolModule } from './module-tools.js';
 export { MAX_TOOL_NAME_LENGTH, TOOL_NAME_RULES, checkToolName, suggestToolName } from './tool-name.js';
 export { compileValidator, formatProblems, schemaProblems } from './validation.js';

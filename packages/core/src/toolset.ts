@@ -9,6 +9,7 @@ import { Chain, checkMiddleware, invokeThrough, type CallTarget, type Terminal }
 import type { Middleware } from './pipeline/tool-call.js';
 import { editDistance } from './closest-name.js';
 import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool, type Lowered } from './providers/index.js';
+import { deepFreeze, loweringKey } from './providers/lowering-memo.js';
 import type { ToolDefinition } from './tool-definition.js';
 import { errorResult, type ToolResult } from './tool-result.js';
 import { schemaProblems } from './validation.js';
@@ -433,7 +434,7 @@ export class Toolset implements DynamicToolSource {
    * every turn): the arrays are the caller's own, the tools and notes in them frozen and shared.
    */
   lower<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): Lowered<FormatTool<F>> {
-    const key = cacheKey(format, options);
+    const key = loweringKey(format, options);
     const cached = key === undefined ? undefined : this.loweredCache.get(key);
     if (cached !== undefined && this.sameDefinitions(cached.from)) {
       return { tools: [...cached.lowered.tools], notes: [...cached.lowered.notes] } as Lowered<FormatTool<F>>;
@@ -473,28 +474,6 @@ export class Toolset implements DynamicToolSource {
   }
 
   private readonly unknownTool: Terminal = (call) => errorResult(ErrorCode.UnknownTool, unknownToolText(this.names, call.name));
-}
-
-/**
- * The key of a format and its options in the lowering cache; undefined (no caching) for
- * options that are not plain JSON data, which the lowering would read some other way.
- */
-function cacheKey(format: string, options: unknown): string | undefined {
-  if (typeof format !== 'string') return undefined;
-  if (options === undefined) return format;
-  try {
-    const text = JSON.stringify(options);
-    return typeof text === 'string' ? `${format} ${text}` : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Freezes `value` and everything it holds: lowered definitions are shared by every caller of `lower()`. */
-function deepFreeze(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
 }
 
 /** The middleware a source brings for its tool `name`: a held toolset's own (and its sources'), or a dynamic source's. */

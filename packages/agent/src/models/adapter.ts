@@ -1,4 +1,5 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
+import { LoweringMemo } from '@anytool/core/internal';
 import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from '../model.js';
 import { modelFailed } from './failure.js';
 import { mapStream, type ChunkMapper, type MappedStream } from './stream-map.js';
@@ -38,6 +39,8 @@ export abstract class ModelAdapter<Params, Reply, Chunk> implements Model {
   /** The retries the client makes of a failed request, named in the `MODEL_FAILED` text. */
   protected abstract readonly maxRetries: number;
   private readonly keyVariable: string;
+  /** The turn's tools in this adapter's format, kept while a turn offers the same definitions as the one before. */
+  protected readonly lowering = new LoweringMemo();
 
   /** Checks the model id of `options` (from JavaScript they may be anything). */
   protected constructor(options: { model?: unknown } | undefined, identity: AdapterIdentity) {

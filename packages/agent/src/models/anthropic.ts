@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, textResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { describeError, isRecord } from '@anytool/core/internal';
 import { Anthropic, type ClientOptions } from '@anthropic-ai/sdk';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -122,7 +122,7 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
-    let tools = request.tools.length === 0 ? [] : lowerDefinitions('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+    let tools = request.tools.length === 0 ? [] : this.lowering.lower('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
     if (request.programmatic !== undefined) {
       const forced = typeof request.toolChoice === 'object' ? request.toolChoice.name : undefined;
       tools = programmaticTools(tools, request.programmatic, forced);

@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, textResult, toGeminiToolList, type ToolDefinition } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, textResult, toGeminiToolList, type ToolDefinition } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { randomUUID } from 'node:crypto';
 import {
@@ -101,7 +101,7 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
   override toParams(request: ModelRequest): GenerateContentParameters {
     const config: NonNullable<GenerateContentParameters['config']> = { ...this.config };
     if (request.instructions !== undefined) config.systemInstruction = request.instructions;
-    const tools = request.tools.length === 0 ? [] : lowerDefinitions(GEMINI_FORMAT, request.tools).tools;
+    const tools = request.tools.length === 0 ? [] : this.lowering.lower(GEMINI_FORMAT, request.tools).tools;
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       config.tools = toGeminiToolList(tools) as Tool[];

@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, errorResult, lowerDefinitions, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
+import { AnytoolError, ErrorCode, errorResult, textResult, toolResult, type ToolDefinition, type ToolResult } from '@anytool/core';
 import { describeError, sniffMimeType } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
 import type {
@@ -95,7 +95,7 @@ export class OpenAIResponsesModel extends ModelAdapter<CreateParams, Response, R
   override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = { ...this.params, model: this.model, input: toResponsesInput(request.messages) };
     if (request.instructions !== undefined) params.instructions = request.instructions;
-    const tools = request.tools.length === 0 ? [] : lowerDefinitions(RESPONSES_FORMAT, request.tools, { strict: this.strict }).tools;
+    const tools = request.tools.length === 0 ? [] : this.lowering.lower(RESPONSES_FORMAT, request.tools, { strict: this.strict }).tools;
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       params.tools = tools as NonNullable<CreateParams['tools']>;

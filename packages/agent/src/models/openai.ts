@@ -1,4 +1,4 @@
-import { AnytoolError, ErrorCode, lowerDefinitions, type ToolDefinition } from '@anytool/core';
+import { AnytoolError, ErrorCode, type ToolDefinition } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { OpenAI, type ClientOptions } from 'openai';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
@@ -70,7 +70,7 @@ export class OpenAIModel extends ModelAdapter<CreateParams, ChatCompletion, Chat
 
   override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = { ...this.params, model: this.model, messages: toOpenAIMessages(request.instructions, request.messages) };
-    const tools = request.tools.length === 0 ? [] : lowerDefinitions('openai', chatTools(this.name, request.tools), { strict: this.strict }).tools;
+    const tools = request.tools.length === 0 ? [] : this.lowering.lower('openai', chatTools(this.name, request.tools), { strict: this.strict }).tools;
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       params.tools = tools;
