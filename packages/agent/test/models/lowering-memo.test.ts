@@ -25,7 +25,7 @@ function toolsOf(params: unknown): unknown[] {
   return body.tools ?? body.config?.tools?.[0]?.functionDeclarations ?? [];
 }
 
-describe.each(Object.keys(adapters) as (keyof typeof adapters)[])('%s: the turn\'s tools are lowered once while they stay the same', (name) => {
+describe.each(Object.keys(adapters) as (keyof typeof adapters)[])("%s: the turn's tools are lowered once while they stay the same", (name) => {
   it('the next turn with the same definitions carries the same frozen tools; a changed definition is lowered anew', () => {
     const model = adapters[name]();
     const first = toolsOf(model.toParams(request()));

@@ -17,7 +17,7 @@ describe('LoweringMemo', () => {
     expect(second.tools[0]).toBe(first.tools[0]);
     expect(Object.isFrozen(second.tools[0]!.function.parameters)).toBe(true);
     expect(() => {
-      (second.tools[0] as { cache: unknown }).cache = 1;
+      (second.tools[0] as unknown as { cache: unknown }).cache = 1;
     }).toThrow(TypeError);
     // The caller's own array may change.
     second.tools.pop();
