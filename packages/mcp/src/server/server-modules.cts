@@ -5,5 +5,6 @@
 
 /** The module of `createMcpServer` (./tool-server.js), loaded synchronously. */
 export function requireToolServer(): unknown {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, not at import
   return require('./tool-server.js');
 }
