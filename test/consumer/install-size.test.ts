@@ -88,10 +88,10 @@ test(`an MCP client app installs at most ${MCP_CLIENT_APP_CEILING / MB} MB, with
     expect([absent, existsSync(join(clientApp, 'node_modules', absent))]).toEqual([absent, false]);
 });
 
-test("the client app calls the serving app's tools over stdio, and serving there names the npm i in one line", async () => {
+test("the client app calls the serving app's tools over stdio; serving, Redis and BullMQ there name their npm i in one line", async () => {
   writeFileSync(
     join(clientApp, 'client.js'),
-    `import { McpConnection, createMcpServer } from '@anytool/mcp';
+    `import { BullmqTaskQueue, McpConnection, RedisStore, createMcpServer } from '@anytool/mcp';
 import { Toolset } from '@anytool/core';
 const connection = await McpConnection.open('tools', { command: process.execPath, args: process.argv.slice(2) });
 const names = connection.tools.map((t) => t.name).sort();
@@ -102,7 +102,11 @@ try {
 } catch (error) {
   refused = { code: error.code, message: error.message };
 }
-console.log(JSON.stringify({ names, refused }));
+const peers = [];
+for (const make of [() => new RedisStore({ url: 'redis://127.0.0.1:1' }), () => new BullmqTaskQueue({ url: 'redis://127.0.0.1:1' })]) {
+  await make().connect().catch((error) => peers.push({ code: error.code, npmI: / npm i \\S+$/.exec(error.message)?.[0], lines: error.message.split('\\n').length }));
+}
+console.log(JSON.stringify({ names, refused, peers }));
 `,
   );
   const called = await run(process.execPath, ['client.js', mcpBin(), 'serve', join(mcpApp, 'src', 'tools.js')], clientApp);
@@ -111,6 +115,11 @@ console.log(JSON.stringify({ names, refused }));
   expect(JSON.parse(called.stdout.trim().split('\n').at(-1)!)).toEqual({
     names: ['forecast', 'mul'],
     refused: { code: 'MISSING_DEPENDENCY', message: `createMcpServer() needs the @modelcontextprotocol/server package, which is not installed; ${npmI}` },
+    // Redis and BullMQ, optional peers too, are loaded when a store or queue connects, and name their npm i.
+    peers: [
+      { code: 'MISSING_DEPENDENCY', npmI: ' npm i redis', lines: 1 },
+      { code: 'MISSING_DEPENDENCY', npmI: ' npm i bullmq', lines: 1 },
+    ],
   });
 
   const serve = await run(process.execPath, [mcpBin(clientApp), 'serve', 'src/tools.js'], clientApp);
