@@ -14,6 +14,8 @@ const moduleNameMapper = {
   '^(\\.{1,2}/.*)\\.js$': '$1',
   // @anytool/schema's one CommonJS source (`.cts`), imported by its output name (`.cjs`).
   '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',
+  // @anytool/mcp's CommonJS helper that loads the server on first use (server-modules.cts), by its output name too.
+  '^(\\.{1,2}/server-modules)\\.cjs$': '$1.cts',
   // Where @anytool/mcp's validation worker is: its compiled file, which a worker thread can run (build first).
   '^\\./validation-worker-file\\.cjs$': '<rootDir>/packages/mcp/dist/cjs/client/validation-worker-file.cjs',
 };

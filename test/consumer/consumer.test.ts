@@ -146,13 +146,14 @@ const cases: Case[] = [
 beforeAll(async () => {
   base = scratch();
   tarballs = await packed(join(base, 'packs'));
-  // What the docs tell a user to install: core at run time; the build step and the MCP server as dev dependencies.
+  // What the docs tell a user to install: core at run time; the build step and the MCP server (with the SDK's server,
+  // an optional peer of @anytool/mcp) as dev dependencies.
   await Promise.all(
     cases.map(async (c) => {
       const spec = {
         ...c,
         dependencies: [tarballs['@anytool/core']!, ...c.dependencies],
-        devDependencies: [tarballs['@anytool/schema']!, tarballs['@anytool/mcp']!, ...c.devDependencies],
+        devDependencies: [tarballs['@anytool/schema']!, tarballs['@anytool/mcp']!, '@modelcontextprotocol/server@^2.4.0', ...c.devDependencies],
       };
       const dir = await createProject(base!, spec);
       dirs.set(c.name, dir);
@@ -304,13 +305,16 @@ async function serveAndCall(command: string, args: string[], cwd: string): Promi
   }
 }
 
-test('`anytool-mcp serve` serves built tools with only @anytool/core and @anytool/mcp installed', async () => {
+test('`anytool-mcp serve` serves built tools with only @anytool/core, @anytool/mcp and the SDK server installed', async () => {
   const c = cases.find((k) => k.name === 'esm-ts5.9')!;
   const into = join(base!, 'serve-with-mcp-only');
   mkdirSync(into, { recursive: true });
   writeFileSync(join(into, 'package.json'), JSON.stringify({ name: 'serve-with-mcp-only', version: '1.0.0', private: true, type: 'module' }, null, 2) + '\n');
   for (const file of c.output) cpSync(join(dir(c), file), join(into, file), { recursive: true });
-  ok(await npm(['install', tarballs['@anytool/core']!, tarballs['@anytool/mcp']!], into), 'npm install @anytool/core @anytool/mcp');
+  ok(
+    await npm(['install', tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, '@modelcontextprotocol/server@^2.4.0'], into),
+    'npm install @anytool/core @anytool/mcp @modelcontextprotocol/server',
+  );
   expect(existsSync(join(into, 'node_modules', '@anytool', 'schema'))).toBe(false);
   expect(existsSync(join(into, 'node_modules', 'typescript'))).toBe(false);
   expect(existsSync(join(into, 'node_modules', '.bin', 'anytool'))).toBe(false);

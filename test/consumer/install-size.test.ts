@@ -1,7 +1,7 @@
 // What a production install carries: `npm i --omit=dev` of the packed packages into fresh projects outside the
 // repository. The sizes are ceilings (the bytes of every installed file, as the measurement in the issue that set
-// them): an install that grows past one fails here. What only some programs use (Redis, HTTP serving) is an optional
-// peer of @anytool/mcp, so it is not installed, and the first use of it names the `npm i` to run.
+// them): an install that grows past one fails here. What only some programs use (serving MCP, Redis, HTTP serving)
+// is an optional peer of @anytool/mcp, so it is not installed, and the first use of it names the `npm i` to run.
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,14 +12,20 @@ import { createProject, npm, ok, packed, removeScratch, run, scratch, typeScript
 jest.setTimeout(300_000);
 
 const MB = 1_000_000;
-/** Measured 34.6 MB (42 MB on disk; 45.4 MB, 62 MB on disk, while redis and hono were dependencies). */
+/** Measured 34.3 MB (42 MB on disk; 45.4 MB, 62 MB on disk, while redis and hono were dependencies). */
 const STDIO_MCP_APP_CEILING = 37 * MB;
+/**
+ * Measured 27.3 MB: the serving app without @modelcontextprotocol/server (7 MB). The official SDK client alone, with
+ * its own dependencies (zod 6.1 MB), installs 15.4 MB: the floor of any MCP client app on it.
+ */
+const MCP_CLIENT_APP_CEILING = 29 * MB;
 /** Measured 5.6 MB (9 MB on disk). */
 const CORE_APP_CEILING = 6.5 * MB;
 
 let base: string | undefined;
 let tarballs: Record<string, string> = {};
 let mcpApp = '';
+let clientApp = '';
 let coreApp = '';
 const typescriptProjects: Record<string, string> = {};
 
@@ -54,24 +60,77 @@ beforeAll(async () => {
       dependencies: [tarballs['@anytool/core']!],
       devDependencies: [tarballs['@anytool/schema']!, `typescript@~${version}.0`],
     });
-  [mcpApp, coreApp, typescriptProjects['5.9'], typescriptProjects['6.0']] = await Promise.all([
-    app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
+  [mcpApp, clientApp, coreApp, typescriptProjects['5.9'], typescriptProjects['6.0']] = await Promise.all([
+    // Serving takes the SDK's server, as docs/mcp-server.md installs it.
+    app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, '@modelcontextprotocol/server@^2.4.0']),
+    app('mcp-client-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
     app('core-app', [tarballs['@anytool/core']!]),
     typescriptProject('5.9'),
     typescriptProject('6.0'),
   ]);
-  cpSync(join(__dirname, 'fixtures', 'plain', 'src'), join(mcpApp, 'src'), { recursive: true });
+  for (const dir of [mcpApp, clientApp]) cpSync(join(__dirname, 'fixtures', 'plain', 'src'), join(dir, 'src'), { recursive: true });
 }, 600_000);
 
 afterAll(() => removeScratch(base));
 
-const mcpBin = (): string => join(mcpApp, 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
+const mcpBin = (dir = mcpApp): string => join(dir, 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
 
 test(`a stdio-only MCP app installs at most ${STDIO_MCP_APP_CEILING / MB} MB, without Redis or an HTTP framework`, () => {
   const bytes = bytesUnder(join(mcpApp, 'node_modules'));
   expect(bytes).toBeLessThanOrEqual(STDIO_MCP_APP_CEILING);
   for (const absent of ['redis', '@redis/client', 'hono', '@hono/node-server', '@modelcontextprotocol/node', 'typescript'])
     expect([absent, existsSync(join(mcpApp, 'node_modules', absent))]).toEqual([absent, false]);
+});
+
+test(`an MCP client app installs at most ${MCP_CLIENT_APP_CEILING / MB} MB, without the SDK's server, Redis or an HTTP framework`, () => {
+  expect(bytesUnder(join(clientApp, 'node_modules'))).toBeLessThanOrEqual(MCP_CLIENT_APP_CEILING);
+  for (const absent of ['@modelcontextprotocol/server', 'redis', 'hono', '@modelcontextprotocol/node', 'typescript'])
+    expect([absent, existsSync(join(clientApp, 'node_modules', absent))]).toEqual([absent, false]);
+});
+
+test("the client app calls the serving app's tools over stdio; serving, Redis and BullMQ there name their npm i in one line", async () => {
+  writeFileSync(
+    join(clientApp, 'client.js'),
+    `import { BullmqTaskQueue, McpConnection, RedisStore, createMcpServer } from '@anytool/mcp';
+import { Toolset } from '@anytool/core';
+const connection = await McpConnection.open('tools', { command: process.execPath, args: process.argv.slice(2) });
+const names = connection.tools.map((t) => t.name).sort();
+await connection.close();
+let refused;
+try {
+  createMcpServer(new Toolset());
+} catch (error) {
+  refused = { code: error.code, message: error.message };
+}
+const peers = [];
+for (const make of [() => new RedisStore({ url: 'redis://127.0.0.1:1' }), () => new BullmqTaskQueue({ url: 'redis://127.0.0.1:1' })]) {
+  await make().connect().catch((error) => peers.push({ code: error.code, npmI: / npm i \\S+$/.exec(error.message)?.[0], lines: error.message.split('\\n').length }));
+}
+console.log(JSON.stringify({ names, refused, peers }));
+`,
+  );
+  const called = await run(process.execPath, ['client.js', mcpBin(), 'serve', join(mcpApp, 'src', 'tools.js')], clientApp);
+  expect([called.code, called.stderr]).toEqual([0, '']);
+  const npmI = 'install it next to @anytool/mcp to serve MCP: npm i @modelcontextprotocol/server';
+  expect(JSON.parse(called.stdout.trim().split('\n').at(-1)!)).toEqual({
+    names: ['forecast', 'mul'],
+    refused: { code: 'MISSING_DEPENDENCY', message: `createMcpServer() needs the @modelcontextprotocol/server package, which is not installed; ${npmI}` },
+    // Redis and BullMQ, optional peers too, are loaded when a store or queue connects, and name their npm i.
+    peers: [
+      { code: 'MISSING_DEPENDENCY', npmI: ' npm i redis', lines: 1 },
+      { code: 'MISSING_DEPENDENCY', npmI: ' npm i bullmq', lines: 1 },
+    ],
+  });
+
+  const serve = await run(process.execPath, [mcpBin(clientApp), 'serve', 'src/tools.js'], clientApp);
+  expect(serve.code).toBe(2);
+  // What the served module writes goes to stderr over stdio: the fixture's 'tools module loaded', then the error.
+  expect(
+    serve.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => line !== 'tools module loaded'),
+  ).toEqual([expect.stringMatching(new RegExp(`needs the @modelcontextprotocol/server package, which is not installed; ${npmI}$`))]);
 });
 
 test(`a core-only app installs at most ${CORE_APP_CEILING / MB} MB`, () => {

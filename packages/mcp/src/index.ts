@@ -2,10 +2,10 @@
 // What the anytool command of @anytool/schema shares with this package goes through `@anytool/mcp/internal`.
 
 // Server: any tools served as an MCP server.
-export { serveMcp } from './server/serve-mcp.js';
+export { serveMcp } from './server/lazy-server.js';
 export type { McpServerHandle, ServeMcpOptions, StdioServeOptions } from './server/serve-mcp.js';
 export type { HttpServeOptions } from './server/http.js';
-export { createMcpServer } from './server/tool-server.js';
+export { createMcpServer } from './server/lazy-server.js';
 export type { McpServerOptions } from './server/tool-server.js';
 export { MCP_SESSION_KEY, mcpSession } from './shared/mcp-session.js';
 export type { McpAskOptions, McpSession } from './shared/mcp-session.js';
@@ -15,12 +15,12 @@ export { MemoryStore } from './store/memory-store.js';
 export type { McpStore } from './store/store.js';
 export { RedisStore } from './store/redis-store.js';
 export type { RedisStoreOptions } from './store/redis-store.js';
-export { MCP_AUTH_KEY, mcpAuth } from './server/auth.js';
+export { MCP_AUTH_KEY, mcpAuth } from './server/mcp-auth.js';
 export type { JwtAuthOptions, McpAuth, McpAuthOptions, StaticToken } from './server/auth.js';
 export type { TaskRecord, TaskStatus } from './server/tasks/record.js';
 export { BullmqTaskQueue } from './server/tasks/bullmq-queue.js';
 export type { BullmqTaskQueueOptions } from './server/tasks/bullmq-queue.js';
-export { runTaskWorker } from './server/task-worker.js';
+export { runTaskWorker } from './server/lazy-server.js';
 export type { TaskWorkerHandle, TaskWorkerOptions } from './server/task-worker.js';
 export { StoreEventStore } from './server/store-event-store.js';
 export type { StoreEventStoreOptions } from './server/store-event-store.js';

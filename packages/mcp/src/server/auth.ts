@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AnytoolError, ErrorCode, type ExecutionContext, type Toolset } from '@anytool/core';
-import { toError, unrestrictedContext } from '@anytool/core/internal';
+import { AnytoolError, ErrorCode, type Toolset } from '@anytool/core';
+import { toError } from '@anytool/core/internal';
 import {
   OAuthError,
   OAuthErrorCode,
@@ -11,7 +11,10 @@ import {
   type AuthInfo,
 } from '@modelcontextprotocol/server';
 import type { JwtVerifier } from './jwt.js';
+import type { McpAuth } from './mcp-auth.js';
 import { isLoopback } from './host-check.js';
+
+export { MCP_AUTH_KEY, mcpAuth, type McpAuth } from './mcp-auth.js';
 
 /** A bearer token of a static list: the secret, who holds it and what it may do. */
 export interface StaticToken {
@@ -60,35 +63,6 @@ export interface McpAuthOptions {
   requiredScopes?: string[];
   /** A name for the resource in its metadata (`resource_name`). */
   resourceName?: string;
-}
-
-/** The authenticated caller of a tool served over MCP with `auth`. */
-export interface McpAuth {
-  /** Who the token speaks for: a static token's subject, a JWT's `sub`. */
-  readonly subject: string;
-  /** The client the token was issued to (`client_id` of a JWT), when known. */
-  readonly clientId: string | undefined;
-  /** The issuer of a JWT; undefined for a static token. */
-  readonly issuer: string | undefined;
-  readonly scopes: readonly string[];
-  /** The JWT's claims (empty for a static token). */
-  readonly claims: Readonly<Record<string, unknown>>;
-}
-
-/** The key under which a served call's caller sits in `context.state`. Read it with `mcpAuth(context)`. */
-export const MCP_AUTH_KEY = 'anytool.mcp.auth';
-
-/**
- * The authenticated caller of the tool call being served, for a tool that asked
- * for its context: `undefined` when the endpoint has no authentication (stdio,
- * an HTTP server without `auth`) or the tool runs outside an MCP server.
- *
- * @example
- * const whoami = tool((context: ExecutionContext) => mcpAuth(context)?.subject ?? 'anonymous', { description: 'Who is calling', context: true });
- */
-export function mcpAuth(context: ExecutionContext): McpAuth | undefined {
-  // The caller is the server's to tell: a tool needs no state key for it.
-  return unrestrictedContext(context).state.get(MCP_AUTH_KEY) as McpAuth | undefined;
 }
 
 /** The caller described by verified auth info (ours carries subject, issuer and claims in `extra`). */

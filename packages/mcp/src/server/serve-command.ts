@@ -4,10 +4,10 @@ import { AnytoolError, ErrorCode, toolsetFromModule, tracing, type Toolset } fro
 import { closestName, describeError, loadToolModule } from '@anytool/core/internal';
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
-import { serveMcp, type McpServerHandle, type ServeMcpOptions } from './serve-mcp.js';
+import type { McpServerHandle, ServeMcpOptions } from './serve-mcp.js';
+import { runTaskWorker, serveMcp } from './lazy-server.js';
 import { RedisStore } from '../store/redis-store.js';
 import { BullmqTaskQueue } from './tasks/bullmq-queue.js';
-import { runTaskWorker } from './task-worker.js';
 
 /** The help of `serve`; `command` is how the user ran it (`anytool serve`, `anytool-mcp serve`). */
 export const serveUsage = (command = 'anytool serve'): string => `Usage: ${command} <module.js> [options]

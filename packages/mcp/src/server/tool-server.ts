@@ -590,22 +590,7 @@ function quietContext(ctx: ServerContext): ServerContext {
   return { ...ctx, mcpReq: { ...ctx.mcpReq, _meta: meta, notify: () => Promise.resolve() } } as ServerContext;
 }
 
-/**
- * One MCP connection's low-level SDK `Server`, answering `tools/list` (paged)
- * and `tools/call` from a toolset, in either protocol era. Each call runs with
- * a fresh `ExecutionContext` whose signal aborts when the client cancels;
- * progress the tool records goes out as `notifications/progress` when the
- * request carried a progress token; error events and `mcpSession(context).log()`
- * go out as MCP log messages. Tool failures of every kind are `isError`
- * results, never protocol errors.
- *
- * Most users call `serveMcp`; use this to connect a transport of your own, or
- * as the factory of the SDK's serving entries (`createMcpHandler`, `serveStdio`).
- *
- * @example
- * const server = createMcpServer(new Toolset(new WeatherTools()), { name: 'weather' });
- * await server.connect(new StdioServerTransport());
- */
+/** `createMcpServer` of the package (lazy-server.ts, which loads this module on first use), and of the serving entries here. */
 export function createMcpServer(tools: Toolset | ToolSource | ServedTools, options: McpServerOptions = {}, serving?: Serving): Server {
   return new McpToolServer(tools, options, serving).server;
 }

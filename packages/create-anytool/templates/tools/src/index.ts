@@ -1,6 +1,6 @@
 // A library of tools: import them into any agent (`new Agent({ tools: textTools })`), serve them over MCP
-// (`npx anytool-mcp serve dist/index.js` with @anytool/mcp installed), or give their definitions to any provider
-// (`textTools.definitions('openai')`).
+// (`npx anytool-mcp serve dist/index.js` with @anytool/mcp and @modelcontextprotocol/server installed), or give
+// their definitions to any provider (`textTools.definitions('openai')`).
 import { Tool, Toolset, tool } from '@anytool/core';
 
 export class TextTools {
