@@ -7,6 +7,7 @@
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { early, limiter } from '../../packages/core/test/helpers/concurrency';
 import { scaled } from '../../packages/core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(120_000));
@@ -26,12 +27,20 @@ interface Run {
   stderr: string;
 }
 
+// The builds and runs of every test start in beforeAll, a few processes at a time (most of a bundler's start is
+// waiting on the disk and on its own worker threads); each test awaits its own and checks them. The time limit of a
+// process counts from its start, not from its wait for a turn.
+const queue = limiter();
+
 function run(command: string, args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd, timeout: 100_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
-    });
-  });
+  return queue(
+    () =>
+      new Promise((resolve) => {
+        execFile(command, args, { cwd, timeout: 100_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+          resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stdout, stderr });
+        });
+      }),
+  );
 }
 
 let scratch: string;
@@ -42,9 +51,14 @@ beforeAll(() => {
   scratch = mkdtempSync(join(root, '.tmp', 'bundlers-'));
 });
 
-afterAll(() => {
+afterAll(async () => {
+  // The processes a failed test did not wait for end before their folders go.
+  if (started !== undefined) {
+    const all = [...started.plugin.values(), ...started.without.values(), started.exclude, started.unsupported, started.cache];
+    await Promise.all(all.map((work) => work.catch(() => undefined)));
+  }
   if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-});
+}, scaled(600_000));
 
 /** A fresh copy of the app: each build starts with no disk cache. */
 function app(name: string): string {
@@ -79,14 +93,70 @@ interface Printed {
 
 let reference: Printed;
 
+/** What the tests check, each started in beforeAll (in the order of the tests) and awaited by its test. */
+interface Started {
+  plugin: Map<Bundler, Promise<unknown>>;
+  without: Map<Bundler, Promise<{ built: Run; ran: Run }>>;
+  exclude: Promise<{ built: Run; ran: Run }>;
+  unsupported: Promise<Run>;
+  cache: Promise<{ first: Printed; cached: number | false; second: Printed }>;
+}
+let started: Started;
+
+/** The app bundled without the plugin, and its bundle run. */
+async function bundleWithout(bundler: Bundler): Promise<{ built: Run; ran: Run }> {
+  const dir = app(`${bundler}-without`);
+  const built = await bundle(bundler, dir, ['--without']);
+  const ran = await run(process.execPath, [bundleFile(bundler, dir)], dir);
+  return { built, ran };
+}
+
+async function bundleExcluding(): Promise<{ built: Run; ran: Run }> {
+  const dir = app('exclude');
+  const built = await bundle('esbuild', dir, ['--options', JSON.stringify({ exclude: 'src/tools.ts' })]);
+  const ran = await run(process.execPath, [bundleFile('esbuild', dir)], dir);
+  return { built, ran };
+}
+
+async function bundleUnsupported(): Promise<Run> {
+  const dir = app('unsupported');
+  const tools = join(dir, 'src', 'tools.ts');
+  writeFileSync(
+    tools,
+    readFileSync(tools, 'utf8').replace('function convert(value: number, to: Unit)', 'function convert(value: number, to: Unit, seen: Set<string>)'),
+  );
+  return bundle('esbuild', dir);
+}
+
+/** Bundled twice with esbuild's disk cache, a type in another file changed in between. */
+async function bundleTwiceCached(): Promise<{ first: Printed; cached: number | false; second: Printed }> {
+  const dir = app('cache');
+  const first = (await bundleAndRun('esbuild', dir)) as Printed;
+  const cache = join(dir, 'node_modules', '.cache', 'anytool');
+  const cached = existsSync(cache) && readdirSync(cache).length;
+
+  const types = join(dir, 'src', 'types.ts');
+  writeFileSync(types, readFileSync(types, 'utf8').replace('The city name, e.g. "Oslo".', 'The city, as its people write it.'));
+  const second = (await bundleAndRun('esbuild', dir)) as Printed;
+  return { first, cached, second };
+}
+
 beforeAll(async () => {
   const dir = app('reference');
-  const built = await run(process.execPath, [anytool, 'build', '-p', join(dir, 'tsconfig.json')], dir);
+  const referenceBuilt = run(process.execPath, [anytool, 'build', '-p', join(dir, 'tsconfig.json')], dir);
+  started = {
+    plugin: new Map(bundlers.map((bundler) => [bundler, early(bundleAndRun(bundler, app(`${bundler}-plugin`)))])),
+    without: new Map(bundlers.filter((bundler) => bundler !== 'vite').map((bundler) => [bundler, early(bundleWithout(bundler))])),
+    exclude: early(bundleExcluding()),
+    unsupported: early(bundleUnsupported()),
+    cache: early(bundleTwiceCached()),
+  };
+  const built = await referenceBuilt;
   expect({ code: built.code, output: built.stdout + built.stderr }).toEqual({ code: 0, output: '' });
   const ran = await run(process.execPath, [join(dir, 'out', 'main.js')], dir);
   expect(ran.code).toBe(0);
   reference = JSON.parse(ran.stdout) as Printed;
-});
+}, scaled(600_000));
 
 describe('the reference: the app built by anytool build', () => {
   it('has its three tools with schemas from their types and JSDoc, and their calls ran', () => {
@@ -105,16 +175,14 @@ describe('the reference: the app built by anytool build', () => {
 
 describe.each(bundlers)('%s', (bundler) => {
   it('through the plugin: the bundle prints the definitions and results of anytool build', async () => {
-    expect(await bundleAndRun(bundler, app(`${bundler}-plugin`))).toEqual(reference);
+    expect(await started.plugin.get(bundler)!).toEqual(reference);
   });
 
   if (bundler === 'vite') return;
   // Vite 8 (Oxc) leaves standard decorators as written: without the plugin its bundle does not even parse in Node.
   it('without the plugin: the bundle fails at run time with MISSING_SCHEMA', async () => {
-    const dir = app(`${bundler}-without`);
-    const built = await bundle(bundler, dir, ['--without']);
+    const { built, ran } = await started.without.get(bundler)!;
     expect(built.code).toBe(0);
-    const ran = await run(process.execPath, [bundleFile(bundler, dir)], dir);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(/has no parameter schema: the anytool build step did not run on its code/);
     expect(ran.stderr).toContain("code: 'MISSING_SCHEMA'");
@@ -123,21 +191,13 @@ describe.each(bundlers)('%s', (bundler) => {
 
 describe('plugin options and errors (esbuild)', () => {
   it('exclude leaves the matching files to the bundler: their tools have no schema', async () => {
-    const dir = app('exclude');
-    const built = await bundle('esbuild', dir, ['--options', JSON.stringify({ exclude: 'src/tools.ts' })]);
+    const { built, ran } = await started.exclude;
     expect(built.code).toBe(0);
-    const ran = await run(process.execPath, [bundleFile('esbuild', dir)], dir);
     expect(ran.stderr).toContain("code: 'MISSING_SCHEMA'");
   });
 
   it('a parameter type with no JSON form fails the build, naming the file, line, tool and fix', async () => {
-    const dir = app('unsupported');
-    const tools = join(dir, 'src', 'tools.ts');
-    writeFileSync(
-      tools,
-      readFileSync(tools, 'utf8').replace('function convert(value: number, to: Unit)', 'function convert(value: number, to: Unit, seen: Set<string>)'),
-    );
-    const built = await bundle('esbuild', dir);
+    const built = await started.unsupported;
     expect(built.code).toBe(1);
     expect(built.stderr).toMatch(
       /tools\.ts\(\d+,\d+\): error ANYTOOL91001: tool\(convert\): parameter seen has type Set<string>: a Set has no JSON form; use an array/,
@@ -145,15 +205,9 @@ describe('plugin options and errors (esbuild)', () => {
   });
 
   it('with the disk cache, a change to a type in another file changes the schema on the next build', async () => {
-    const dir = app('cache');
-    const first = (await bundleAndRun('esbuild', dir)) as Printed;
+    const { first, cached, second } = await started.cache;
     expect(first).toEqual(reference);
-    const cache = join(dir, 'node_modules', '.cache', 'anytool');
-    expect(existsSync(cache) && readdirSync(cache).length).toBeGreaterThan(0);
-
-    const types = join(dir, 'src', 'types.ts');
-    writeFileSync(types, readFileSync(types, 'utf8').replace('The city name, e.g. "Oslo".', 'The city, as its people write it.'));
-    const second = (await bundleAndRun('esbuild', dir)) as Printed;
+    expect(cached).toBeGreaterThan(0);
     const city = (printed: Printed): unknown =>
       (printed.openai[0]!.function.parameters.properties['place'] as { properties: Record<string, unknown> }).properties['city'];
     expect(city(first)).toEqual({ type: 'string', description: 'The city name, e.g. "Oslo".' });

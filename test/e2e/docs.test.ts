@@ -25,7 +25,7 @@
 // (compared as data when that block is JSON). A block that cannot run on its own
 // (a fragment with placeholders, one that needs a network service) says why in an
 // HTML comment right before it: `<!-- not run: the reason -->`.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -488,7 +488,7 @@ describe('TypeScript blocks in docs/, run', () => {
   const runs = new Map<Block, Promise<Run>>();
 
   // Compiled by the build step into a scratch project inside the repository, so `@anytool/*` resolve to the built packages.
-  beforeAll(() => {
+  beforeAll(async () => {
     for (const name of ['core', 'schema', 'mcp', 'agent']) {
       if (!existsSync(join(root, 'packages', name, 'dist', 'esm', 'index.js')))
         spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), name], { cwd: root, stdio: 'pipe' });
@@ -497,6 +497,8 @@ describe('TypeScript blocks in docs/, run', () => {
     project = mkdtempSync(join(root, '.tmp', 'docs-run-'));
     writeFileSync(join(project, 'package.json'), '{ "type": "module" }\n');
     const modes = [false, true] as const;
+    // The standard and the legacy blocks are two projects, built side by side (each an `anytool build` process).
+    const builds: Array<Promise<void>> = [];
     for (const legacy of modes) {
       const dir = join(project, legacy ? 'legacy' : 'standard');
       const mine = toRun.filter((b) => b.how !== undefined && !b.how.startsWith('stubbed') && b.how.includes('legacy') === legacy);
@@ -520,21 +522,38 @@ describe('TypeScript blocks in docs/, run', () => {
         join(dir, 'tsconfig.json'),
         JSON.stringify({ extends: relative(dir, join(root, 'tsconfig.base.json')), compilerOptions, include: ['*.ts'] }),
       );
-      const build = spawnSync(process.execPath, [anytool, 'build', '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8' });
-      const output = `${build.stdout}${build.stderr}`;
-      for (const block of mine) {
-        const file = join(dir, 'dist', `${fileName(block)}.js`);
-        const own = output.split('\n').filter((line) => line.includes(fileName(block)));
-        compiled.set(
-          block,
-          build.status === 0 && existsSync(file)
-            ? { file }
-            : { error: `anytool build failed (exit ${build.status}):\n${own.length > 0 ? own.join('\n') : output}` },
-        );
-      }
+      builds.push(
+        new Promise<{ status: number | null; output: string }>((resolve) => {
+          execFile(
+            process.execPath,
+            [anytool, 'build', '-p', join(dir, 'tsconfig.json')],
+            { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
+            (error, stdout, stderr) => {
+              const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+              resolve({ status, output: `${stdout}${stderr}` });
+            },
+          );
+        }).then((build) => {
+          for (const block of mine) {
+            const file = join(dir, 'dist', `${fileName(block)}.js`);
+            const own = build.output.split('\n').filter((line) => line.includes(fileName(block)));
+            compiled.set(
+              block,
+              build.status === 0 && existsSync(file)
+                ? { file }
+                : { error: `anytool build failed (exit ${build.status}):\n${own.length > 0 ? own.join('\n') : build.output}` },
+            );
+          }
+        }),
+      );
     }
+    await Promise.all(builds);
     const queue = limiter();
-    for (const [block, built] of compiled) if ('file' in built) runs.set(block, early(queue(() => runNode(built.file, 60_000))));
+    // Started in the order of the tests that await them (the two builds end in either order).
+    for (const block of toRun) {
+      const built = compiled.get(block);
+      if (built !== undefined && 'file' in built) runs.set(block, early(queue(() => runNode(built.file, 60_000))));
+    }
   }, scaled(300_000));
 
   afterAll(async () => {
