@@ -23,7 +23,7 @@ beforeAll(async () => {
     name: 'otel-absent-app',
     type: 'module',
     fixtures: ['otel-absent'],
-    dependencies: [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, tarballs['@anytool/agent']!],
+    dependencies: [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, tarballs['@anytool/agent']!, '@modelcontextprotocol/server@^2.4.0'],
     devDependencies: [],
   });
 }, 600_000);
