@@ -16,6 +16,8 @@ const moduleNameMapper = {
   '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',
   // @anytool/mcp's CommonJS helper that loads the server on first use (server-modules.cts), by its output name too.
   '^(\\.{1,2}/server-modules)\\.cjs$': '$1.cts',
+  // @anytool/core's CommonJS helper that loads ajv and the OpenTelemetry API on first use (on-first-use.cts), likewise.
+  '^(\\.{1,2}/on-first-use)\\.cjs$': '$1.cts',
   // Where @anytool/mcp's validation worker is: its compiled file, which a worker thread can run (build first).
   '^\\./validation-worker-file\\.cjs$': '<rootDir>/packages/mcp/dist/cjs/client/validation-worker-file.cjs',
 };

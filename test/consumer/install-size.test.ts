@@ -75,10 +75,10 @@ afterAll(() => removeScratch(base));
 
 const mcpBin = (dir = mcpApp): string => join(dir, 'node_modules', '.bin', process.platform === 'win32' ? 'anytool-mcp.cmd' : 'anytool-mcp');
 
-test(`a stdio-only MCP app installs at most ${STDIO_MCP_APP_CEILING / MB} MB, without Redis or an HTTP framework`, () => {
+test(`a stdio-only MCP app installs at most ${STDIO_MCP_APP_CEILING / MB} MB, without Redis, an HTTP framework or the OpenTelemetry API`, () => {
   const bytes = bytesUnder(join(mcpApp, 'node_modules'));
   expect(bytes).toBeLessThanOrEqual(STDIO_MCP_APP_CEILING);
-  for (const absent of ['redis', '@redis/client', 'hono', '@hono/node-server', '@modelcontextprotocol/node', 'typescript'])
+  for (const absent of ['redis', '@redis/client', 'hono', '@hono/node-server', '@modelcontextprotocol/node', 'typescript', '@opentelemetry/api'])
     expect([absent, existsSync(join(mcpApp, 'node_modules', absent))]).toEqual([absent, false]);
 });
 

@@ -29,7 +29,7 @@ import {
   type TracingOptions,
 } from '@anytool/core';
 import { randomUUID } from 'node:crypto';
-import { allowPausing, canonicalJson, describeError, giveAnswers, now, takeInterruptions } from '@anytool/core/internal';
+import { allowPausing, canonicalJson, describeError, giveAnswers, needOpenTelemetry, now, providersGiven, takeInterruptions } from '@anytool/core/internal';
 import { untilAborted } from './abort.js';
 import { callOrder } from './call-order.js';
 import { AgentCodeMode, type CodeModeOptions } from './code-mode.js';
@@ -402,6 +402,7 @@ export class Agent<Output = unknown> {
     this.settings = options.settings;
     this.name = options.name;
     this.tracing = options.tracing === true ? {} : options.tracing === false ? undefined : options.tracing;
+    if (this.tracing !== undefined && providersGiven(this.tracing)) needOpenTelemetry('Agent: `tracing` with a tracer or meter provider');
     const approve = options.approve;
     if (approve !== undefined && approve !== 'pause' && typeof approve !== 'function') {
       throw new AnytoolError(
@@ -633,7 +634,7 @@ export class Agent<Output = unknown> {
         ...(trace === undefined ? {} : { trace }),
       });
     allowPausing(context);
-    const telemetry = this.tracing === undefined ? undefined : new RunTelemetry(this.tracing, this.model, this.name, context.trace);
+    const telemetry = this.tracing === undefined ? undefined : RunTelemetry.start(this.tracing, this.model, this.name, context.trace);
     let runContext = signal === undefined || signal === context.signal ? context : context.withSignal(signal);
     if (telemetry !== undefined) runContext = runContext.withTrace(telemetry.trace);
 

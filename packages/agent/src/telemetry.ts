@@ -1,6 +1,6 @@
-import { SpanKind, SpanStatusCode, context as otelContext, metrics, trace, type Attributes, type Context as TraceContext, type Span } from '@opentelemetry/api';
+import type { Attributes, Context as TraceContext, Span } from '@opentelemetry/api';
 import { resultText, type TracingOptions } from '@anytool/core';
-import { now } from '@anytool/core/internal';
+import { now, openTelemetry, type OpenTelemetry } from '@anytool/core/internal';
 import type { BuiltinToolCall, Model, ModelRequest, ModelResponse, Usage } from './model.js';
 
 const SCOPE = 'anytool';
@@ -13,12 +13,23 @@ export class RunTelemetry {
   /** The run's trace context: the `invoke_agent` span, which its model and tool spans continue. */
   readonly trace: TraceContext;
 
-  constructor(
+  /**
+   * Starts a run's `invoke_agent` span; undefined without the OpenTelemetry API installed (an
+   * optional peer dependency): there is nothing to trace then, and the run keeps `parent`.
+   */
+  static start(options: TracingOptions, model: Model, agentName: string | undefined, parent: TraceContext | undefined): RunTelemetry | undefined {
+    const otel = openTelemetry();
+    return otel === undefined ? undefined : new RunTelemetry(otel, options, model, agentName, parent);
+  }
+
+  private constructor(
+    private readonly otel: OpenTelemetry,
     private readonly options: TracingOptions,
     private readonly model: Model,
     agentName: string | undefined,
     parent: TraceContext | undefined,
   ) {
+    const { SpanKind, context: otelContext, trace } = otel;
     const provider = options.tracerProvider ?? trace.getTracerProvider();
     const attributes: Attributes = { 'gen_ai.operation.name': 'invoke_agent', ...modelAttributes(model) };
     if (agentName !== undefined) attributes['gen_ai.agent.name'] = agentName;
@@ -31,6 +42,7 @@ export class RunTelemetry {
 
   /** Starts the `chat {model}` span of one model turn; the returned function ends it with the response or the failure. */
   chat(request: ModelRequest): (response: ModelResponse | undefined, errorType?: string) => void {
+    const { SpanKind, SpanStatusCode, metrics, trace } = this.otel;
     const model = this.model;
     const started = now();
     const attributes: Attributes = { 'gen_ai.operation.name': 'chat', ...modelAttributes(model) };
@@ -73,6 +85,7 @@ export class RunTelemetry {
    * result arrived, and no duration is recorded in the metrics.
    */
   private builtinSpan(call: BuiltinToolCall, chat: Span): void {
+    const { SpanKind, SpanStatusCode, trace } = this.otel;
     const provider = this.options.tracerProvider ?? trace.getTracerProvider();
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
@@ -95,6 +108,7 @@ export class RunTelemetry {
 
   /** Ends the `invoke_agent` span with the run's totals and, when it did not end with an answer, an error type. */
   end(usage: Usage, stopReason: string, steps: number, errorType?: string): void {
+    const { SpanStatusCode } = this.otel;
     this.span.setAttributes({ ...usageAttributes(usage), 'anytool.agent.stop_reason': stopReason, 'anytool.agent.steps': steps });
     if (errorType !== undefined) {
       this.span.setAttribute('error.type', errorType);

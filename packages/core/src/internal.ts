@@ -30,3 +30,5 @@ export { closestName } from './closest-name.js';
 export { compileNullStripper } from './validation.js';
 export { isStandardSchema, issuesToProblems, standardToJsonSchema } from './standard-schema.js';
 export { exampleProblems } from './tool-examples.js';
+export { needOpenTelemetry, nothingRegistered, openTelemetry, providersGiven } from './tracing/otel.js';
+export type { OpenTelemetry } from './tracing/otel.js';

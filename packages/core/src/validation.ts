@@ -1,15 +1,13 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
+import { requireAjv, type AjvClasses } from './on-first-use.cjs';
 import { collectDefs, localRefName, resolveRef } from './schema-refs.js';
 import type { JsonSchema } from './tool-definition.js';
 
-// ajv-formats ships CommonJS with `exports.default`; under NodeNext the default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
-
 type AnyAjv = Ajv;
+
+/** ajv, loaded by the first schema compiled or checked: a program that never registers a tool never loads it. */
+let ajvClasses: AjvClasses | undefined;
 
 const OPTIONS = {
   allErrors: true,
@@ -48,6 +46,7 @@ const ENGINE_SOURCE = 'patternEngine';
 
 /** A new ajv instance with the formats, and the engine's patterns and formats when one is given. */
 function makeAjv(Class: typeof Ajv, engine: PatternEngine | undefined): AnyAjv {
+  const { addFormats } = (ajvClasses ??= requireAjv());
   if (engine === undefined) return addFormats(new Class(OPTIONS));
   // ajv keys the compiled patterns of a validator by their text form, so each gets its own.
   const regExp = Object.assign(
@@ -74,9 +73,10 @@ function ajvFor(schema: JsonSchema, owner: string, engine?: PatternEngine): AnyA
     engineDialects.set(engine, dialects);
   }
   const dialect = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
-  if (dialect.includes('2020-12')) return (dialects.draft2020 ??= makeAjv(Ajv2020 as unknown as typeof Ajv, engine));
-  if (dialect.includes('2019-09')) return (dialects.draft2019 ??= makeAjv(Ajv2019 as unknown as typeof Ajv, engine));
-  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (dialects.draft07 ??= makeAjv(Ajv, engine));
+  const classes = (ajvClasses ??= requireAjv());
+  if (dialect.includes('2020-12')) return (dialects.draft2020 ??= makeAjv(classes.Ajv2020 as unknown as typeof Ajv, engine));
+  if (dialect.includes('2019-09')) return (dialects.draft2019 ??= makeAjv(classes.Ajv2019 as unknown as typeof Ajv, engine));
+  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (dialects.draft07 ??= makeAjv(classes.Ajv, engine));
   throw new AnytoolError(
     ErrorCode.InvalidSchema,
     `${owner}: its schema declares $schema ${JSON.stringify(dialect)}, which anytool cannot validate; use draft-07, 2019-09 or 2020-12, or remove $schema`,

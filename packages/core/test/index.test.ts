@@ -225,9 +225,14 @@ describe('the public surface of @anytool/core', () => {
       'isStandardSchema',
       'issuesToProblems',
       'standardToJsonSchema',
+      // Whether the OpenTelemetry API (an optional peer) is here, for mcp's and agent's spans.
+      'needOpenTelemetry',
+      'nothingRegistered',
+      'openTelemetry',
+      'providersGiven',
     ];
     expect(Object.keys(internal).sort()).toEqual(names.sort());
-    expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem'] });
+    expect(exportedNames(entry('internal'))).toEqual({ values: names.sort(), types: ['ArgsValidator', 'ArgumentProblem', 'OpenTelemetry'] });
     for (const name of Object.keys(internal)) expect([name, name in core]).toEqual([name, false]);
     expect(readFileSync(entry('internal'), 'utf8')).toMatch(/Not public API[\s\S]*any release/);
   });

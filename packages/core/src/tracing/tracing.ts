@@ -1,9 +1,8 @@
-import { SpanKind, SpanStatusCode, context as otelContext, trace } from '@opentelemetry/api';
 import { now } from '../clock.js';
 import { describeError } from '../errors.js';
 import { ACTIVE, type GatedMiddleware, type ToolCall } from '../pipeline/tool-call.js';
 import { resultText, type ToolResult } from '../tool-result.js';
-import { histogramSource, nothingRegistered, tracerSource, type TelemetryProviders } from './otel.js';
+import { histogramSource, needOpenTelemetry, nothingRegistered, openTelemetry, providersGiven, tracerSource, type TelemetryProviders } from './otel.js';
 
 export interface TracingOptions extends TelemetryProviders {
   /**
@@ -28,12 +27,17 @@ const MAX_CONTENT_CHARS = 16_384;
  * it costs a lookup a call. The tool receives a context whose `trace` is its
  * call's span, so what it calls in turn (another toolset, an MCP server) nests.
  *
+ * The OpenTelemetry API (`@opentelemetry/api`) is an optional peer dependency:
+ * without it installed nothing is traced, and giving `tracerProvider` or
+ * `meterProvider` throws `MISSING_DEPENDENCY` naming the `npm i` to run.
+ *
  * @example
  * const toolset = new Toolset(tools).use(tracing());
  */
 export function tracing(options: TracingOptions = {}): GatedMiddleware {
   const capture = options.captureContent === true;
-  const given = options.tracerProvider !== undefined || options.meterProvider !== undefined;
+  const given = providersGiven(options);
+  if (given) needOpenTelemetry('tracing() with a tracerProvider or meterProvider');
   const tracer = tracerSource(options.tracerProvider);
   const duration = histogramSource(options.meterProvider, (meter) =>
     meter.createHistogram('gen_ai.execute_tool.duration', { unit: 's', description: 'Duration of tool calls, from the call to its result.' }),
@@ -47,11 +51,13 @@ export function tracing(options: TracingOptions = {}): GatedMiddleware {
     before(call: ToolCall): void {
       const active = tracer();
       if (active === undefined) return;
-      const parent = call.context.trace ?? otelContext.active();
+      // A tracer is only handed out once the API loaded.
+      const otel = openTelemetry()!;
+      const parent = call.context.trace ?? otel.context.active();
       const span = active.startSpan(
         `execute_tool ${call.name}`,
         {
-          kind: SpanKind.INTERNAL,
+          kind: otel.SpanKind.INTERNAL,
           attributes: {
             'gen_ai.operation.name': 'execute_tool',
             'gen_ai.tool.name': call.name,
@@ -63,7 +69,7 @@ export function tracing(options: TracingOptions = {}): GatedMiddleware {
       );
       call.span = span;
       if (capture && span.isRecording()) span.setAttribute('gen_ai.tool.call.arguments', contentText(call.args));
-      call.context = call.context.withTrace(trace.setSpan(parent, span));
+      call.context = call.context.withTrace(otel.trace.setSpan(parent, span));
     },
     after(call: ToolCall, result: ToolResult): void {
       const histogram = duration();
@@ -79,7 +85,7 @@ export function tracing(options: TracingOptions = {}): GatedMiddleware {
       if (span.isRecording()) {
         if (code !== undefined) {
           span.setAttribute('error.type', code);
-          span.setStatus({ code: SpanStatusCode.ERROR, message: resultText(result).slice(0, 500) });
+          span.setStatus({ code: openTelemetry()!.SpanStatusCode.ERROR, message: resultText(result).slice(0, 500) });
         }
         if (capture) span.setAttribute('gen_ai.tool.call.result', contentText(result.structured !== undefined ? result.structured : resultText(result)));
       }

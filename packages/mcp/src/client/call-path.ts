@@ -5,6 +5,7 @@ import type { Context as TraceContext } from '@opentelemetry/api';
 import { CALL_RESULT_SCHEMA, checkCallResult } from './call-result.js';
 import { callFailureError, classifyCallFailure } from './call-errors.js';
 import { callTelemetry, type McpTelemetryOptions } from './call-telemetry.js';
+import { checkTelemetryOptions } from '../telemetry/mcp-telemetry.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { DEFAULT_MAX_TOTAL_TIMEOUT_MS, progressUntil, totalTimeoutOf } from './progress-deadline.js';
 import type { SessionSupervisor } from './supervisor.js';
@@ -119,7 +120,9 @@ export class CallPath {
   constructor(
     private readonly host: CallPathHost,
     private readonly settings: CallPathSettings,
-  ) {}
+  ) {
+    checkTelemetryOptions(settings.telemetry, 'McpConnection');
+  }
 
   /**
    * Calls a tool (see `McpConnection.callTool`), with `map` applied to the result in the same

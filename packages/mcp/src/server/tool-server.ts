@@ -19,7 +19,7 @@ import { CallSession, type ConnectionState } from './call-session.js';
 import { MCP_AUTH_KEY, authOf, missingScopes } from './auth.js';
 import { toCallToolResult } from './result-content.js';
 import { servedCallTelemetry, type ServedCallTelemetry } from './call-telemetry.js';
-import type { McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
+import { checkTelemetryOptions, type McpTelemetryOptions } from '../telemetry/mcp-telemetry.js';
 import type { McpStore } from '../store/store.js';
 import { TASKS_EXTENSION, createTaskResult } from './tasks/record.js';
 import type { QueuedTaskRunner, TaskManager, TaskProgress } from './tasks/task-manager.js';
@@ -216,6 +216,7 @@ export class McpToolServer {
     private readonly options: McpServerOptions = {},
     private readonly serving?: Serving,
   ) {
+    checkTelemetryOptions(options.telemetry, 'createMcpServer()');
     this.served = tools instanceof ServedTools ? tools : new ServedTools(asToolset(tools), options);
     this.ownsServed = !(tools instanceof ServedTools);
     this.rounds = serving?.rounds ?? (this.ownsServed ? sharedRounds(this.served.toolset, options) : this.served.rounds);

@@ -1,15 +1,5 @@
-import {
-  SpanKind,
-  SpanStatusCode,
-  context as otelContext,
-  metrics,
-  trace,
-  type Attributes,
-  type Context as TraceContext,
-  type MeterProvider,
-  type TracerProvider,
-} from '@opentelemetry/api';
-import { now } from '@anytool/core/internal';
+import type { Attributes, Context as TraceContext, MeterProvider, TracerProvider } from '@opentelemetry/api';
+import { needOpenTelemetry, nothingRegistered, now, openTelemetry, providersGiven } from '@anytool/core/internal';
 
 /*
  * Spans and metrics of MCP operations, after the OpenTelemetry semantic
@@ -18,17 +8,12 @@ import { now } from '@anytool/core/internal';
  * child of the client's through the trace context in `params._meta`; and the
  * `mcp.client.operation.duration` / `mcp.server.operation.duration` histograms.
  * Everything goes to the globally registered OpenTelemetry SDK (or the providers
- * given); with none registered, nothing is made at all.
+ * given); with none registered, or the OpenTelemetry API (an optional peer
+ * dependency) not installed, nothing is made at all.
  */
 
 /** The instrumentation scope, as anytool's other spans and metrics. */
 const SCOPE = 'anytool';
-
-/**
- * Where every copy of the OpenTelemetry API of major version 1 keeps what was
- * registered globally; absent until something registers (core reads it so too).
- */
-const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 /** Where spans and metrics of MCP operations go: the global providers unless given. */
 export interface McpTelemetryOptions {
@@ -67,14 +52,24 @@ export interface McpOperation {
 
 /** Whether anything would record MCP telemetry: providers were given, or an OpenTelemetry SDK registered globally (a property read). */
 export function mcpTelemetryActive(options: McpTelemetryOptions | undefined): boolean {
-  return options?.tracerProvider !== undefined || options?.meterProvider !== undefined || (globalThis as Record<symbol, unknown>)[API_GLOBAL] !== undefined;
+  return providersGiven(options) || !nothingRegistered();
+}
+
+/**
+ * Throws `MISSING_DEPENDENCY` (naming `npm i @opentelemetry/api`) when providers were given
+ * and the OpenTelemetry API does not load: checked where the options are taken, so that
+ * spans the user asked for do not vanish without a word.
+ */
+export function checkTelemetryOptions(options: McpTelemetryOptions | undefined, owner: string): void {
+  if (providersGiven(options)) needOpenTelemetry(`${owner}: \`telemetry\` with a tracer or meter provider`);
 }
 
 /**
  * Starts the span of one MCP request: `kind` is `client` where it is sent,
  * `server` where it is served. `parent` is the caller's trace (the tool call
  * span on the client; on the server, the context `params._meta` carried), else
- * the active context. Undefined while no SDK is registered: nothing to record.
+ * the active context. Undefined while no SDK is registered, or without the API
+ * installed: nothing to record.
  */
 export function startMcpOperation(
   kind: 'client' | 'server',
@@ -83,6 +78,9 @@ export function startMcpOperation(
   options?: McpTelemetryOptions,
 ): McpOperation | undefined {
   if (!mcpTelemetryActive(options)) return undefined;
+  const otel = openTelemetry();
+  if (otel === undefined) return undefined;
+  const { SpanKind, SpanStatusCode, context: otelContext, metrics, trace } = otel;
   const started = now();
   const tracer = (options?.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE);
   const metricAttributes: Attributes = { 'mcp.method.name': info.method };
