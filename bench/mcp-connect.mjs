@@ -8,6 +8,9 @@
 //                are listed (closing is awaited, not timed), over stdio and streamable HTTP, in each protocol mode
 //                (legacy, auto, pinned 2026-07-28), McpConnection against the raw SDK Client in the same mode; and
 //                the server processes each connect started (stdio). Target: at most 1.1x the raw SDK's in each mode.
+//                Neither side does more than that before its tools are listed: McpConnection compiles the argument
+//                validator of a schema that surely compiles on the tool's first use (as the raw SDK, which compiles
+//                none), and opens its 2026-07-28 subscriptions/listen stream once open() has returned.
 //
 // The server is packages/mcp/test/fixtures/eras-server.mjs (the v2 SDK, both eras), which logs each process it starts.
 // Every sample of both parts interleaves the variants, in an order that rotates every round. Connect runs in
