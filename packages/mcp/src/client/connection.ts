@@ -221,6 +221,8 @@ export class McpConnection {
    * @internal
    */
   readonly held: HeldElicitations | undefined;
+  /** A session opened whose `subscriptions/listen` stream is not open yet (see `opened`). */
+  private unlistened: Client | undefined;
   /** Answers a server's input request with the connection's handlers (sampling, roots, elicitation). */
   private readonly answer: (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
@@ -438,6 +440,7 @@ export class McpConnection {
    * timeout then bounds each poll, `taskTimeoutMs` the task's whole life.
    */
   callTool(name: string, args: Record<string, unknown>, options: McpCallOptions = {}): Promise<CallToolResult> {
+    this.listenNow();
     const sent = this.calls.call(name, args, options, undefined) as Promise<CallToolResult>;
     return this.held === undefined ? sent : this.held.track(sent);
   }
@@ -449,6 +452,7 @@ export class McpConnection {
    * @internal
    */
   callToolMapped<T>(name: string, args: Record<string, unknown>, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
+    this.listenNow();
     const sent = this.calls.call(name, args, options, map) as Promise<T>;
     return this.held === undefined ? sent : this.held.track(sent);
   }
@@ -459,6 +463,7 @@ export class McpConnection {
    * @internal
    */
   callRound(name: string, args: Record<string, unknown>, options: McpCallOptions, round: InputRound): Promise<CallToolResult | InputRequiredResult> {
+    this.listenNow();
     const sent = this.calls.call(name, args, options, undefined, round) as Promise<CallToolResult | InputRequiredResult>;
     return this.held === undefined ? sent : this.held.track(sent);
   }
@@ -469,6 +474,7 @@ export class McpConnection {
    * @internal
    */
   callHeld(name: string, args: Record<string, unknown>, options: McpCallOptions, call: HeldCall): Promise<CallToolResult> {
+    this.listenNow();
     const sent = this.calls.call(name, args, options, undefined) as Promise<CallToolResult>;
     return this.held === undefined ? sent : this.held.track(sent, call);
   }
@@ -514,11 +520,13 @@ export class McpConnection {
    * @internal
    */
   resumeTaskMapped<T>(handle: McpTaskHandle, options: McpCallOptions, map: (result: CallToolResult) => T): Promise<T> {
+    this.listenNow();
     return this.calls.resume(handle, options, map);
   }
 
   /** Reads every page of `tools/list` again and tells the listeners. */
   async refreshTools(): Promise<void> {
+    this.listenNow();
     await this.catalog.refresh(await this.supervisor.session(), this.defaultTimeout);
   }
 
@@ -555,7 +563,18 @@ export class McpConnection {
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     await this.catalog.opened(client, startTimeout, restarted);
-    this.listenForChanges(client);
+    // Listening starts once the open has returned (its caller has the tools sooner), or before the first request
+    // sent on the session if that comes first, so a change that request makes still reaches the stream.
+    this.unlistened = client;
+    setImmediate(() => this.listenNow());
+  }
+
+  /** Opens the `subscriptions/listen` stream of the session opened last, unless already done (see `opened`). */
+  private listenNow(): void {
+    const client = this.unlistened;
+    if (client === undefined) return;
+    this.unlistened = undefined;
+    if (this.client === client && !this.supervisor.closed) this.listenForChanges(client);
   }
 
   /**

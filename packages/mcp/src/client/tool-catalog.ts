@@ -3,12 +3,12 @@ import { describeError, type ArgsValidator } from '@anytool/core/internal';
 import type { Client, Tool as McpToolInfo } from '@modelcontextprotocol/client';
 import { PaginatedResultSchema } from '@modelcontextprotocol/core';
 import { isTimeout } from './sdk-errors.js';
-import { checkSchemas, checkTools, type ToolLimits } from './tool-check.js';
+import { checkSchemas, checkTools, compileChecked, type ToolLimits } from './tool-check.js';
 
 /*
  * The tools of one server as the client holds them: every page of `tools/list`, read at each
- * start and after each `tools/list_changed`, bounded and checked tool by tool, with the argument
- * validators compiled for them, and the listeners told of a change.
+ * start and after each `tools/list_changed`, bounded and checked tool by tool, with their argument
+ * validators (compiled at the check, or on first use), and the listeners told of a change.
  */
 
 /** What the catalog needs of its connection. */
@@ -35,8 +35,11 @@ export class ToolCatalog {
   private refreshAgain = false;
   /** Tools that declare `x-mcp-header` arguments, by name (see `callOn` in `connection.ts`). */
   private mirroredTools = new Map<string, McpToolInfo>();
-  /** The argument validators compiled when the tools were checked, for `McpTool` to use. */
-  private readonly validators = new WeakMap<McpToolInfo, ArgsValidator>();
+  /**
+   * The argument validators of the tools checked, for `McpTool` to use: compiled when the tool was
+   * checked, or undefined until first asked for (a schema that surely compiles, see `checkSchemas`).
+   */
+  private readonly validators = new WeakMap<McpToolInfo, ArgsValidator | undefined>();
 
   constructor(
     private readonly host: CatalogHost,
@@ -53,9 +56,15 @@ export class ToolCatalog {
     return this.mirroredTools;
   }
 
-  /** The argument validator compiled for a tool of `tools` when it was checked. */
+  /** The argument validator of a tool of `tools`: compiled when it was checked, or now, once. */
   validatorFor(info: McpToolInfo): ArgsValidator | undefined {
-    return this.validators.get(info);
+    if (!this.validators.has(info)) return undefined;
+    let validator = this.validators.get(info);
+    if (validator === undefined) {
+      validator = compileChecked(info, this.host.name);
+      if (validator !== undefined) this.validators.set(info, validator);
+    }
+    return validator;
   }
 
   /** Calls `listener` after the list changed (and was read again); returns the unsubscribe function. */
@@ -127,10 +136,10 @@ export class ToolCatalog {
       seen.add(cursor);
       if (page > maxTools) throw this.listLimit(`went on past ${page} pages of tools/list (pages are limited to one more than maxTools)`, 'maxTools');
     }
-    // A tool listed as before keeps its object, and so its validator: only new tools are compiled.
+    // A tool listed as before keeps its object, and so its validator: only new tools are checked.
     const before = new Map(this.infos.map((info) => [JSON.stringify(info), info]));
     const tools = checked.map((info) => before.get(JSON.stringify(info)) ?? info);
-    const schemas = await checkSchemas(this.host.name, tools, (info) => this.validators.get(info));
+    const schemas = await checkSchemas(this.host.name, tools, (info) => this.validators.has(info));
     for (const problem of [...problems, ...schemas.problems]) this.host.noteOnce(problem);
     for (const [info, validator] of schemas.validators) this.validators.set(info, validator);
     this.mirroredTools = new Map(schemas.tools.filter((info) => JSON.stringify(info.inputSchema).includes('"x-mcp-header"')).map((info) => [info.name, info]));

@@ -117,45 +117,135 @@ function shapeProblem(issues: ReadonlyArray<{ path: readonly PropertyKey[]; mess
 }
 
 /**
- * The tools whose schemas work, with their compiled argument validators, and a message for each
- * one left out: its input or output schema is not JSON Schema of a dialect anytool validates, or
- * its input schema does not compile (a `$ref` to nothing, a `pattern` that is not a regular
- * expression...). A tool `compiled` gives a validator for passed before. Compiling a large
- * schema takes a while, so this yields to the event loop between tools: a list of many never
- * blocks it for longer than one tool.
+ * The tools whose schemas work, with their argument validators, and a message for each one left
+ * out: its input or output schema is not JSON Schema of a dialect anytool validates, or its input
+ * schema does not compile (a `$ref` to nothing, a `pattern` that is not a regular expression...).
+ * A schema that nothing can keep from compiling (see `compilesSurely`) is only checked against
+ * its meta-schema here, and compiled on first use (`compileChecked`): compiling is most of the
+ * client's own work at connect. `checkedBefore` says whether a tool passed before. Compiling a
+ * large schema takes a while, so this yields to the event loop between tools: a list of many
+ * never blocks it for longer than one tool.
  */
 export async function checkSchemas(
   server: string,
   tools: readonly McpToolInfo[],
-  compiled: (info: McpToolInfo) => ArgsValidator | undefined,
-): Promise<{ tools: McpToolInfo[]; validators: Map<McpToolInfo, ArgsValidator>; problems: string[] }> {
+  checkedBefore: (info: McpToolInfo) => boolean,
+): Promise<{ tools: McpToolInfo[]; validators: Map<McpToolInfo, ArgsValidator | undefined>; problems: string[] }> {
   const kept: McpToolInfo[] = [];
-  const validators = new Map<McpToolInfo, ArgsValidator>();
+  // A tool's validator, or undefined: it compiles on first use.
+  const validators = new Map<McpToolInfo, ArgsValidator | undefined>();
   const problems: string[] = [];
   let slice = performance.now();
   for (const info of tools) {
+    if (checkedBefore(info)) {
+      kept.push(info);
+      continue;
+    }
     if (performance.now() - slice > YIELD_AFTER_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       slice = performance.now();
     }
-    const checked = compiled(info) ?? schemaCheck(info, `tool ${toolLabel(info.name)} of MCP server "${server}"`);
+    const checked = schemaCheck(info, `tool ${toolLabel(info.name)} of MCP server "${server}"`);
     if (typeof checked === 'string') {
       problems.push(`MCP server "${server}": tool ${toolLabel(info.name)} was left out: ${checked}`);
       continue;
     }
-    validators.set(info, checked);
+    validators.set(info, checked === DEFERRED ? undefined : checked);
     kept.push(info);
   }
   return { tools: kept, validators, problems };
 }
 
-/** The tool's compiled argument validator, or what is wrong with its schemas. */
-function schemaCheck(info: McpToolInfo, owner: string): ArgsValidator | string {
+/**
+ * The argument validator of a tool `checkSchemas` kept without compiling it; undefined in the
+ * unforeseen case that it does not compile after all (the tool then compiles it itself, and
+ * fails with that error where it is added).
+ */
+export function compileChecked(info: McpToolInfo, server: string): ArgsValidator | undefined {
+  try {
+    return compileValidator(info.inputSchema, `tool ${toolLabel(info.name)} of MCP server "${server}"`, linearPatterns);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keywords whose compiled form ajv builds from any value the meta-schema allows: a schema that
+ * uses only these (and `x-` annotations) compiles. Anything else (`$ref` and the other `$`
+ * keywords, `pattern`, `patternProperties`, `format`, `id`, an empty `enum`, a keyword of
+ * another dialect) may not, and is compiled when the tool is listed, to be left out if it fails.
+ */
+const SURE_KEYWORDS = new Set([
+  'type',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'const',
+  'enum',
+  'required',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  '$comment',
+  'properties',
+  'additionalProperties',
+  'items',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+]);
+/** Nesting of subschemas kept well below where ajv's compiler runs out of stack (near 900). */
+const SURE_DEPTH = 100;
+
+/** Whether ajv surely compiles `schema` (one that passed its meta-schema): see `SURE_KEYWORDS`. */
+export function compilesSurely(schema: unknown): boolean {
+  const pending: Array<[unknown, number]> = [[schema, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (typeof node === 'boolean') continue;
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || depth > SURE_DEPTH) return false;
+    for (const [keyword, value] of Object.entries(node)) {
+      if (keyword === '$schema' && depth === 1) continue;
+      if (keyword.startsWith('x-')) continue;
+      if (!SURE_KEYWORDS.has(keyword)) return false;
+      if (keyword === 'enum' && (!Array.isArray(value) || value.length === 0)) return false;
+      if (keyword === 'properties') {
+        if (typeof value !== 'object' || value === null) return false;
+        for (const sub of Object.values(value)) pending.push([sub, depth + 1]);
+      } else if (keyword === 'allOf' || keyword === 'anyOf' || keyword === 'oneOf' || (keyword === 'items' && Array.isArray(value))) {
+        if (!Array.isArray(value)) return false;
+        for (const sub of value) pending.push([sub, depth + 1]);
+      } else if (keyword === 'additionalProperties' || keyword === 'items' || keyword === 'not') pending.push([value, depth + 1]);
+    }
+  }
+  return true;
+}
+
+/** What `schemaCheck` gives for a tool whose schemas surely compile: it is compiled on first use. */
+const DEFERRED = Symbol('compiled on first use');
+
+/** The tool's compiled argument validator (`DEFERRED` when its schemas surely compile), or what is wrong with them. */
+function schemaCheck(info: McpToolInfo, owner: string): ArgsValidator | typeof DEFERRED | string {
   try {
     const input = schemaProblems(info.inputSchema, owner);
     if (input !== undefined) return `its input schema is not valid JSON Schema (${input})`;
     const output = info.outputSchema === undefined ? undefined : schemaProblems(info.outputSchema, owner);
     if (output !== undefined) return `its output schema is not valid JSON Schema (${output})`;
+    if (compilesSurely(info.inputSchema) && (info.outputSchema === undefined || compilesSurely(info.outputSchema))) return DEFERRED;
     // The server's patterns run on a linear-time engine: JavaScript's backtracks, and could freeze this process.
     const validator = compileValidator(info.inputSchema, owner, linearPatterns);
     if (info.outputSchema !== undefined) outputPatternCheck(info.outputSchema, owner);

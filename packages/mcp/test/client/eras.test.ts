@@ -2,6 +2,7 @@ import { Toolset, resultText } from '@anytool/core';
 import { McpConnection } from '@anytool/mcp';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startHttpChild, stopChild } from '../server/helpers';
 import { alive, connectForEachTest, tempDir, until } from './helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -90,6 +91,32 @@ describe('modern-era tools/list_changed, through subscriptions/listen', () => {
 
   it('refreshes the tool list over stdio', async () => {
     await followsChanges({ command: process.execPath, args: [ERAS, 'stdio'] });
+  });
+
+  it('opens the stream after open() returned, with no request to wait for: a change made by another client reaches an idle connection', async () => {
+    const server = await startHttpChild([ERAS, 'http']);
+    const connection = await McpConnection.open('e', { url: server.url, protocol: 'modern' });
+    let changes = 0;
+    connection.onToolsChanged(() => changes++);
+    const other = new Client({ name: 'other', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await other.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    try {
+      expect(connection.tools.map((tool) => tool.name)).toEqual(['echo', 'add_tool']);
+      // The stream opens a moment after open() returned, and a change before the server has it reaches no one: the
+      // other client adds tools until one is seen (a connection that never listened sees none).
+      const seen = (): boolean => connection.tools.some((tool) => tool.name.startsWith('idle_'));
+      for (let n = 0; n < 20 && !seen(); n++) {
+        expect((await other.callTool({ name: 'add_tool', arguments: { name: `idle_${n}` } })).content).toEqual([{ type: 'text', text: 'added' }]);
+        await until(seen, 500, 'the idle connection to see a new tool').catch(() => undefined);
+      }
+      expect(seen()).toBe(true);
+      expect(changes).toBeGreaterThanOrEqual(1);
+      expect(connection.diagnostics.filter((line) => line.includes('subscriptions/listen'))).toEqual([]);
+    } finally {
+      await other.close();
+      await connection.close();
+      expect(await stopChild(server.child, server.exited)).toBe(0);
+    }
   });
 
   it('refreshes the tool list over streamable HTTP', async () => {

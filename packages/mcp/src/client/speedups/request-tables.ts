@@ -30,6 +30,32 @@ export function requestTablesSource(client: Client): string {
 }
 
 /**
+ * The verdict on a client's classes, by its prototype, with the methods that use the tables: a
+ * client of the same classes whose methods are still those is not read and hashed again (reading
+ * them took longer than the rest of a session's start on the client's side). The check is of the
+ * SDK's release, not of code patched onto its classes at run time.
+ */
+const verdicts = new WeakMap<object, { methods: ReadonlyArray<readonly [object, string, unknown]>; known: boolean }>();
+
+/** Whether the code of `client`'s classes that uses the tables is the code checked (`KNOWN_REQUEST_TABLES`). */
+function knownTables(client: Client): boolean {
+  const first = Object.getPrototypeOf(client) as object;
+  const seen = verdicts.get(first);
+  if (seen !== undefined && seen.methods.every(([proto, name, value]) => Object.getOwnPropertyDescriptor(proto, name)?.value === value)) return seen.known;
+  const methods: Array<readonly [object, string, unknown]> = [];
+  for (let proto: unknown = first; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const value = Object.getOwnPropertyDescriptor(proto, name)?.value as unknown;
+      if (name !== 'constructor' && typeof value === 'function' && REQUEST_TABLES.some((table) => value.toString().includes(table)))
+        methods.push([proto as object, name, value]);
+    }
+  }
+  const known = KNOWN_REQUEST_TABLES.has(createHash('sha256').update(requestTablesSource(client)).digest('hex'));
+  verdicts.set(first, { methods, known });
+  return known;
+}
+
+/**
  * Gives the SDK client's tables of requests in flight (`_responseHandlers`,
  * `_timeoutInfo`, `_progressHandlers`) a {@link RequestTable} in place of their
  * `Map`, with the entries they hold. The SDK reads and writes them as before.
@@ -50,8 +76,7 @@ export function requestTablesSource(client: Client): string {
  */
 export function useRequestTables(client: Client, problem: (message: string) => void): void {
   const fields = client as unknown as Record<string, unknown>;
-  const known = KNOWN_REQUEST_TABLES.has(createHash('sha256').update(requestTablesSource(client)).digest('hex'));
-  if (!known || !REQUEST_TABLES.every((table) => fields[table] instanceof Map)) {
+  if (!knownTables(client) || !REQUEST_TABLES.every((table) => fields[table] instanceof Map)) {
     problem(
       "this MCP SDK version keeps its requests in flight differently: they stay in the SDK's own Maps (the same results, longer pauses of the garbage collector under load)",
     );
