@@ -8,6 +8,7 @@ type AnyAjv = Ajv;
 
 /** ajv, loaded by the first schema compiled or checked: a program that never registers a tool never loads it. */
 let ajvClasses: AjvClasses | undefined;
+const ajvModules = (): AjvClasses => (ajvClasses ??= requireAjv());
 
 const OPTIONS = {
   allErrors: true,
@@ -46,7 +47,7 @@ const ENGINE_SOURCE = 'patternEngine';
 
 /** A new ajv instance with the formats, and the engine's patterns and formats when one is given. */
 function makeAjv(Class: typeof Ajv, engine: PatternEngine | undefined): AnyAjv {
-  const { addFormats } = (ajvClasses ??= requireAjv());
+  const { addFormats } = ajvModules();
   if (engine === undefined) return addFormats(new Class(OPTIONS));
   // ajv keys the compiled patterns of a validator by their text form, so each gets its own.
   const regExp = Object.assign(
@@ -73,7 +74,7 @@ function ajvFor(schema: JsonSchema, owner: string, engine?: PatternEngine): AnyA
     engineDialects.set(engine, dialects);
   }
   const dialect = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
-  const classes = (ajvClasses ??= requireAjv());
+  const classes = ajvModules();
   if (dialect.includes('2020-12')) return (dialects.draft2020 ??= makeAjv(classes.Ajv2020 as unknown as typeof Ajv, engine));
   if (dialect.includes('2019-09')) return (dialects.draft2019 ??= makeAjv(classes.Ajv2019 as unknown as typeof Ajv, engine));
   if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (dialects.draft07 ??= makeAjv(classes.Ajv, engine));
