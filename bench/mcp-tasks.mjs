@@ -11,7 +11,9 @@
 //                               client does not wait the poll interval: what is measured is the server's cost)
 //                done against a server whose store is in memory (MemoryStore), one on Redis (RedisStore, a
 //                redis-server started here) and one running its tasks on a BullMQ queue in that Redis (its own
-//                worker); the target is the per-round ratio task / plain, median (min-max).
+//                worker); then the queue again with `taskAnswerWithinMs` (the call waits for its task's end and
+//                is answered with the result: no poll), with its own worker and with a worker-only process; the
+//                target is the per-round ratio task / plain, median (min-max).
 //                Also counted: the commands Redis processed per task round trip (machine noise does not move it;
 //                the commands a script runs count as well).
 //   1,000 tasks  `--tasks` tasks of a tool that works 1 s (5 steps of 200 ms) started at once (50 requests in
@@ -53,7 +55,10 @@ const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 // ---- the server process ----------------------------------------------------------------------------------------
 
 /** `kind`: `memory`, a Redis URL (RedisStore), or `queue+URL`, `serve-only+URL`, `worker+URL` (RedisStore and a BullMQ queue there). */
-async function serve(kind) {
+async function serve(served) {
+  // `answered+KIND`: the server answers a call with its result when its task completes within 1 s (taskAnswerWithinMs).
+  const answered = served.startsWith('answered+');
+  const kind = answered ? served.slice('answered+'.length) : served;
   const { Toolset, tool } = await import('@anytool/core');
   const { BullmqTaskQueue, RedisStore, runTaskWorker, serveMcp } = await import('@anytool/mcp');
   const text = { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] };
@@ -108,6 +113,7 @@ async function serve(kind) {
     maxTasksKeptPerClient: 1_000_000,
     ...(store === undefined ? {} : { store }),
     ...(taskQueue === undefined ? {} : { taskQueue, taskWorker: role !== 'serve-only' }),
+    ...(answered ? { taskAnswerWithinMs: 1000 } : {}),
   });
   // The store is this program's: serveMcp closes the server on SIGTERM, the store is closed here.
   void server.closed.then(async () => {
@@ -241,11 +247,19 @@ async function plainTrips(url) {
   return (performance.now() - started) / TRIPS;
 }
 
-/** `--trips` task round trips one after another (create, then tasks/get until completed); mean ms and polls per trip. */
-async function taskTrips(url, polls) {
+/**
+ * `--trips` task round trips one after another (create, then tasks/get until completed); mean ms and polls per trip.
+ * `answered`: the server answers with the result when the task completes within its window, so no poll is needed.
+ */
+async function taskTrips(url, polls, answered) {
   const started = performance.now();
   for (let i = 0; i < TRIPS; i++) {
     const created = await call(url, 'echo_task', { text: `t${i}` });
+    if (answered) {
+      if (created.resultType === 'task' || created.content?.[0]?.text !== `t${i}`)
+        throw new Error(`echo_task was not answered with its result: ${JSON.stringify(created)}`);
+      continue;
+    }
     if (created.resultType !== 'task') throw new Error(`echo_task answered without a task: ${JSON.stringify(created)}`);
     let task;
     do {
@@ -257,22 +271,30 @@ async function taskTrips(url, polls) {
   return (performance.now() - started) / TRIPS;
 }
 
+/** A serve-only instance answering within 1 s, and a worker-only process running its tasks; stops both. */
+async function servedWithWorker(redis) {
+  const front = await startServer(`answered+serve-only+${redis.url}`);
+  const worker = await startServer(`worker+${redis.url}`);
+  return { url: front.url, stop: () => Promise.all([front.stop(), worker.stop()]) };
+}
+
 async function roundTrips(servers, redis) {
   const variants = [];
   // Redis commands during the task trips on RedisStore (the plain calls send none): round trips to Redis per task.
   const commands = { count: 0 };
   for (const [store, server] of Object.entries(servers)) {
     const polls = { count: 0 };
+    const answered = store.includes('answered');
     variants.push({ name: `plain call, ${store}`, run: () => plainTrips(server.url), values: [] });
     const run =
-      store !== 'MemoryStore'
+      store !== 'MemoryStore' && !answered
         ? async () => {
             const before = redis.commands();
-            const ms = await taskTrips(server.url, polls);
+            const ms = await taskTrips(server.url, polls, false);
             commands.count += redis.commands() - before - 1;
             return ms;
           }
-        : () => taskTrips(server.url, polls);
+        : () => taskTrips(server.url, polls, answered);
     variants.push({ name: `task round trip, ${store}`, run, values: [], polls });
   }
   for (const variant of variants) await variant.run();
@@ -448,6 +470,10 @@ async function bench() {
         MemoryStore: await startServer('memory'),
         RedisStore: await startServer(redis.url),
         'BullMQ queue': await startServer(`queue+${redis.url}`),
+        // The same queue with taskAnswerWithinMs: the call waits for the task's end and is answered with its result.
+        'BullMQ queue, answered within 1 s': await startServer(`answered+queue+${redis.url}`),
+        // Its job run by a worker-only process: the end reaches the serving instance on its Redis channel.
+        'BullMQ queue, answered within 1 s, a worker-only process': await servedWithWorker(redis),
       };
       try {
         await roundTrips(servers, redis);

@@ -47,6 +47,10 @@ Options:
                          they are handed over or failed, ms (default 20000)
   --task-lease-ms <n>    with --store: how long a task's lease lasts; a dead
                          instance's tasks are failed after two, ms (default 15000)
+  --task-answer-within-ms <n>
+                         answer a call with its result when its task completes
+                         within n ms, else with the task (default 0: the task
+                         at once)
   --export <name>        serve only this export (repeatable)
   --name <name>          server name sent in initialize (default: the module's file name)
   --trace-content        put each call's arguments and result on its span (traces
@@ -83,6 +87,7 @@ export interface ServeCommandOptions {
   taskLockMs: number | undefined;
   taskGraceMs: number | undefined;
   taskLeaseMs: number | undefined;
+  taskAnswerWithinMs: number | undefined;
   taskConcurrency: number | undefined;
 }
 
@@ -123,6 +128,7 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
     taskLockMs: undefined,
     taskGraceMs: undefined,
     taskLeaseMs: undefined,
+    taskAnswerWithinMs: undefined,
     taskConcurrency: undefined,
   };
   const modules: string[] = [];
@@ -197,6 +203,12 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
         if (arg === '--task-lock-ms') options.taskLockMs = Number(text);
         else if (arg === '--task-grace-ms') options.taskGraceMs = Number(text);
         else options.taskLeaseMs = Number(text);
+        break;
+      }
+      case '--task-answer-within-ms': {
+        const text = value();
+        if (!/^\d+$/.test(text)) throw usageError(`--task-answer-within-ms must be a whole number of milliseconds, 0 or more, got "${text}"`);
+        options.taskAnswerWithinMs = Number(text);
         break;
       }
       case '--task-concurrency': {
@@ -282,6 +294,7 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
     if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing')))
       toolset.use(tracing({ captureContent: options.traceContent }));
     const serveOptions = serveOptionsFor(options, stdout?.protocol, command);
+    if (options.taskAnswerWithinMs !== undefined) serveOptions.taskAnswerWithinMs = options.taskAnswerWithinMs;
     if (options.store !== undefined && serveOptions.transport === 'http') {
       store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`${command}: store: ${error.message}\n`) });
       // Now, so an unreachable Redis stops the start with a clear line instead of failing the first request.

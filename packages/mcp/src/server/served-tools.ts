@@ -33,6 +33,7 @@ function taskOptions(options: McpServerOptions): TaskOptions {
     maxQueued: options.maxTasksQueued,
     maxResultBytes: options.maxTaskResultBytes,
     graceMs: options.taskGraceMs,
+    answerWithinMs: options.taskAnswerWithinMs,
     queue: options.taskQueue,
   };
 }

@@ -131,6 +131,16 @@ export interface McpServerOptions {
   /** The largest result a task keeps (its JSON), in bytes; a larger one fails the task (`RESULT_TOO_LARGE`). Also bounds a checkpoint. Default 4 MiB. */
   maxTaskResultBytes?: number;
   /**
+   * How long a call that starts a task waits for the task to end, in milliseconds (2026-07-28
+   * era): a task that completes within it is answered with its result, as a plain call (the Tasks
+   * extension's immediate-result path), and is not kept; any other is answered with the task when
+   * the wait is over. For task tools that often return at once: their clients skip the polls.
+   * A process killed inside the wait loses the answer while the task goes on (as a plain call's
+   * would): keep it short, or use it for tools that are safe to call again. Default 0: every such
+   * call is answered with its task at once.
+   */
+  taskAnswerWithinMs?: number;
+  /**
    * With `taskQueue`, on close (SIGTERM): how long the tasks this process runs get to finish, in
    * milliseconds; then those of idempotent or resumable tools go back to the queue for another
    * worker, the others fail, saying why. Default 20 s.
@@ -362,8 +372,9 @@ export class McpToolServer {
       const { token: _token, ...who } = authInfo;
       job.authInfo = who as Record<string, unknown>;
     }
-    const record = await this.tasks().enqueue({ owner: this.serving?.owner, job });
-    return createTaskResult(record) as Result;
+    const tasks = this.tasks();
+    const record = await tasks.enqueue({ owner: this.serving?.owner, job });
+    return (await tasks.answerWithin(record)) ?? (createTaskResult(record) as Result);
   }
 
   /** How this server's worker runs the tools of queued tasks: as `createTask`'s work, under a request made from the job. */
@@ -380,11 +391,12 @@ export class McpToolServer {
 
   private async createTask(name: string, args: unknown, ctx: ServerContext, resumable: boolean): Promise<Result> {
     const quiet = quietContext(ctx);
-    const record = await this.tasks().start(
+    const tasks = this.tasks();
+    const record = await tasks.start(
       { tool: name, owner: this.serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable },
       (round, signal, taskProgress) => this.call({ name, args, ctx: quiet, era: 'modern', round, signal, trace: undefined, taskProgress }),
     );
-    return createTaskResult(record) as Result;
+    return (await tasks.answerWithin(record)) ?? (createTaskResult(record) as Result);
   }
 
   /**

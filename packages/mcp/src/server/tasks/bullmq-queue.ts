@@ -43,6 +43,8 @@ export interface TaskJob {
   authInfo?: Record<string, unknown>;
   /** The task's record as stored when it was queued: a worker's first take claims against it without reading it. */
   queuedRecord?: string;
+  /** The instance whose call waits for the task's end until `until` (epoch ms; `taskAnswerWithinMs`): told on its channel. */
+  answerTo?: { instance: string; until: number };
 }
 
 /** One run of a job on this worker, and how it gives the job back to the queue. */

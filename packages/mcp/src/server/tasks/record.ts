@@ -89,10 +89,12 @@ export function instanceChannel(instanceId: string): string {
   return `tasks:instance:${instanceId}`;
 }
 
-/** What is published on an instance's channel: look at this task again (an answer came, or a cancel). */
+/** What is published on an instance's channel: look at this task again (an answer came, a cancel, or it ended). */
 export interface TaskPoke {
   taskId: string;
-  reason: 'input' | 'cancel';
+  reason: 'input' | 'cancel' | 'ended';
+  /** With `ended`: the ended record, when small (the instance whose call waits for it answers without reading it). */
+  record?: string;
 }
 
 export function isTerminal(status: TaskStatus): boolean {

@@ -39,6 +39,13 @@ export interface TaskOptions {
    * the others fail, saying why. Default 20 s.
    */
   graceMs?: number | undefined;
+  /**
+   * How long the call that starts a task waits for it to end, in milliseconds: a task that
+   * completes within it is answered with its result, as a plain call is (the Tasks extension's
+   * immediate-result path), and is not kept; any other is answered with the task once the wait
+   * is over. Default 0: every such call is answered with its task at once.
+   */
+  answerWithinMs?: number | undefined;
   /** The task queue (`BullmqTaskQueue`): tasks become its jobs, run by any worker. Default none: a task runs in the process that started it. */
   queue?: BullmqTaskQueue | undefined;
 }
@@ -53,10 +60,13 @@ export const DEFAULT_MAX_TASKS_KEPT_PER_CLIENT = 1_000;
 export const DEFAULT_MAX_TASKS_QUEUED = 10_000;
 export const DEFAULT_MAX_TASK_RESULT_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_TASK_GRACE_MS = 20_000;
+export const DEFAULT_TASK_ANSWER_WITHIN_MS = 0;
 /** The JSON-RPC error code of a task refused at a limit (an implementation-defined server error, as the HTTP limits use). */
 export const TASK_REFUSED_CODE = -32000;
 /** Waits between the tries of a task's final write (its result), while the task keeps its lease. */
 const FINAL_WRITE_BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000];
+/** The largest ended record (its JSON) published to the instance whose call waits for it; a larger one is read from the store. */
+const MAX_TOLD_RECORD = 64 * 1024;
 
 /** What a task ended with, as its final write stores it. */
 type TaskOutcome = { status: 'completed'; result: CallToolResult } | { status: 'failed'; error: TaskError; statusMessage: string };
@@ -99,6 +109,8 @@ class RunningTask implements InputRound {
   stored: string | undefined;
   /** A job of the task queue: it keeps its checkpoints. */
   queued = false;
+  /** A queued task whose call waits on another instance for its end (`TaskJob.answerTo`). */
+  answerTo: TaskJob['answerTo'];
   /** A queued task whose tool may run again on another worker (idempotent or resumable). */
   rerunnable = false;
   /** The checkpoint the tool saved in an earlier run (a queued task run again). */
@@ -247,8 +259,13 @@ export class TaskManager {
   readonly maxQueued: number;
   readonly maxResultBytes: number;
   readonly graceMs: number;
+  readonly answerWithinMs: number;
   readonly queue: BullmqTaskQueue | undefined;
   private readonly running = new Map<string, RunningTask>();
+  /** The queue's length as last read, and the tasks this process queued since (`queuedCount`). */
+  private queuedSeen = { count: 0, at: -Infinity, since: 0 };
+  /** The tasks whose calls wait for their end (`answerWithinMs`), and how each hears of it. */
+  private readonly awaited = new Map<string, { ended: Promise<TaskRecord | undefined>; hear(record: TaskRecord | undefined): void }>();
   private subscription: Promise<() => Promise<void>> | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private closed = false;
@@ -272,6 +289,7 @@ export class TaskManager {
     this.maxQueued = checked.maxQueued;
     this.maxResultBytes = checked.maxResultBytes;
     this.graceMs = checked.graceMs;
+    this.answerWithinMs = checked.answerWithinMs;
     this.queue = options.queue;
   }
 
@@ -328,6 +346,7 @@ export class TaskManager {
     }
     const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk, counted);
     task.stored = stored;
+    this.awaitEnd(taskId);
     void this.launch(task, work);
     return record;
   }
@@ -341,6 +360,14 @@ export class TaskManager {
     const tool = call.job.tool;
     if (queue === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `MCP task of tool "${tool}": no task queue to put it on (serveMcp's taskQueue)`);
     if (this.closed || this.stopping) throw shuttingDown();
+    if (this.answerWithinMs > 0) {
+      // A worker elsewhere says on this instance's channel when the task ended.
+      try {
+        await this.listen();
+      } catch (error) {
+        throw storeUnavailable(`queueing a task of tool "${tool}"`, error);
+      }
+    }
     const taskId = randomBytes(24).toString('base64url');
     const counted = this.counts(call.owner);
     const now = new Date().toISOString();
@@ -364,7 +391,7 @@ export class TaskManager {
     // simply taken back. Counted as running until it ends: it is in flight from now on, whichever worker runs it (a
     // dead one's entry lapses with the task).
     const [queued, admitted, kept] = await Promise.allSettled([
-      queue.queuedCount(),
+      this.queuedCount(queue),
       this.admit(counted, taskId, tool, this.ttlMs),
       this.store.set(taskKey(taskId), stored, this.ttlMs),
     ]);
@@ -382,15 +409,68 @@ export class TaskManager {
       if (admitted.status === 'rejected') throw admitted.reason;
       throw storeUnavailable(`storing a new task of tool "${tool}"`, (kept as PromiseRejectedResult).reason);
     }
+    const job: TaskJob = { ...call.job, taskId, queuedRecord: stored };
+    if (this.answerWithinMs > 0) {
+      job.answerTo = { instance: this.instanceId, until: Date.now() + this.answerWithinMs };
+      this.awaitEnd(taskId);
+    }
     try {
       // The worker that takes the job claims the record against this text instead of reading it first.
-      await queue.add({ ...call.job, taskId, queuedRecord: stored });
+      await queue.add(job);
     } catch (error) {
+      this.awaited.get(taskId)?.hear(undefined);
       void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
       void this.store.delete(taskKey(taskId)).catch(() => undefined);
       throw storeUnavailable(`queueing a new task of tool "${tool}"`, error);
     }
     return record;
+  }
+
+  /**
+   * About how many tasks wait in the queue: read from the queue, or, while a read less than
+   * 100 ms old with the tasks queued here since stays under half of `maxQueued`, that sum
+   * (others' tasks of those 100 ms unseen: the cap is exact where it matters, near the limit).
+   */
+  private async queuedCount(queue: BullmqTaskQueue): Promise<number> {
+    const seen = this.queuedSeen;
+    const now = performance.now();
+    if (now - seen.at < 100 && seen.count + seen.since < this.maxQueued / 2) return seen.count + seen.since++;
+    const count = await queue.queuedCount();
+    this.queuedSeen = { count, at: now, since: 1 };
+    return count;
+  }
+
+  /** Opens the wait for a new task's end, before it can end (`answerWithinMs`; nothing without one). */
+  private awaitEnd(taskId: string): void {
+    if (this.answerWithinMs === 0) return;
+    let hear!: (record: TaskRecord | undefined) => void;
+    const ended = new Promise<TaskRecord | undefined>((resolve) => (hear = resolve));
+    this.awaited.set(taskId, { ended, hear });
+  }
+
+  /**
+   * The answer to the call that started the task, when the task completed within `answerWithinMs`:
+   * its result. Its record and places then go (nobody else knows its id). Undefined: answer with
+   * the task (it did not complete in time, or ended otherwise, which a poll shows).
+   */
+  async answerWithin(record: TaskRecord): Promise<CallToolResult | undefined> {
+    const { taskId } = record;
+    const waiting = this.awaited.get(taskId);
+    if (waiting === undefined) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.answerWithinMs);
+    });
+    const ended = await Promise.race([waiting.ended, waited]);
+    clearTimeout(timer);
+    this.awaited.delete(taskId);
+    if (ended?.status !== 'completed') return undefined;
+    const { kept } = this.counts(ended.owner);
+    void Promise.all([this.store.delete(taskKey(taskId)), this.store.release(kept, taskId)]).catch((error: unknown) =>
+      // Not lost: the record and its place lapse after taskTtlMs.
+      this.report(this.storeError(taskId, 'dropping the record of a task answered with its result', error)),
+    );
+    return ended.result;
   }
 
   /** Makes this process a worker of the task queue: it takes queued tasks and runs their tools with `runner`. */
@@ -427,6 +507,7 @@ export class TaskManager {
     task.queued = true;
     task.rerunnable = job.rerun !== undefined;
     task.lastCheckpoint = claimed.checkpoint;
+    if (job.answerTo !== undefined && job.answerTo.instance !== this.instanceId) task.answerTo = job.answerTo;
     const ended = await this.launch(task, (round, signal, progress) => runner.run(job, round, signal, progress));
     if (ended === 'handed over') {
       // Not a death: the next worker runs it at once (from its checkpoint), and it does not count as a retry.
@@ -764,6 +845,8 @@ export class TaskManager {
   async close(): Promise<void> {
     if (this.closed || this.stopping) return;
     this.stopping = true;
+    // The calls waiting for their task's end are answered with the task now.
+    for (const waiting of this.awaited.values()) waiting.hear(undefined);
     if (this.queue?.working === true) await this.queue.stopWorking(this.graceMs, () => this.graceOver());
     this.closed = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
@@ -840,6 +923,13 @@ export class TaskManager {
         } catch {
           return;
         }
+        const waiting = poke.reason === 'ended' && typeof poke.taskId === 'string' ? this.awaited.get(poke.taskId) : undefined;
+        if (waiting !== undefined && typeof poke.record === 'string') waiting.hear(JSON.parse(poke.record) as TaskRecord);
+        else if (waiting !== undefined)
+          void this.read(poke.taskId).then(
+            ({ record }) => waiting.hear(record),
+            () => waiting.hear(undefined),
+          );
         const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
         if (task !== undefined)
           void this.read(task.taskId).then(
@@ -893,10 +983,32 @@ export class TaskManager {
     const outcome = this.withinResultLimit(task.tool, toolOutcome);
     task.outcome = outcome;
     task.end(new AnytoolError(ErrorCode.Aborted, 'the task ended'));
+    // The call that started the task may still wait for its end (`answerWithinMs`): here, or on another instance.
+    const waiting = this.awaited.get(task.taskId);
+    const answerTo = task.answerTo !== undefined && Date.now() < task.answerTo.until ? task.answerTo : undefined;
+    let told = false;
+    if ((waiting !== undefined || answerTo !== undefined) && outcome.status === 'completed' && task.stored !== undefined) {
+      const record = ended(JSON.parse(task.stored) as TaskRecord, outcome);
+      if (waiting !== undefined) {
+        // It is answered with the result, and the record goes (`answerWithin`) instead of ending.
+        waiting.hear(record);
+        this.running.delete(task.taskId);
+        return this.uncount(task);
+      }
+      const text = JSON.stringify(record);
+      if (text.length <= MAX_TOLD_RECORD) {
+        // Told with the record, beside its final write: should that call have stopped waiting, a poll reads the write.
+        told = true;
+        this.tell(answerTo!, { taskId: task.taskId, reason: 'ended', record: text });
+      }
+    }
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          await this.tryWrite(task.taskId, (record) => ended(record, outcome));
+          const written = await this.tryWrite(task.taskId, (record) => ended(record, outcome));
+          // A call waiting here that hears of a failure answers with the task (a poll shows why); one elsewhere reads the record.
+          this.awaited.get(task.taskId)?.hear(written);
+          if (answerTo !== undefined && !told) this.tell(answerTo, { taskId: task.taskId, reason: 'ended' });
           return;
         } catch (error) {
           const wait = FINAL_WRITE_BACKOFF_MS[attempt];
@@ -914,6 +1026,11 @@ export class TaskManager {
       if (!this.closed) this.running.delete(task.taskId);
       await this.uncount(task);
     }
+  }
+
+  /** Tells the instance whose call waits for a task's end that it ended. */
+  private tell(answerTo: NonNullable<TaskJob['answerTo']>, poke: TaskPoke): void {
+    this.store.publish(instanceChannel(answerTo.instance), JSON.stringify(poke)).catch((error: unknown) => this.report(error));
   }
 
   /** The outcome, or a failure when its result is larger than `maxResultBytes`. */
@@ -965,12 +1082,18 @@ export function checkTaskOptions(options: TaskOptions): { [K in Exclude<keyof Ta
     maxQueued: count(options.maxQueued ?? DEFAULT_MAX_TASKS_QUEUED, 'maxTasksQueued'),
     maxResultBytes: count(options.maxResultBytes ?? DEFAULT_MAX_TASK_RESULT_BYTES, 'maxTaskResultBytes'),
     graceMs: milliseconds(options.graceMs ?? DEFAULT_TASK_GRACE_MS, 'taskGraceMs'),
+    answerWithinMs: orNone(options.answerWithinMs ?? DEFAULT_TASK_ANSWER_WITHIN_MS, 'taskAnswerWithinMs'),
   };
 }
 
 function count(value: number, option: string): number {
   if (Number.isInteger(value) && value > 0) return value;
   throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a positive whole number, got ${String(value)}`);
+}
+
+function orNone(value: number, option: string): number {
+  if (Number.isInteger(value) && value >= 0) return value;
+  throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a whole number of milliseconds, 0 or more, got ${String(value)}`);
 }
 
 /** The error of a task started while the server shuts down. */
