@@ -373,7 +373,7 @@ export class McpToolServer {
       job.authInfo = who as Record<string, unknown>;
     }
     const tasks = this.tasks();
-    const record = await tasks.enqueue({ owner: this.serving?.owner, job });
+    const record = await tasks.enqueue({ owner: this.serving?.owner, job, answering: true });
     return (await tasks.answerWithin(record)) ?? (createTaskResult(record) as Result);
   }
 
@@ -393,7 +393,7 @@ export class McpToolServer {
     const quiet = quietContext(ctx);
     const tasks = this.tasks();
     const record = await tasks.start(
-      { tool: name, owner: this.serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable },
+      { tool: name, owner: this.serving?.owner, ctx: quiet, canAsk: (request) => checkAskable(ctx, request), resumable, answering: true },
       (round, signal, taskProgress) => this.call({ name, args, ctx: quiet, era: 'modern', round, signal, trace: undefined, taskProgress }),
     );
     return (await tasks.answerWithin(record)) ?? (createTaskResult(record) as Result);

@@ -5,7 +5,7 @@
 // worker-only one (the end then comes over Redis).
 import { spawnSync } from 'node:child_process';
 import { Toolset, tool, type ExecutionContext } from '@anytool/core';
-import { BullmqTaskQueue, RedisStore, runTaskWorker, serveMcp, type McpServerHandle, type TaskWorkerHandle } from '@anytool/mcp';
+import { BullmqTaskQueue, RedisStore, mcpSession, runTaskWorker, serveMcp, type McpServerHandle, type TaskWorkerHandle } from '@anytool/mcp';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import { taskClient, type Task, type TaskClient } from '../fixtures/task-client';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -46,6 +46,14 @@ function tools(runs: string[], slowMs: number): Toolset {
       { name: 'broken', description: 'Fails at once.', parameters: TEXT, task: true },
     ),
     tool(({ text }: { text: string }) => text.repeat(100_000), { name: 'large', description: 'A large result.', parameters: TEXT, task: true }),
+    tool(
+      async ({ text }: { text: string }, context: ExecutionContext) => {
+        // Becomes a task itself, then ends at once: its call was answered with the task, which must end completed.
+        await mcpSession(context)!.startTask();
+        return `deferred ${text}`;
+      },
+      { name: 'deferred', description: 'Becomes a task, then ends.', parameters: TEXT, context: true, task: true, deferTask: true },
+    ),
   ]);
 }
 
@@ -65,8 +73,8 @@ describe('taskAnswerWithinMs, in one process', () => {
   let client: TaskClient;
 
   beforeAll(async () => {
-    // Two kept tasks per client at most: calls answered with their result must not take a place.
-    server = await serveMcp(tools(runs, scaled(600)), { transport: 'http', port: 0, taskAnswerWithinMs: scaled(300), maxTasksKeptPerClient: 2 });
+    // Three kept tasks per client at most: calls answered with their result must not take a place.
+    server = await serveMcp(tools(runs, scaled(600)), { transport: 'http', port: 0, taskAnswerWithinMs: scaled(300), maxTasksKeptPerClient: 3 });
     client = await taskClient(server.url!);
   });
   afterAll(async () => {
@@ -85,6 +93,14 @@ describe('taskAnswerWithinMs, in one process', () => {
     expect(JSON.stringify(result.content)).toContain('no way');
   });
 
+  it('leaves a tool that makes itself a task (deferTask) as it was: answered with the task, which completes', async () => {
+    const answer = await client.call('deferred', { text: 'd1' });
+    if (!('task' in answer)) throw new Error(`deferred answered without a task: ${JSON.stringify(answer)}`);
+    const task = await settled(client, answer.task.taskId);
+    expect(task.status).toBe('completed');
+    expect(task.result?.content[0]?.text).toBe('deferred d1');
+  });
+
   it('answers a call whose task outlasts the window with the task, once the window is over; the task completes', async () => {
     const started = Date.now();
     const answer = await client.call('slow', { text: 's1' });
@@ -94,7 +110,8 @@ describe('taskAnswerWithinMs, in one process', () => {
     const task = await settled(client, answer.task.taskId);
     expect(task.status).toBe('completed');
     expect(task.result?.content[0]?.text).toBe('slow s1');
-    // That task is kept: with the per-client cap of two, one more waits in the same way, a third is refused.
+    // That task is kept (beside the deferred one): with the per-client cap of three, one more waits in the same way, a
+    // fourth is refused.
     const second = await client.call('slow', { text: 's2' });
     expect('task' in second).toBe(true);
     await expect(client.call('slow', { text: 's3' })).rejects.toThrow(/maxTasksKeptPerClient/);

@@ -303,7 +303,15 @@ export class TaskManager {
    * `tasks/get` for it then finds it, on any instance), and the tool runs on.
    */
   async start(
-    call: { tool: string; owner: string | undefined; ctx: ServerContext; canAsk: (request: InputRequest) => void; resumable?: boolean },
+    call: {
+      tool: string;
+      owner: string | undefined;
+      ctx: ServerContext;
+      canAsk: (request: InputRequest) => void;
+      resumable?: boolean;
+      /** The caller waits for the task's end with `answerWithin` (else a completed task's outcome is stored as always). */
+      answering?: boolean;
+    },
     work: TaskWork,
   ): Promise<TaskRecord> {
     if (this.closed || this.stopping) throw shuttingDown();
@@ -346,7 +354,7 @@ export class TaskManager {
     }
     const task = new RunningTask(this, record.taskId, call.tool, call.ctx, call.canAsk, counted);
     task.stored = stored;
-    this.awaitEnd(taskId);
+    if (call.answering === true) this.awaitEnd(taskId);
     void this.launch(task, work);
     return record;
   }
@@ -355,12 +363,13 @@ export class TaskManager {
    * Starts a task on the task queue: its record is stored and its job queued before this
    * resolves, and a worker (of this process or another) runs the tool (`serveQueue`).
    */
-  async enqueue(call: { owner: string | undefined; job: Omit<TaskJob, 'taskId'> }): Promise<TaskRecord> {
+  async enqueue(call: { owner: string | undefined; job: Omit<TaskJob, 'taskId'>; answering?: boolean }): Promise<TaskRecord> {
     const queue = this.queue;
     const tool = call.job.tool;
     if (queue === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `MCP task of tool "${tool}": no task queue to put it on (serveMcp's taskQueue)`);
     if (this.closed || this.stopping) throw shuttingDown();
-    if (this.answerWithinMs > 0) {
+    const answering = call.answering === true && this.answerWithinMs > 0;
+    if (answering) {
       // A worker elsewhere says on this instance's channel when the task ended.
       try {
         await this.listen();
@@ -410,7 +419,7 @@ export class TaskManager {
       throw storeUnavailable(`storing a new task of tool "${tool}"`, (kept as PromiseRejectedResult).reason);
     }
     const job: TaskJob = { ...call.job, taskId, queuedRecord: stored };
-    if (this.answerWithinMs > 0) {
+    if (answering) {
       job.answerTo = { instance: this.instanceId, until: Date.now() + this.answerWithinMs };
       this.awaitEnd(taskId);
     }
@@ -418,7 +427,7 @@ export class TaskManager {
       // The worker that takes the job claims the record against this text instead of reading it first.
       await queue.add(job);
     } catch (error) {
-      this.awaited.get(taskId)?.hear(undefined);
+      this.awaited.delete(taskId);
       void this.store.release([...counted.running, ...counted.kept], taskId).catch(() => undefined);
       void this.store.delete(taskKey(taskId)).catch(() => undefined);
       throw storeUnavailable(`queueing a new task of tool "${tool}"`, error);
