@@ -25,6 +25,9 @@ export function closing(served: ServedTools, stop: () => Promise<void>, handleSi
         process.off('SIGTERM', onSignal);
       }
       try {
+        // A call waiting for its task's end gets the task before the endpoint closes (its answer is written first).
+        served.stopAnswering();
+        await new Promise((resolve) => setImmediate(resolve));
         await stop();
         await served.closeTasks();
       } finally {

@@ -207,7 +207,8 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
       }
       case '--task-answer-within-ms': {
         const text = value();
-        if (!/^\d+$/.test(text)) throw usageError(`--task-answer-within-ms must be a whole number of milliseconds, 0 or more, got "${text}"`);
+        if (!/^\d+$/.test(text) || Number(text) > 2 ** 31 - 1)
+          throw usageError(`--task-answer-within-ms must be a whole number of milliseconds from 0 to ${2 ** 31 - 1}, got "${text}"`);
         options.taskAnswerWithinMs = Number(text);
         break;
       }

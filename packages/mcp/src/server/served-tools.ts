@@ -216,6 +216,11 @@ export class ServedTools {
     return (this.taskManager ??= taskManager(this.options));
   }
 
+  /** The calls waiting for their task's end (`taskAnswerWithinMs`) are answered with the task now: the endpoint is closing. */
+  stopAnswering(): void {
+    this.taskManager?.stopAnswering();
+  }
+
   /** Ends the tasks running here (marked failed: the server stopped) and the store this made for itself. */
   async closeTasks(): Promise<void> {
     const tasks = this.taskManager;

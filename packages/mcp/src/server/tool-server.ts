@@ -134,8 +134,9 @@ export interface McpServerOptions {
    * How long a call that starts a task waits for the task to end, in milliseconds (2026-07-28
    * era): a task that completes within it is answered with its result, as a plain call (the Tasks
    * extension's immediate-result path), and is not kept; any other is answered with the task when
-   * the wait is over. For task tools that often return at once: their clients skip the polls.
-   * A process killed inside the wait loses the answer while the task goes on (as a plain call's
+   * the wait is over (at once when it failed). For task tools that often return at once: their
+   * clients skip the polls. A closing server answers the waiting calls with their tasks first; a
+   * process killed inside the wait loses the answer while the task goes on (as a plain call's
    * would): keep it short, or use it for tools that are safe to call again. Default 0: every such
    * call is answered with its task at once.
    */

@@ -67,6 +67,26 @@ async function settled(client: TaskClient, taskId: string): Promise<Task> {
   }
 }
 
+describe('taskAnswerWithinMs while the server closes', () => {
+  it('answers a call still waiting with its task when the server closes, before its endpoint goes', async () => {
+    const server = await serveMcp(tools([], scaled(10_000)), { transport: 'http', port: 0, taskAnswerWithinMs: scaled(10_000) });
+    const client = await taskClient(server.url!);
+    try {
+      const started = Date.now();
+      const answer = client.call('slow', { text: 'c1' });
+      await sleep(scaled(300));
+      const closed = server.close();
+      const answered = await answer;
+      expect('task' in answered).toBe(true);
+      expect(Date.now() - started).toBeLessThan(scaled(5_000));
+      await closed;
+    } finally {
+      await client.close().catch(() => undefined);
+      await server.close();
+    }
+  });
+});
+
 describe('taskAnswerWithinMs, in one process', () => {
   const runs: string[] = [];
   let server: McpServerHandle;
@@ -119,8 +139,10 @@ describe('taskAnswerWithinMs, in one process', () => {
 
   it('refuses a bad window with a clear error', async () => {
     await expect(serveMcp(tools([], 0), { transport: 'http', port: 0, taskAnswerWithinMs: -1 })).rejects.toThrow(
-      'serveMcp(): taskAnswerWithinMs must be a whole number of milliseconds, 0 or more, got -1',
+      'serveMcp(): taskAnswerWithinMs must be a whole number of milliseconds from 0 to 2147483647, got -1',
     );
+    // Past what a timer takes, a wait would end at once: refused too.
+    await expect(serveMcp(tools([], 0), { transport: 'http', port: 0, taskAnswerWithinMs: 2 ** 31 })).rejects.toThrow(/from 0 to 2147483647/);
   });
 });
 

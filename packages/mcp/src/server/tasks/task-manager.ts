@@ -65,7 +65,7 @@ export const DEFAULT_TASK_ANSWER_WITHIN_MS = 0;
 export const TASK_REFUSED_CODE = -32000;
 /** Waits between the tries of a task's final write (its result), while the task keeps its lease. */
 const FINAL_WRITE_BACKOFF_MS = [100, 250, 500, 1_000, 2_000, 4_000, 8_000];
-/** The largest ended record (its JSON) published to the instance whose call waits for it; a larger one is read from the store. */
+/** The largest ended record (its JSON, in characters) published to the instance whose call waits for it; a larger one is read from the store. */
 const MAX_TOLD_RECORD = 64 * 1024;
 
 /** What a task ended with, as its final write stores it. */
@@ -271,6 +271,8 @@ export class TaskManager {
   private closed = false;
   /** Closing: no new task starts, while the worker's tasks get their grace period. */
   private stopping = false;
+  /** No call waits for its task's end any more (`stopAnswering`). */
+  private answeringStopped = false;
 
   constructor(
     readonly store: McpStore,
@@ -368,7 +370,7 @@ export class TaskManager {
     const tool = call.job.tool;
     if (queue === undefined) throw new AnytoolError(ErrorCode.InvalidOptions, `MCP task of tool "${tool}": no task queue to put it on (serveMcp's taskQueue)`);
     if (this.closed || this.stopping) throw shuttingDown();
-    const answering = call.answering === true && this.answerWithinMs > 0;
+    const answering = call.answering === true && this.answerWithinMs > 0 && !this.answeringStopped;
     if (answering) {
       // A worker elsewhere says on this instance's channel when the task ended.
       try {
@@ -449,9 +451,15 @@ export class TaskManager {
     return count;
   }
 
+  /** Answers the calls waiting for their task's end with the task now, and opens no more waits: the process stops serving. */
+  stopAnswering(): void {
+    this.answeringStopped = true;
+    for (const waiting of this.awaited.values()) waiting.hear(undefined);
+  }
+
   /** Opens the wait for a new task's end, before it can end (`answerWithinMs`; nothing without one). */
   private awaitEnd(taskId: string): void {
-    if (this.answerWithinMs === 0) return;
+    if (this.answerWithinMs === 0 || this.answeringStopped) return;
     let hear!: (record: TaskRecord | undefined) => void;
     const ended = new Promise<TaskRecord | undefined>((resolve) => (hear = resolve));
     this.awaited.set(taskId, { ended, hear });
@@ -933,7 +941,8 @@ export class TaskManager {
           return;
         }
         const waiting = poke.reason === 'ended' && typeof poke.taskId === 'string' ? this.awaited.get(poke.taskId) : undefined;
-        if (waiting !== undefined && typeof poke.record === 'string') waiting.hear(JSON.parse(poke.record) as TaskRecord);
+        const told = waiting === undefined ? undefined : toldRecord(poke);
+        if (waiting !== undefined && told !== undefined) waiting.hear(told);
         else if (waiting !== undefined)
           void this.read(poke.taskId).then(
             ({ record }) => waiting.hear(record),
@@ -1078,6 +1087,17 @@ function ended(record: TaskRecord, outcome: TaskOutcome): TaskRecord {
   return next;
 }
 
+/** The ended record a poke carries, when it is one of the poked task (else undefined: the record is read from the store). */
+function toldRecord(poke: TaskPoke): TaskRecord | undefined {
+  if (typeof poke.record !== 'string') return undefined;
+  try {
+    const record = JSON.parse(poke.record) as TaskRecord;
+    return record?.taskId === poke.taskId && isTerminal(record.status) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The task options with their defaults; throws the coded `InvalidOptions` error the first bad one gets. */
 export function checkTaskOptions(options: TaskOptions): { [K in Exclude<keyof TaskOptions, 'queue'>]-?: number } {
   return {
@@ -1101,9 +1121,15 @@ function count(value: number, option: string): number {
 }
 
 function orNone(value: number, option: string): number {
-  if (Number.isInteger(value) && value >= 0) return value;
-  throw new AnytoolError(ErrorCode.InvalidOptions, `serveMcp(): ${option} must be a whole number of milliseconds, 0 or more, got ${String(value)}`);
+  if (Number.isInteger(value) && value >= 0 && value <= MAX_TIMER_MS) return value;
+  throw new AnytoolError(
+    ErrorCode.InvalidOptions,
+    `serveMcp(): ${option} must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}, got ${String(value)}`,
+  );
 }
+
+/** The longest wait a timer takes (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The error of a task started while the server shuts down. */
 function shuttingDown(): ProtocolError {
