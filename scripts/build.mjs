@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { markOptionalPeerTypes } from './optional-peer-types.mjs';
 import { writeVersionFiles } from './versions.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -101,6 +102,8 @@ for (const name of packages) {
   mkdirSync(join(dir, 'dist', 'cjs'), { recursive: true });
   const marker = join(dir, 'dist', 'cjs', 'package.json');
   if (!existsSync(marker)) writeFileSync(marker, '{ "type": "commonjs" }\n');
+  // A project without an optional peer still type-checks these declarations (skipLibCheck: false).
+  markOptionalPeerTypes(dir);
 }
 
 const buildStep = ['schema', 'core'];

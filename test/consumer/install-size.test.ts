@@ -31,6 +31,7 @@ let mcpApp = '';
 let clientApp = '';
 let coreApp = '';
 const typescriptProjects: Record<string, string> = {};
+let strictTypesProject = '';
 
 /** Bytes of every file under a folder (symbolic links not followed). */
 function bytesUnder(dir: string): number {
@@ -63,13 +64,22 @@ beforeAll(async () => {
       dependencies: [tarballs['@anytool/core']!],
       devDependencies: [tarballs['@anytool/schema']!, `typescript@~${version}.0`],
     });
-  [mcpApp, clientApp, coreApp, typescriptProjects['5.9'], typescriptProjects['6.0']] = await Promise.all([
+  [mcpApp, clientApp, coreApp, typescriptProjects['5.9'], typescriptProjects['6.0'], strictTypesProject] = await Promise.all([
     // Serving takes the SDK's server, as docs/mcp-server.md installs it.
     app('stdio-mcp-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, '@modelcontextprotocol/server@^2.4.0']),
     app('mcp-client-app', [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!]),
     app('core-app', [tarballs['@anytool/core']!]),
     typescriptProject('5.9'),
     typescriptProject('6.0'),
+    // A project that type-checks the declarations of its libraries too, with none of the optional peers installed.
+    createProject(base!, {
+      name: 'strict-types',
+      type: 'module',
+      fixtures: [],
+      dependencies: [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, tarballs['@anytool/agent']!],
+      devDependencies: ['typescript@~5.9.0', '@types/node@^20.19.0'],
+      tscInit: { skipLibCheck: false, types: ['node'], noEmit: true },
+    }),
   ]);
   for (const dir of [mcpApp, clientApp]) cpSync(join(__dirname, 'fixtures', 'plain', 'src'), join(dir, 'src'), { recursive: true });
 }, 600_000);
@@ -142,6 +152,28 @@ test(`a core-only app installs at most ${CORE_APP_CEILING / MB} MB`, () => {
 
 test.each(['5.9', '6.0'])("a project on TypeScript %s has one TypeScript in its tree: the build step's range takes the project's own", (version) => {
   expect(typeScriptCopies(typescriptProjects[version]!)).toEqual(['node_modules/typescript']);
+});
+
+test("a project checking its libraries' declarations (skipLibCheck: false) compiles without the optional peers installed", async () => {
+  for (const peer of ['@opentelemetry/api', '@modelcontextprotocol/server', 'openai', '@anthropic-ai/sdk', '@google/genai', 'bullmq', 'redis']) {
+    expect({ peer, installed: existsSync(join(strictTypesProject, 'node_modules', ...peer.split('/'))) }).toEqual({ peer, installed: false });
+  }
+  writeFileSync(
+    join(strictTypesProject, 'main.ts'),
+    [
+      "import { Toolset, tool, type ExecutionContext } from '@anytool/core';",
+      "import { McpToolset } from '@anytool/mcp';",
+      "import { Agent } from '@anytool/agent';",
+      'const add = tool(({ a, b }: { a: number; b: number }, context: ExecutionContext) => (context.signal?.aborted ? 0 : a + b), {',
+      "  name: 'add', description: 'Adds.', context: true,",
+      "  parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },",
+      '});',
+      'console.log(new Toolset([add]).size, typeof McpToolset, typeof Agent);',
+      '',
+    ].join('\n'),
+  );
+  const checked = await run('npx', ['tsc', '-p', '.'], strictTypesProject);
+  expect({ code: checked.code, output: checked.stdout + checked.stderr }).toEqual({ code: 0, output: '' });
 });
 
 test('the stdio-only app serves its tools over stdio', async () => {
