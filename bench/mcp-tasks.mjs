@@ -1,5 +1,5 @@
 // MCP Tasks (io.modelcontextprotocol/tasks) served by serveMcp over streamable HTTP, 2026-07-28 era.
-// Run after a build:  npm run build && node bench/mcp-tasks.mjs [--rounds 3] [--trips 200] [--tasks 1000] [--jobs 120]
+// Run after a build:  npm run build && node bench/mcp-tasks.mjs [--rounds 3] [--trips 150] [--tasks 1000] [--jobs 120]
 //                     [--only trips,thousand,workers]
 //
 // The servers are processes of their own on 127.0.0.1 (this process is the client, a plain keep-alive HTTP client
@@ -43,7 +43,7 @@ const arg = (name, fallback) => {
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 const ROUNDS = Number(arg('--rounds', 3));
-const TRIPS = Number(arg('--trips', 200));
+const TRIPS = Number(arg('--trips', 150));
 const TASKS = Number(arg('--tasks', 1000));
 const JOBS = Number(arg('--jobs', 120));
 // `--only trips,thousand,workers`: the parts to run (default all).
