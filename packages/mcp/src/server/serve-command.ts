@@ -234,6 +234,8 @@ export function parseServeArgs(args: readonly string[], command = 'anytool serve
   if (!options.http && (authFlags || options.resource !== undefined))
     throw usageError('--tokens-file, --jwt-issuer and --resource apply to --http (over stdio the client that starts the server is the only one)');
   if (options.workerOnly && (options.http || options.noWorker)) throw usageError('--worker-only runs no endpoint: leave out --http and --no-worker');
+  if (options.taskAnswerWithinMs !== undefined && options.workerOnly)
+    throw usageError('--task-answer-within-ms applies to the instances that answer calls, not to --worker-only');
   if (options.taskLeaseMs !== undefined && options.store === undefined)
     throw usageError('--task-lease-ms applies to --store (a lease tells the other instances that a task still runs)');
   if (options.taskQueue && options.store === undefined)

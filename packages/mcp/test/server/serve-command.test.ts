@@ -145,6 +145,13 @@ describe('anytool serve <module>', () => {
     expect(() => parseServeArgs([MODULE, '--http', '--store', 'redis://127.0.0.1:6379', '--task-lease-ms', '50'])).toThrow(
       /--task-lease-ms must be a whole number of milliseconds, at least 100, got "50"/,
     );
+    expect(parseServeArgs([MODULE, '--http', '--task-answer-within-ms', '250'])?.taskAnswerWithinMs).toBe(250);
+    expect(() => parseServeArgs([MODULE, '--http', '--task-answer-within-ms', 'soon'])).toThrow(
+      /--task-answer-within-ms must be a whole number of milliseconds from 0 to 2147483647, got "soon"/,
+    );
+    expect(() => parseServeArgs([MODULE, '--worker-only', '--store', 'redis://127.0.0.1:6379', '--task-answer-within-ms', '250'])).toThrow(
+      /--task-answer-within-ms applies to the instances that answer calls/,
+    );
     await expect(loadToolModule('examples/dist/nowhere.js')).rejects.toMatchObject({ code: ErrorCode.InvalidToolModule });
   });
 });
