@@ -944,9 +944,12 @@ export class TaskManager {
         const told = waiting === undefined ? undefined : toldRecord(poke);
         if (waiting !== undefined && told !== undefined) waiting.hear(told);
         else if (waiting !== undefined)
+          // Only an ended record answers the call; else (a poke from elsewhere, a failed read) it waits out its window.
           void this.read(poke.taskId).then(
-            ({ record }) => waiting.hear(record),
-            () => waiting.hear(undefined),
+            ({ record }) => {
+              if (record !== undefined && isTerminal(record.status)) waiting.hear(record);
+            },
+            () => undefined,
           );
         const task = typeof poke.taskId === 'string' ? this.running.get(poke.taskId) : undefined;
         if (task !== undefined)
