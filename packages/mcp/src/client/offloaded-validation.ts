@@ -136,7 +136,11 @@ class ValidationHost {
       return;
     }
     this.current = undefined;
-    current.job.settle(answer);
+    // Past the deadline on the worker's clock: refused as if the timer had fired in time (a busy loop may run it late).
+    if ('ms' in answer && answer.ms > current.job.timeoutMs) current.job.settle({ timedOut: true });
+    else if ('args' in answer) current.job.settle({ args: answer.args });
+    else if ('problems' in answer) current.job.settle({ problems: answer.problems, more: answer.more });
+    else current.job.settle(answer);
     this.next();
   }
 

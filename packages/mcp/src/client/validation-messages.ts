@@ -13,9 +13,13 @@ export interface ValidationRequest {
   forget: number[];
 }
 
-/** The worker's answer: compiled (validation starts now), valid (with defaults filled), invalid, or failed. */
+/**
+ * The worker's answer: compiled (validation starts now), valid (with defaults filled), invalid, or
+ * failed. A validation's answer says how long it took on the worker (`ms`): the host's timer may
+ * fire late on a busy event loop, and a validation past the deadline is refused all the same.
+ */
 export type ValidationAnswer =
   | { id: number; compiled: true }
-  | { id: number; args: Record<string, unknown> }
-  | { id: number; problems: ArgumentProblem[]; more: number }
+  | { id: number; args: Record<string, unknown>; ms: number }
+  | { id: number; problems: ArgumentProblem[]; more: number; ms: number }
   | { id: number; failed: string };

@@ -26,9 +26,10 @@ function answer(request: ValidationRequest): ValidationAnswer {
       // The deadline counts validation only: compiling a large schema is work the listing did once already.
       port!.postMessage({ id, compiled: true } satisfies ValidationAnswer);
     }
-    if (validate(args)) return { id, args: args as Record<string, unknown> };
+    const started = performance.now();
+    if (validate(args)) return { id, args: args as Record<string, unknown>, ms: performance.now() - started };
     const problems = validate.problems();
-    return { id, problems: problems.slice(0, MAX_PROBLEMS), more: Math.max(0, problems.length - MAX_PROBLEMS) };
+    return { id, problems: problems.slice(0, MAX_PROBLEMS), more: Math.max(0, problems.length - MAX_PROBLEMS), ms: performance.now() - started };
   } catch (error) {
     return { id, failed: describeError(error) };
   }
