@@ -37,6 +37,14 @@ async function load<T>(importer: () => Promise<T>, owner: string): Promise<T> {
 }
 
 /**
+ * Loads the server now (the SDK's server with it), or rejects as `serveMcp` would: what serves a
+ * user's module checks this first, so a missing SDK is reported before the module runs.
+ */
+export async function loadServer(owner: string): Promise<void> {
+  await load(() => import('./serve-mcp.js'), owner);
+}
+
+/**
  * Serves tools as an MCP server, over stdio or streamable HTTP. Takes a
  * `Toolset` (its later changes reach clients as `tools/list_changed`) or
  * anything a Toolset takes: tools, decorated class instances, arrays, MCP toolsets.

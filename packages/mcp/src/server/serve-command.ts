@@ -5,7 +5,7 @@ import { closestName, describeError, loadToolModule } from '@anytool/core/intern
 import type { McpAuthOptions, StaticToken } from './auth.js';
 import { defaultAllowedHosts, isLoopback, isWildcard } from './host-check.js';
 import type { McpServerHandle, ServeMcpOptions } from './serve-mcp.js';
-import { runTaskWorker, serveMcp } from './lazy-server.js';
+import { loadServer, runTaskWorker, serveMcp } from './lazy-server.js';
 import { RedisStore } from '../store/redis-store.js';
 import { BullmqTaskQueue } from './tasks/bullmq-queue.js';
 
@@ -291,6 +291,8 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
   let store: RedisStore | undefined;
   let queue: BullmqTaskQueue | undefined;
   try {
+    // A missing server SDK is said before the user's module runs (its imports and top-level code).
+    await loadServer('serveMcp()');
     const toolset = toolsetFromModule(await loadToolModule(options.module), { only: options.exports, label: options.module });
     size = toolset.size;
     // Each call gets an execute_tool span under its tools/call span (when an SDK is registered), unless the module's toolset traces its calls already.
@@ -356,6 +358,7 @@ async function runWorkerOnly(options: ServeCommandOptions, command: string): Pro
   let queue: BullmqTaskQueue | undefined;
   let worker: Awaited<ReturnType<typeof runTaskWorker>>;
   try {
+    await loadServer('runTaskWorker()');
     await store.connect().catch((error: unknown) => {
       throw usageErrorOf(`--store: ${describeError(error)}`, command);
     });

@@ -93,17 +93,8 @@ interface RedisModule {
 
 /** The `bullmq` and `redis` packages, loaded on first use (both ship CommonJS too: the CommonJS build requires them). */
 async function loadModules(): Promise<{ bullmq: BullmqModule; redis: RedisModule }> {
-  let bullmq: BullmqModule;
-  try {
-    const loaded = (await import('bullmq')) as unknown as BullmqModule & { default?: BullmqModule };
-    bullmq = typeof loaded.Worker === 'function' ? loaded : loaded.default!;
-  } catch (error) {
-    throw new AnytoolError(
-      ErrorCode.MissingDependency,
-      `BullmqTaskQueue: cannot load the bullmq package (${describeError(error).split('\n')[0]!}); install it next to @anytool/mcp to run tasks on a queue: npm i bullmq`,
-      { cause: error },
-    );
-  }
+  const loaded = (await importOptional(() => import('bullmq'), 'BullmqTaskQueue', 'bullmq')) as unknown as BullmqModule & { default?: BullmqModule };
+  const bullmq = typeof loaded.Worker === 'function' ? loaded : loaded.default!;
   const redis = (await importOptional(() => import('redis'), 'BullmqTaskQueue', 'redis')) as unknown as RedisModule & { default?: RedisModule };
   return { bullmq, redis: typeof redis.createClient === 'function' ? redis : redis.default! };
 }
