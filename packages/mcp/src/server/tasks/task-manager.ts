@@ -1014,7 +1014,10 @@ export class TaskManager {
         // It is answered with the result, and the record goes (`answerWithin`) instead of ending.
         waiting.hear(record);
         this.running.delete(task.taskId);
-        return this.uncount(task);
+        // No longer running; its kept place goes with its record (`answerWithin`), so it is not renewed here.
+        return this.store.release(task.counted.running, task.taskId).catch((error: unknown) => {
+          this.report(this.storeError(task.taskId, 'updating the task counts', error));
+        });
       }
       const text = JSON.stringify(record);
       if (text.length <= MAX_TOLD_RECORD) {
