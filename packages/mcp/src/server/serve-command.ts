@@ -299,7 +299,6 @@ export async function runServeCommand(args: string[], command = 'anytool serve')
     if (!toolset.names.some((name) => toolset.middlewareFor(name).some((middleware) => middleware.name === 'tracing')))
       toolset.use(tracing({ captureContent: options.traceContent }));
     const serveOptions = serveOptionsFor(options, stdout?.protocol, command);
-    if (options.taskAnswerWithinMs !== undefined) serveOptions.taskAnswerWithinMs = options.taskAnswerWithinMs;
     if (options.store !== undefined && serveOptions.transport === 'http') {
       store = new RedisStore({ url: options.store, onError: (error) => void process.stderr.write(`${command}: store: ${error.message}\n`) });
       // Now, so an unreachable Redis stops the start with a clear line instead of failing the first request.
@@ -483,7 +482,12 @@ function authFor(options: ServeCommandOptions, command: string): McpAuthOptions 
 
 function serveOptionsFor(options: ServeCommandOptions, stdout: Writable | undefined, command: string): ServeMcpOptions {
   const name = options.name ?? options.module.replace(/^.*[\\/]/, '').replace(/\.[cm]?js$/, '');
-  const common = { name, handleSignals: true, onError: (error: Error) => void process.stderr.write(`${command}: ${error.message}\n`) };
+  const common = {
+    name,
+    handleSignals: true,
+    onError: (error: Error) => void process.stderr.write(`${command}: ${error.message}\n`),
+    ...(options.taskAnswerWithinMs === undefined ? {} : { taskAnswerWithinMs: options.taskAnswerWithinMs }),
+  };
   if (!options.http) return stdout === undefined ? { ...common, transport: 'stdio' } : { ...common, transport: 'stdio', stdout };
   const http: ServeMcpOptions = { ...common, transport: 'http', port: options.port, host: options.host, path: options.path };
   // Named hosts come on top of the loopback names for a loopback bind only: elsewhere the named ones are all.

@@ -8,6 +8,8 @@ import { Toolset, tool, type ExecutionContext } from '@anytool/core';
 import { BullmqTaskQueue, RedisStore, mcpSession, runTaskWorker, serveMcp, type McpServerHandle, type TaskWorkerHandle } from '@anytool/mcp';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import { taskClient, type Task, type TaskClient } from '../fixtures/task-client';
+import { ROOT, requireBuilt, startHttpChild, stopChild, MCP_DIST } from './helpers';
+import { join } from 'node:path';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 jest.setTimeout(scaled(30_000));
@@ -66,6 +68,23 @@ async function settled(client: TaskClient, taskId: string): Promise<Task> {
     await sleep(50);
   }
 }
+
+describe('--task-answer-within-ms of anytool-mcp serve', () => {
+  it('reaches the server: a task that ends at once is answered with its result, a longer one with its task', async () => {
+    requireBuilt(MCP_DIST);
+    const cli = join(ROOT, 'packages', 'mcp', 'bin', 'anytool-mcp.mjs');
+    const module = join(__dirname, '..', 'fixtures', 'queue-tools.mjs');
+    const served = await startHttpChild([cli, 'serve', module, '--http', '--port', '0', '--task-answer-within-ms', String(scaled(1_000))]);
+    const client = await taskClient(served.url);
+    try {
+      expect(await client.call('idempotent_job', { steps: 0 })).toEqual({ text: expect.stringMatching(/^idempotent_job done by \d+ from step 0$/) });
+      expect('task' in (await client.call('idempotent_job', { steps: 3, stepMs: scaled(1_000) }))).toBe(true);
+    } finally {
+      await client.close();
+      await stopChild(served.child, served.exited);
+    }
+  });
+});
 
 describe('taskAnswerWithinMs while the server closes', () => {
   it('answers a call still waiting with its task when the server closes, before its endpoint goes', async () => {

@@ -862,8 +862,7 @@ export class TaskManager {
   async close(): Promise<void> {
     if (this.closed || this.stopping) return;
     this.stopping = true;
-    // The calls waiting for their task's end are answered with the task now.
-    for (const waiting of this.awaited.values()) waiting.hear(undefined);
+    this.stopAnswering();
     if (this.queue?.working === true) await this.queue.stopWorking(this.graceMs, () => this.graceOver());
     this.closed = true;
     if (this.heartbeat !== undefined) clearInterval(this.heartbeat);
