@@ -13,7 +13,11 @@ export interface RedisStoreOptions {
    * one Redis without meeting. Default `anytool:`.
    */
   prefix?: string;
-  /** The most connections used for commands at once (transactions hold one each). Default 8. */
+  /**
+   * The connections commands are spread over, in turn. Each sends the commands of one moment
+   * together, without waiting for earlier replies (pipelining), so one is what a process
+   * needs; more help only when a single socket's throughput is the limit. Default 1.
+   */
   poolSize?: number;
   /**
    * Told once when Redis becomes unreachable (a `STORE_FAILED` error saying where, why and since
@@ -95,7 +99,7 @@ interface Commands {
   get(key: string): Promise<string | null>;
   sendCommand(args: string[]): Promise<unknown>;
 }
-interface Pool extends Commands {
+interface Client extends Commands {
   connect(): Promise<unknown>;
   close(): Promise<void>;
   destroy(): void;
@@ -110,14 +114,13 @@ interface Subscriber {
   on(event: 'error' | 'ready', listener: (error: Error) => void): unknown;
 }
 interface RedisModule {
-  createClient(options: object): Subscriber;
-  createClientPool(options: object, poolOptions: object): Pool;
+  createClient(options: object): Client & Subscriber;
 }
 
 /** The `redis` package, loaded the first time a store connects: a program that never uses Redis never loads it. */
 async function loadRedis(): Promise<RedisModule> {
   const loaded = (await importOptional(() => import('redis'), 'RedisStore', 'redis')) as unknown as RedisModule & { default?: RedisModule };
-  return typeof loaded.createClientPool === 'function' ? loaded : loaded.default!;
+  return typeof loaded.createClient === 'function' ? loaded : loaded.default!;
 }
 
 /** The URL without its credentials, for messages. */
@@ -153,7 +156,9 @@ export class RedisStore implements McpStore {
   private readonly poolSize: number;
   private readonly onError: (error: Error) => void;
   private redis: Promise<RedisModule> | undefined;
-  private pool: Promise<Pool> | undefined;
+  /** The connections for commands, opened on first use (`commands`), and the one the next command takes. */
+  private readonly connections: Array<Promise<Client> | undefined>;
+  private turn = 0;
   private subscriber: Promise<Subscriber> | undefined;
   private closed = false;
   /** When Redis became unreachable (epoch ms), while it is. */
@@ -168,15 +173,16 @@ export class RedisStore implements McpStore {
     }
     this.url = options.url;
     this.prefix = options.prefix ?? 'anytool:';
-    this.poolSize = options.poolSize ?? 8;
+    this.poolSize = options.poolSize ?? 1;
     if (!Number.isInteger(this.poolSize) || this.poolSize < 1)
       throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: poolSize must be a positive integer, got ${String(options.poolSize)}`);
+    this.connections = new Array<Promise<Client> | undefined>(this.poolSize).fill(undefined);
     this.onError = options.onError ?? ((error) => process.emitWarning(error.message));
   }
 
   /** Connects now (it would on first use): rejects, saying where and why, when Redis cannot be reached. */
   async connect(): Promise<void> {
-    await this.commands();
+    await Promise.all(this.connections.map(() => this.commands()));
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -336,7 +342,7 @@ export class RedisStore implements McpStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const ends = [this.pool, this.subscriber].map(async (client) => {
+    const ends = [...this.connections, this.subscriber].map(async (client) => {
       if (client === undefined) return;
       const opened = await client.catch(() => undefined);
       await opened?.close().catch(() => opened.destroy());
@@ -348,10 +354,13 @@ export class RedisStore implements McpStore {
     return (this.redis ??= loadRedis());
   }
 
-  private commands(): Promise<Pool> {
-    return (this.pool ??= this.open(
-      (redis, options) => redis.createClientPool(options, { minimum: 1, maximum: this.poolSize }),
-      () => (this.pool = undefined),
+  /** The connection the next command goes on. */
+  private commands(): Promise<Client> {
+    const at = this.turn;
+    this.turn = (at + 1) % this.poolSize;
+    return (this.connections[at] ??= this.open(
+      (redis, options) => redis.createClient(options),
+      () => (this.connections[at] = undefined),
     ));
   }
 
@@ -360,7 +369,7 @@ export class RedisStore implements McpStore {
    * given up with an error saying where and why (and forgotten, so the next use tries again);
    * once connected, it reconnects on its own for as long as the store is open.
    */
-  private async open<T extends Pool | Subscriber>(make: (redis: RedisModule, options: object) => T, forget: () => void): Promise<T> {
+  private async open<T extends Client | Subscriber>(make: (redis: RedisModule, options: object) => T, forget: () => void): Promise<T> {
     if (this.closed) throw new AnytoolError(ErrorCode.StoreFailed, `RedisStore (${shownUrl(this.url)}) is closed`);
     const redis = await this.module();
     let ready = false;
@@ -368,6 +377,9 @@ export class RedisStore implements McpStore {
       url: this.url,
       // A command while the connection is down fails at once (and says so) rather than waiting in a queue without bound.
       disableOfflineQueue: true,
+      // node-redis times a command out only until it is written (5 s by default), with a timer of its own for each:
+      // with no offline queue a command is written at once or fails, so those timers would only cost CPU.
+      commandOptions: { timeout: 0 },
       socket: {
         // A new Error (not the socket's own, which may come from another realm, e.g. under a test runner): the
         // client stops retrying only when handed an instance of its own realm's Error.

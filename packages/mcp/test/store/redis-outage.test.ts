@@ -1,7 +1,8 @@
 import { tool } from '@anytool/core';
-import { RedisStore, serveMcp } from '@anytool/mcp';
+import { BullmqTaskQueue, RedisStore, serveMcp } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
+import { taskClient } from '../fixtures/task-client';
 import { scaled } from '../../../core/test/helpers/time-scale';
 
 // Redis stops while an endpoint serves tasks from it, then starts again on the same port: a task call during the
@@ -85,6 +86,58 @@ withRedis('a RedisStore while Redis is down', () => {
     } finally {
       await client.close();
       await server.close();
+      await store.close();
+      await redis?.stop();
+    }
+  });
+});
+
+withRedis('a BullmqTaskQueue while Redis is down', () => {
+  it('queueing a task fails at once rather than waiting for Redis; the worker waits, and takes tasks again once Redis is back', async () => {
+    let redis: RedisServer | undefined = await startRedis();
+    const port = redis.port;
+    const store = new RedisStore({ url: redis.url, onError: () => undefined });
+    const taskQueue = new BullmqTaskQueue({ url: redis.url });
+    const work = tool(async () => 'done', { name: 'work', description: 'A quick task.', parameters: { type: 'object', properties: {} }, task: true });
+    const server = await serveMcp([work], { transport: 'http', port: 0, store, taskQueue, onError: () => undefined });
+    const client = await taskClient(server.url!);
+    const job = { taskId: 'outage-job', tool: 'work', args: {} };
+    try {
+      const first = await client.call('work', {});
+      if (!('task' in first)) throw new Error('work answered without a task');
+      await redis.stop();
+      redis = undefined;
+      await sleep(500);
+      // The queue's own connection does not keep commands for later (nor time them out after 5 s): it fails now.
+      const began = Date.now();
+      const failure = await taskQueue.add(job).then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+      const waitedMs = Date.now() - began;
+      process.stdout.write(`redis outage: queueing a task failed after ${waitedMs} ms\n`);
+      expect(failure).toBeInstanceOf(Error);
+      expect(waitedMs).toBeLessThan(2_000);
+
+      redis = await startRedis(port);
+      // The worker's connection waited for Redis and reconnected: a task queued now runs and completes.
+      const deadline = Date.now() + scaled(15_000);
+      let status = 'not started';
+      while (status !== 'completed' && Date.now() < deadline) {
+        const started = await client.call('work', {}).catch(() => undefined);
+        if (started !== undefined && 'task' in started) {
+          for (let poll = 0; poll < 50; poll++) {
+            status = (await client.get(started.task.taskId)).status;
+            if (status !== 'working') break;
+            await sleep(100);
+          }
+        } else await sleep(200);
+      }
+      expect(status).toBe('completed');
+    } finally {
+      await client.close();
+      await server.close();
+      await taskQueue.close();
       await store.close();
       await redis?.stop();
     }

@@ -168,6 +168,51 @@ describe('RedisStore', () => {
   );
 });
 
+(withRedis ? describe : describe.skip)('RedisStore connections', () => {
+  /** The connections Redis has now, this one's own excluded. */
+  async function connections(url: string): Promise<number> {
+    const { createClient } = await import('redis');
+    const inspector = createClient({ url });
+    await inspector.connect();
+    try {
+      const list = String(await inspector.sendCommand(['CLIENT', 'LIST']));
+      return list.trim().split('\n').length - 1;
+    } finally {
+      await inspector.close();
+    }
+  }
+
+  it.each([
+    ['by default', undefined, 1],
+    ['with poolSize 3', 3, 3],
+  ])(
+    '%s: commands go over %i connection(s), many at once answered each in turn',
+    async (_label, poolSize, expected) => {
+      const redis = await startRedis();
+      const store = new RedisStore({ url: redis.url, ...(poolSize === undefined ? {} : { poolSize }) });
+      try {
+        const before = await connections(redis.url);
+        await store.connect();
+        // 300 commands in one moment: sets, compare-and-set updates and reads, each answered with its own reply.
+        await Promise.all(Array.from({ length: 100 }, (_, i) => store.set(`k${i}`, `v${i}`, 60_000)));
+        const updated = await Promise.all(Array.from({ length: 100 }, (_, i) => store.update(`k${i}`, (value) => `${value}+${i}`, 60_000)));
+        const read = await Promise.all(Array.from({ length: 100 }, (_, i) => store.get(`k${i}`)));
+        expect(updated).toEqual(Array.from({ length: 100 }, (_, i) => `v${i}+${i}`));
+        expect(read).toEqual(updated);
+        expect((await connections(redis.url)) - before).toBe(expected);
+      } finally {
+        await store.close();
+        await redis.stop();
+      }
+    },
+    scaled(20_000),
+  );
+
+  it('refuses a poolSize that is not a positive whole number', () => {
+    expect(() => new RedisStore({ url: 'redis://127.0.0.1:6379', poolSize: 0 })).toThrow('RedisStore: poolSize must be a positive integer, got 0');
+  });
+});
+
 (withRedis ? describe : describe.skip)('RedisStore keys of the tasks', () => {
   it(
     "puts one prefix before a task's key: the store's, not the tasks' own as well",

@@ -196,7 +196,7 @@ export class BullmqTaskQueue {
   async work(run: (queued: QueuedRun) => Promise<void>, onLost: (job: TaskJob, error: Error) => void, onError: (error: Error) => void): Promise<void> {
     if (this.worker !== undefined) return;
     const { bullmq, redis } = await this.load();
-    const client = await this.client(redis);
+    const client = await this.client(redis, 'worker');
     const worker = new bullmq.Worker(
       this.queueName,
       (job, token) =>
@@ -278,7 +278,7 @@ export class BullmqTaskQueue {
     if (this.closed) return Promise.reject(new AnytoolError(ErrorCode.StoreFailed, `BullmqTaskQueue (${shownUrl(this.url)}) is closed`));
     return (this.queue ??= (async () => {
       const { bullmq, redis } = await this.load();
-      const client = await this.client(redis);
+      const client = await this.client(redis, 'queue');
       return { queue: new bullmq.Queue(this.queueName, { connection: client, prefix: this.prefix }), client };
     })().catch((error: unknown) => {
       this.queue = undefined;
@@ -286,11 +286,18 @@ export class BullmqTaskQueue {
     }));
   }
 
-  /** A connected node-redis client (BullMQ takes one, and opens the blocking connection a worker needs from it). */
-  private async client(redis: RedisModule): Promise<RedisClient> {
+  /**
+   * A connected node-redis client (BullMQ takes one, and opens the blocking connection a worker needs from it).
+   * As BullMQ advises: a worker's commands wait for Redis to come back, a queue's (a task being queued) fail at once.
+   * Neither is timed out: node-redis times a command out only until it is written, with a timer for each (a tenth of
+   * a task's CPU here), so the worker's would fail where BullMQ expects them to wait, and the queue's never wait.
+   */
+  private async client(redis: RedisModule, role: 'queue' | 'worker'): Promise<RedisClient> {
     let ready = false;
     const client = redis.createClient({
       url: this.url,
+      commandOptions: { timeout: 0 },
+      ...(role === 'queue' ? { disableOfflineQueue: true } : {}),
       socket: {
         // A new Error (not the socket's own, which may come from another realm): the client stops retrying only on its realm's Error.
         reconnectStrategy: (retries: number, cause: Error) => (!ready && retries >= 3 ? new Error(cause.message) : Math.min(50 * 2 ** retries, 2000)),
