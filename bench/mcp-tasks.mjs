@@ -54,8 +54,12 @@ const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 // ---- the server process ----------------------------------------------------------------------------------------
 
-/** `kind`: `memory`, a Redis URL (RedisStore), or `queue+URL`, `serve-only+URL`, `worker+URL` (RedisStore and a BullMQ queue there). */
-async function serve(served) {
+/**
+ * `kind`: `memory`, a Redis URL (RedisStore), or `queue+URL`, `serve-only+URL`, `worker+URL` (RedisStore and a BullMQ
+ * queue there), each with `|NAME` for a queue of its own name: the round trips' servers each take only their own jobs.
+ */
+async function serve(named) {
+  const [served, queueName] = named.split('|');
   // `answered+KIND`: the server answers a call with its result when its task completes within 1 s (taskAnswerWithinMs).
   const answered = served.startsWith('answered+');
   const kind = answered ? served.slice('answered+'.length) : served;
@@ -90,7 +94,10 @@ async function serve(served) {
   await store?.connect();
   // A worker-only process runs CPU-bound tools here: two jobs at a time (one computes while the other's record is
   // written), not BullMQ's 50, which would starve its event loop and time out its store requests.
-  const taskQueue = role === undefined ? undefined : new BullmqTaskQueue({ url: redisUrl, ...(role === 'worker' ? { concurrency: 2 } : {}) });
+  const taskQueue =
+    role === undefined
+      ? undefined
+      : new BullmqTaskQueue({ url: redisUrl, ...(queueName === undefined ? {} : { queueName }), ...(role === 'worker' ? { concurrency: 2 } : {}) });
   if (role === 'worker') {
     const worker = await runTaskWorker(tools, { taskQueue, store, handleSignals: true });
     void worker.closed.then(async () => {
@@ -273,8 +280,8 @@ async function taskTrips(url, polls, answered) {
 
 /** A serve-only instance answering within 1 s, and a worker-only process running its tasks; stops both. */
 async function servedWithWorker(redis) {
-  const front = await startServer(`answered+serve-only+${redis.url}`);
-  const worker = await startServer(`worker+${redis.url}`);
+  const front = await startServer(`answered+serve-only+${redis.url}|trips-worker-only`);
+  const worker = await startServer(`worker+${redis.url}|trips-worker-only`);
   return { url: front.url, stop: () => Promise.all([front.stop(), worker.stop()]) };
 }
 
@@ -469,9 +476,10 @@ async function bench() {
       const servers = {
         MemoryStore: await startServer('memory'),
         RedisStore: await startServer(redis.url),
-        'BullMQ queue': await startServer(`queue+${redis.url}`),
+        // Each on a queue of its own: a worker of another variant would take its jobs.
+        'BullMQ queue': await startServer(`queue+${redis.url}|trips-queue`),
         // The same queue with taskAnswerWithinMs: the call waits for the task's end and is answered with its result.
-        'BullMQ queue, answered within 1 s': await startServer(`answered+queue+${redis.url}`),
+        'BullMQ queue, answered within 1 s': await startServer(`answered+queue+${redis.url}|trips-answered`),
         // Its job run by a worker-only process: the end reaches the serving instance on its Redis channel.
         'BullMQ queue, answered within 1 s, a worker-only process': await servedWithWorker(redis),
       };
