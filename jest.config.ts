@@ -19,6 +19,8 @@ const moduleNameMapper = {
   // @anytool/core's CommonJS helper that loads ajv and the OpenTelemetry API on first use (on-first-use.cts), likewise.
   // Both by absolute path: a built copy of a package that a test loads by path (two-copies, brands) asks for them too.
   '^\\.{1,2}/(.*/)?on-first-use\\.cjs$': '<rootDir>/packages/core/src/on-first-use.cts',
+  // @anytool/mcp's CommonJS helper that loads RE2JS on first use (re2.cts).
+  '^\\./re2\\.cjs$': '<rootDir>/packages/mcp/src/shared/re2.cts',
   // Where @anytool/mcp's validation worker is: its compiled file, which a worker thread can run (build first).
   '^\\./validation-worker-file\\.cjs$': '<rootDir>/packages/mcp/dist/cjs/client/validation-worker-file.cjs',
 };

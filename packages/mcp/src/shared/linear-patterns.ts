@@ -1,6 +1,10 @@
 import { AnytoolError, ErrorCode, type PatternEngine } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
-import { RE2JS } from 're2js';
+import { requireRe2, type Re2, type Re2Pattern } from './re2.cjs';
+
+/** RE2JS, loaded by the first pattern compiled. */
+let loaded: Re2 | undefined;
+const re2 = (): Re2 => (loaded ??= requireRe2());
 
 /** What JavaScript's `\s` matches (RE2's own is ASCII only), for use inside a character class. */
 const SPACE_CHARS = '\\t\\n\\x0B\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
@@ -64,7 +68,7 @@ function toRe2(pattern: string): string {
       out += char;
     }
   }
-  return RE2JS.translateRegExp(out);
+  return re2().translateRegExp(out);
 }
 
 function refusal(pattern: string, what: string): AnytoolError {
@@ -80,8 +84,8 @@ function refusal(pattern: string, what: string): AnytoolError {
  * the lookaheads that leave out private addresses are spelled as the octets they allow.
  * Compiled on first use: compiling it costs more than loading the rest of the client.
  */
-let urlPattern: RE2JS | undefined;
-function compileUrlPattern(): RE2JS {
+let urlPattern: Re2Pattern | undefined;
+function compileUrlPattern(): Re2Pattern {
   const nonSpace = `[^${SPACE_CHARS}]`;
   const octet = '(?:1?\\d{1,2}|2[0-4]\\d|25[0-5])';
   const last = '(?:[1-9]\\d?|1\\d\\d|2[0-4]\\d|25[0-4])';
@@ -94,7 +98,8 @@ function compileUrlPattern(): RE2JS {
     `|172\\.(?:\\d|[04-9]\\d|1[0-5]|3[2-9]|1\\d\\d|2[0-4]\\d|25[0-5])\\.${octet})\\.${last}`;
   const label = '[a-z0-9\\x{00A1}-\\x{FFFF}]';
   const host = `(?:(?:${label}+-)*${label}+)(?:\\.(?:${label}+-)*${label}+)*(?:\\.(?:[a-z\\x{00A1}-\\x{FFFF}]{2,}))`;
-  return RE2JS.compile(`^(?:https?|ftp)://(?:${nonSpace}+(?::${nonSpace}*)?@)?(?:${ipv4}|${host})(?::\\d{2,5})?(?:/${nonSpace}*)?$`, RE2JS.CASE_INSENSITIVE);
+  const RE2 = re2();
+  return RE2.compile(`^(?:https?|ftp)://(?:${nonSpace}+(?::${nonSpace}*)?@)?(?:${ipv4}|${host})(?::\\d{2,5})?(?:/${nonSpace}*)?$`, RE2.CASE_INSENSITIVE);
 }
 
 /**
@@ -108,7 +113,7 @@ export const linearPatterns: PatternEngine = Object.assign(
     // A pattern JavaScript refuses fails as it does there, with JavaScript's message.
     void new RegExp(pattern, flags);
     try {
-      return RE2JS.compile(toRe2(pattern));
+      return re2().compile(toRe2(pattern));
     } catch (error) {
       if (error instanceof AnytoolError) throw error;
       throw refusal(pattern, `syntax RE2 does not take (${describeError(error)})`);
