@@ -93,7 +93,7 @@ async function serve(named) {
   const store = kind === 'memory' ? undefined : new RedisStore({ url: redisUrl });
   await store?.connect();
   // A worker-only process runs CPU-bound tools here: two jobs at a time (one computes while the other's record is
-  // written), not BullMQ's 50, which would starve its event loop and time out its store requests.
+  // written), not BullMQ's 50, which would starve its event loop and delay its lock renewals.
   const taskQueue =
     role === undefined
       ? undefined

@@ -156,8 +156,8 @@ export class RedisStore implements McpStore {
   private readonly poolSize: number;
   private readonly onError: (error: Error) => void;
   private redis: Promise<RedisModule> | undefined;
-  /** The connections for commands, opened on first use (`commands`), and the one the next command takes. */
-  private readonly connections: Array<Promise<Client> | undefined>;
+  /** The connections for commands, all opened on first use (`commands`), and the one the next command takes. */
+  private connections: Promise<Client[]> | undefined;
   private turn = 0;
   private subscriber: Promise<Subscriber> | undefined;
   private closed = false;
@@ -176,13 +176,12 @@ export class RedisStore implements McpStore {
     this.poolSize = options.poolSize ?? 1;
     if (!Number.isInteger(this.poolSize) || this.poolSize < 1)
       throw new AnytoolError(ErrorCode.InvalidOptions, `RedisStore: poolSize must be a positive integer, got ${String(options.poolSize)}`);
-    this.connections = new Array<Promise<Client> | undefined>(this.poolSize).fill(undefined);
     this.onError = options.onError ?? ((error) => process.emitWarning(error.message));
   }
 
   /** Connects now (it would on first use): rejects, saying where and why, when Redis cannot be reached. */
   async connect(): Promise<void> {
-    await Promise.all(this.connections.map(() => this.commands()));
+    await this.commands();
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -342,11 +341,9 @@ export class RedisStore implements McpStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const ends = [...this.connections, this.subscriber].map(async (client) => {
-      if (client === undefined) return;
-      const opened = await client.catch(() => undefined);
-      await opened?.close().catch(() => opened.destroy());
-    });
+    const connections = (await this.connections?.catch(() => undefined)) ?? [];
+    const subscriber = await this.subscriber?.catch(() => undefined);
+    const ends = [...connections, ...(subscriber === undefined ? [] : [subscriber])].map((client) => client.close().catch(() => client.destroy()));
     await Promise.all(ends);
   }
 
@@ -355,17 +352,35 @@ export class RedisStore implements McpStore {
   }
 
   /** The connection the next command goes on. */
-  private commands(): Promise<Client> {
+  private async commands(): Promise<Client> {
+    const connections = await (this.connections ??= this.openConnections());
     const at = this.turn;
-    this.turn = (at + 1) % this.poolSize;
-    return (this.connections[at] ??= this.open(
-      (redis, options) => redis.createClient(options),
-      () => (this.connections[at] = undefined),
-    ));
+    this.turn = (at + 1) % connections.length;
+    return connections[at]!;
   }
 
   /**
-   * Opens a connection (or a pool). Until it first connects it is tried a few times and then
+   * Opens the `poolSize` connections together: once the store is up, each of them reconnects on
+   * its own, so none meets an outage as a first connect. Should one not open, none is kept, and
+   * the next command tries again.
+   */
+  private async openConnections(): Promise<Client[]> {
+    const opening = Array.from({ length: this.poolSize }, () =>
+      this.open(
+        (redis, options) => redis.createClient(options),
+        () => undefined,
+      ),
+    );
+    const opened = await Promise.allSettled(opening);
+    const failed = opened.find((result) => result.status === 'rejected');
+    if (failed === undefined) return opened.map((result) => (result as PromiseFulfilledResult<Client>).value);
+    for (const result of opened) if (result.status === 'fulfilled') result.value.destroy();
+    this.connections = undefined;
+    throw failed.reason;
+  }
+
+  /**
+   * Opens a connection. Until it first connects it is tried a few times and then
    * given up with an error saying where and why (and forgotten, so the next use tries again);
    * once connected, it reconnects on its own for as long as the store is open.
    */
@@ -377,8 +392,9 @@ export class RedisStore implements McpStore {
       url: this.url,
       // A command while the connection is down fails at once (and says so) rather than waiting in a queue without bound.
       disableOfflineQueue: true,
-      // node-redis times a command out only until it is written (5 s by default), with a timer of its own for each:
-      // with no offline queue a command is written at once or fails, so those timers would only cost CPU.
+      // node-redis times a command out only until it is written (5 s by default), with a timer for each. With no
+      // offline queue a command waits to be written only while the socket is full, and a command written waits for its
+      // reply untimed either way: the timers cost CPU for little.
       commandOptions: { timeout: 0 },
       socket: {
         // A new Error (not the socket's own, which may come from another realm, e.g. under a test runner): the

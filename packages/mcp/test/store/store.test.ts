@@ -169,37 +169,40 @@ describe('RedisStore', () => {
 });
 
 (withRedis ? describe : describe.skip)('RedisStore connections', () => {
-  /** The connections Redis has now, this one's own excluded. */
-  async function connections(url: string): Promise<number> {
+  /** The other connections Redis has now, each as the last command it ran (this one's own excluded). */
+  async function lastCommands(url: string): Promise<string[]> {
     const { createClient } = await import('redis');
     const inspector = createClient({ url });
     await inspector.connect();
     try {
       const list = String(await inspector.sendCommand(['CLIENT', 'LIST']));
-      return list.trim().split('\n').length - 1;
+      return list
+        .trim()
+        .split('\n')
+        .map((line) => /\bcmd=(\S+)/.exec(line)?.[1] ?? '')
+        .filter((command) => command !== 'client|list');
     } finally {
       await inspector.close();
     }
   }
 
   it.each([
-    ['by default', undefined, 1],
+    ['by default', 1, undefined],
     ['with poolSize 3', 3, 3],
   ])(
-    '%s: commands go over %i connection(s), many at once answered each in turn',
-    async (_label, poolSize, expected) => {
+    '%s: commands go over %i connection(s) in turn, many at once answered each with its own reply',
+    async (_label, expected, poolSize) => {
       const redis = await startRedis();
       const store = new RedisStore({ url: redis.url, ...(poolSize === undefined ? {} : { poolSize }) });
       try {
-        const before = await connections(redis.url);
-        await store.connect();
         // 300 commands in one moment: sets, compare-and-set updates and reads, each answered with its own reply.
         await Promise.all(Array.from({ length: 100 }, (_, i) => store.set(`k${i}`, `v${i}`, 60_000)));
         const updated = await Promise.all(Array.from({ length: 100 }, (_, i) => store.update(`k${i}`, (value) => `${value}+${i}`, 60_000)));
         const read = await Promise.all(Array.from({ length: 100 }, (_, i) => store.get(`k${i}`)));
         expect(updated).toEqual(Array.from({ length: 100 }, (_, i) => `v${i}+${i}`));
         expect(read).toEqual(updated);
-        expect((await connections(redis.url)) - before).toBe(expected);
+        // Every connection of the store took some of the reads (they end the run): it has that many, all in use.
+        expect(await lastCommands(redis.url)).toEqual(Array.from({ length: expected }, () => 'get'));
       } finally {
         await store.close();
         await redis.stop();
@@ -207,6 +210,28 @@ describe('RedisStore', () => {
     },
     scaled(20_000),
   );
+
+  it('opens its connections together: with poolSize 3 and Redis down after, every command fails at once as an outage', async () => {
+    const redis = await startRedis();
+    const reports: Error[] = [];
+    const store = new RedisStore({ url: redis.url, poolSize: 3, onError: (error) => reports.push(error) });
+    try {
+      await store.set('k', 'v', 60_000);
+      await redis.stop();
+      await sleep(300);
+      const failures = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          store.get('k').then(
+            () => undefined,
+            (error: Error) => error.message,
+          ),
+        ),
+      );
+      for (const failure of failures) expect(failure).toMatch(/is unreachable since/);
+    } finally {
+      await store.close();
+    }
+  });
 
   it('refuses a poolSize that is not a positive whole number', () => {
     expect(() => new RedisStore({ url: 'redis://127.0.0.1:6379', poolSize: 0 })).toThrow('RedisStore: poolSize must be a positive integer, got 0');

@@ -64,6 +64,7 @@ interface BullmqJob {
   moveToWait(token?: string): Promise<number>;
 }
 interface BullmqQueue {
+  on(event: 'error', listener: (error: Error) => void): unknown;
   add(name: string, data: TaskJob, options: object): Promise<unknown>;
   getJobCounts(...types: string[]): Promise<Record<string, number>>;
   remove(jobId: string): Promise<number>;
@@ -279,7 +280,11 @@ export class BullmqTaskQueue {
     return (this.queue ??= (async () => {
       const { bullmq, redis } = await this.load();
       const client = await this.client(redis, 'queue');
-      return { queue: new bullmq.Queue(this.queueName, { connection: client, prefix: this.prefix }), client };
+      const queue = new bullmq.Queue(this.queueName, { connection: client, prefix: this.prefix });
+      // Else BullMQ logs each failed reconnect. Not lost: a task queued meanwhile fails with STORE_FAILED, and the
+      // store, on the same Redis, reports the outage once.
+      queue.on('error', () => undefined);
+      return { queue, client };
     })().catch((error: unknown) => {
       this.queue = undefined;
       throw error;
@@ -288,16 +293,16 @@ export class BullmqTaskQueue {
 
   /**
    * A connected node-redis client (BullMQ takes one, and opens the blocking connection a worker needs from it).
-   * As BullMQ advises: a worker's commands wait for Redis to come back, a queue's (a task being queued) fail at once.
-   * Neither is timed out: node-redis times a command out only until it is written, with a timer for each (a tenth of
-   * a task's CPU here), so the worker's would fail where BullMQ expects them to wait, and the queue's never wait.
+   * The queue's (a task being queued) fails at once while Redis is down, as BullMQ advises for producers, with no
+   * per-command timer (node-redis's times a command out only until it is written, which is at once or never here).
+   * The worker's keeps node-redis's defaults: its commands wait up to 5 s for Redis, so a stopping worker still
+   * stops during an outage.
    */
   private async client(redis: RedisModule, role: 'queue' | 'worker'): Promise<RedisClient> {
     let ready = false;
     const client = redis.createClient({
       url: this.url,
-      commandOptions: { timeout: 0 },
-      ...(role === 'queue' ? { disableOfflineQueue: true } : {}),
+      ...(role === 'queue' ? { disableOfflineQueue: true, commandOptions: { timeout: 0 } } : {}),
       socket: {
         // A new Error (not the socket's own, which may come from another realm): the client stops retrying only on its realm's Error.
         reconnectStrategy: (retries: number, cause: Error) => (!ready && retries >= 3 ? new Error(cause.message) : Math.min(50 * 2 ** retries, 2000)),
