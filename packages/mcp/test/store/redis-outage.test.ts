@@ -1,5 +1,5 @@
 import { tool } from '@anytool/core';
-import { BullmqTaskQueue, RedisStore, serveMcp } from '@anytool/mcp';
+import { BullmqTaskQueue, RedisStore, runTaskWorker, serveMcp } from '@anytool/mcp';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { servicesAvailable, startRedis, type RedisServer } from '../fixtures/services';
 import { taskClient } from '../fixtures/task-client';
@@ -140,6 +140,56 @@ withRedis('a BullmqTaskQueue while Redis is down', () => {
       await client.close();
       await server.close();
       await taskQueue.close();
+      await store.close();
+      await redis.stop();
+    }
+  });
+
+  it('a worker stopping while Redis is down stops: its grace period, a bounded wait for its last commands, then it lets go', async () => {
+    let redis: RedisServer | undefined = await startRedis();
+    const port = redis.port;
+    const store = new RedisStore({ url: redis.url, onError: () => undefined });
+    const taskQueue = new BullmqTaskQueue({ url: redis.url, queueName: 'outage-stop' });
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    // Ends when its signal aborts (the grace period is over): its handing back then needs Redis.
+    const slow = tool(
+      async (_args: object, context: { signal: AbortSignal }) => {
+        started();
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+        return 'stopped';
+      },
+      {
+        name: 'slow',
+        description: 'Runs until stopped.',
+        parameters: { type: 'object', properties: {} },
+        task: true,
+        context: true,
+        annotations: { idempotent: true },
+      },
+    );
+    const server = await serveMcp([slow], { transport: 'http', port: 0, store, taskQueue, taskWorker: false, onError: () => undefined });
+    const workerQueue = new BullmqTaskQueue({ url: redis.url, queueName: 'outage-stop' });
+    const worker = await runTaskWorker([slow], { store, taskQueue: workerQueue, taskGraceMs: 500, onError: () => undefined });
+    const client = await taskClient(server.url!);
+    try {
+      const call = await client.call('slow', {});
+      if (!('task' in call)) throw new Error('slow answered without a task');
+      await running;
+      await redis.stop();
+      redis = undefined;
+      await sleep(300);
+      const began = Date.now();
+      await worker.close();
+      const stoppedMs = Date.now() - began;
+      process.stdout.write(`redis outage: a worker with a running task stopped after ${stoppedMs} ms (grace 500 ms)\n`);
+      // Grace 500 ms, then at most 5 s for the handing back, then the connection cut: well under a minute.
+      expect(stoppedMs).toBeLessThan(scaled(15_000));
+    } finally {
+      redis ??= await startRedis(port);
+      await client.close();
+      await server.close();
+      await Promise.all([taskQueue.close(), workerQueue.close()]);
       await store.close();
       await redis.stop();
     }

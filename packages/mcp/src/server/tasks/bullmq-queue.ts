@@ -83,6 +83,7 @@ interface BullmqModule {
   WaitingError: new () => Error;
 }
 interface RedisClient {
+  readonly isReady: boolean;
   connect(): Promise<unknown>;
   close(): Promise<void>;
   destroy(): void;
@@ -233,22 +234,26 @@ export class BullmqTaskQueue {
   /**
    * Stops this process's worker: it takes no more jobs, and the running ones get `graceMs` to
    * finish; then `graceOver` is called (it hands them back or fails them), and this resolves once
-   * every job has left the worker.
+   * every job has left the worker. While Redis is down the worker's commands wait for it: past
+   * `STOP_WAIT_MS` more, the worker is let go, its jobs left to stall (another worker finds them).
    */
   async stopWorking(graceMs: number, graceOver: () => void): Promise<void> {
     const held = this.worker;
     if (held === undefined) return;
     this.worker = undefined;
-    const stopped = held.worker.close();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    const finished = await Promise.race([stopped.then(() => true), grace.then(() => false)]);
-    clearTimeout(timer);
-    if (!finished) {
+    const stopped = held.worker.close().then(
+      () => true,
+      () => true,
+    );
+    if (!(await within(stopped, graceMs))) {
       graceOver();
-      await stopped;
+      if (!(await within(stopped, STOP_WAIT_MS))) {
+        void held.worker.close(true).catch(() => undefined);
+        held.client.destroy();
+        return;
+      }
     }
-    await held.client.close().catch(() => held.client.destroy());
+    await closeClient(held.client);
   }
 
   /** Stops the worker at once (its jobs are left to stall) and closes the connections. */
@@ -258,13 +263,16 @@ export class BullmqTaskQueue {
     const held = this.worker;
     this.worker = undefined;
     if (held !== undefined) {
-      await held.worker.close(true).catch(() => undefined);
-      await held.client.close().catch(() => held.client.destroy());
+      await within(
+        held.worker.close(true).catch(() => undefined),
+        STOP_WAIT_MS,
+      );
+      await closeClient(held.client);
     }
     const opened = await this.queue?.catch(() => undefined);
     if (opened !== undefined) {
       await opened.queue.close().catch(() => undefined);
-      await opened.client.close().catch(() => opened.client.destroy());
+      await closeClient(opened.client);
     }
   }
 
@@ -295,14 +303,15 @@ export class BullmqTaskQueue {
    * A connected node-redis client (BullMQ takes one, and opens the blocking connection a worker needs from it).
    * The queue's (a task being queued) fails at once while Redis is down, as BullMQ advises for producers, with no
    * per-command timer (node-redis's times a command out only until it is written, which is at once or never here).
-   * The worker's keeps node-redis's defaults: its commands wait up to 5 s for Redis, so a stopping worker still
-   * stops during an outage.
+   * The worker's commands wait for Redis to come back, as BullMQ advises for workers (and are not timed either); a
+   * stopping worker does not wait on them past `STOP_WAIT_MS` (`stopWorking`).
    */
   private async client(redis: RedisModule, role: 'queue' | 'worker'): Promise<RedisClient> {
     let ready = false;
     const client = redis.createClient({
       url: this.url,
-      ...(role === 'queue' ? { disableOfflineQueue: true, commandOptions: { timeout: 0 } } : {}),
+      commandOptions: { timeout: 0 },
+      ...(role === 'queue' ? { disableOfflineQueue: true } : {}),
       socket: {
         // A new Error (not the socket's own, which may come from another realm): the client stops retrying only on its realm's Error.
         reconnectStrategy: (retries: number, cause: Error) => (!ready && retries >= 3 ? new Error(cause.message) : Math.min(50 * 2 ** retries, 2000)),
@@ -327,4 +336,28 @@ export class BullmqTaskQueue {
 function whole(value: number, option: string, min: number): number {
   if (Number.isInteger(value) && value >= min) return value;
   throw new AnytoolError(ErrorCode.InvalidOptions, `BullmqTaskQueue: ${option} must be a whole number, at least ${min}, got ${String(value)}`);
+}
+
+/** How long a stopping worker waits for its last commands (after the grace period), and for its connection to close. */
+const STOP_WAIT_MS = 5_000;
+
+/** Whether `work` settled within `ms`. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = await Promise.race([work.then(() => true), waited]);
+  clearTimeout(timer);
+  return settled;
+}
+
+/** Closes a client once its commands are answered; one that cannot be (Redis down, or not answering in time) is cut. */
+async function closeClient(client: RedisClient): Promise<void> {
+  if (
+    !client.isReady ||
+    !(await within(
+      client.close().catch(() => undefined),
+      STOP_WAIT_MS,
+    ))
+  )
+    client.destroy();
 }
