@@ -187,6 +187,7 @@ withRedis('a BullmqTaskQueue while Redis is down', () => {
       expect(stoppedMs).toBeLessThan(scaled(15_000));
     } finally {
       redis ??= await startRedis(port);
+      await worker.close();
       await client.close();
       await server.close();
       await Promise.all([taskQueue.close(), workerQueue.close()]);

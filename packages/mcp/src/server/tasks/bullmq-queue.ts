@@ -352,12 +352,11 @@ async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
 
 /** Closes a client once its commands are answered; one that cannot be (Redis down, or not answering in time) is cut. */
 async function closeClient(client: RedisClient): Promise<void> {
-  if (
-    !client.isReady ||
-    !(await within(
+  const closed =
+    client.isReady &&
+    (await within(
       client.close().catch(() => undefined),
       STOP_WAIT_MS,
-    ))
-  )
-    client.destroy();
+    ));
+  if (!closed) client.destroy();
 }
