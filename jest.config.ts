@@ -12,8 +12,8 @@ const moduleNameMapper = {
   // What the packages share with each other and not with users (not public API).
   '^@anytool/(core|schema|mcp)/internal$': '<rootDir>/packages/$1/src/internal.ts',
   '^(\\.{1,2}/.*)\\.js$': '$1',
-  // @anytool/schema's one CommonJS source (`.cts`), imported by its output name (`.cjs`).
-  '^(\\.{1,2}/typescript-modules)\\.cjs$': '$1.cts',
+  // @anytool/schema's CommonJS sources (`.cts`: TypeScript's loader, unplugin's), imported by their output names (`.cjs`).
+  '^(\\.{1,2}/(?:typescript-modules|unplugin-module))\\.cjs$': '$1.cts',
   // @anytool/mcp's CommonJS helper that loads the server on first use (server-modules.cts), by its output name too.
   '^\\.{1,2}/(.*/)?server-modules\\.cjs$': '<rootDir>/packages/mcp/src/server/server-modules.cts',
   // @anytool/core's CommonJS helper that loads ajv and the OpenTelemetry API on first use (on-first-use.cts), likewise.

@@ -16,7 +16,8 @@ beforeAll(async () => {
   base = scratch();
   const tarballs = await packed(join(base, 'packs'));
   const dev = [tarballs['@anytool/schema']!, 'typescript@~5.9.3', '@types/node@^20', 'tsx@^4.20.0'];
-  const bundler = ['esbuild@^0.28.0'];
+  // The bundler plugins' optional peer: a project that bundles installs it (docs/build-setup.md, Bundlers).
+  const bundler = ['esbuild@^0.28.0', 'unplugin@^2.3.11'];
   [esm, cjs] = await Promise.all([
     createProject(base, {
       name: 'run-anywhere',
@@ -129,5 +130,15 @@ describe('the loader in a CommonJS project', () => {
     expect(built.code).toBe(0);
     const ran = ok(await node(['src/main.js'], cjs), 'built');
     expect(loaded.stdout).toBe(ran.stdout);
+  });
+
+  test('without unplugin, importing a bundler plugin works and making one says the npm i to run', async () => {
+    const script = "const { anytool } = require('@anytool/schema/esbuild'); console.log(typeof anytool); anytool();";
+    const made = await node(['-e', script], cjs);
+    expect(made.stdout).toBe('function\n');
+    expect(made.code).not.toBe(0);
+    expect(made.stderr).toContain(
+      'Error: The anytool esbuild plugin (@anytool/schema/esbuild) needs the unplugin package, which is not installed; install it next to @anytool/schema: npm i -D unplugin\n',
+    );
   });
 });

@@ -1,6 +1,6 @@
 // `import { anytool } from '@anytool/schema/rollup'`: the Rollup plugin (docs/build-setup.md, Bundlers).
 import type { RollupPlugin } from 'unplugin';
-import { type AnytoolPluginOptions, anytoolUnplugin } from './unplugin.js';
+import { type AnytoolPluginOptions, anytoolPlugin } from './unplugin.js';
 
 export type { AnytoolPluginOptions, FilterPattern } from './unplugin.js';
 
@@ -9,4 +9,4 @@ export type { AnytoolPluginOptions, FilterPattern } from './unplugin.js';
  * so Rollup needs no other TypeScript plugin for them, and resolves `./x.js` (and `./x`) imported from
  * TypeScript to `./x.ts` as tsc does.
  */
-export const anytool: (options?: AnytoolPluginOptions) => RollupPlugin = anytoolUnplugin.rollup;
+export const anytool: (options?: AnytoolPluginOptions) => RollupPlugin = anytoolPlugin('rollup');

@@ -1,6 +1,6 @@
 // `import { anytool } from '@anytool/schema/rspack'`: the Rspack plugin (docs/build-setup.md, Bundlers).
 import type { RspackPluginInstance } from 'unplugin';
-import { type AnytoolPluginOptions, anytoolUnplugin } from './unplugin.js';
+import { type AnytoolPluginOptions, anytoolPlugin } from './unplugin.js';
 
 export type { AnytoolPluginOptions, FilterPattern } from './unplugin.js';
 
@@ -9,4 +9,4 @@ export type { AnytoolPluginOptions, FilterPattern } from './unplugin.js';
  * as a loader that runs before the others (`enforce: 'pre'`), so these files need no other TypeScript
  * loader. Rspack still needs `resolve.extensions` (and `resolve.extensionAlias` for `./x.js` imports).
  */
-export const anytool: (options?: AnytoolPluginOptions) => RspackPluginInstance = anytoolUnplugin.rspack;
+export const anytool: (options?: AnytoolPluginOptions) => RspackPluginInstance = anytoolPlugin('rspack');

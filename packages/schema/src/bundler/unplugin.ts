@@ -1,12 +1,28 @@
 // The bundler plugins, one definition for all bundlers unplugin supports. Each plugin
 // instance compiles the project's TypeScript files itself, before the bundler's own
 // TypeScript handling, so the bundler receives JavaScript with the build information in it.
-import { createUnplugin, type UnpluginInstance } from 'unplugin';
+// unplugin is an optional peer dependency: it loads when the first plugin is made.
+import type { UnpluginInstance, UnpluginOptions } from 'unplugin';
 import { type AnytoolPluginOptions, TYPESCRIPT_FILE, TYPESCRIPT_ID, createBundlerCore, resolveTypeScriptImport } from './core.js';
+import { requireCreateUnplugin } from './unplugin-module.cjs';
 
 export type { AnytoolPluginOptions, FilterPattern } from './core.js';
 
-export const anytoolUnplugin: UnpluginInstance<AnytoolPluginOptions | undefined, false> = createUnplugin<AnytoolPluginOptions | undefined, false>((options) => {
+type Bundler = 'esbuild' | 'vite' | 'rollup' | 'webpack' | 'rspack';
+type AnytoolUnplugin = UnpluginInstance<AnytoolPluginOptions | undefined, false>;
+
+let instance: AnytoolUnplugin | undefined;
+
+/** The plugin factory for one bundler (`@anytool/schema/<bundler>`'s `anytool`), loading unplugin on its first call. */
+export function anytoolPlugin<B extends Bundler>(bundler: B): AnytoolUnplugin[B] {
+  const factory = (options?: AnytoolPluginOptions) => {
+    instance ??= requireCreateUnplugin(`The anytool ${bundler} plugin (@anytool/schema/${bundler})`)<AnytoolPluginOptions | undefined, false>(pluginOptions);
+    return instance[bundler](options);
+  };
+  return factory as AnytoolUnplugin[B];
+}
+
+function pluginOptions(options: AnytoolPluginOptions | undefined): UnpluginOptions {
   const core = createBundlerCore(options);
   return {
     name: 'anytool',
@@ -40,4 +56,4 @@ export const anytoolUnplugin: UnpluginInstance<AnytoolPluginOptions | undefined,
       },
     },
   };
-});
+}

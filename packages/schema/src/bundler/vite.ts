@@ -1,8 +1,8 @@
 // `import { anytool } from '@anytool/schema/vite'`: the Vite plugin (docs/build-setup.md, Bundlers).
 import type { VitePlugin } from 'unplugin';
-import { type AnytoolPluginOptions, anytoolUnplugin } from './unplugin.js';
+import { type AnytoolPluginOptions, anytoolPlugin } from './unplugin.js';
 
 export type { AnytoolPluginOptions, FilterPattern } from './unplugin.js';
 
 /** The Vite plugin: compiles the project's TypeScript files with their tools' schemas, before Vite's own TypeScript handling. */
-export const anytool: (options?: AnytoolPluginOptions) => VitePlugin = anytoolUnplugin.vite;
+export const anytool: (options?: AnytoolPluginOptions) => VitePlugin = anytoolPlugin('vite');

@@ -1,0 +1,17 @@
+// CommonJS in both builds, for a `require` that resolves next to this package: unplugin, an optional peer
+// dependency, loads when a bundler plugin is made, not when @anytool/schema is installed or imported. A project
+// that builds with `anytool build` or the loader never installs it (nor its eight packages).
+import type * as UnpluginModule from 'unplugin';
+
+/** unplugin's `createUnplugin`; throws one line naming the `npm i` to run when unplugin is not installed. */
+export function requireCreateUnplugin(plugin: string): typeof UnpluginModule.createUnplugin {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- an optional peer, loaded on first use
+    return (require('unplugin') as typeof UnpluginModule).createUnplugin;
+  } catch (error) {
+    const code = (error as { code?: unknown } | undefined)?.code;
+    const missing = code === 'MODULE_NOT_FOUND' && String((error as Error).message).includes("'unplugin'");
+    const why = missing ? 'is not installed' : `does not load (${String((error as Error).message).split('\n')[0]})`;
+    throw new Error(`${plugin} needs the unplugin package, which ${why}; install it next to @anytool/schema: npm i -D unplugin`, { cause: error });
+  }
+}
