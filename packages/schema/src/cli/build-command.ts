@@ -1,10 +1,13 @@
-import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type * as TS from 'typescript';
 import { firstDecorator, keepsStandardDecorators, newestNumberedTarget } from '../transformer/kept-decorators.js';
 import { analyzeFile } from '../transformer/tool-sites.js';
 import { createTransformer } from '../transformer/transformer.js';
 import { projectTypeScript, ts, withProjectTypeScript, withTypeScript } from '../typescript.js';
+import { FileHashes } from '../compile/cache.js';
+import { type BuildFacts, dropRecord, listNames, projectDirectory, writeRecord } from './build-record.js';
+
+export { projectDirectory } from './build-record.js';
 
 /** Where `anytool build` writes its messages (the CLI passes the process streams). */
 export interface CommandOutput {
@@ -13,19 +16,6 @@ export interface CommandOutput {
 }
 
 const defaultOutput: CommandOutput = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
-
-/** The directory whose `typescript` a command uses: the project's (`-p`), else the current directory. */
-export function projectDirectory(args: readonly string[]): string {
-  const at = args.findIndex((a) => a === '-p' || a === '--project');
-  const project = at >= 0 ? args[at + 1] : undefined;
-  if (project === undefined) return process.cwd();
-  const path = resolve(project);
-  try {
-    return statSync(path).isDirectory() ? path : dirname(path);
-  } catch {
-    return dirname(path);
-  }
-}
 
 /**
  * Reads a project like tsc does (`-p tsconfig.json`, or the files and options on
@@ -107,14 +97,39 @@ export function createJsDocHost(options: TS.CompilerOptions): TS.CompilerHost {
  * another). Standard decorators are lowered when the target is ESNext, where
  * TypeScript would leave them in the output and Node could not run it.
  * Exit code: 1 for errors in the code, 2 when the project cannot be read.
+ *
+ * With `remember` (the command line), a build that passes leaves a record of
+ * what it read and wrote (build-record.ts), so that the next one can be skipped
+ * while they are unchanged; any other outcome forgets the last record.
  */
-export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput): number {
-  const choice = projectTypeScript(projectDirectory(args));
-  if (choice.note !== undefined) output.err(choice.note);
-  return withTypeScript(choice.typescript, () => build(args, output, choice.shipped));
+export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput, options: { remember?: boolean } = {}): number {
+  if (options.remember !== true) return typeCheckedBuild(args, output, undefined);
+  dropRecord(args);
+  let out = '';
+  let err = '';
+  const facts: BuildFacts = { inputs: [], folders: [], extensions: [], outputs: [] };
+  const recording: CommandOutput = {
+    out: (text) => {
+      out += text;
+      output.out(text);
+    },
+    err: (text) => {
+      err += text;
+      output.err(text);
+    },
+  };
+  const code = typeCheckedBuild(args, recording, facts);
+  if (code === 0) writeRecord(args, facts, out, err);
+  return code;
 }
 
-function build(args: readonly string[], output: CommandOutput, shipped: boolean): number {
+function typeCheckedBuild(args: readonly string[], output: CommandOutput, facts: BuildFacts | undefined): number {
+  const choice = projectTypeScript(projectDirectory(args));
+  if (choice.note !== undefined) output.err(choice.note);
+  return withTypeScript(choice.typescript, () => build(args, output, choice.shipped, facts));
+}
+
+function build(args: readonly string[], output: CommandOutput, shipped: boolean, facts: BuildFacts | undefined): number {
   // A project that cannot be read is a usage error: tsc's message on a line of the command's own.
   const parsed = readProjectFiles(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) });
   if (parsed === undefined) return 2;
@@ -123,13 +138,18 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean)
   const program = createBuildProgram(parsed);
   const diagnostics: TS.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
   const own: TS.Diagnostic[] = [];
+  const written: string[] = [];
   if (parsed.options.noEmit) {
     for (const file of program.getSourceFiles()) {
       if (file.isDeclarationFile || program.isSourceFileFromExternalLibrary(file)) continue;
       own.push(...analyzeFile(program, file).diagnostics);
     }
   } else {
-    const emitted = program.emit(undefined, undefined, undefined, undefined, {
+    const writeFile: TS.WriteFileCallback = (fileName, text, writeByteOrderMark) => {
+      ts.sys.writeFile(fileName, text, writeByteOrderMark);
+      written.push(fileName);
+    };
+    const emitted = program.emit(undefined, writeFile, undefined, undefined, {
       before: [createTransformer(program, (d) => own.push(...d), ts)],
     });
     diagnostics.push(...emitted.diagnostics);
@@ -139,7 +159,27 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean)
   if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, pretty));
   const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).length;
   if (errors > 0) output.err(`\nFound ${errors} error${errors === 1 ? '' : 's'}.\n`);
+  if (errors === 0 && facts !== undefined) collectFacts(parsed, program, written, facts);
   return errors > 0 ? 1 : 0;
+}
+
+/** What a build read and wrote, for its record: every file but TypeScript's own libraries, the globs' folders, the outputs. */
+function collectFacts(parsed: TS.ParsedCommandLine, program: TS.Program, written: readonly string[], facts: BuildFacts): void {
+  const hashes = new FileHashes();
+  const libraries = dirname(ts.getDefaultLibFilePath(program.getCompilerOptions()));
+  const read = new Set(program.getSourceFiles().map((file) => resolve(file.fileName)));
+  // The tsconfig and those it extends: tsc keeps them as `configFile` in the options (TypeScript 5.5 through 6.0).
+  const config = parsed.options['configFile'] as Partial<TS.TsConfigSourceFile> | undefined;
+  for (const file of [config?.fileName, ...(config?.extendedSourceFiles ?? [])]) if (typeof file === 'string') read.add(resolve(file));
+  for (const file of read) if (dirname(file) !== libraries) facts.inputs.push([file, hashes.of(file)]);
+  // What TypeScript's globs match (declaration files end in .ts too), and JSON for resolveJsonModule.
+  facts.extensions = ['.ts', '.tsx', '.mts', '.cts', ...(parsed.options.allowJs === true ? ['.js', '.jsx', '.mjs', '.cjs'] : []), '.json'];
+  const extensions = new Set(facts.extensions);
+  for (const [path, flags] of Object.entries(parsed.wildcardDirectories ?? {})) {
+    const recursive = (flags & ts.WatchDirectoryFlags.Recursive) !== 0;
+    facts.folders.push({ path, recursive, names: listNames(path, recursive, extensions) });
+  }
+  for (const file of written) facts.outputs.push([resolve(file), hashes.of(resolve(file))]);
 }
 
 /**

@@ -27,7 +27,7 @@ export async function main(argv: readonly string[], output: CommandOutput = proc
     switch (command) {
       case 'build':
         if (rest.some((a) => HELP.has(a))) return help(output, BUILD_USAGE);
-        return (await import('./build-command.js')).buildCommand(rest, output);
+        return await buildUnlessUpToDate(rest, output);
       case 'schema':
         if (rest.some((a) => HELP.has(a))) return help(output, SCHEMA_USAGE);
         return (await import('./schema-command.js')).schemaCommand(rest, output);
@@ -69,6 +69,22 @@ function unknownCommand(command: string): string {
   }
   const near = closestName(command, COMMANDS);
   return `anytool: unknown command "${command}"; ${near === undefined ? 'the commands are build, schema, list, call and serve' : `did you mean ${near}?`} (anytool --help)\n`;
+}
+
+/**
+ * `anytool build`: skipped, printing what the last build printed, while everything that build read and wrote is
+ * unchanged (checked without loading TypeScript); `--force` builds anyway.
+ */
+async function buildUnlessUpToDate(args: readonly string[], output: CommandOutput): Promise<number> {
+  const force = args.includes('--force');
+  const tscArgs = args.filter((a) => a !== '--force');
+  const record = force ? undefined : (await import('./build-record.js')).upToDate(tscArgs);
+  if (record !== undefined) {
+    output.out(record.out);
+    output.err(record.err);
+    return 0;
+  }
+  return (await import('./build-command.js')).buildCommand(tscArgs, output, { remember: true });
 }
 
 function help(output: CommandOutput, usage: string): number {

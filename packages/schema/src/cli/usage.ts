@@ -25,6 +25,10 @@ from their types and inlined into the output. Without -p it uses the tsconfig.js
 found from the current directory, or the files and options on the command line.
 With --noEmit it only checks. It compiles once (no --watch, no --build).
 
+A build is skipped while every file the last passing build read and wrote is
+unchanged (printing what that build printed); --force builds anyway, and
+ANYTOOL_CACHE=0 never skips.
+
 Exits with 1 when there is any error (tsc's or the build step's), with 2 when the
 project cannot be read (a bad option, a missing or broken tsconfig.json).
 `;

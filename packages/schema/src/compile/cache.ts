@@ -140,11 +140,11 @@ class DiskCache {
   }
 }
 
-function digest(data: string | Buffer): string {
+export function digest(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 40);
 }
 
-function findUp(directory: string, name: string): string | undefined {
+export function findUp(directory: string, name: string): string | undefined {
   for (let dir = resolve(directory); ; dir = dirname(dir)) {
     const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
@@ -155,7 +155,7 @@ function findUp(directory: string, name: string): string | undefined {
 let ownStamp: string | undefined;
 
 /** This build step's version: the package version and the newest of its compiled files. */
-function compilerStamp(): string {
+export function compilerStamp(): string {
   if (ownStamp !== undefined) return ownStamp;
   const directory = ownDirectory();
   let newest = 0;
@@ -173,7 +173,7 @@ function compilerStamp(): string {
 }
 
 /** The version of the TypeScript the project has (read from its package.json, without loading it). */
-function typeScriptVersion(directory: string): string {
+export function typeScriptVersion(directory: string): string {
   const manifest = findUp(directory, join('node_modules', 'typescript', 'package.json'));
   if (manifest === undefined) return 'shipped';
   try {
@@ -204,7 +204,7 @@ function configText(config: string): string {
 }
 
 /** Changes when packages are installed, so cached build information that read their types is made anew. */
-function installStamp(packageDir: string): string {
+export function installStamp(packageDir: string): string {
   for (const name of [join('node_modules', '.package-lock.json'), 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock']) {
     try {
       const stat = statSync(join(packageDir, name));
