@@ -16,7 +16,7 @@
 // Every sample of both parts interleaves the variants, in an order that rotates every round. Connect runs in
 // `--processes` processes one after the other (each its own JIT and heap); reported: the median of the processes'
 // medians and their min-max, and the per-process ratio to the SDK's.
-// Run after a build:  node bench/mcp-connect.mjs [--rounds 6] [--processes 3] [--only cold|connect] [--transport stdio|http]
+// Run after a build:  node bench/mcp-connect.mjs [--rounds 6] [--http-rounds 30] [--processes 3] [--only cold|connect] [--transport stdio|http]
 // (--transport: connect over that one only, for more rounds in the same time).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,6 +32,10 @@ const arg = (name, fallback) => {
   return i >= 0 ? process.argv[i + 1] : fallback;
 };
 const ROUNDS = Number(arg('--rounds', 6));
+// An HTTP connect takes about 10 ms (a stdio one, a process start, 10x that): six samples of it are mostly noise, and
+// thirty cost a few seconds.
+const HTTP_ROUNDS = Number(arg('--http-rounds', 30));
+const roundsOf = (transport) => (transport === 'http' ? HTTP_ROUNDS : ROUNDS);
 const PROCESSES = Number(arg('--processes', 3));
 const ONLY = arg('--only', undefined);
 const TRANSPORTS = arg('--transport', undefined)?.split(',') ?? ['stdio', 'http'];
@@ -63,8 +67,9 @@ function coldStart() {
   const cpu = Object.fromEntries(names.map((n) => [n, []]));
   const rss = Object.fromEntries(names.map((n) => [n, []]));
   const ratios = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length]);
+  for (let round = 0; round < Math.max(...TRANSPORTS.map(roundsOf)); round++) {
+    // Past its transport's rounds, a variant sits out (the HTTP ones take more).
+    const order = names.map((_, i) => names[(i + round) % names.length]).filter((name) => round < roundsOf(name.split(' ')[0]));
     if (round % 2 === 1) order.reverse();
     const cpuOf = {};
     for (const name of order) {
@@ -155,8 +160,9 @@ async function connectChild() {
   };
   // One untimed connect each: the first pays for loading and compiling the code of its path.
   for (const name of names) await (await variants[name]())();
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length]);
+  for (let round = 0; round < Math.max(...TRANSPORTS.map(roundsOf)); round++) {
+    // Past its transport's rounds, a variant sits out (the HTTP ones take more).
+    const order = names.map((_, i) => names[(i + round) % names.length]).filter((name) => round < roundsOf(name.split(' ')[0]));
     if (round % 2 === 1) order.reverse();
     for (const name of order) {
       const before = startsNow();
@@ -177,14 +183,20 @@ async function connectChild() {
 function connect() {
   const runs = [];
   for (let p = 0; p < PROCESSES; p++) {
-    const ran = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', '--rounds', String(ROUNDS), '--transport', TRANSPORTS.join(',')], {
-      cwd: root,
-      encoding: 'utf8',
-    });
+    const ran = spawnSync(
+      process.execPath,
+      [fileURLToPath(import.meta.url), '--child', '--rounds', String(ROUNDS), '--http-rounds', String(HTTP_ROUNDS), '--transport', TRANSPORTS.join(',')],
+      {
+        cwd: root,
+        encoding: 'utf8',
+      },
+    );
     if (ran.status !== 0) throw new Error(`connect process ${p + 1} failed:\n${ran.stderr}`);
     runs.push(JSON.parse(ran.stdout.trim().split('\n').at(-1)));
   }
-  console.log(`### connect: spawn or reach, initialize or discover, tools/list (${PROCESSES} processes x ${ROUNDS} rounds)\n`);
+  console.log(
+    `### connect: spawn or reach, initialize or discover, tools/list (${PROCESSES} processes x ${TRANSPORTS.map((t) => `${roundsOf(t)} rounds over ${t}`).join(', ')})\n`,
+  );
   console.log('| transport, mode: client | ms, median of processes (min-max) | / raw SDK, per process | server processes per connect |');
   console.log('| --- | --- | --- | --- |');
   for (const name of Object.keys(runs[0])) {
