@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type * as TS from 'typescript';
 import { firstDecorator, keepsStandardDecorators, newestNumberedTarget } from '../transformer/kept-decorators.js';
@@ -5,9 +6,7 @@ import { analyzeFile } from '../transformer/tool-sites.js';
 import { createTransformer } from '../transformer/transformer.js';
 import { projectTypeScript, ts, withProjectTypeScript, withTypeScript } from '../typescript.js';
 import { FileHashes } from '../compile/cache.js';
-import { type BuildFacts, dropRecord, listNames, projectDirectory, writeRecord } from './build-record.js';
-
-export { projectDirectory } from './build-record.js';
+import { type BuildFacts, ReadLog, type RecordedFile, dropRecord, listNames, projectDirectory, statStamp, writeRecord } from './build-record.js';
 
 /** Where `anytool build` writes its messages (the CLI passes the process streams). */
 export interface CommandOutput {
@@ -25,7 +24,7 @@ export function readProject(args: readonly string[], output: CommandOutput = def
   return withProjectTypeScript(projectDirectory(args), () => readProjectFiles(args, output));
 }
 
-function readProjectFiles(args: readonly string[], output: CommandOutput): TS.ParsedCommandLine | undefined {
+function readProjectFiles(args: readonly string[], output: CommandOutput, log?: ReadLog): TS.ParsedCommandLine | undefined {
   const commandLine = ts.parseCommandLine([...args]);
   if (commandLine.errors.length > 0) {
     output.err(formatDiagnostics(commandLine.errors, false));
@@ -38,7 +37,7 @@ function readProjectFiles(args: readonly string[], output: CommandOutput): TS.Pa
     return undefined;
   }
   let project = commandLine.options.project;
-  if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), ts.sys.fileExists);
+  if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), (file) => fileExists(file, log));
   if (project === undefined) {
     if (commandLine.fileNames.length === 0) {
       output.err('anytool build: no tsconfig.json found and no files given; run it as `anytool build -p tsconfig.json`\n');
@@ -51,6 +50,11 @@ function readProjectFiles(args: readonly string[], output: CommandOutput): TS.Pa
   let configError: TS.Diagnostic | undefined;
   const host: TS.ParseConfigFileHost = {
     ...ts.sys,
+    readFile: (file) => {
+      log?.noteRead(file);
+      return ts.sys.readFile(file);
+    },
+    fileExists: (file) => fileExists(file, log),
     onUnRecoverableConfigFileDiagnostic: (d) => {
       configError = d;
     },
@@ -67,6 +71,34 @@ function readProjectFiles(args: readonly string[], output: CommandOutput): TS.Pa
     return undefined;
   }
   return parsed;
+}
+
+/** Whether a file exists, telling the log when it does not. */
+function fileExists(file: string, log: ReadLog | undefined): boolean {
+  const found = ts.sys.fileExists(file);
+  if (!found) log?.noteMissing(file);
+  return found;
+}
+
+/** Tells the log what the compiler host reads, and the files and folders it looks for in vain. */
+function logReads(host: TS.CompilerHost, log: ReadLog): void {
+  const { readFile, fileExists: exists, directoryExists } = host;
+  host.readFile = (file) => {
+    log.noteRead(file);
+    return readFile.call(host, file);
+  };
+  host.fileExists = (file) => {
+    const found = exists.call(host, file);
+    if (!found) log.noteMissing(file);
+    return found;
+  };
+  if (directoryExists !== undefined) {
+    host.directoryExists = (directory) => {
+      const found = directoryExists.call(host, directory);
+      if (!found) log.noteMissing(directory);
+      return found;
+    };
+  }
 }
 
 /**
@@ -103,11 +135,10 @@ export function createJsDocHost(options: TS.CompilerOptions): TS.CompilerHost {
  * while they are unchanged; any other outcome forgets the last record.
  */
 export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput, options: { remember?: boolean } = {}): number {
-  if (options.remember !== true) return typeCheckedBuild(args, output, undefined);
+  if (options.remember !== true) return typeCheckedBuild(args, output, undefined).code;
   dropRecord(args);
   let out = '';
   let err = '';
-  const facts: BuildFacts = { inputs: [], folders: [], extensions: [], outputs: [] };
   const recording: CommandOutput = {
     out: (text) => {
       out += text;
@@ -118,24 +149,30 @@ export function buildCommand(args: readonly string[], output: CommandOutput = de
       output.err(text);
     },
   };
-  const code = typeCheckedBuild(args, recording, facts);
-  if (code === 0) writeRecord(args, facts, out, err);
+  const { code, facts } = typeCheckedBuild(args, recording, new ReadLog());
+  if (code === 0 && facts !== undefined) writeRecord(args, facts, out, err);
   return code;
 }
 
-function typeCheckedBuild(args: readonly string[], output: CommandOutput, facts: BuildFacts | undefined): number {
-  const choice = projectTypeScript(projectDirectory(args));
-  if (choice.note !== undefined) output.err(choice.note);
-  return withTypeScript(choice.typescript, () => build(args, output, choice.shipped, facts));
+/** A build's exit code, and with a log, what it read and wrote (undefined when an input changed while it ran). */
+interface Built {
+  code: number;
+  facts?: BuildFacts | undefined;
 }
 
-function build(args: readonly string[], output: CommandOutput, shipped: boolean, facts: BuildFacts | undefined): number {
+function typeCheckedBuild(args: readonly string[], output: CommandOutput, log: ReadLog | undefined): Built {
+  const choice = projectTypeScript(projectDirectory(args));
+  if (choice.note !== undefined) output.err(choice.note);
+  return withTypeScript(choice.typescript, () => build(args, output, choice.shipped, log));
+}
+
+function build(args: readonly string[], output: CommandOutput, shipped: boolean, log: ReadLog | undefined): Built {
   // A project that cannot be read is a usage error: tsc's message on a line of the command's own.
-  const parsed = readProjectFiles(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) });
-  if (parsed === undefined) return 2;
+  const parsed = readProjectFiles(args, { ...output, err: (text) => output.err(text.replace(/^(?!anytool )(?=.)/gm, 'anytool build: ')) }, log);
+  if (parsed === undefined) return { code: 2 };
   // The TypeScript shipped here is not the project's: its deprecations are not the project's to fix.
   if (shipped && parsed.options.ignoreDeprecations === undefined && ts.versionMajorMinor === '6.0') parsed.options.ignoreDeprecations = '6.0';
-  const program = createBuildProgram(parsed);
+  const program = createBuildProgram(parsed, log);
   const diagnostics: TS.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
   const own: TS.Diagnostic[] = [];
   const written: string[] = [];
@@ -159,27 +196,35 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean,
   if (diagnostics.length > 0) output.err(formatDiagnostics(diagnostics, pretty));
   const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).length;
   if (errors > 0) output.err(`\nFound ${errors} error${errors === 1 ? '' : 's'}.\n`);
-  if (errors === 0 && facts !== undefined) collectFacts(parsed, program, written, facts);
-  return errors > 0 ? 1 : 0;
+  if (errors > 0) return { code: 1 };
+  return { code: 0, facts: log === undefined ? undefined : factsOf(parsed, program, log, written) };
 }
 
-/** What a build read and wrote, for its record: every file but TypeScript's own libraries, the globs' folders, the outputs. */
-function collectFacts(parsed: TS.ParsedCommandLine, program: TS.Program, written: readonly string[], facts: BuildFacts): void {
+/**
+ * What a build read and wrote, for its record: the files its hosts read (TypeScript's own libraries aside), the paths
+ * they found missing, the folders of the tsconfig's globs, the outputs. Undefined when an input changed while it ran.
+ */
+function factsOf(parsed: TS.ParsedCommandLine, program: TS.Program, log: ReadLog, written: readonly string[]): BuildFacts | undefined {
   const hashes = new FileHashes();
-  const libraries = dirname(ts.getDefaultLibFilePath(program.getCompilerOptions()));
-  const read = new Set(program.getSourceFiles().map((file) => resolve(file.fileName)));
-  // The tsconfig and those it extends: tsc keeps them as `configFile` in the options (TypeScript 5.5 through 6.0).
-  const config = parsed.options['configFile'] as Partial<TS.TsConfigSourceFile> | undefined;
-  for (const file of [config?.fileName, ...(config?.extendedSourceFiles ?? [])]) if (typeof file === 'string') read.add(resolve(file));
-  for (const file of read) if (dirname(file) !== libraries) facts.inputs.push([file, hashes.of(file)]);
-  // What TypeScript's globs match (declaration files end in .ts too), and JSON for resolveJsonModule.
-  facts.extensions = ['.ts', '.tsx', '.mts', '.cts', ...(parsed.options.allowJs === true ? ['.js', '.jsx', '.mjs', '.cjs'] : []), '.json'];
-  const extensions = new Set(facts.extensions);
-  for (const [path, flags] of Object.entries(parsed.wildcardDirectories ?? {})) {
-    const recursive = (flags & ts.WatchDirectoryFlags.Recursive) !== 0;
-    facts.folders.push({ path, recursive, names: listNames(path, recursive, extensions) });
+  const libraries = resolve(dirname(ts.getDefaultLibFilePath(program.getCompilerOptions())));
+  const inputs: RecordedFile[] = [];
+  for (const [file, stampWhenRead] of log.read) {
+    if (dirname(file) === libraries) continue;
+    // Hashed first, then its stamp compared: a file written since it was read has moved it either way.
+    const hash = hashes.of(file);
+    if (statStamp(file) !== stampWhenRead) return undefined;
+    inputs.push([file, hash, stampWhenRead]);
   }
-  for (const file of written) facts.outputs.push([resolve(file), hashes.of(resolve(file))]);
+  const outputs: RecordedFile[] = written.map((file) => [resolve(file), hashes.of(resolve(file)), statStamp(resolve(file))]);
+  // A path looked for before the build wrote it is no reason to build again.
+  const missing = [...log.missing].filter((path) => !existsSync(path));
+  // What TypeScript's globs match (declaration files end in .ts too), and JSON for resolveJsonModule.
+  const extensions = ['.ts', '.tsx', '.mts', '.cts', ...(parsed.options.allowJs === true ? ['.js', '.jsx', '.mjs', '.cjs'] : []), '.json'];
+  const folders = Object.entries(parsed.wildcardDirectories ?? {}).map(([path, flags]) => {
+    const recursive = (flags & ts.WatchDirectoryFlags.Recursive) !== 0;
+    return { path, recursive, names: listNames(path, recursive, new Set(extensions)) };
+  });
+  return { inputs, missing, folders, extensions, outputs };
 }
 
 /**
@@ -188,9 +233,10 @@ function collectFacts(parsed: TS.ParsedCommandLine, program: TS.Program, written
  * run them), the newest target with a year (ES2024 in TypeScript 5.9) when the
  * project's own files use decorators, with ESNext's default library kept.
  */
-function createBuildProgram(parsed: TS.ParsedCommandLine): TS.Program {
+function createBuildProgram(parsed: TS.ParsedCommandLine, log: ReadLog | undefined): TS.Program {
   const create = (options: TS.CompilerOptions): TS.Program => {
     const host = createJsDocHost(options);
+    if (log !== undefined) logReads(host, log);
     if (options !== parsed.options && options.lib === undefined && options.noLib !== true) {
       // The same default library as the project's own target, so types check as they would with tsc.
       const lib = ts.getDefaultLibFilePath(parsed.options);

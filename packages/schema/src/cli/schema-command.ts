@@ -4,7 +4,8 @@ import type * as TS from 'typescript';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { analyzeFile, type BuildInfoData } from '../transformer/tool-sites.js';
 import { ts, withProjectTypeScript } from '../typescript.js';
-import { createJsDocHost, formatDiagnostics, projectDirectory, readProject, type CommandOutput } from './build-command.js';
+import { createJsDocHost, formatDiagnostics, readProject, type CommandOutput } from './build-command.js';
+import { projectDirectory } from './build-record.js';
 import { parseArgs, usageError } from './command-args.js';
 
 /** One tool as the build step sees it: what `anytool schema` prints. */

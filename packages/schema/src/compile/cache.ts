@@ -40,7 +40,7 @@ export class ProjectCache {
     cacheDirectory: string | false | undefined,
     readonly hashes: FileHashes,
   ) {
-    const packageDir = dirname(findUp(directory, 'package.json') ?? join(directory, 'package.json'));
+    const packageDir = packageDirectory(directory);
     const folder =
       process.env['ANYTOOL_CACHE'] === '0' || cacheDirectory === false ? undefined : (cacheDirectory ?? join(packageDir, 'node_modules', '.cache', 'anytool'));
     this.disk = folder === undefined ? undefined : new DiskCache(folder);
@@ -144,6 +144,11 @@ export function digest(data: string | Buffer): string {
   return createHash('sha256').update(data).digest('hex').slice(0, 40);
 }
 
+/** The folder of the nearest package.json from `directory` upward (`directory` itself when there is none). */
+export function packageDirectory(directory: string): string {
+  return dirname(findUp(directory, 'package.json') ?? join(directory, 'package.json'));
+}
+
 export function findUp(directory: string, name: string): string | undefined {
   for (let dir = resolve(directory); ; dir = dirname(dir)) {
     const candidate = join(dir, name);
@@ -203,15 +208,22 @@ function configText(config: string): string {
   return read(config);
 }
 
-/** Changes when packages are installed, so cached build information that read their types is made anew. */
+const LOCKFILES = [join('node_modules', '.package-lock.json'), 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock'];
+
+/**
+ * Changes when packages are installed, so cached build information that read their types is made anew: the nearest
+ * lockfile from the package's folder upward (a workspace keeps one at its root).
+ */
 export function installStamp(packageDir: string): string {
-  for (const name of [join('node_modules', '.package-lock.json'), 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock']) {
-    try {
-      const stat = statSync(join(packageDir, name));
-      return `${name}:${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      // try the next one
+  for (let dir = resolve(packageDir); ; dir = dirname(dir)) {
+    for (const name of LOCKFILES) {
+      try {
+        const stat = statSync(join(dir, name));
+        return `${join(dir, name)}:${stat.size}:${stat.mtimeMs}`;
+      } catch {
+        // try the next one
+      }
     }
+    if (dirname(dir) === dir) return '';
   }
-  return '';
 }

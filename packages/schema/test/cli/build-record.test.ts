@@ -2,7 +2,7 @@
 // again when any of them changes: a source, a file added where the tsconfig's globs look, an output, a tsconfig it
 // extends, a dependency's declarations. The bin runs in a child process, as `npm start` runs it.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { anytoolBin, removeScratchDirs, scratchDir } from '../helpers';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -147,6 +147,38 @@ describe('anytool build skips an unchanged project', () => {
     expect(mtime(join(dir, 'dist', 'extra.js'))).toBe(before);
   });
 
+  test("the package.json's module type changed builds again: the output follows it", () => {
+    writeFileSync(join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+    expect(build(dir).status).toBe(0);
+    expect(inlined(dir)).toContain('exports.definition');
+    writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+    expect(build(dir).status).toBe(0);
+    expect(inlined(dir)).toContain('export const definition');
+  });
+
+  test('a declaration put where module resolution looked first builds again', () => {
+    // src/node_modules is never listed (globs skip it), but resolving `units` from src/tools.ts looked there.
+    mkdirSync(join(dir, 'src', 'node_modules', 'units'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'node_modules', 'units', 'package.json'), '{ "name": "units", "version": "2.0.0", "types": "index.d.ts" }\n');
+    writeFileSync(join(dir, 'src', 'node_modules', 'units', 'index.d.ts'), "export type Unit = 'ly';\n");
+    expect(build(dir).status).toBe(0);
+    expect(inlined(dir)).toContain('"ly"');
+    rmSync(join(dir, 'src', 'node_modules'), { recursive: true });
+    expect(build(dir).status).toBe(0);
+    expect(inlined(dir)).toContain('"nmi"');
+  });
+
+  test('a file added in a folder linked into the sources builds again', () => {
+    mkdirSync(join(dir, 'shared'));
+    writeFileSync(join(dir, 'shared', 'one.ts'), 'export const one = 1;\n');
+    symlinkSync(join(dir, 'shared'), join(dir, 'src', 'linked'), 'dir');
+    expect(build(dir).status).toBe(0);
+    expect(existsSync(join(dir, 'dist', 'linked', 'one.js'))).toBe(true);
+    writeFileSync(join(dir, 'shared', 'two.ts'), 'export const two = 2;\n');
+    expect(build(dir).status).toBe(0);
+    expect(existsSync(join(dir, 'dist', 'linked', 'two.js'))).toBe(true);
+  });
+
   test('--force and ANYTOOL_CACHE=0 build anyway', () => {
     let before = mtime(join(dir, 'dist', 'tools.js'));
     const forced = build(dir, ['--force']);
@@ -157,4 +189,25 @@ describe('anytool build skips an unchanged project', () => {
     expect(build(dir, [], { ANYTOOL_CACHE: '0' }).status).toBe(0);
     expect(mtime(join(dir, 'dist', 'tools.js'))).toBeGreaterThan(before);
   });
+});
+
+test("a workspace's lockfile, at its root, counts: an install there builds again", () => {
+  const root = scratchDir('build-record-workspace');
+  writeFileSync(join(root, 'package.json'), '{ "private": true, "workspaces": ["app"] }\n');
+  writeFileSync(join(root, 'package-lock.json'), '{ "lockfileVersion": 3 }\n');
+  const app = join(root, 'app');
+  mkdirSync(join(app, 'src'), { recursive: true });
+  writeFileSync(join(app, 'package.json'), '{ "name": "app", "type": "module" }\n');
+  writeFileSync(join(app, 'src', 'main.ts'), 'export const main = 1;\n');
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, types: [], rootDir: 'src', outDir: 'dist' }, include: ['src'] }),
+  );
+  expect(build(app).status).toBe(0);
+  const before = mtime(join(app, 'dist', 'main.js'));
+  expect(build(app).status).toBe(0);
+  expect(mtime(join(app, 'dist', 'main.js'))).toBe(before);
+  writeFileSync(join(root, 'package-lock.json'), '{ "lockfileVersion": 3, "packages": {} }\n');
+  expect(build(app).status).toBe(0);
+  expect(mtime(join(app, 'dist', 'main.js'))).toBeGreaterThan(before);
 });
