@@ -211,3 +211,18 @@ test("a workspace's lockfile, at its root, counts: an install there builds again
   expect(build(app).status).toBe(0);
   expect(mtime(join(app, 'dist', 'main.js'))).toBeGreaterThan(before);
 });
+
+test('a tsconfig put nearer the working directory than the one found builds again, with it', () => {
+  const dir = scratchDir('build-record-nearer');
+  mkdirSync(join(dir, 'app', 'src'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(join(dir, 'app', 'src', 'main.ts'), 'export const main = 1;\n');
+  const options = { module: 'NodeNext', strict: true, types: [], rootDir: 'app/src', outDir: 'dist' };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, include: ['app/src'] }));
+  const app = join(dir, 'app');
+  expect(build(app).status).toBe(0);
+  expect(existsSync(join(dir, 'dist', 'main.js'))).toBe(true);
+  writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...options, rootDir: 'src', outDir: 'out' }, include: ['src'] }));
+  expect(build(app).status).toBe(0);
+  expect(existsSync(join(app, 'out', 'main.js'))).toBe(true);
+});
