@@ -16,7 +16,7 @@
 // Every sample of both parts interleaves the variants, in an order that rotates every round. Connect runs in
 // `--processes` processes one after the other (each its own JIT and heap); reported: the median of the processes'
 // medians and their min-max, and the per-process ratio to the SDK's.
-// Run after a build:  node bench/mcp-connect.mjs [--rounds 6] [--http-rounds 30] [--processes 3] [--only cold|connect] [--transport stdio|http]
+// Run after a build:  node bench/mcp-connect.mjs [--cold-rounds 20] [--rounds 6] [--http-rounds 30] [--processes 3] [--only cold|connect] [--transport stdio|http]
 // (--transport: connect over that one only, for more rounds in the same time).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -36,6 +36,8 @@ const ROUNDS = Number(arg('--rounds', 6));
 // thirty cost a few seconds.
 const HTTP_ROUNDS = Number(arg('--http-rounds', 30));
 const roundsOf = (transport) => (transport === 'http' ? HTTP_ROUNDS : ROUNDS);
+// A fresh process's import swings by a third from one start to the next: twenty of each take about 40 s.
+const COLD_ROUNDS = Number(arg('--cold-rounds', 20));
 const PROCESSES = Number(arg('--processes', 3));
 const ONLY = arg('--only', undefined);
 const TRANSPORTS = arg('--transport', undefined)?.split(',') ?? ['stdio', 'http'];
@@ -67,9 +69,8 @@ function coldStart() {
   const cpu = Object.fromEntries(names.map((n) => [n, []]));
   const rss = Object.fromEntries(names.map((n) => [n, []]));
   const ratios = [];
-  for (let round = 0; round < Math.max(...TRANSPORTS.map(roundsOf)); round++) {
-    // Past its transport's rounds, a variant sits out (the HTTP ones take more).
-    const order = names.map((_, i) => names[(i + round) % names.length]).filter((name) => round < roundsOf(name.split(' ')[0]));
+  for (let round = 0; round < COLD_ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length]);
     if (round % 2 === 1) order.reverse();
     const cpuOf = {};
     for (const name of order) {
@@ -83,7 +84,7 @@ function coldStart() {
     }
     ratios.push(cpuOf['@anytool/mcp'] / cpuOf['@modelcontextprotocol/client']);
   }
-  console.log(`### cold start: a fresh process that imports one entry (${ROUNDS} processes each, interleaved)\n`);
+  console.log(`### cold start: a fresh process that imports one entry (${COLD_ROUNDS} processes each, interleaved)\n`);
   console.log('| import | CPU ms, median (min-max) | peak RSS MiB | CPU / SDK client |');
   console.log('| --- | --- | --- | --- |');
   const sdk = stats(cpu['@modelcontextprotocol/client']).median;
