@@ -16,7 +16,7 @@
 // Every sample of both parts interleaves the variants, in an order that rotates every round. Connect runs in
 // `--processes` processes one after the other (each its own JIT and heap); reported: the median of the processes'
 // medians and their min-max, and the per-process ratio to the SDK's.
-// Run after a build:  node bench/mcp-connect.mjs [--cold-rounds 20] [--rounds 6] [--http-rounds 30] [--processes 3] [--only cold|connect] [--transport stdio|http]
+// Run after a build:  node bench/mcp-connect.mjs [--cold-rounds 12] [--rounds 6] [--http-rounds 24] [--processes 3] [--only cold|connect] [--transport stdio|http]
 // (--transport: connect over that one only, for more rounds in the same time).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -33,11 +33,12 @@ const arg = (name, fallback) => {
 };
 const ROUNDS = Number(arg('--rounds', 6));
 // An HTTP connect takes about 10 ms (a stdio one, a process start, 10x that): six samples of it are mostly noise, and
-// thirty cost a few seconds.
-const HTTP_ROUNDS = Number(arg('--http-rounds', 30));
+// two dozen cost a few seconds.
+const HTTP_ROUNDS = Number(arg('--http-rounds', 24));
 const roundsOf = (transport) => (transport === 'http' ? HTTP_ROUNDS : ROUNDS);
-// A fresh process's import swings by a third from one start to the next: twenty of each take about 40 s.
-const COLD_ROUNDS = Number(arg('--cold-rounds', 20));
+// A fresh process's import swings by a third from one start to the next: twelve of each take about 25 s (more,
+// with --cold-rounds, when the run has the time: `npm run bench` keeps within its 10 minutes).
+const COLD_ROUNDS = Number(arg('--cold-rounds', 12));
 const PROCESSES = Number(arg('--processes', 3));
 const ONLY = arg('--only', undefined);
 const TRANSPORTS = arg('--transport', undefined)?.split(',') ?? ['stdio', 'http'];
