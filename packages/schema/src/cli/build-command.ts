@@ -5,8 +5,8 @@ import { firstDecorator, keepsStandardDecorators, newestNumberedTarget } from '.
 import { analyzeFile } from '../transformer/tool-sites.js';
 import { createTransformer } from '../transformer/transformer.js';
 import { projectTypeScript, ts, withProjectTypeScript, withTypeScript } from '../typescript.js';
-import { FileHashes } from '../compile/cache.js';
-import { type BuildFacts, ReadLog, type RecordedFile, dropRecord, listNames, projectDirectory, statStamp, writeRecord } from './build-record.js';
+import { FileHashes, fileStamp } from '../compile/cache.js';
+import { type BuildFacts, ReadLog, type RecordedFile, listNames, prepareRecord, projectDirectory, writeRecord } from './build-record.js';
 
 /** Where `anytool build` writes its messages (the CLI passes the process streams). */
 export interface CommandOutput {
@@ -37,7 +37,15 @@ function readProjectFiles(args: readonly string[], output: CommandOutput, log?: 
     return undefined;
   }
   let project = commandLine.options.project;
-  if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), (file) => fileExists(file, log));
+  let configError: TS.Diagnostic | undefined;
+  const configHost: TS.ParseConfigFileHost = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => {
+      configError = d;
+    },
+  };
+  if (log !== undefined) logLookups(configHost, log);
+  if (project === undefined && commandLine.fileNames.length === 0) project = ts.findConfigFile(process.cwd(), (file) => configHost.fileExists(file));
   if (project === undefined) {
     if (commandLine.fileNames.length === 0) {
       output.err('anytool build: no tsconfig.json found and no files given; run it as `anytool build -p tsconfig.json`\n');
@@ -47,19 +55,7 @@ function readProjectFiles(args: readonly string[], output: CommandOutput, log?: 
   }
   const configFile = ts.sys.directoryExists(project) ? resolve(project, 'tsconfig.json') : resolve(project);
   const { project: _p, ...overrides } = commandLine.options;
-  let configError: TS.Diagnostic | undefined;
-  const host: TS.ParseConfigFileHost = {
-    ...ts.sys,
-    readFile: (file) => {
-      log?.noteRead(file);
-      return ts.sys.readFile(file);
-    },
-    fileExists: (file) => fileExists(file, log),
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      configError = d;
-    },
-  };
-  const parsed = ts.getParsedCommandLineOfConfigFile(configFile, overrides, host);
+  const parsed = ts.getParsedCommandLineOfConfigFile(configFile, overrides, configHost);
   if (parsed === undefined) {
     output.err(configError === undefined ? `anytool build: cannot read ${configFile}\n` : formatDiagnostics([configError], false));
     return undefined;
@@ -73,25 +69,31 @@ function readProjectFiles(args: readonly string[], output: CommandOutput, log?: 
   return parsed;
 }
 
-/** Whether a file exists, telling the log when it does not. */
-function fileExists(file: string, log: ReadLog | undefined): boolean {
-  const found = ts.sys.fileExists(file);
-  if (!found) log?.noteMissing(file);
-  return found;
+/** The lookups of a host that the build record follows (a compiler host's, a tsconfig parser's). */
+interface Lookups {
+  readFile?(fileName: string): string | undefined;
+  fileExists?(fileName: string): boolean;
+  directoryExists?(directoryName: string): boolean;
+  getDirectories?(path: string): string[];
+  realpath?(path: string): string;
 }
 
-/** Tells the log what the compiler host reads, and the files and folders it looks for in vain. */
-function logReads(host: TS.CompilerHost, log: ReadLog): void {
-  const { readFile, fileExists: exists, directoryExists } = host;
-  host.readFile = (file) => {
-    log.noteRead(file);
-    return readFile.call(host, file);
-  };
-  host.fileExists = (file) => {
-    const found = exists.call(host, file);
-    if (!found) log.noteMissing(file);
-    return found;
-  };
+/** Tells the log what the host reads, lists and resolves, and what it looks for in vain (build-record.ts). */
+function logLookups(host: Lookups, log: ReadLog): void {
+  const { readFile, fileExists, directoryExists, getDirectories, realpath } = host;
+  if (readFile !== undefined) {
+    host.readFile = (file) => {
+      log.noteRead(file);
+      return readFile.call(host, file);
+    };
+  }
+  if (fileExists !== undefined) {
+    host.fileExists = (file) => {
+      const found = fileExists.call(host, file);
+      if (!found) log.noteMissing(file);
+      return found;
+    };
+  }
   if (directoryExists !== undefined) {
     host.directoryExists = (directory) => {
       const found = directoryExists.call(host, directory);
@@ -99,6 +101,35 @@ function logReads(host: TS.CompilerHost, log: ReadLog): void {
       return found;
     };
   }
+  if (getDirectories !== undefined) {
+    host.getDirectories = (path) => {
+      const names = getDirectories.call(host, path);
+      log.noteListed(path, names);
+      return names;
+    };
+  }
+  if (realpath !== undefined) {
+    host.realpath = (path) => {
+      const real = realpath.call(host, path);
+      log.noteLink(path, real);
+      return real;
+    };
+  }
+}
+
+/** `logLookups`, and the files the compiler host writes (those it could not write are its diagnostics, as before). */
+function logCompilerHost(host: TS.CompilerHost, log: ReadLog): void {
+  logLookups(host, log);
+  const writeFile = host.writeFile;
+  host.writeFile = (fileName, text, writeByteOrderMark, onError, sourceFiles, data) => {
+    let failed = false;
+    const failure = (message: string): void => {
+      failed = true;
+      onError?.(message);
+    };
+    writeFile.call(host, fileName, text, writeByteOrderMark, failure, sourceFiles, data);
+    if (!failed) log.noteWritten(fileName);
+  };
 }
 
 /**
@@ -136,7 +167,7 @@ export function createJsDocHost(options: TS.CompilerOptions): TS.CompilerHost {
  */
 export function buildCommand(args: readonly string[], output: CommandOutput = defaultOutput, options: { remember?: boolean } = {}): number {
   if (options.remember !== true) return typeCheckedBuild(args, output, undefined).code;
-  dropRecord(args);
+  prepareRecord(args);
   let out = '';
   let err = '';
   const recording: CommandOutput = {
@@ -154,7 +185,7 @@ export function buildCommand(args: readonly string[], output: CommandOutput = de
   return code;
 }
 
-/** A build's exit code, and with a log, what it read and wrote (undefined when an input changed while it ran). */
+/** A build's exit code, and what it read and wrote when it passed with a log (not when an input changed while it ran). */
 interface Built {
   code: number;
   facts?: BuildFacts | undefined;
@@ -175,18 +206,13 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean,
   const program = createBuildProgram(parsed, log);
   const diagnostics: TS.Diagnostic[] = [...ts.getPreEmitDiagnostics(program)];
   const own: TS.Diagnostic[] = [];
-  const written: string[] = [];
   if (parsed.options.noEmit) {
     for (const file of program.getSourceFiles()) {
       if (file.isDeclarationFile || program.isSourceFileFromExternalLibrary(file)) continue;
       own.push(...analyzeFile(program, file).diagnostics);
     }
   } else {
-    const writeFile: TS.WriteFileCallback = (fileName, text, writeByteOrderMark) => {
-      ts.sys.writeFile(fileName, text, writeByteOrderMark);
-      written.push(fileName);
-    };
-    const emitted = program.emit(undefined, writeFile, undefined, undefined, {
+    const emitted = program.emit(undefined, undefined, undefined, undefined, {
       before: [createTransformer(program, (d) => own.push(...d), ts)],
     });
     diagnostics.push(...emitted.diagnostics);
@@ -197,14 +223,15 @@ function build(args: readonly string[], output: CommandOutput, shipped: boolean,
   const errors = diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).length;
   if (errors > 0) output.err(`\nFound ${errors} error${errors === 1 ? '' : 's'}.\n`);
   if (errors > 0) return { code: 1 };
-  return { code: 0, facts: log === undefined ? undefined : factsOf(parsed, program, log, written) };
+  return { code: 0, facts: log === undefined ? undefined : factsOf(parsed, program, log) };
 }
 
 /**
- * What a build read and wrote, for its record: the files its hosts read (TypeScript's own libraries aside), the paths
- * they found missing, the folders of the tsconfig's globs, the outputs. Undefined when an input changed while it ran.
+ * What a build read and wrote, for its record (build-record.ts), TypeScript's own libraries aside. Undefined when
+ * something it read changed while it ran, or a path it looked for in vain appeared meanwhile (other than what it
+ * wrote): that build may not be what the inputs give now.
  */
-function factsOf(parsed: TS.ParsedCommandLine, program: TS.Program, log: ReadLog, written: readonly string[]): BuildFacts | undefined {
+function factsOf(parsed: TS.ParsedCommandLine, program: TS.Program, log: ReadLog): BuildFacts | undefined {
   const hashes = new FileHashes();
   const libraries = resolve(dirname(ts.getDefaultLibFilePath(program.getCompilerOptions())));
   const inputs: RecordedFile[] = [];
@@ -212,19 +239,32 @@ function factsOf(parsed: TS.ParsedCommandLine, program: TS.Program, log: ReadLog
     if (dirname(file) === libraries) continue;
     // Hashed first, then its stamp compared: a file written since it was read has moved it either way.
     const hash = hashes.of(file);
-    if (statStamp(file) !== stampWhenRead) return undefined;
+    if (hash === 'unreadable' || fileStamp(file) !== stampWhenRead) return undefined;
     inputs.push([file, hash, stampWhenRead]);
   }
-  const outputs: RecordedFile[] = written.map((file) => [resolve(file), hashes.of(resolve(file)), statStamp(resolve(file))]);
-  // A path looked for before the build wrote it is no reason to build again.
-  const missing = [...log.missing].filter((path) => !existsSync(path));
-  // What TypeScript's globs match (declaration files end in .ts too), and JSON for resolveJsonModule.
-  const extensions = ['.ts', '.tsx', '.mts', '.cts', ...(parsed.options.allowJs === true ? ['.js', '.jsx', '.mjs', '.cjs'] : []), '.json'];
+  const outputs: RecordedFile[] = [];
+  const produced = new Set<string>();
+  for (const file of log.written) {
+    const hash = hashes.of(file);
+    if (hash === 'unreadable' || hash === 'missing') return undefined;
+    outputs.push([file, hash, fileStamp(file)]);
+    for (let path = file; !produced.has(path) && dirname(path) !== path; path = dirname(path)) produced.add(path);
+  }
+  const missing: string[] = [];
+  for (const path of log.missing) {
+    if (!existsSync(path)) missing.push(path);
+    else if (!produced.has(path)) return undefined;
+  }
+  // What TypeScript's globs match: its source extensions (declaration files end in .ts too), JSON when an
+  // `include` pattern names it.
+  const includes: unknown = parsed.raw?.include;
+  const json = Array.isArray(includes) && includes.some((spec) => typeof spec === 'string' && spec.endsWith('.json'));
+  const extensions = ['.ts', '.tsx', '.mts', '.cts', ...(parsed.options.allowJs === true ? ['.js', '.jsx', '.mjs', '.cjs'] : []), ...(json ? ['.json'] : [])];
   const folders = Object.entries(parsed.wildcardDirectories ?? {}).map(([path, flags]) => {
     const recursive = (flags & ts.WatchDirectoryFlags.Recursive) !== 0;
     return { path, recursive, names: listNames(path, recursive, new Set(extensions)) };
   });
-  return { inputs, missing, folders, extensions, outputs };
+  return { inputs, missing, listed: [...log.listed], links: [...log.links], folders, extensions, outputs };
 }
 
 /**
@@ -236,7 +276,7 @@ function factsOf(parsed: TS.ParsedCommandLine, program: TS.Program, log: ReadLog
 function createBuildProgram(parsed: TS.ParsedCommandLine, log: ReadLog | undefined): TS.Program {
   const create = (options: TS.CompilerOptions): TS.Program => {
     const host = createJsDocHost(options);
-    if (log !== undefined) logReads(host, log);
+    if (log !== undefined) logCompilerHost(host, log);
     if (options !== parsed.options && options.lib === undefined && options.noLib !== true) {
       // The same default library as the project's own target, so types check as they would with tsc.
       const lib = ts.getDefaultLibFilePath(parsed.options);
@@ -250,14 +290,16 @@ function createBuildProgram(parsed: TS.ParsedCommandLine, log: ReadLog | undefin
   const lowered = { ...parsed.options, target: newestNumberedTarget().target };
   // The project's files are read first, so that usually one program is made.
   const roots = new Set(parsed.fileNames.filter((f) => !/\.d\.[cm]?ts$/.test(f)));
-  if ([...roots].some(hasDecorators)) return create(lowered);
+  if ([...roots].some((file) => hasDecorators(file, log))) return create(lowered);
   const program = create(parsed.options);
   // A decorated file reached only through an import: compile again, lowered.
   const reached = program.getSourceFiles().filter((f) => !f.isDeclarationFile && !program.isSourceFileFromExternalLibrary(f) && !roots.has(f.fileName));
   return reached.some((f) => firstDecorator(f) !== undefined) ? create(lowered) : program;
 }
 
-function hasDecorators(fileName: string): boolean {
+function hasDecorators(fileName: string, log: ReadLog | undefined): boolean {
+  // Read before the program reads it: its stamp is this read's, so a change in between leaves no record.
+  log?.noteRead(fileName);
   const text = ts.sys.readFile(fileName);
   if (text === undefined || !text.includes('@')) return false;
   return (

@@ -1,24 +1,30 @@
 // `anytool build` skips a build whose inputs are all as they were after the last one that passed, as `tsc -b`
 // does: a second `npm start` runs at once instead of type-checking the project again. The inputs are what the
-// compile read through its compiler host (sources, declarations, tsconfigs, package.json files) and the paths it
-// looked for and did not find; only Node's own modules are loaded here, so an up-to-date build never loads TypeScript.
+// compile's hosts reported (build-command.ts): the files read (sources, declarations, tsconfigs, package.json files),
+// the paths looked for in vain, the folders listed, the links resolved. Only Node's own modules are loaded here,
+// so an up-to-date build never loads TypeScript.
 import { existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { FileHashes, compilerStamp, digest, installStamp, packageDirectory, typeScriptVersion } from '../compile/cache.js';
+import { FileHashes, compilerStamp, digest, fileStamp, installStamp, packageDirectory, typeScriptVersion } from '../compile/cache.js';
 
 /** A file and its content's hash, with its size and time then (read again only when those changed). */
 export type RecordedFile = [path: string, hash: string, stamp: string];
 
 /** What a build that passed read and wrote, and what it printed: enough to tell, later, that it would do the same. */
 export interface BuildRecord {
-  /** The command, the build step, the project's TypeScript and its installed packages. */
+  /** The command, the build step, the project's TypeScript and its installed packages (and this record's format). */
   key: string;
   /** Every file the compile read, TypeScript's own libraries aside. */
   inputs: RecordedFile[];
-  /** The paths it looked for and did not find (a module's other extensions, a tsconfig further down). */
+  /** The paths it looked for and did not find (a module's other extensions, a tsconfig nearer the working directory). */
   missing: string[];
-  /** The folders the tsconfig's `include` globs search, and the names of the files with these extensions in them. */
+  /** The folders whose subfolders it listed (type roots), and those subfolders' names, sorted. */
+  listed: [path: string, names: string[]][];
+  /** The paths whose symbolic links it resolved, and where they led. */
+  links: [path: string, real: string][];
+  /** The folders the tsconfig's `include` globs search, and the names of the files in them the globs may match. */
   folders: { path: string; recursive: boolean; names: string[] }[];
+  /** The file extensions the globs match (`.json` only when an `include` names it). */
   extensions: string[];
   /** Every file the build wrote. */
   outputs: RecordedFile[];
@@ -29,6 +35,9 @@ export interface BuildRecord {
 
 /** What a build records besides its key and what it printed. */
 export type BuildFacts = Omit<BuildRecord, 'key' | 'out' | 'err'>;
+
+/** Changes when the record's shape does, so that a record of another shape is never read as this one. */
+const RECORD_FORMAT = 2;
 
 /** The directory whose `typescript` a command uses: the project's (`-p`), else the current directory. */
 export function projectDirectory(args: readonly string[]): string {
@@ -43,32 +52,37 @@ export function projectDirectory(args: readonly string[]): string {
   }
 }
 
-/** A file's size and modification time, or `missing`. */
-export function statStamp(path: string): string {
-  try {
-    const stat = statSync(path);
-    return `${stat.size}:${stat.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
-}
-
 /**
- * What a compile read, with each file's stamp taken before it was read, and what it looked for in vain: the build
- * command's compiler hosts report here. A file whose stamp moved by the time the record is made changed during the
- * build, and the record is not made.
+ * What a compile's hosts reported: each file read, with its stamp taken before the read; the paths looked for in
+ * vain; the folders listed; the links resolved; the files written. A file whose stamp moved by the time the record is
+ * made changed during the build, and the record is not made.
  */
 export class ReadLog {
   readonly read = new Map<string, string>();
   readonly missing = new Set<string>();
+  readonly listed = new Map<string, string[]>();
+  readonly links = new Map<string, string>();
+  readonly written: string[] = [];
 
   noteRead(path: string): void {
     const file = resolve(path);
-    if (!this.read.has(file)) this.read.set(file, statStamp(file));
+    if (!this.read.has(file)) this.read.set(file, fileStamp(file));
   }
 
   noteMissing(path: string): void {
     this.missing.add(resolve(path));
+  }
+
+  noteListed(path: string, names: readonly string[]): void {
+    this.listed.set(resolve(path), [...names].sort());
+  }
+
+  noteLink(path: string, real: string): void {
+    this.links.set(resolve(path), real);
+  }
+
+  noteWritten(path: string): void {
+    this.written.push(resolve(path));
   }
 }
 
@@ -86,25 +100,58 @@ function keyOf(args: readonly string[]): string {
   const directory = projectDirectory(args);
   // Whether diagnostics were printed for a terminal (with colour) is part of what was printed.
   const terminal = process.stdout.isTTY === true;
-  return digest(JSON.stringify([compilerStamp(), typeScriptVersion(directory), installStamp(packageDirectory(directory)), process.cwd(), args, terminal]));
+  return digest(
+    JSON.stringify([RECORD_FORMAT, compilerStamp(), typeScriptVersion(directory), installStamp(packageDirectory(directory)), process.cwd(), args, terminal]),
+  );
 }
 
-/** The record of the last build with these arguments, if every input, lookup, folder and output is as it left them. */
+/**
+ * The record of the last build with these arguments, if everything it read, looked for, listed, resolved and wrote
+ * is as it left them. Any doubt (no record, another shape, a file that cannot be read) means building.
+ */
 export function upToDate(args: readonly string[]): BuildRecord | undefined {
-  const file = recordFile(args);
-  if (file === undefined) return undefined;
-  let record: BuildRecord;
   try {
-    record = JSON.parse(readFileSync(file, 'utf8')) as BuildRecord;
+    const file = recordFile(args);
+    if (file === undefined) return undefined;
+    const record: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (!isBuildRecord(record) || record.key !== keyOf(args)) return undefined;
+    const hashes = new FileHashes();
+    const same = ([path, hash, stamp]: RecordedFile): boolean => fileStamp(path) === stamp || hashes.of(path) === hash;
+    if (!record.inputs.every(same) || !record.outputs.every(same) || record.missing.some((path) => existsSync(path))) return undefined;
+    if (!record.listed.every(([path, names]) => sameNames(subfolders(path), names))) return undefined;
+    if (!record.links.every(([path, real]) => realPath(path) === real)) return undefined;
+    const extensions = new Set(record.extensions);
+    return record.folders.every((folder) => sameNames(listNames(folder.path, folder.recursive, extensions), folder.names)) ? record : undefined;
   } catch {
     return undefined;
   }
-  if (record.key !== keyOf(args)) return undefined;
-  const hashes = new FileHashes();
-  const same = ([path, hash, stamp]: RecordedFile): boolean => statStamp(path) === stamp || hashes.of(path) === hash;
-  if (!record.inputs.every(same) || !record.outputs.every(same) || record.missing.some((path) => existsSync(path))) return undefined;
-  const extensions = new Set(record.extensions);
-  return record.folders.every((folder) => sameNames(listNames(folder.path, folder.recursive, extensions), folder.names)) ? record : undefined;
+}
+
+function isBuildRecord(value: unknown): value is BuildRecord {
+  const record = value as Partial<BuildRecord> | null;
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    typeof record.key === 'string' &&
+    [record.inputs, record.missing, record.listed, record.links, record.folders, record.extensions, record.outputs].every(Array.isArray) &&
+    typeof record.out === 'string' &&
+    typeof record.err === 'string'
+  );
+}
+
+/**
+ * Makes the record's folder before a build (its `node_modules`, looked for while resolving modules, then exists
+ * already, and is not found anew after it) and forgets the last record: a build that fails leaves none.
+ */
+export function prepareRecord(args: readonly string[]): void {
+  const file = recordFile(args);
+  if (file === undefined) return;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    rmSync(file, { force: true });
+  } catch {
+    // a read-only install: no record is written, and none can be trusted
+  }
 }
 
 /** Keeps the record of a build that passed (a cache that cannot be written only costs the next build its skip). */
@@ -119,16 +166,6 @@ export function writeRecord(args: readonly string[], facts: BuildFacts, out: str
     renameSync(temporary, file);
   } catch {
     // a read-only install: build every time
-  }
-}
-
-/** Forgets the last build's record, before a build (one that fails leaves none). */
-export function dropRecord(args: readonly string[]): void {
-  const file = recordFile(args);
-  try {
-    if (file !== undefined) rmSync(file, { force: true });
-  } catch {
-    // a read-only install: there is no record to trust either way, as none can be written
   }
 }
 
@@ -160,26 +197,50 @@ export function listNames(folder: string, recursive: boolean, extensions: Readon
     seen.add(real);
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
-      let isDirectory = entry.isDirectory();
-      let isFile = entry.isFile();
-      if (entry.isSymbolicLink()) {
-        try {
-          const target = statSync(join(dir, entry.name));
-          isDirectory = target.isDirectory();
-          isFile = target.isFile();
-        } catch {
-          continue;
-        }
-      }
-      if (isDirectory) {
+      const kind = kindOf(join(dir, entry.name), entry);
+      if (kind === 'folder') {
         if (recursive && !UNSEARCHED.has(entry.name)) visit(join(dir, entry.name), `${prefix}${entry.name}/`);
-      } else if (isFile && matches(entry.name)) {
+      } else if (kind === 'file' && matches(entry.name)) {
         names.push(`${prefix}${entry.name}`);
       }
     }
   };
   visit(folder, '');
   return names.sort();
+}
+
+/** A folder's subfolders (through symbolic links), sorted, as a compiler host's `getDirectories` lists them. */
+function subfolders(path: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(path, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => kindOf(join(path, entry.name), entry) === 'folder')
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/** A folder entry's kind, a symbolic link's target's. */
+function kindOf(path: string, entry: { isDirectory(): boolean; isFile(): boolean; isSymbolicLink(): boolean }): 'folder' | 'file' | 'other' {
+  if (!entry.isSymbolicLink()) return entry.isDirectory() ? 'folder' : entry.isFile() ? 'file' : 'other';
+  try {
+    const target = statSync(path);
+    return target.isDirectory() ? 'folder' : target.isFile() ? 'file' : 'other';
+  } catch {
+    return 'other';
+  }
+}
+
+/** Where a path's links lead, or the path itself when it cannot be resolved (as a compiler host answers). */
+function realPath(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
 }
 
 function sameNames(a: readonly string[], b: readonly string[]): boolean {

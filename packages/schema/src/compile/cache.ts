@@ -96,18 +96,29 @@ export class FileHashes {
   private readonly known = new Map<string, { stamp: string; hash: string }>();
 
   of(fileName: string): string {
-    let stamp: string;
-    try {
-      const stat = statSync(fileName);
-      stamp = `${stat.size}:${stat.mtimeMs}`;
-    } catch {
-      return 'missing';
-    }
+    const stamp = fileStamp(fileName);
+    if (stamp === 'missing') return stamp;
     const known = this.known.get(fileName);
     if (known !== undefined && known.stamp === stamp) return known.hash;
-    const hash = digest(readFileSync(fileName));
+    let hash: string;
+    try {
+      hash = digest(readFileSync(fileName));
+    } catch {
+      // Gone since, or not readable: no hash matches it.
+      return 'unreadable';
+    }
     this.known.set(fileName, { stamp, hash });
     return hash;
+  }
+}
+
+/** A file's size and modification time, `missing` when it is not there. */
+export function fileStamp(fileName: string): string {
+  try {
+    const stat = statSync(fileName);
+    return `${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
   }
 }
 

@@ -179,6 +179,35 @@ describe('anytool build skips an unchanged project', () => {
     expect(existsSync(join(dir, 'dist', 'linked', 'two.js'))).toBe(true);
   });
 
+  test('a JSON file the globs do not match, dropped among the sources, is no reason to build', () => {
+    const before = mtime(join(dir, 'dist', 'tools.js'));
+    writeFileSync(join(dir, 'src', 'report.json'), '{ "passed": 1 }\n');
+    expect(build(dir).status).toBe(0);
+    expect(mtime(join(dir, 'dist', 'tools.js'))).toBe(before);
+  });
+
+  test('a record of another shape is a reason to build, not an error', () => {
+    const folder = join(dir, 'node_modules', '.cache', 'anytool');
+    const record = readdirSync(folder).find((f) => f.startsWith('build-'))!;
+    writeFileSync(join(folder, record), 'null');
+    const before = mtime(join(dir, 'dist', 'tools.js'));
+    expect(build(dir).status).toBe(0);
+    expect(mtime(join(dir, 'dist', 'tools.js'))).toBeGreaterThan(before);
+  });
+
+  test('an output that cannot be written is an error of the build, and leaves no record', () => {
+    rmSync(join(dir, 'dist', 'extra.js'));
+    mkdirSync(join(dir, 'dist', 'extra.js'));
+    for (let i = 0; i < 2; i++) {
+      const failed = build(dir);
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toMatch(/error TS5033: Could not write file '.*extra\.js'/);
+    }
+    rmSync(join(dir, 'dist', 'extra.js'), { recursive: true });
+    expect(build(dir).status).toBe(0);
+    expect(existsSync(join(dir, 'dist', 'extra.js'))).toBe(true);
+  });
+
   test('--force and ANYTOOL_CACHE=0 build anyway', () => {
     let before = mtime(join(dir, 'dist', 'tools.js'));
     const forced = build(dir, ['--force']);
@@ -198,7 +227,11 @@ test("a workspace's lockfile, at its root, counts: an install there builds again
   const app = join(root, 'app');
   mkdirSync(join(app, 'src'), { recursive: true });
   writeFileSync(join(app, 'package.json'), '{ "name": "app", "type": "module" }\n');
-  writeFileSync(join(app, 'src', 'main.ts'), 'export const main = 1;\n');
+  // A package hoisted to the workspace's root: resolving it looks in app/node_modules first.
+  mkdirSync(join(root, 'node_modules', 'units'), { recursive: true });
+  writeFileSync(join(root, 'node_modules', 'units', 'package.json'), '{ "name": "units", "version": "1.0.0", "types": "index.d.ts" }\n');
+  writeFileSync(join(root, 'node_modules', 'units', 'index.d.ts'), "export type Unit = 'km';\n");
+  writeFileSync(join(app, 'src', 'main.ts'), "import type { Unit } from 'units';\nexport const main: Unit = 'km';\n");
   writeFileSync(
     join(app, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { module: 'NodeNext', strict: true, types: [], rootDir: 'src', outDir: 'dist' }, include: ['src'] }),
