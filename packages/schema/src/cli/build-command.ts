@@ -260,9 +260,10 @@ function factsOf(parsed: TS.ParsedCommandLine, program: TS.Program, log: ReadLog
   const includes: unknown = parsed.raw?.include;
   const json = Array.isArray(includes) && includes.some((spec) => typeof spec === 'string' && spec.endsWith('.json'));
   const extensions = ['.ts', '.tsx', '.mts', '.cts', ...(parsed.options.allowJs === true ? ['.js', '.jsx', '.mjs', '.cjs'] : []), ...(json ? ['.json'] : [])];
+  const matched = new Set(extensions);
   const folders = Object.entries(parsed.wildcardDirectories ?? {}).map(([path, flags]) => {
     const recursive = (flags & ts.WatchDirectoryFlags.Recursive) !== 0;
-    return { path, recursive, names: listNames(path, recursive, new Set(extensions)) };
+    return { path, recursive, names: listNames(path, recursive, matched) };
   });
   return { inputs, missing, listed: [...log.listed], links: [...log.links], folders, extensions, outputs };
 }

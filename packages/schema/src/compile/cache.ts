@@ -160,7 +160,7 @@ export function packageDirectory(directory: string): string {
   return dirname(findUp(directory, 'package.json') ?? join(directory, 'package.json'));
 }
 
-export function findUp(directory: string, name: string): string | undefined {
+function findUp(directory: string, name: string): string | undefined {
   for (let dir = resolve(directory); ; dir = dirname(dir)) {
     const candidate = join(dir, name);
     if (existsSync(candidate)) return candidate;
@@ -228,12 +228,8 @@ const LOCKFILES = [join('node_modules', '.package-lock.json'), 'package-lock.jso
 export function installStamp(packageDir: string): string {
   for (let dir = resolve(packageDir); ; dir = dirname(dir)) {
     for (const name of LOCKFILES) {
-      try {
-        const stat = statSync(join(dir, name));
-        return `${join(dir, name)}:${stat.size}:${stat.mtimeMs}`;
-      } catch {
-        // try the next one
-      }
+      const stamp = fileStamp(join(dir, name));
+      if (stamp !== 'missing') return `${join(dir, name)}:${stamp}`;
     }
     if (dirname(dir) === dir) return '';
   }
