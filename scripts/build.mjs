@@ -1,4 +1,5 @@
-// Builds every package to ESM (dist/esm) and CommonJS (dist/cjs), then the examples.
+// Builds every package to ESM (dist/esm) and CommonJS (dist/cjs), bundles the ES module entries of those whose
+// exports point into dist/bundle (scripts/bundle-esm.mjs), then the examples.
 // Incremental: the packages with `tsc --build` (project references: a package is rebuilt
 // when its sources or the declarations of @anytool/core change), the examples when a hash
 // of their inputs (their sources and configs, the packages' declarations, the build
@@ -15,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleEsm } from './bundle-esm.mjs';
 import { markOptionalPeerTypes } from './optional-peer-types.mjs';
 import { writeVersionFiles } from './versions.mjs';
 
@@ -104,6 +106,7 @@ for (const name of packages) {
   if (!existsSync(marker)) writeFileSync(marker, '{ "type": "commonjs" }\n');
   // A project without an optional peer still type-checks these declarations (skipLibCheck: false).
   markOptionalPeerTypes(dir);
+  await bundleEsm(dir);
 }
 
 const buildStep = ['schema', 'core'];

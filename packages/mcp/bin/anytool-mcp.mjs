@@ -9,6 +9,6 @@ import module, { createRequire } from 'node:module';
 // instead of compiling it. Quiet where it is not available (Node 20) or turned off (NODE_DISABLE_COMPILE_CACHE=1).
 // Enabled before anything else loads, so it covers all of it.
 module.enableCompileCache?.();
-const { mcpMain } = await import('../dist/esm/internal.js');
+const { mcpMain } = await import('../dist/bundle/internal.js');
 const require = createRequire(import.meta.url);
 process.exitCode = await mcpMain(process.argv.slice(2), undefined, { version: require('../package.json').version });
