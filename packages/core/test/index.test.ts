@@ -257,13 +257,14 @@ describe('the public surface of @anytool/core', () => {
       dependencies: Record<string, string>;
     };
     expect(Object.keys(manifest.exports)).toEqual(['.', './runtime', './internal', './code-mode', './package.json']);
-    // Code mode's runner: its own entry, its sandbox libraries optional peers.
+    // Code mode's runner: its own entry, its sandbox libraries optional peers. ES modules import the bundled entries
+    // (scripts/bundle-esm.mjs), typed by tsc's declarations.
     expect(manifest.exports['./code-mode']).toEqual({
-      import: { types: './dist/esm/code-mode/index.d.ts', default: './dist/esm/code-mode/index.js' },
+      import: { types: './dist/esm/code-mode/index.d.ts', default: './dist/bundle/code-mode.js' },
       require: { types: './dist/cjs/code-mode/index.d.ts', default: './dist/cjs/code-mode/index.js' },
     });
     expect(manifest.exports['./internal']).toEqual({
-      import: { types: './dist/esm/internal.d.ts', default: './dist/esm/internal.js' },
+      import: { types: './dist/esm/internal.d.ts', default: './dist/bundle/internal.js' },
       require: { types: './dist/cjs/internal.d.ts', default: './dist/cjs/internal.js' },
     });
     expect(manifest.typesVersions['*']).toEqual({

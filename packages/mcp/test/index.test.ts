@@ -113,7 +113,7 @@ describe('the public surface of @anytool/mcp', () => {
     expect(manifest.bin).toEqual({ 'anytool-mcp': './bin/anytool-mcp.mjs' });
     expect(Object.keys(manifest.exports)).toEqual(['.', './internal', './package.json']);
     expect(manifest.exports['./internal']).toEqual({
-      import: { types: './dist/esm/internal.d.ts', default: './dist/esm/internal.js' },
+      import: { types: './dist/esm/internal.d.ts', default: './dist/bundle/internal.js' },
       require: { types: './dist/cjs/internal.d.ts', default: './dist/cjs/internal.js' },
     });
     expect(manifest.typesVersions['*']).toEqual({ internal: ['./dist/cjs/internal.d.ts'] });

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { abortWatch, describeError } from '@anytool/core/internal';
 import type { CallToolResult, ElicitRequestParams, ElicitResult, Progress } from '@modelcontextprotocol/client';
+import { crypto } from '../shared/builtins.cjs';
 
 /*
  * The questions of 2025-era servers, held open for paused runs (`elicitation: 'pause'`).
@@ -227,7 +227,7 @@ export class HeldElicitations {
    */
   hold(call: HeldCall, question: HeldQuestion): string | undefined {
     if (this.keys.size >= this.limits.max) return undefined;
-    const key = randomBytes(24).toString('base64url');
+    const key = crypto().randomBytes(24).toString('base64url');
     const timer = setTimeout(() => {
       if (!this.keys.has(key)) return;
       this.release(key);

@@ -1,8 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ArgumentProblem } from '@anytool/core/internal';
 import { describeError } from '@anytool/core/internal';
 import type { ValidationAnswer, ValidationRequest } from './validation-messages.js';
 import { validationWorkerFile } from './validation-worker-file.cjs';
+import { workerThreads } from '../shared/builtins.cjs';
 
 /** How long a call's arguments may take to validate off the event loop, by default, in milliseconds. */
 export const DEFAULT_VALIDATION_TIMEOUT_MS = 500;
@@ -106,7 +107,7 @@ class ValidationHost {
   }
 
   private start(): Worker {
-    const worker = new Worker(validationWorkerFile());
+    const worker = new (workerThreads().Worker)(validationWorkerFile());
     worker.on('message', (answer: ValidationAnswer) => this.answered(worker, answer));
     worker.on('error', (error) => this.lost(worker, `the validation worker failed (${describeError(error)})`));
     worker.on('exit', (code) => this.lost(worker, `the validation worker exited (code ${code})`));

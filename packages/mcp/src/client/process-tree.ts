@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { childProcess } from '../shared/builtins.cjs';
 
 /**
  * Killing a stdio server's whole process tree. A server started through a
@@ -60,7 +60,11 @@ function parentMap(): Map<number, number> {
     return parents;
   }
   try {
-    const text = execFileSync('ps', ['-A', '-o', 'pid=', '-o', 'ppid='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2_000 });
+    const text = childProcess().execFileSync('ps', ['-A', '-o', 'pid=', '-o', 'ppid='], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 2_000,
+    });
     for (const line of text.split('\n')) {
       const [pid, ppid] = line.trim().split(/\s+/).map(Number);
       if (pid !== undefined && ppid !== undefined && Number.isInteger(pid) && Number.isInteger(ppid)) parents.set(pid, ppid);
@@ -126,7 +130,7 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 export function killTree(root: number): void {
   if (process.platform === 'win32') {
     try {
-      execFileSync('taskkill', ['/pid', String(root), '/T', '/F'], { stdio: 'ignore', timeout: 5_000 });
+      childProcess().execFileSync('taskkill', ['/pid', String(root), '/T', '/F'], { stdio: 'ignore', timeout: 5_000 });
     } catch {
       signal(root, 'SIGKILL');
     }

@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Client, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, type StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { OversizedMessage } from './result-limit.js';
+import { childProcess, crypto } from '../shared/builtins.cjs';
 
 /*
  * The one place that reaches into the SDK's `StdioClientTransport` beyond its
@@ -81,7 +80,7 @@ export function startInOwnGroup(transport: StdioClientTransport, onExit: (pid: n
   if (process.platform === 'win32') return false;
   const fields = transport as unknown as Record<string, unknown>;
   const start = (transport as { start?: unknown }).start;
-  const known = typeof start === 'function' && KNOWN_STDIO_STARTS.has(createHash('sha256').update(start.toString()).digest('hex'));
+  const known = typeof start === 'function' && KNOWN_STDIO_STARTS.has(crypto().createHash('sha256').update(start.toString()).digest('hex'));
   if (!known || typeof fields['_serverParams'] !== 'object' || typeof fields['processReadBuffer'] !== 'function') {
     problem(
       'this MCP SDK version starts stdio servers differently: the server does not get a process group of its own, and a process it started that no longer descends from it is not ended with it',
@@ -94,7 +93,7 @@ export function startInOwnGroup(transport: StdioClientTransport, onExit: (pid: n
     const params = fields['_serverParams'] as StdioServerParameters;
     return new Promise<void>((resolve, reject) => {
       // As the SDK's start(), with `detached`.
-      const child = spawn(params.command, params.args ?? [], {
+      const child = childProcess().spawn(params.command, params.args ?? [], {
         env: { ...getDefaultEnvironment(), ...params.env },
         stdio: ['pipe', 'pipe', params.stderr ?? 'inherit'],
         shell: false,

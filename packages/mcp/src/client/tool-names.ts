@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { MAX_TOOL_NAME_LENGTH } from '@anytool/core/internal';
+import { crypto } from '../shared/builtins.cjs';
 
 const VALID = /^[a-zA-Z_][a-zA-Z0-9_-]*$/;
 const HASH_LENGTH = 8;
@@ -19,6 +19,6 @@ export function mcpToolName(server: string, tool: string, prefix: boolean): stri
   let name = full.replace(/[^a-zA-Z0-9_-]/g, '_');
   if (!VALID.test(name)) name = `_${name}`;
   if (name.length <= MAX_TOOL_NAME_LENGTH) return name;
-  const hash = createHash('sha256').update(full).digest('hex').slice(0, HASH_LENGTH);
+  const hash = crypto().createHash('sha256').update(full).digest('hex').slice(0, HASH_LENGTH);
   return `${name.slice(0, MAX_TOOL_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
 }

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import type { McpStore } from './store.js';
 import { importOptional } from '../shared/optional-dependency.js';
+import { crypto } from '../shared/builtins.cjs';
 
 /** Options of `RedisStore`. */
 export interface RedisStoreOptions {
@@ -222,7 +222,7 @@ export class RedisStore implements McpStore {
         fresh = true;
         continue;
       }
-      const seen = current === undefined ? '' : createHash('sha1').update(current).digest('hex');
+      const seen = current === undefined ? '' : crypto().createHash('sha1').update(current).digest('hex');
       const reply = await commands.sendCommand(['EVAL', SWAP_SCRIPT, '1', name, seen, next, ttl(ttlMs)]);
       if (reply === 1) return next;
       current = typeof reply === 'string' ? reply : undefined;

@@ -1,7 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
+import { http } from '../../shared/builtins.cjs';
 
 /** Options of `startLoopbackRedirect`. */
 export interface LoopbackRedirectOptions {
@@ -52,7 +53,7 @@ export async function startLoopbackRedirect(options: LoopbackRedirectOptions = {
   let closed = false;
 
   let origin = '';
-  const server: Server = createServer((req, res) => {
+  const server: Server = http().createServer((req, res) => {
     // Anything can connect to the port: a request that makes no sense is refused, and never ends the program.
     try {
       answer(req, res);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import {
@@ -25,6 +24,7 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { crypto } from '../../shared/builtins.cjs';
 
 /** What the transport hands `onUnauthorized` (the SDK does not export its name). */
 type UnauthorizedContext = Parameters<NonNullable<AuthProvider['onUnauthorized']>>[0];
@@ -270,7 +270,7 @@ class StoredProvider implements OAuthClientProvider {
   }
 
   state(): string {
-    this.expectedState = randomBytes(16).toString('base64url');
+    this.expectedState = crypto().randomBytes(16).toString('base64url');
     return this.expectedState;
   }
 

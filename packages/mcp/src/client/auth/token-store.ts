@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import type { StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import { crypto, fsPromises } from '../../shared/builtins.cjs';
 
 /*
  * Where the OAuth state of a server is kept between calls and between runs: its
@@ -101,7 +100,7 @@ export class FileTokenStore implements McpTokenStore {
   private async readAll(): Promise<Record<string, McpStoredAuth>> {
     let mode: number;
     try {
-      mode = (await stat(this.path)).mode;
+      mode = (await fsPromises().stat(this.path)).mode;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw error;
@@ -112,7 +111,7 @@ export class FileTokenStore implements McpTokenStore {
         `The OAuth token file ${this.path} may be read by other users (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); it was not read. Make it private with "chmod 600 ${this.path}" (and revoke its tokens if others could have read them), or delete it to sign in again.`,
       );
     }
-    const text = await readFile(this.path, 'utf8');
+    const text = await fsPromises().readFile(this.path, 'utf8');
     try {
       const parsed: unknown = JSON.parse(text);
       if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, McpStoredAuth>;
@@ -127,15 +126,17 @@ export class FileTokenStore implements McpTokenStore {
 
   private async writeAll(all: Record<string, McpStoredAuth>): Promise<void> {
     const dir = dirname(this.path);
-    await mkdir(dir, { recursive: true, mode: DIR_MODE });
-    const temp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    await fsPromises().mkdir(dir, { recursive: true, mode: DIR_MODE });
+    const temp = `${this.path}.${crypto().randomBytes(6).toString('hex')}.tmp`;
     try {
-      await writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: FILE_MODE, flag: 'wx' });
+      await fsPromises().writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: FILE_MODE, flag: 'wx' });
       // The mode given to writeFile is cut by the umask; it is never wider than 0600, but say it outright.
-      await chmod(temp, FILE_MODE);
-      await rename(temp, this.path);
+      await fsPromises().chmod(temp, FILE_MODE);
+      await fsPromises().rename(temp, this.path);
     } catch (error) {
-      await unlink(temp).catch(() => undefined);
+      await fsPromises()
+        .unlink(temp)
+        .catch(() => undefined);
       throw error;
     }
   }

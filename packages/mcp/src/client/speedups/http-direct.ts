@@ -1,6 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { constants as zlib, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import { http, zlib } from '../../shared/builtins.cjs';
 
 /*
  * The requests of a streamable HTTP session (its POSTs, its GET stream, its DELETE)
@@ -121,7 +120,7 @@ function readResponse(sent: DispatcherResponse): DirectResponse {
     if (Array.isArray(value)) for (const one of value) appendHeader(headers, name, one);
     else if (value !== undefined) appendHeader(headers, name, value);
   }
-  const statusText = STATUS_CODES[status] ?? '';
+  const statusText = http().STATUS_CODES[status] ?? '';
   if (status === 204 || status === 205 || status === 304) {
     sent.body.on('error', () => undefined);
     sent.body.resume();
@@ -144,8 +143,12 @@ function appendHeader(headers: Headers, name: string, value: string): void {
   }
 }
 
-const ZLIB_FLUSH = { flush: zlib.Z_SYNC_FLUSH, finishFlush: zlib.Z_SYNC_FLUSH };
-const BROTLI_FLUSH = { flush: zlib.BROTLI_OPERATION_FLUSH, finishFlush: zlib.BROTLI_OPERATION_FLUSH };
+/** Flushed as `fetch` flushes, so a body cut short gives what it holds. */
+const zlibFlush = (): { flush: number; finishFlush: number } => ({ flush: zlib().constants.Z_SYNC_FLUSH, finishFlush: zlib().constants.Z_SYNC_FLUSH });
+const brotliFlush = (): { flush: number; finishFlush: number } => ({
+  flush: zlib().constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib().constants.BROTLI_OPERATION_FLUSH,
+});
 
 /**
  * A `deflate` body, zlib-wrapped as the coding says or raw as some servers send
@@ -157,7 +160,7 @@ class Inflate extends Transform {
   override _transform(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.inner === undefined) {
       if (chunk.length === 0) return callback();
-      const inner = (chunk[0]! & 0x0f) === 0x08 ? createInflate(ZLIB_FLUSH) : createInflateRaw(ZLIB_FLUSH);
+      const inner = (chunk[0]! & 0x0f) === 0x08 ? zlib().createInflate(zlibFlush()) : zlib().createInflateRaw(zlibFlush());
       inner.on('data', (data: Buffer) => this.push(data));
       inner.on('end', () => this.push(null));
       inner.on('error', (error) => this.destroy(error));
@@ -189,11 +192,11 @@ function decoded(body: Readable, headers: Headers): Readable {
   for (const coding of codings) {
     const decoder =
       coding === 'gzip' || coding === 'x-gzip'
-        ? createGunzip(ZLIB_FLUSH)
+        ? zlib().createGunzip(zlibFlush())
         : coding === 'deflate'
           ? new Inflate()
           : coding === 'br'
-            ? createBrotliDecompress(BROTLI_FLUSH)
+            ? zlib().createBrotliDecompress(brotliFlush())
             : undefined;
     if (decoder === undefined) return body;
     decoders.push(decoder);

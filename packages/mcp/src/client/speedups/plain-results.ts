@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Client, JSONRPCMessage } from '@modelcontextprotocol/client';
 import { isResultResponse } from '../sdk-internals.js';
+import { crypto } from '../../shared/builtins.cjs';
 
 /**
  * SHA-256 of the SDK code `dispatchPlainResults` stands in for, in
@@ -56,7 +56,7 @@ export function dispatchPlainResults(client: Client, problem: (message: string) 
   if (transport === undefined || sdk === undefined) return;
   const fields = client as unknown as Record<string, unknown>;
   const cleanupTimeout = fields['_cleanupTimeout'];
-  const known = KNOWN_RESPONSE_DISPATCH.has(createHash('sha256').update(responseDispatchSource(client, sdk)).digest('hex'));
+  const known = KNOWN_RESPONSE_DISPATCH.has(crypto().createHash('sha256').update(responseDispatchSource(client, sdk)).digest('hex'));
   if (!known || !(fields['_responseHandlers'] instanceof Map) || !(fields['_progressHandlers'] instanceof Map) || typeof cleanupTimeout !== 'function') {
     problem(
       "this MCP SDK version hands answers to requests differently: every answer goes through the SDK's own checks (the same results, more work per call)",

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
+import { crypto } from '../../shared/builtins.cjs';
 
 /** The SDK `Protocol`'s tables of requests in flight, keyed by request id, which `useRequestTables` gives a `RequestTable`. */
 const REQUEST_TABLES = ['_responseHandlers', '_timeoutInfo', '_progressHandlers'] as const;
@@ -50,7 +50,7 @@ function knownTables(client: Client): boolean {
         methods.push([proto as object, name, value]);
     }
   }
-  const known = KNOWN_REQUEST_TABLES.has(createHash('sha256').update(requestTablesSource(client)).digest('hex'));
+  const known = KNOWN_REQUEST_TABLES.has(crypto().createHash('sha256').update(requestTablesSource(client)).digest('hex'));
   verdicts.set(first, { methods, known });
   return known;
 }

@@ -1,0 +1,40 @@
+// What a fresh Node process loads when it imports the built packages as ES modules (scripts/bundle-esm.mjs): the
+// bundled entries and their chunks, never a file of tsc's per-source output (which would be a second copy of a class
+// the bundle holds), and none of Node's modules that only some paths use.
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const root = join(__dirname, '..', '..', '..');
+
+const run = (script: string): unknown =>
+  JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' }).trim().split('\n').at(-1)!);
+
+describe('importing the built @anytool/mcp and @anytool/core as ES modules', () => {
+  it('loads their bundled entries and chunks, and of tsc per-file output only the CommonJS helpers', () => {
+    // Every URL the ES module loader resolves, sent from the hooks' thread.
+    const hook = `let port; export function initialize(data) { port = data.port; }
+      export async function resolve(specifier, context, next) { const resolved = await next(specifier, context); port.postMessage(resolved.url); return resolved; }`;
+    const urls = run(`
+      import { register } from 'node:module';
+      import { MessageChannel } from 'node:worker_threads';
+      const { port1, port2 } = new MessageChannel();
+      const urls = [];
+      port1.on('message', (url) => urls.push(url));
+      register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}), { data: { port: port2 }, transferList: [port2] });
+      for (const entry of ['@anytool/mcp', '@anytool/mcp/internal', '@anytool/core', '@anytool/core/internal', '@anytool/core/runtime']) await import(entry);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      port1.close();
+      console.log(JSON.stringify(urls));`) as string[];
+    const ours = urls.filter((url) => /\/packages\/(core|mcp)\//.test(url)).map((url) => url.replace(/^.*\/packages\//, ''));
+    expect(ours).toEqual(expect.arrayContaining(['mcp/dist/bundle/index.js', 'core/dist/bundle/index.js', 'core/dist/bundle/internal.js']));
+    expect(ours.filter((path) => !/^(core|mcp)\/dist\/bundle\/[^/]+\.js$/.test(path) && !/^(core|mcp)\/dist\/esm\/.+\.cjs$/.test(path))).toEqual([]);
+  });
+
+  it("loads none of Node's modules that only some paths use", () => {
+    const loaded = run(`
+      await import('@anytool/mcp');
+      console.log(JSON.stringify(process.moduleLoadList));`) as string[];
+    const later = ['http', 'zlib', 'worker_threads', 'crypto', 'perf_hooks', 'fs/promises'];
+    expect(later.filter((name) => loaded.includes(`NativeModule ${name}`))).toEqual([]);
+  });
+});
