@@ -30,6 +30,33 @@ describe('importing the built @anytool/mcp and @anytool/core as ES modules', () 
     expect(ours.filter((path) => !/^(core|mcp)\/dist\/bundle\/[^/]+\.js$/.test(path) && !/^(core|mcp)\/dist\/esm\/.+\.cjs$/.test(path))).toEqual([]);
   });
 
+  it('runs the validation worker of costly schemas from the bundle, as the ES module build finds it', () => {
+    const answers = run(`
+      import { createRequire } from 'node:module';
+      import { Worker } from 'node:worker_threads';
+      const require = createRequire(${JSON.stringify(join(root, 'packages', 'mcp', 'dist', 'esm', 'client') + '/')});
+      const file = require('./validation-worker-file.cjs').validationWorkerFile();
+      const worker = new Worker(file, { execArgv: [] });
+      const answers = [];
+      await new Promise((resolve, reject) => {
+        worker.on('error', reject);
+        worker.on('message', (answer) => { answers.push(answer); if (answers.length === 3) resolve(); });
+        const schema = { type: 'object', properties: { n: { type: 'number', default: 7 } } };
+        worker.postMessage({ id: 1, key: 1, schema, args: {}, forget: [] });
+        worker.postMessage({ id: 2, key: 1, args: { n: 'x' }, forget: [] });
+      });
+      await worker.terminate();
+      console.log(JSON.stringify({ file: file.slice(${JSON.stringify(root)}.length), answers: answers.map(({ ms, ...rest }) => rest) }));`);
+    expect(answers).toEqual({
+      file: join('/packages', 'mcp', 'dist', 'bundle', 'validation-worker.js'),
+      answers: [
+        { id: 1, compiled: true },
+        { id: 1, args: { n: 7 } },
+        { id: 2, problems: [expect.objectContaining({ path: '/n' })], more: 0 },
+      ],
+    });
+  });
+
   it("loads none of Node's modules that only some paths use", () => {
     const loaded = run(`
       await import('@anytool/mcp');
