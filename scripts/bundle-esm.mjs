@@ -4,16 +4,20 @@
 // `import` condition pointing into dist/bundle) are bundled from tsc's output into dist/bundle, the code they share
 // split into chunks, so each class exists once whichever entries a program imports. Dependencies stay imports
 // (`packages: 'external'`). The CommonJS helpers (`*.cjs`, which `require` optional peers from where the package is
-// installed, or find a file next to them by `__dirname`) stay the files tsc wrote, imported from dist/esm; a file run
-// as a worker thread is bundled as an entry of its own. Source maps go through tsc's to the sources shipped in src/.
+// installed, or find a file next to them by `__dirname`) stay the files tsc wrote, imported from dist/esm; a file they
+// load by path is bundled as an entry of its own. Source maps go through tsc's to the sources shipped in src/.
 // The packages do not ship tsc's per-file ES module output (their `files` leave it out): nothing loads it.
 // Run by scripts/build.mjs after tsc.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 
 const BUNDLE = './dist/bundle/';
-/** Files a package runs as worker threads rather than imports, bundled beside its entries under these names. */
-const WORKERS = { mcp: { 'validation-worker': 'client/validation-worker.js' } };
+/**
+ * Files a package loads by path rather than by import (a worker thread's file; the module `createMcpServer` requires
+ * synchronously), bundled beside its entries under these names: the CommonJS helper that finds one picks the bundled
+ * file in the ES module build, so it shares the bundle's modules.
+ */
+const LOADED_BY_PATH = { mcp: { 'validation-worker': 'client/validation-worker.js', 'tool-server': 'server/tool-server.js' } };
 
 /** The bundled entries of a package: output name (without .js) to the file tsc wrote. */
 export function bundledEntries(dir) {
@@ -31,8 +35,8 @@ export function bundledEntries(dir) {
 }
 
 export async function bundleEsm(dir) {
-  const workers = Object.entries(WORKERS[basename(dir)] ?? {}).map(([name, file]) => [name, join(dir, 'dist', 'esm', file)]);
-  const entryPoints = { ...bundledEntries(dir), ...Object.fromEntries(workers) };
+  const byPath = Object.entries(LOADED_BY_PATH[basename(dir)] ?? {}).map(([name, file]) => [name, join(dir, 'dist', 'esm', file)]);
+  const entryPoints = { ...bundledEntries(dir), ...Object.fromEntries(byPath) };
   if (Object.keys(entryPoints).length === 0) return;
   const { build } = await import('esbuild');
   const outdir = join(dir, 'dist', 'bundle');

@@ -30,6 +30,18 @@ describe('importing the built @anytool/mcp and @anytool/core as ES modules', () 
     expect(ours.filter((path) => !/^(core|mcp)\/dist\/bundle\/[^/]+\.js$/.test(path) && !/^(core|mcp)\/dist\/esm\/.+\.cjs$/.test(path))).toEqual([]);
   });
 
+  it("createMcpServer requires the bundle's server module, not a second copy of the server from tsc's output", () => {
+    const required = run(`
+      import { createRequire } from 'node:module';
+      const { createMcpServer } = await import('@anytool/mcp');
+      const { Toolset } = await import('@anytool/core');
+      createMcpServer(new Toolset());
+      console.log(JSON.stringify(Object.keys(createRequire(process.cwd() + '/').cache)));`) as string[];
+    const ours = required.filter((path) => /\/packages\/(core|mcp)\//.test(path)).map((path) => path.replace(/^.*\/packages\//, ''));
+    expect(ours).toContain('mcp/dist/bundle/tool-server.js');
+    expect(ours.filter((path) => !path.endsWith('.cjs') && !path.startsWith('mcp/dist/bundle/'))).toEqual([]);
+  });
+
   it('runs the validation worker of costly schemas from the bundle, as the ES module build finds it', () => {
     const answers = run(`
       import { createRequire } from 'node:module';
@@ -61,7 +73,7 @@ describe('importing the built @anytool/mcp and @anytool/core as ES modules', () 
     const loaded = run(`
       await import('@anytool/mcp');
       console.log(JSON.stringify(process.moduleLoadList));`) as string[];
-    const later = ['http', 'zlib', 'worker_threads', 'crypto', 'perf_hooks', 'fs/promises'];
+    const later = ['child_process', 'http', 'zlib', 'worker_threads', 'crypto', 'perf_hooks', 'fs/promises'];
     expect(later.filter((name) => loaded.includes(`NativeModule ${name}`))).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import type { Writable } from 'node:stream';
 import { ReadBuffer, STDIO_DEFAULT_MAX_BUFFER_SIZE, type Client, type JSONRPCMessage } from '@modelcontextprotocol/client';
-import { getDefaultEnvironment, type StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
+import type { StdioClientTransport, StdioServerParameters } from '@modelcontextprotocol/client/stdio';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import { OversizedMessage } from './result-limit.js';
+import { stdioModule } from './stdio-module.js';
 import { childProcess, crypto } from '../shared/builtins.cjs';
 
 /*
@@ -94,7 +95,7 @@ export function startInOwnGroup(transport: StdioClientTransport, onExit: (pid: n
     return new Promise<void>((resolve, reject) => {
       // As the SDK's start(), with `detached`.
       const child = childProcess().spawn(params.command, params.args ?? [], {
-        env: { ...getDefaultEnvironment(), ...params.env },
+        env: { ...stdioModule().getDefaultEnvironment(), ...params.env },
         stdio: ['pipe', 'pipe', params.stderr ?? 'inherit'],
         shell: false,
         windowsHide: process.platform === 'win32',

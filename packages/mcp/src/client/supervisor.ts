@@ -1,12 +1,12 @@
 import { AnytoolError, ErrorCode, isAnytoolError } from '@anytool/core';
 import { describeError } from '@anytool/core/internal';
 import { StreamableHTTPClientTransport, type Client, type Transport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { assumedDiscover, describeVerdict, negotiationFor, priorOf, startBudget, type EraVerdict, type McpProtocol } from './era.js';
 import { closeStdioSession, endExitedGroup, killStarting } from './reaping.js';
 import { describeHttpError, httpStatus, isConnectionClosed, isEraNegotiationFailure, isProbeCutShort, isTimeout, refusesStreamableHttp } from './sdk-errors.js';
-import { createTransport, stdioPid, type TransportHooks } from './transports.js';
+import { loadStdio } from './stdio-module.js';
+import { createTransport, isStdioTransport, stdioPid, type TransportHooks } from './transports.js';
 import { OAuthSession, authFailureOf } from './auth/oauth.js';
 import type { McpTokenStore } from './auth/token-store.js';
 import { redactError, redactUrl } from './url-credentials.js';
@@ -296,6 +296,7 @@ export class SessionSupervisor {
     const known = this.known;
     // A user signing in during the first request must not be cut off by the probe's short budget.
     const budget = startBudget(startTimeout, known === undefined && protocol !== 'legacy', this.oauth?.interactive === true);
+    if (!isHttpConfig(this.host.config)) await loadStdio();
     let transport = this.createTransport(false);
     let client = this.createClient(negotiationFor(protocol, budget.probe));
     let assumed = false;
@@ -442,7 +443,7 @@ export class SessionSupervisor {
 
   /** Closes a client whose start failed; a stdio child is killed at once, with every process it started, rather than waited for. */
   private async abandon(client: Client, transport: Transport): Promise<void> {
-    const pid = stdioPid(transport) ?? (transport instanceof StdioClientTransport ? this.startingPid : undefined);
+    const pid = stdioPid(transport) ?? (isStdioTransport(transport) ? this.startingPid : undefined);
     const running = this.startingRunning;
     if (this.starting?.client === client) {
       this.starting = undefined;

@@ -6,11 +6,12 @@ import {
   type OAuthClientProvider,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { isHttpConfig, type McpServerConfig } from './config.js';
 import { limitedFetch } from './http-limits.js';
 import { startInOwnGroup, useStdioReadBuffer, watchStdioStart } from './sdk-internals.js';
 import { stdioSpeedups } from './speedups/speedups.js';
+import { loadedStdio, stdioModule } from './stdio-module.js';
 import { moveCredentials } from './url-credentials.js';
 
 /*
@@ -29,7 +30,12 @@ import { moveCredentials } from './url-credentials.js';
  * is started again by the supervisor with the 2025 era, which is what the sibling would
  * have cost every server.
  */
-class InPlaceStdioTransport extends StdioClientTransport {}
+let InPlaceStdioTransport: typeof StdioClientTransport | undefined;
+
+/** `InPlaceStdioTransport`, made once the SDK's stdio transport is loaded (see stdio-module.ts). */
+function inPlaceStdioTransport(): typeof StdioClientTransport {
+  return (InPlaceStdioTransport ??= class InPlaceStdioTransport extends stdioModule().StdioClientTransport {});
+}
 
 /** What a transport reports to its connection. */
 export interface TransportHooks {
@@ -52,7 +58,9 @@ export interface MadeTransport {
   grouped: boolean;
 }
 
-/** Streamable HTTP, the old HTTP+SSE transport (`sse`, or `type: "sse"`), or a stdio child process. */
+/**
+ * Streamable HTTP, the old HTTP+SSE transport (`sse`, or `type: "sse"`), or a stdio child process (after `loadStdio()`).
+ */
 export function createTransport(config: McpServerConfig, sse: boolean, hooks: TransportHooks): MadeTransport {
   if (isHttpConfig(config)) {
     const { url, headers } = moveCredentials(config.url, config.headers);
@@ -65,7 +73,7 @@ export function createTransport(config: McpServerConfig, sse: boolean, hooks: Tr
     if (sse || config.type === 'sse') return { transport: new SSEClientTransport(url, options), grouped: false };
     return { transport: new StreamableHTTPClientTransport(url, options), grouped: false };
   }
-  const base = config.inheritEnv === true ? definedEnv(process.env) : getDefaultEnvironment();
+  const base = config.inheritEnv === true ? definedEnv(process.env) : stdioModule().getDefaultEnvironment();
   const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
     command: config.command,
     args: config.args ?? [],
@@ -74,7 +82,7 @@ export function createTransport(config: McpServerConfig, sse: boolean, hooks: Tr
     maxBufferSize: hooks.maxResultBytes,
   };
   if (config.cwd !== undefined) params.cwd = config.cwd;
-  const transport = new InPlaceStdioTransport(params);
+  const transport = new (inPlaceStdioTransport())(params);
   const problem = (message: string): void => hooks.note(message);
   // The server leads a process group of its own; when it ends, so does what it left running.
   const grouped = startInOwnGroup(transport, (pid) => hooks.onExit(pid), problem);
@@ -85,9 +93,15 @@ export function createTransport(config: McpServerConfig, sse: boolean, hooks: Tr
   return { transport, grouped };
 }
 
+/** Whether a transport is the SDK's stdio one (none is before a stdio start loads it). */
+export function isStdioTransport(transport: Transport | undefined): transport is StdioClientTransport {
+  const stdio = loadedStdio();
+  return stdio !== undefined && transport instanceof stdio.StdioClientTransport;
+}
+
 /** The pid of a stdio transport's child while it runs. */
 export function stdioPid(transport: Transport | undefined): number | undefined {
-  return transport instanceof StdioClientTransport ? (transport.pid ?? undefined) : undefined;
+  return isStdioTransport(transport) ? (transport.pid ?? undefined) : undefined;
 }
 
 function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
