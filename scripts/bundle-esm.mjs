@@ -8,8 +8,10 @@
 // load by path is bundled as an entry of its own. Source maps go through tsc's to the sources shipped in src/.
 // The packages do not ship tsc's per-file ES module output (their `files` leave it out): nothing loads it.
 // Run by scripts/build.mjs after tsc.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const BUNDLE = './dist/bundle/';
 /**
@@ -34,12 +36,34 @@ export function bundledEntries(dir) {
   return entries;
 }
 
+/** A hash of what a bundle is made from: tsc's ES module output, the entries, and this script. */
+function inputsOf(dir, entryPoints) {
+  const hash = createHash('sha256')
+    .update(JSON.stringify(entryPoints))
+    .update(readFileSync(fileURLToPath(import.meta.url)));
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.c?js(\.map)?$/.test(entry.name)) hash.update(relative(dir, path)).update('\0').update(readFileSync(path)).update('\0');
+    }
+  };
+  walk(join(dir, 'dist', 'esm'));
+  return hash.digest('hex');
+}
+
+/** Bundles a package's ES module entries into dist/bundle, unless what they are made from is unchanged since. */
 export async function bundleEsm(dir) {
   const byPath = Object.entries(LOADED_BY_PATH[basename(dir)] ?? {}).map(([name, file]) => [name, join(dir, 'dist', 'esm', file)]);
   const entryPoints = { ...bundledEntries(dir), ...Object.fromEntries(byPath) };
   if (Object.keys(entryPoints).length === 0) return;
-  const { build } = await import('esbuild');
   const outdir = join(dir, 'dist', 'bundle');
+  // Beside the package's tsc build info: not in dist, so not published.
+  const stamp = join(dir, '.bundle-inputs');
+  const inputs = inputsOf(dir, entryPoints);
+  const built = existsSync(stamp) && Object.keys(entryPoints).every((name) => existsSync(join(outdir, `${name}.js`)));
+  if (built && readFileSync(stamp, 'utf8').trim() === inputs) return;
+  const { build } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
   const commonJsHelpers = {
     name: 'commonjs-helpers',
@@ -65,4 +89,13 @@ export async function bundleEsm(dir) {
     plugins: [commonJsHelpers],
     logLevel: 'warning',
   });
+  // A map of an output that only re-exports maps nothing (esbuild writes one all the same): neither is shipped.
+  for (const name of readdirSync(outdir).filter((file) => file.endsWith('.js.map'))) {
+    const map = join(outdir, name);
+    if (JSON.parse(readFileSync(map, 'utf8')).sources.length > 0) continue;
+    rmSync(map);
+    const code = join(outdir, name.slice(0, -'.map'.length));
+    writeFileSync(code, readFileSync(code, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\n?$/, '\n'));
+  }
+  writeFileSync(stamp, `${inputs}\n`);
 }
