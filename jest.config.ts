@@ -21,8 +21,6 @@ const moduleNameMapper = {
   '^\\.{1,2}/(.*/)?on-first-use\\.cjs$': '<rootDir>/packages/core/src/on-first-use.cts',
   // @anytool/mcp's CommonJS helper that loads RE2JS on first use (re2.cts).
   '^\\./re2\\.cjs$': '<rootDir>/packages/mcp/src/shared/re2.cts',
-  // @anytool/mcp's CommonJS helper that says where a file loaded by path is (bundled-file.cts).
-  '^\\.{1,2}/(.*/)?bundled-file\\.cjs$': '<rootDir>/packages/mcp/src/shared/bundled-file.cts',
   // @anytool/mcp's CommonJS helper that loads Node's modules of some paths only on first use (builtins.cts).
   '^\\.{1,2}/(.*/)?builtins\\.cjs$': '<rootDir>/packages/mcp/src/shared/builtins.cts',
   // Where @anytool/mcp's validation worker is: its compiled file, which a worker thread can run (build first).

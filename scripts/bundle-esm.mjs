@@ -3,21 +3,24 @@
 // and importing @anytool/mcp reached over a hundred of ours. The entries named by the package's `exports` (their
 // `import` condition pointing into dist/bundle) are bundled from tsc's output into dist/bundle, the code they share
 // split into chunks, so each class exists once whichever entries a program imports. Dependencies stay imports
-// (`packages: 'external'`). The CommonJS helpers (`*.cjs`, which `require` optional peers from where the package is
-// installed, or find a file next to them by `__dirname`) stay the files tsc wrote, imported from dist/esm; a file they
-// load by path is bundled as an entry of its own. Source maps go through tsc's to the sources shipped in src/.
-// The packages do not ship tsc's per-file ES module output (their `files` leave it out): nothing loads it.
+// (`packages: 'external'`); class and function names are kept (errors and logs name them).
+//
+// The CommonJS helpers (`*.cjs`: a `require` of an optional peer from where the package is installed, a file found
+// by `__dirname`, the server module `createMcpServer` requires synchronously) are copied into dist/bundle as tsc
+// wrote them and imported from there, so what they find next to them is the bundle's: `require('./tool-server.js')`
+// and the validation worker's file are bundled entries of their own (LOADED_BY_PATH), sharing the bundle's modules,
+// and a user's bundler follows the same literal paths. Source maps go through tsc's to the sources shipped in src/.
+// The packages ship dist/bundle, not tsc's per-file ES module output (their `files` leave it out).
 // Run by scripts/build.mjs after tsc.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve, sep } from 'node:path';
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BUNDLE = './dist/bundle/';
 /**
- * Files a package loads by path rather than by import (a worker thread's file; the module `createMcpServer` requires
- * synchronously), bundled beside its entries under these names: the CommonJS helper that finds one picks the bundled
- * file in the ES module build, so it shares the bundle's modules.
+ * Files a package's CommonJS helpers load by path rather than by import (a worker thread's file; the module
+ * `createMcpServer` requires synchronously), bundled beside the entries under the names the helpers use.
  */
 const LOADED_BY_PATH = { mcp: { 'validation-worker': 'client/validation-worker.js', 'tool-server': 'server/tool-server.js' } };
 
@@ -65,12 +68,16 @@ export async function bundleEsm(dir) {
   if (built && readFileSync(stamp, 'utf8').trim() === inputs) return;
   const { build } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
+  const helpers = new Map();
   const commonJsHelpers = {
     name: 'commonjs-helpers',
     setup(build) {
       build.onResolve({ filter: /\.cjs$/ }, ({ path, resolveDir }) => {
-        const target = relative(outdir, resolve(resolveDir, path)).split(sep).join('/');
-        return { path: target.startsWith('.') ? target : `./${target}`, external: true };
+        const file = resolve(resolveDir, path);
+        const name = basename(file);
+        if (helpers.has(name) && helpers.get(name) !== file) throw new Error(`two CommonJS helpers named ${name}: ${helpers.get(name)} and ${file}`);
+        helpers.set(name, file);
+        return { path: `./${name}`, external: true };
       });
     },
   };
@@ -84,11 +91,22 @@ export async function bundleEsm(dir) {
     target: 'node20',
     packages: 'external',
     chunkNames: '[name]-[hash]',
+    keepNames: true,
     sourcemap: true,
     sourcesContent: false,
     plugins: [commonJsHelpers],
     logLevel: 'warning',
   });
+  for (const [name, file] of helpers) {
+    copyFileSync(file, join(outdir, name));
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8'));
+    map.sources = map.sources.map((source) =>
+      relative(outdir, resolve(dirname(file), source))
+        .split(sep)
+        .join('/'),
+    );
+    writeFileSync(join(outdir, `${name}.map`), JSON.stringify(map));
+  }
   // A map of an output that only re-exports maps nothing (esbuild writes one all the same): neither is shipped.
   for (const name of readdirSync(outdir).filter((file) => file.endsWith('.js.map'))) {
     const map = join(outdir, name);

@@ -2,7 +2,7 @@
 // project, the example's files copied in, and each way in run with the documented
 // command. Every way prints the same definitions for every provider format (the zod
 // tools: the same after key order and the `$schema` marker). Runs on each Node CI runs.
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { anytool, createProject, ok, packed, removeScratch, root, run, scratch } from './project';
 
@@ -23,7 +23,8 @@ beforeAll(async () => {
       name: 'run-anywhere',
       type: 'module',
       fixtures: [],
-      dependencies: [tarballs['@anytool/core']!, 'zod@^4'],
+      // @anytool/mcp and the SDK's server too: an app that serves MCP, bundled whole (below).
+      dependencies: [tarballs['@anytool/core']!, tarballs['@anytool/mcp']!, '@modelcontextprotocol/server@^2.4.0', 'zod@^4'],
       devDependencies: [...dev, ...bundler],
       tscInit: { types: ['node'] },
     }),
@@ -112,6 +113,39 @@ describe('run-anywhere (ES modules)', () => {
     ok(await node(['--input-type=module', '-e', script], esm), 'esbuild');
     const ran = ok(await node(['out/main.mjs'], esm), 'bundle');
     expect(ran.stdout).toBe(loaderCold);
+  });
+
+  test('an app that serves MCP, bundled whole by esbuild (dependencies in), creates its server and calls its tool', async () => {
+    writeFileSync(
+      join(esm, 'src', 'serve.mjs'),
+      [
+        "import { Toolset, tool } from '@anytool/core';",
+        "import { createMcpServer } from '@anytool/mcp';",
+        "const add = tool(({ a, b }) => a + b, { name: 'add', description: 'Adds.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });",
+        'const toolset = new Toolset(add);',
+        'const server = createMcpServer(toolset);',
+        'const result = await toolset.invoke(\'add\', \'{"a":40,"b":2}\');',
+        'console.log(typeof server.connect, result.content[0].text);',
+      ].join('\n'),
+    );
+    // The optional peers a bundle cannot resolve when they are not installed stay imports, as esbuild's docs say.
+    const peers = [
+      '@opentelemetry/api',
+      '@modelcontextprotocol/node',
+      'redis',
+      'bullmq',
+      'class-validator',
+      'quickjs-emscripten-core',
+      '@jitl/quickjs-wasmfile-release-sync',
+      'amaro',
+    ];
+    const script = [
+      "import { build } from 'esbuild';",
+      `await build({ entryPoints: ['src/serve.mjs'], bundle: true, platform: 'node', format: 'esm', outfile: 'out/serve.mjs', external: ${JSON.stringify(peers)}, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }, logLevel: 'error' });`,
+    ].join('\n');
+    ok(await node(['--input-type=module', '-e', script], esm), 'esbuild, bundled whole');
+    const ran = ok(await node(['out/serve.mjs'], esm), 'the bundled server app');
+    expect(ran.stdout.trim()).toBe('function 42');
   });
 
   test('the zod tools, under tsx alone, print the same schemas', async () => {

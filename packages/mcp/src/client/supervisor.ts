@@ -296,7 +296,10 @@ export class SessionSupervisor {
     const known = this.known;
     // A user signing in during the first request must not be cut off by the probe's short budget.
     const budget = startBudget(startTimeout, known === undefined && protocol !== 'legacy', this.oauth?.interactive === true);
-    if (!isHttpConfig(this.host.config)) await loadStdio();
+    if (!isHttpConfig(this.host.config)) {
+      await loadStdio();
+      if (this.isClosed) throw this.closedError();
+    }
     let transport = this.createTransport(false);
     let client = this.createClient(negotiationFor(protocol, budget.probe));
     let assumed = false;

@@ -30,11 +30,11 @@ import { moveCredentials } from './url-credentials.js';
  * is started again by the supervisor with the 2025 era, which is what the sibling would
  * have cost every server.
  */
-let InPlaceStdioTransport: typeof StdioClientTransport | undefined;
+let inPlaceClass: typeof StdioClientTransport | undefined;
 
 /** `InPlaceStdioTransport`, made once the SDK's stdio transport is loaded (see stdio-module.ts). */
 function inPlaceStdioTransport(): typeof StdioClientTransport {
-  return (InPlaceStdioTransport ??= class InPlaceStdioTransport extends stdioModule().StdioClientTransport {});
+  return (inPlaceClass ??= class InPlaceStdioTransport extends stdioModule().StdioClientTransport {});
 }
 
 /** What a transport reports to its connection. */

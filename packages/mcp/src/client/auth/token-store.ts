@@ -98,9 +98,10 @@ export class FileTokenStore implements McpTokenStore {
   }
 
   private async readAll(): Promise<Record<string, McpStoredAuth>> {
+    const fs = fsPromises();
     let mode: number;
     try {
-      mode = (await fsPromises().stat(this.path)).mode;
+      mode = (await fs.stat(this.path)).mode;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
       throw error;
@@ -111,7 +112,7 @@ export class FileTokenStore implements McpTokenStore {
         `The OAuth token file ${this.path} may be read by other users (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); it was not read. Make it private with "chmod 600 ${this.path}" (and revoke its tokens if others could have read them), or delete it to sign in again.`,
       );
     }
-    const text = await fsPromises().readFile(this.path, 'utf8');
+    const text = await fs.readFile(this.path, 'utf8');
     try {
       const parsed: unknown = JSON.parse(text);
       if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, McpStoredAuth>;
@@ -125,18 +126,17 @@ export class FileTokenStore implements McpTokenStore {
   }
 
   private async writeAll(all: Record<string, McpStoredAuth>): Promise<void> {
+    const fs = fsPromises();
     const dir = dirname(this.path);
-    await fsPromises().mkdir(dir, { recursive: true, mode: DIR_MODE });
+    await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
     const temp = `${this.path}.${crypto().randomBytes(6).toString('hex')}.tmp`;
     try {
-      await fsPromises().writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: FILE_MODE, flag: 'wx' });
+      await fs.writeFile(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: FILE_MODE, flag: 'wx' });
       // The mode given to writeFile is cut by the umask; it is never wider than 0600, but say it outright.
-      await fsPromises().chmod(temp, FILE_MODE);
-      await fsPromises().rename(temp, this.path);
+      await fs.chmod(temp, FILE_MODE);
+      await fs.rename(temp, this.path);
     } catch (error) {
-      await fsPromises()
-        .unlink(temp)
-        .catch(() => undefined);
+      await fs.unlink(temp).catch(() => undefined);
       throw error;
     }
   }

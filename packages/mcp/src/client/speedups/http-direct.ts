@@ -143,12 +143,11 @@ function appendHeader(headers: Headers, name: string, value: string): void {
   }
 }
 
-/** Flushed as `fetch` flushes, so a body cut short gives what it holds. */
-const zlibFlush = (): { flush: number; finishFlush: number } => ({ flush: zlib().constants.Z_SYNC_FLUSH, finishFlush: zlib().constants.Z_SYNC_FLUSH });
-const brotliFlush = (): { flush: number; finishFlush: number } => ({
-  flush: zlib().constants.BROTLI_OPERATION_FLUSH,
-  finishFlush: zlib().constants.BROTLI_OPERATION_FLUSH,
-});
+/** How a decoder flushes: as `fetch`'s do, so a body cut short gives what it holds. */
+interface Flush {
+  flush: number;
+  finishFlush: number;
+}
 
 /**
  * A `deflate` body, zlib-wrapped as the coding says or raw as some servers send
@@ -157,10 +156,14 @@ const brotliFlush = (): { flush: number; finishFlush: number } => ({
 class Inflate extends Transform {
   private inner: Transform | undefined;
 
+  constructor(private readonly flush: Flush) {
+    super();
+  }
+
   override _transform(chunk: Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     if (this.inner === undefined) {
       if (chunk.length === 0) return callback();
-      const inner = (chunk[0]! & 0x0f) === 0x08 ? zlib().createInflate(zlibFlush()) : zlib().createInflateRaw(zlibFlush());
+      const inner = (chunk[0]! & 0x0f) === 0x08 ? zlib().createInflate(this.flush) : zlib().createInflateRaw(this.flush);
       inner.on('data', (data: Buffer) => this.push(data));
       inner.on('end', () => this.push(null));
       inner.on('error', (error) => this.destroy(error));
@@ -188,20 +191,23 @@ function decoded(body: Readable, headers: Headers): Readable {
     .map((coding) => coding.trim())
     .filter((coding) => coding !== '' && coding !== 'identity')
     .reverse();
+  if (codings.length === 0) return body;
+  const { constants, createBrotliDecompress, createGunzip } = zlib();
+  const zlibFlush: Flush = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+  const brotliFlush: Flush = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
   const decoders: Transform[] = [];
   for (const coding of codings) {
     const decoder =
       coding === 'gzip' || coding === 'x-gzip'
-        ? zlib().createGunzip(zlibFlush())
+        ? createGunzip(zlibFlush)
         : coding === 'deflate'
-          ? new Inflate()
+          ? new Inflate(zlibFlush)
           : coding === 'br'
-            ? zlib().createBrotliDecompress(brotliFlush())
+            ? createBrotliDecompress(brotliFlush)
             : undefined;
     if (decoder === undefined) return body;
     decoders.push(decoder);
   }
-  if (decoders.length === 0) return body;
   headers.delete('content-encoding');
   headers.delete('content-length');
   return pipeline([body, ...decoders], () => undefined) as unknown as Readable;
