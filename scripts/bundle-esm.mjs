@@ -3,7 +3,7 @@
 // and importing @anytool/mcp reached over a hundred of ours. The entries named by the package's `exports` (their
 // `import` condition pointing into dist/bundle) are bundled from tsc's output into dist/bundle, the code they share
 // split into chunks, so each class exists once whichever entries a program imports. Dependencies stay imports
-// (`packages: 'external'`); class and function names are kept (errors and logs name them).
+// (`packages: 'external'`); a class keeps its own name (see `restoreClassNames`).
 //
 // The CommonJS helpers (`*.cjs`: a `require` of an optional peer from where the package is installed, a file found
 // by `__dirname`, the server module `createMcpServer` requires synchronously) are copied into dist/bundle as tsc
@@ -55,6 +55,27 @@ function inputsOf(dir, entryPoints) {
   return hash.digest('hex');
 }
 
+/**
+ * esbuild writes a class that refers to itself as `var Toolset = class _Toolset { ... _Toolset ... }`, so its `name`
+ * (in stack traces, in what `console.log` prints) would be `_Toolset`. Its `keepNames` option fixes that but also wraps
+ * every function made at run time in a call that sets its name, closures of the call path included. Here the inner
+ * name is the class's own again (`class Toolset`, which binds the same class inside its body), after checking that
+ * `_Toolset` is used nowhere but as that identifier; the build fails if it is.
+ */
+function restoreClassNames(file) {
+  let code = readFileSync(file, 'utf8');
+  for (const [, name] of code.matchAll(/\bvar (\w+) = class _\1\b/g)) {
+    const inner = `_${name}`;
+    const uses = [...code.matchAll(new RegExp(`(.)\\b${inner}\\b(.)`, 'g'))];
+    const odd = uses.filter(([, before, after]) => before === '.' || before === '"' || before === "'" || before === '`' || after === ':' || after === '"');
+    const declarations = code.match(new RegExp(`\\b(?:var|let|const|function|class) ${inner}\\b`, 'g')) ?? [];
+    if (odd.length > 0 || declarations.length !== 1)
+      throw new Error(`${file}: ${inner} is used other than as the class ${name}'s inner name; its name cannot be restored`);
+    code = code.replace(new RegExp(`\\b${inner}\\b`, 'g'), name);
+  }
+  writeFileSync(file, code);
+}
+
 /** Bundles a package's ES module entries into dist/bundle, unless what they are made from is unchanged since. */
 export async function bundleEsm(dir) {
   const byPath = Object.entries(LOADED_BY_PATH[basename(dir)] ?? {}).map(([name, file]) => [name, join(dir, 'dist', 'esm', file)]);
@@ -91,7 +112,6 @@ export async function bundleEsm(dir) {
     target: 'node20',
     packages: 'external',
     chunkNames: '[name]-[hash]',
-    keepNames: true,
     sourcemap: true,
     sourcesContent: false,
     plugins: [commonJsHelpers],
@@ -107,6 +127,7 @@ export async function bundleEsm(dir) {
     );
     writeFileSync(join(outdir, `${name}.map`), JSON.stringify(map));
   }
+  for (const name of readdirSync(outdir).filter((file) => file.endsWith('.js'))) restoreClassNames(join(outdir, name));
   // A map of an output that only re-exports maps nothing (esbuild writes one all the same): neither is shipped.
   for (const name of readdirSync(outdir).filter((file) => file.endsWith('.js.map'))) {
     const map = join(outdir, name);
