@@ -69,6 +69,18 @@ describe('importing the built @anytool/mcp and @anytool/core as ES modules', () 
     });
   });
 
+  it('keeps the names of the classes (stack traces and logs show them), those that refer to themselves too', () => {
+    const names = run(`
+      const core = await import('@anytool/core');
+      const mcp = await import('@anytool/mcp');
+      const classes = { ...core, ...mcp };
+      console.log(JSON.stringify(['Toolset', 'AnytoolError', 'BaseTool', 'ExecutionContext', 'ToolPins', 'McpConnection', 'McpToolset'].map((name) => [name, classes[name].name])));`) as [
+      string,
+      string,
+    ][];
+    for (const [exported, name] of names) expect(name).toBe(exported);
+  });
+
   it("loads none of Node's modules that only some paths use", () => {
     const loaded = run(`
       await import('@anytool/mcp');
