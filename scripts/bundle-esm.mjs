@@ -14,6 +14,7 @@
 // Run by scripts/build.mjs after tsc.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,11 +40,12 @@ export function bundledEntries(dir) {
   return entries;
 }
 
-/** A hash of what a bundle is made from: tsc's ES module output, the entries, and this script. */
+/** A hash of what a bundle is made from: tsc's ES module output, the entries, this script and esbuild's version. */
 function inputsOf(dir, entryPoints) {
   const hash = createHash('sha256')
     .update(JSON.stringify(entryPoints))
-    .update(readFileSync(fileURLToPath(import.meta.url)));
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .update(createRequire(import.meta.url)('esbuild/package.json').version);
   const walk = (folder) => {
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(folder, entry.name);

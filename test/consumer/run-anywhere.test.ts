@@ -128,7 +128,7 @@ describe('run-anywhere (ES modules)', () => {
         'console.log(typeof server.connect, result.content[0].text);',
       ].join('\n'),
     );
-    // The optional peers a bundle cannot resolve when they are not installed stay imports, as esbuild's docs say.
+    // The optional peers, not installed here, stay imports: a bundler cannot resolve them, and they load only when used.
     const peers = [
       '@opentelemetry/api',
       '@modelcontextprotocol/node',
