@@ -55,6 +55,21 @@ describe.each(TEMPLATES.map((t) => [t] as const))('the %s template', (template) 
     expect(existsSync(join(project(template), 'node_modules', '@anytool', 'core', 'package.json'))).toBe(true);
   });
 
+  test('npm installs the tree of the lockfile the template ships, resolving nothing anew', () => {
+    type Lock = { packages: Record<string, { version?: string; resolved?: string }> };
+    const versions = (lock: Lock): Record<string, string | undefined> =>
+      Object.fromEntries(Object.entries(lock.packages).map(([path, entry]) => [path, path === '' ? undefined : entry.version]));
+    const shipped = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'packages', 'create-anytool', 'templates', template, 'package-lock.json'), 'utf8'),
+    ) as Lock;
+    const installed = JSON.parse(readFileSync(join(project(template), 'package-lock.json'), 'utf8')) as Lock;
+    expect(versions(installed)).toEqual(versions(shipped));
+    // Its @anytool/* packages are the tarballs under test, the rest the registry's.
+    const anytool = Object.entries(installed.packages).filter(([path]) => path.startsWith('node_modules/@anytool/'));
+    expect(anytool.length).toBeGreaterThan(0);
+    for (const [path, entry] of anytool) expect([path, entry.resolved]).toEqual([path, expect.stringMatching(/^file:.*anytool-[a-z]+-[\d.]+\.tgz$/)]);
+  });
+
   test("its tree holds one TypeScript: the build step compiles with the project's own", () => {
     expect(typeScriptCopies(project(template))).toEqual(['node_modules/typescript']);
   });

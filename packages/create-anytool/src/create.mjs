@@ -3,6 +3,7 @@
 // default), so it runs the same in a terminal, a script or CI. Plain JavaScript with no dependencies of its own:
 // `npm create` downloads this package before anything else, so it stays a few kilobytes.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,13 +112,17 @@ function packageName(folder) {
   return name === '' ? 'anytool-app' : name;
 }
 
-/** `@anytool/<name>` as a dependency: this package's own version range, or a tarball of the PACKAGES_ENV folder. */
-function anytoolSpecifier(name, version, packagesDir) {
-  if (packagesDir === undefined) return `^${version}`;
+/** The packed `@anytool/<name>` in the PACKAGES_ENV folder. */
+function tarballOf(name, packagesDir) {
   const tarball = readdirSync(packagesDir).find((file) => file.startsWith(`anytool-${name}-`) && file.endsWith('.tgz'));
   if (tarball === undefined)
     throw new UsageError(`${PACKAGES_ENV}=${packagesDir} holds no anytool-${name}-*.tgz; pack the packages there first (npm pack --workspaces)`);
-  return `file:${join(resolve(packagesDir), tarball)}`;
+  return join(resolve(packagesDir), tarball);
+}
+
+/** `@anytool/<name>` as a dependency: this package's own version range, or a tarball of the PACKAGES_ENV folder. */
+function anytoolSpecifier(name, version, packagesDir) {
+  return packagesDir === undefined ? `^${version}` : `file:${tarballOf(name, packagesDir)}`;
 }
 
 /** The project's package.json: the template's manifest with its `@anytool/*` versions filled in. */
@@ -134,6 +139,32 @@ function manifest(template, name, version, packagesDir) {
   const result = { name, version: '0.1.0', private: true, ...spec };
   for (const key of ['dependencies', 'devDependencies']) if (spec[key] !== undefined) result[key] = fill(spec[key]);
   return `${JSON.stringify(result, null, 2)}\n`;
+}
+
+/**
+ * The project's package-lock.json: the template's (written by the repository's scripts/lock-templates.mjs, the tree
+ * its tests ran) with this project's name and dependencies, and the `@anytool/*` packages at this version, or the
+ * tarballs of the PACKAGES_ENV folder. With a complete lock, npm installs without reading every package's metadata
+ * from the registry first. Undefined when the template has no lock.
+ */
+function lockfile(template, manifestText, version, target, packagesDir) {
+  const path = join(templatesDir, template, 'package-lock.json');
+  if (!existsSync(path)) return undefined;
+  const lock = JSON.parse(readFileSync(path, 'utf8'));
+  const manifest = JSON.parse(manifestText);
+  lock.name = manifest.name;
+  const project = lock.packages[''];
+  project.name = manifest.name;
+  for (const key of ['dependencies', 'devDependencies']) if (manifest[key] !== undefined) project[key] = manifest[key];
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path.startsWith('node_modules/@anytool/')) continue;
+    entry.version = version;
+    if (packagesDir === undefined) continue;
+    const tarball = tarballOf(path.slice('node_modules/@anytool/'.length), packagesDir);
+    entry.resolved = `file:${relative(target, tarball).split('\\').join('/')}`;
+    entry.integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  }
+  return `${JSON.stringify(lock, null, 2)}\n`;
 }
 
 /** The package manager that started this (`npm create`, `pnpm create`, `yarn create`, `bun create`), npm otherwise. */
@@ -190,14 +221,18 @@ export async function create(argv, output = { out: (t) => process.stdout.write(t
   }
   mkdirSync(target, { recursive: true });
   cpSync(join(templatesDir, 'shared'), target, { recursive: true });
-  cpSync(join(templatesDir, args.template), target, { recursive: true, filter: (source) => basename(source) !== 'package.json' });
+  const manager = packageManager();
+  const written = ['package.json', 'package-lock.json'];
+  cpSync(join(templatesDir, args.template), target, { recursive: true, filter: (source) => !written.includes(basename(source)) });
   // npm leaves a package's .gitignore out of its tarball: the templates hold it under another name.
   renameSync(join(target, '_gitignore'), join(target, '.gitignore'));
   writeFileSync(join(target, 'package.json'), packageJson);
+  // npm's lock only: pnpm, yarn and bun resolve the project themselves.
+  const lock = manager === 'npm' ? lockfile(args.template, packageJson, version, target, packagesDir) : undefined;
+  if (lock !== undefined) writeFileSync(join(target, 'package-lock.json'), lock);
   const where = relative(process.cwd(), target) || '.';
   output.out(`Wrote the ${args.template} template to ${where}.\n`);
 
-  const manager = packageManager();
   if (args.install) {
     output.out(`Installing its dependencies (${manager} install)...\n`);
     const installed = await runInstall(manager, target);
