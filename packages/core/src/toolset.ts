@@ -425,7 +425,9 @@ export class Toolset implements DynamicToolSource {
    * caller's own, the definitions in it are frozen and shared (copy one to change it).
    */
   definitions<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): FormatTool<F>[] {
-    return this.lower(format, options).tools;
+    // Only the tools are copied: a lowering's notes can outnumber its tools several times (one per pattern or
+    // format a strict format drops), and a model turn asks for the tools alone.
+    return [...this.lowered(format, options).tools];
   }
 
   /**
@@ -434,18 +436,22 @@ export class Toolset implements DynamicToolSource {
    * every turn): the arrays are the caller's own, the tools and notes in them frozen and shared.
    */
   lower<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+    const lowered = this.lowered(format, options);
+    return { tools: [...lowered.tools], notes: [...lowered.notes] };
+  }
+
+  /** The lowering of `lower()`, kept per format and options while the toolset holds the same definitions. */
+  private lowered<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): Lowered<FormatTool<F>> {
     const key = loweringKey(format, options);
     const cached = key === undefined ? undefined : this.loweredCache.get(key);
-    if (cached !== undefined && this.sameDefinitions(cached.from)) {
-      return { tools: [...cached.lowered.tools], notes: [...cached.lowered.notes] } as Lowered<FormatTool<F>>;
-    }
+    if (cached !== undefined && this.sameDefinitions(cached.from)) return cached.lowered as Lowered<FormatTool<F>>;
     const from = this.toolList().map((t) => t.definition);
     const lowered = lowerDefinitions(format, this.neutralDefinitions(), options);
     if (key === undefined) return lowered;
     deepFreeze(lowered.tools);
     deepFreeze(lowered.notes);
     this.loweredCache.set(key, { from, lowered });
-    return { tools: [...lowered.tools], notes: [...lowered.notes] };
+    return lowered;
   }
 
   /** Whether every tool held still has the definition object `from` holds at its place. */

@@ -122,7 +122,7 @@ export class AnthropicModel extends ModelAdapter<CreateParams, Anthropic.Message
     const container = lastContainer(request.messages);
     if (container !== undefined && params.container === undefined) params.container = container;
     if (request.instructions !== undefined) params.system = request.instructions;
-    let tools = request.tools.length === 0 ? [] : this.lowering.lower('anthropic', request.tools, { toolSearch: this.toolSearch }).tools;
+    let tools = request.tools.length === 0 ? [] : this.lowering.tools('anthropic', request.tools, { toolSearch: this.toolSearch });
     if (request.programmatic !== undefined) {
       const forced = typeof request.toolChoice === 'object' ? request.toolChoice.name : undefined;
       tools = programmaticTools(tools, request.programmatic, forced);

@@ -101,7 +101,7 @@ export class GeminiModel extends ModelAdapter<GenerateContentParameters, Generat
   override toParams(request: ModelRequest): GenerateContentParameters {
     const config: NonNullable<GenerateContentParameters['config']> = { ...this.config };
     if (request.instructions !== undefined) config.systemInstruction = request.instructions;
-    const tools = request.tools.length === 0 ? [] : this.lowering.lower(GEMINI_FORMAT, request.tools).tools;
+    const tools = request.tools.length === 0 ? [] : this.lowering.tools(GEMINI_FORMAT, request.tools);
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       config.tools = toGeminiToolList(tools) as Tool[];

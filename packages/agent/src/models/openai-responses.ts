@@ -95,7 +95,7 @@ export class OpenAIResponsesModel extends ModelAdapter<CreateParams, Response, R
   override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = { ...this.params, model: this.model, input: toResponsesInput(request.messages) };
     if (request.instructions !== undefined) params.instructions = request.instructions;
-    const tools = request.tools.length === 0 ? [] : this.lowering.lower(RESPONSES_FORMAT, request.tools, { strict: this.strict }).tools;
+    const tools = request.tools.length === 0 ? [] : this.lowering.tools(RESPONSES_FORMAT, request.tools, { strict: this.strict });
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       params.tools = tools as NonNullable<CreateParams['tools']>;

@@ -70,7 +70,7 @@ export class OpenAIModel extends ModelAdapter<CreateParams, ChatCompletion, Chat
 
   override toParams(request: ModelRequest): CreateParams {
     const params: CreateParams = { ...this.params, model: this.model, messages: toOpenAIMessages(request.instructions, request.messages) };
-    const tools = request.tools.length === 0 ? [] : this.lowering.lower('openai', chatTools(this.name, request.tools), { strict: this.strict }).tools;
+    const tools = request.tools.length === 0 ? [] : this.lowering.tools('openai', chatTools(this.name, request.tools), { strict: this.strict });
     checkToolChoice(this.name, request.toolChoice, tools.length);
     if (tools.length > 0) {
       params.tools = tools;

@@ -12,17 +12,25 @@ export class LoweringMemo {
   private last: { key: string; from: readonly ToolDefinition[]; lowered: Lowered<unknown> } | undefined;
 
   lower<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
+    const lowered = this.kept(format, definitions, options);
+    return { tools: [...lowered.tools], notes: [...lowered.notes] };
+  }
+
+  /** The tools of `lower()` alone: a model request sends no notes, which can outnumber the tools. */
+  tools<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): FormatTool<F>[] {
+    return [...this.kept(format, definitions, options).tools];
+  }
+
+  private kept<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
     const key = loweringKey(format, options);
     const last = this.last;
-    if (key !== undefined && last !== undefined && last.key === key && sameItems(last.from, definitions)) {
-      return { tools: [...last.lowered.tools], notes: [...last.lowered.notes] } as Lowered<FormatTool<F>>;
-    }
+    if (key !== undefined && last !== undefined && last.key === key && sameItems(last.from, definitions)) return last.lowered as Lowered<FormatTool<F>>;
     const lowered = lowerDefinitions(format, definitions, options);
     if (key === undefined) return lowered;
     deepFreeze(lowered.tools);
     deepFreeze(lowered.notes);
     this.last = { key, from: [...definitions], lowered };
-    return { tools: [...lowered.tools], notes: [...lowered.notes] };
+    return lowered;
   }
 }
 

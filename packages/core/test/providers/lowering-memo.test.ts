@@ -37,4 +37,21 @@ describe('LoweringMemo', () => {
     expect(strict).not.toBe(kept);
     expect(memo.lower('openai', [a!, b!], { strict: false }).tools[0]).not.toBe(strict);
   });
+
+  it('tools() gives the kept tools alone, in an array of its own, from the same lowering as lower()', () => {
+    const memo = new LoweringMemo();
+    // A strict format notes each keyword it drops (the lengths here).
+    const city = { type: 'string', minLength: 1, maxLength: 80 };
+    const definitions = new Toolset(
+      ['a', 'b'].map((name) => tool(() => name, { name, description: `Tool ${name}.`, parameters: { ...parameters, properties: { city } } })),
+    ).neutralDefinitions();
+    const lowered = memo.lower('openai', definitions, { strict: true });
+    expect(lowered.notes.length).toBeGreaterThan(0);
+    const tools = memo.tools('openai', [...definitions], { strict: true });
+    expect(tools).toEqual(lowered.tools);
+    expect(tools).not.toBe(lowered.tools);
+    expect(tools[1]).toBe(lowered.tools[1]);
+    tools.length = 0;
+    expect(memo.tools('openai', definitions, { strict: true })).toHaveLength(2);
+  });
 });
