@@ -11,6 +11,8 @@ const parameters = { type: 'object', properties: {} } as const;
 /** The default budget: 20,000 tokens of 4 characters. */
 const BUDGET_CHARS = 80_000;
 const MB = 1024 * 1024;
+/** What the engine allocates for itself over a run of the 100 MB test and may still hold (measured up to about 0.4 MB on Node 24). */
+const ENGINE_NOISE_BYTES = MB;
 
 /** 5 MB of numbered lines, so a page out of place would show. */
 const fiveMegabytes = Array.from({ length: Math.ceil((5 * MB) / 15) }, (_, i) => `row ${String(i).padStart(10, '0')}`)
@@ -135,11 +137,12 @@ describe('output budgets in the agent', () => {
   it(
     'a 100 MB result: heap growth stays under twice the budget, and the kept output is released when the run ends',
     async () => {
-      // The child process runs one agent run with a tool that returns a 100 MB string, under
+      // The child process runs three agent runs with a tool that returns a 100 MB string, under
       // node --expose-gc, measuring heapUsed + external after full collections (see the fixture):
       // - produced: inside the tool, the 100 MB string made (it exists because the tool returned it);
       // - budgeted: on the model's next turn, the result cut and the whole text kept for the run;
-      // - before / after: around the run, with the run's result still held.
+      // - before / after: around the run, with the run's result still held;
+      // - dropped: after the run, with nothing of it reachable.
       execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs'), 'agent'], { cwd: root, stdio: 'pipe' });
       const out = await new Promise<string>((resolve, reject) =>
         execFile(
@@ -149,18 +152,28 @@ describe('output budgets in the agent', () => {
           (error, stdout) => (error === null ? resolve(stdout) : reject(error)),
         ),
       );
-      const m = JSON.parse(out) as Record<string, number | boolean | string>;
-      const n = (key: string): number => m[key] as number;
-      expect(m['text']).toBe('done');
-      expect(n('seen')).toBeLessThanOrEqual(n('budgetChars'));
-      expect(m['lastPageEndsRight']).toBe(true);
-      // The measurement sees the 100 MB string at all.
-      expect(n('produced') - n('before')).toBeGreaterThan(0.95 * n('size'));
-      // Cutting and keeping it copied none of it: what the model gets is the only new memory.
-      expect(n('budgeted') - n('produced')).toBeLessThan(2 * n('budgetChars'));
-      // After the run, with its result (messages, events) held: the kept output is gone.
-      expect(m['released']).toBe(true);
-      expect(n('after') - n('before')).toBeLessThan(2 * n('budgetChars'));
+      const m = JSON.parse(out) as { size: number; budgetChars: number; runs: Record<string, number | boolean | string>[] };
+      const budget = m.budgetChars;
+      const growth = (run: Record<string, unknown>, from: string, to: string): number => (run[to] as number) - (run[from] as number);
+      expect(m.runs).toHaveLength(3);
+      for (const run of m.runs) {
+        expect(run['text']).toBe('done');
+        expect(run['seen'] as number).toBeLessThanOrEqual(budget);
+        expect(run['lastPageEndsRight']).toBe(true);
+        // The measurement sees the 100 MB string at all.
+        expect(growth(run, 'before', 'produced')).toBeGreaterThan(0.95 * m.size);
+        // After the run, with its result (messages, events) held: the kept output is gone, and the result holds the
+        // cut the model got and its bookkeeping, nothing more (read twice with no code run between: no engine noise).
+        expect(run['released']).toBe(true);
+        expect(growth(run, 'dropped', 'after')).toBeLessThan(2 * budget);
+        // Once nothing of the run is reachable, the heap is back where it was, within what the engine allocates
+        // for itself along the way (optimized code, type feedback: a few hundred KB either way).
+        expect(growth(run, 'before', 'dropped')).toBeLessThan(ENGINE_NOISE_BYTES);
+      }
+      // Cutting and keeping it copied none of it: what the model gets is the only new memory. The median of the
+      // runs, as the engine's own allocations fall in this reading too.
+      const cutting = m.runs.map((run) => growth(run, 'produced', 'budgeted')).sort((a, b) => a - b);
+      expect(cutting[1]).toBeLessThan(2 * budget);
     },
     scaled(180_000),
   );
