@@ -34,7 +34,11 @@ beforeAll(async () => {
   // The three at once, each written, installed and tested: mostly waiting on npm and on one build each.
   await Promise.all(
     TEMPLATES.map(async (template) => {
-      const ran = await npmCreate(template === 'agent' ? ['my-agent'] : [`my-${template}`, '--template', template], join(base!, 'empty'));
+      // npm's requests logged (`http`): what its install fetched from the registry.
+      const args = template === 'agent' ? ['my-agent'] : [`my-${template}`, '--template', template];
+      const ran = await run('npm', ['exec', '--yes', `--package=${tarballs['create-anytool']!}`, '--', 'create-anytool', ...args], join(base!, 'empty'), {
+        env: { ...env(), npm_config_loglevel: 'http' },
+      });
       created.set(template, ran);
       if (ran.code === 0) tested.set(template, await run('npm', ['test'], project(template), { env: env() }));
     }),
@@ -55,7 +59,7 @@ describe.each(TEMPLATES.map((t) => [t] as const))('the %s template', (template) 
     expect(existsSync(join(project(template), 'node_modules', '@anytool', 'core', 'package.json'))).toBe(true);
   });
 
-  test('npm installs the tree of the lockfile the template ships, resolving nothing anew', () => {
+  test('npm installs the tree of the lockfile the template ships, reading no package metadata from the registry', () => {
     type Lock = { packages: Record<string, { version?: string; resolved?: string }> };
     const versions = (lock: Lock): Record<string, string | undefined> =>
       Object.fromEntries(Object.entries(lock.packages).map(([path, entry]) => [path, path === '' ? undefined : entry.version]));
@@ -67,7 +71,13 @@ describe.each(TEMPLATES.map((t) => [t] as const))('the %s template', (template) 
     // Its @anytool/* packages are the tarballs under test, the rest the registry's.
     const anytool = Object.entries(installed.packages).filter(([path]) => path.startsWith('node_modules/@anytool/'));
     expect(anytool.length).toBeGreaterThan(0);
-    for (const [path, entry] of anytool) expect([path, entry.resolved]).toEqual([path, expect.stringMatching(/^file:.*anytool-[a-z]+-[\d.]+\.tgz$/)]);
+    for (const [path, entry] of anytool) expect([path, entry.resolved]).toEqual([path, expect.stringMatching(/^file:.*anytool-[a-z]+-[^/]+\.tgz$/)]);
+    // A tarball not cached yet is downloaded; a package's metadata (a URL without `/-/`) never is.
+    const fetched = created
+      .get(template)!
+      .stderr.split('\n')
+      .filter((line) => /\bhttp fetch GET\b/.test(line));
+    expect(fetched.filter((line) => !line.includes('/-/'))).toEqual([]);
   });
 
   test("its tree holds one TypeScript: the build step compiles with the project's own", () => {

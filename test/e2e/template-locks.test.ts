@@ -1,9 +1,12 @@
 // The lockfile each create-anytool template ships (written by scripts/lock-templates.mjs): a new project installs
-// from it, so it must hold the tree npm would resolve now. It names the template's dependencies, carries the
-// @anytool/* packages as this repository declares them, resolves every dependency of every package in it to a
-// version in range, holds nothing unreachable, and names no registry or path. A failure here means: run
-// `npm run lock-templates`.
-import { existsSync, readFileSync } from 'node:fs';
+// from it. It must be consistent with the template and with the packages as this repository declares them: it names
+// the template's dependencies, carries the @anytool/* packages' own dependencies, resolves every dependency of
+// every package to a version in range, holds nothing unreachable, and names no registry or path. A failure here
+// means: run `npm run lock-templates`. Then the lock create-anytool writes into a project from it: every package's
+// tarball at the user's registry, the @anytool/* packages at create-anytool's version.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { satisfies } from 'semver';
 
@@ -127,6 +130,45 @@ describe.each(TEMPLATES.map((t) => [t] as const))('the %s template lock', (templ
       if (path === '' || path.startsWith('node_modules/@anytool/')) continue;
       expect({ path, resolved: entry.resolved, integrity: /^sha512-/.test(entry.integrity ?? '') }).toEqual({ path, resolved: undefined, integrity: true });
     }
-    expect(existsSync(join(templatesDir, template, 'node_modules'))).toBe(false);
   });
+
+  test("is written into a new project with each tarball at the user's registry and the @anytool/* packages at create-anytool's version", () => {
+    const base = mkdtempSync(join(tmpdir(), 'anytool-template-lock-'));
+    try {
+      const registry = 'https://registry.example.test/npm/';
+      const env: NodeJS.ProcessEnv = { ...process.env, npm_config_registry: registry, npm_config_user_agent: 'npm/10.9.0 node/v20.19.0' };
+      delete env['CREATE_ANYTOOL_PACKAGES'];
+      const bin = join(root, 'packages', 'create-anytool', 'bin', 'create-anytool.mjs');
+      execFileSync(process.execPath, [bin, join(base, 'app'), '--template', template, '--no-install'], { env, stdio: 'pipe' });
+      const version = read<Entry>(root, 'packages', 'create-anytool', 'package.json').version!;
+      const project = read<Entry>(base, 'app', 'package.json');
+      const written = read<Lock>(base, 'app', 'package-lock.json');
+      expect(written.name).toBe('app');
+      expect({ dependencies: written.packages['']!.dependencies, devDependencies: written.packages['']!.devDependencies }).toEqual({
+        dependencies: project.dependencies,
+        devDependencies: project.devDependencies,
+      });
+      expect(Object.keys(written.packages)).toEqual(Object.keys(lock.packages));
+      for (const [path, entry] of Object.entries(written.packages)) {
+        if (path === '') continue;
+        const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+        const shipped = lock.packages[path]!;
+        const anytool = name.startsWith('@anytool/');
+        expect({ path, version: entry.version, integrity: entry.integrity, resolved: entry.resolved }).toEqual({
+          path,
+          version: anytool ? version : shipped.version,
+          integrity: shipped.integrity,
+          resolved: `${registry}${name}/-/${name.split('/').pop()}-${anytool ? version : shipped.version}.tgz`,
+        });
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
+
+test('every template has a lock, and this test checks them all', () => {
+  const folders = readdirSync(templatesDir).filter((name) => existsSync(join(templatesDir, name, 'package.json')));
+  expect(folders.sort()).toEqual([...TEMPLATES].sort());
+  for (const template of folders) expect([template, existsSync(join(templatesDir, template, 'package-lock.json'))]).toEqual([template, true]);
 });

@@ -163,13 +163,17 @@ describe('output budgets in the agent', () => {
         // The measurement sees the 100 MB string at all.
         expect(growth(run, 'before', 'produced')).toBeGreaterThan(0.95 * m.size);
         // After the run, with its result (messages, events) held: the kept output is gone, and the result holds the
-        // cut the model got and its bookkeeping, nothing more (read twice with no code run between: no engine noise).
+        // cut the model got (so more than half the budget) and its bookkeeping, nothing more. The two readings are a
+        // few statements apart, with no engine noise between them.
         expect(run['released']).toBe(true);
+        expect(growth(run, 'dropped', 'after')).toBeGreaterThan(budget / 2);
         expect(growth(run, 'dropped', 'after')).toBeLessThan(2 * budget);
         // Once nothing of the run is reachable, the heap is back where it was, within what the engine allocates
         // for itself along the way (optimized code, type feedback: a few hundred KB either way).
         expect(growth(run, 'before', 'dropped')).toBeLessThan(ENGINE_NOISE_BYTES);
       }
+      // What each run leaves behind adds up over the three: still within the engine's noise.
+      expect(growth({ before: m.runs[0]!['before'], dropped: m.runs[2]!['dropped'] }, 'before', 'dropped')).toBeLessThan(ENGINE_NOISE_BYTES);
       // Cutting and keeping it copied none of it: what the model gets is the only new memory. The median of the
       // runs, as the engine's own allocations fall in this reading too.
       const cutting = m.runs.map((run) => growth(run, 'produced', 'budgeted')).sort((a, b) => a - b);

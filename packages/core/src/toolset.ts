@@ -425,8 +425,9 @@ export class Toolset implements DynamicToolSource {
    * caller's own, the definitions in it are frozen and shared (copy one to change it).
    */
   definitions<F extends DefinitionFormat>(format: F, options?: FormatOptions<F>): FormatTool<F>[] {
-    // Only the tools are copied: a lowering's notes can outnumber its tools several times (one per pattern or
-    // format a strict format drops), and a model turn asks for the tools alone.
+    // Only the tools are copied: a lowering's notes can outnumber its tools several times (a strict format notes
+    // each keyword it drops and each optional property it makes required and nullable), and a model turn asks for
+    // the tools alone.
     return [...this.lowered(format, options).tools];
   }
 

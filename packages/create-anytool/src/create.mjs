@@ -143,28 +143,57 @@ function manifest(template, name, version, packagesDir) {
 
 /**
  * The project's package-lock.json: the template's (written by the repository's scripts/lock-templates.mjs, the tree
- * its tests ran) with this project's name and dependencies, and the `@anytool/*` packages at this version, or the
- * tarballs of the PACKAGES_ENV folder. With a complete lock, npm installs without reading every package's metadata
- * from the registry first. Undefined when the template has no lock.
+ * its tests ran) with this project's name and dependencies, each package's tarball at `registry`, and the
+ * `@anytool/*` packages at this version, or the tarballs of the PACKAGES_ENV folder. With every tarball and checksum
+ * in the lock, npm reads no package's metadata from the registry, and takes a tarball it has cached from its cache.
+ * Undefined when the template has no lock.
  */
-function lockfile(template, manifestText, version, target, packagesDir) {
+function lockfile(template, manifestText, version, registry, packagesDir) {
   const path = join(templatesDir, template, 'package-lock.json');
   if (!existsSync(path)) return undefined;
   const lock = JSON.parse(readFileSync(path, 'utf8'));
   const manifest = JSON.parse(manifestText);
   lock.name = manifest.name;
+  lock.version = manifest.version;
   const project = lock.packages[''];
   project.name = manifest.name;
+  project.version = manifest.version;
   for (const key of ['dependencies', 'devDependencies']) if (manifest[key] !== undefined) project[key] = manifest[key];
   for (const [path, entry] of Object.entries(lock.packages)) {
-    if (!path.startsWith('node_modules/@anytool/')) continue;
-    entry.version = version;
-    if (packagesDir === undefined) continue;
-    const tarball = tarballOf(path.slice('node_modules/@anytool/'.length), packagesDir);
-    entry.resolved = `file:${relative(target, tarball).split('\\').join('/')}`;
-    entry.integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+    if (path === '') continue;
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    if (name.startsWith('@anytool/')) {
+      entry.version = version;
+      if (packagesDir !== undefined) {
+        // The same specifier as package.json's: npm matches the two.
+        const tarball = tarballOf(name.slice('@anytool/'.length), packagesDir);
+        entry.resolved = `file:${tarball}`;
+        entry.integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+        continue;
+      }
+    }
+    // Where npm itself would say a registry package comes from: <registry><name>/-/<name without scope>-<version>.tgz.
+    if (registry !== undefined) entry.resolved = `${registry}${name}/-/${name.split('/').pop()}-${entry.version}.tgz`;
   }
   return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
+/**
+ * The registry npm installs from: npm hands a configured one to what it runs (`npm_config_registry`); else npm is
+ * asked. Ends with a slash; undefined when npm cannot say.
+ */
+function npmRegistry() {
+  const given = process.env['npm_config_registry'];
+  const asked = given
+    ? Promise.resolve(given)
+    : new Promise((resolvePromise) => {
+        let out = '';
+        const child = spawn('npm', ['config', 'get', 'registry'], { stdio: ['ignore', 'pipe', 'ignore'], shell: process.platform === 'win32' });
+        child.stdout.on('data', (chunk) => (out += chunk));
+        child.on('error', () => resolvePromise(''));
+        child.on('close', (code) => resolvePromise(code === 0 ? out.trim() : ''));
+      });
+  return asked.then((registry) => (/^https?:\/\/\S+$/.test(registry) ? registry.replace(/\/?$/, '/') : undefined));
 }
 
 /** The package manager that started this (`npm create`, `pnpm create`, `yarn create`, `bun create`), npm otherwise. */
@@ -219,16 +248,18 @@ export async function create(argv, output = { out: (t) => process.stdout.write(t
     output.err(`create-anytool: ${error.message}\n`);
     return 2;
   }
+  const manager = packageManager();
+  // Asked while the files are written: the lock names each tarball at it.
+  const registry = manager === 'npm' ? npmRegistry() : Promise.resolve(undefined);
   mkdirSync(target, { recursive: true });
   cpSync(join(templatesDir, 'shared'), target, { recursive: true });
-  const manager = packageManager();
   const written = ['package.json', 'package-lock.json'];
   cpSync(join(templatesDir, args.template), target, { recursive: true, filter: (source) => !written.includes(basename(source)) });
   // npm leaves a package's .gitignore out of its tarball: the templates hold it under another name.
   renameSync(join(target, '_gitignore'), join(target, '.gitignore'));
   writeFileSync(join(target, 'package.json'), packageJson);
   // npm's lock only: pnpm, yarn and bun resolve the project themselves.
-  const lock = manager === 'npm' ? lockfile(args.template, packageJson, version, target, packagesDir) : undefined;
+  const lock = manager === 'npm' ? lockfile(args.template, packageJson, version, await registry, packagesDir) : undefined;
   if (lock !== undefined) writeFileSync(join(target, 'package-lock.json'), lock);
   const where = relative(process.cwd(), target) || '.';
   output.out(`Wrote the ${args.template} template to ${where}.\n`);

@@ -1,36 +1,25 @@
 import type { ToolDefinition } from '../tool-definition.js';
 import { lowerDefinitions, type DefinitionFormat, type FormatOptions, type FormatTool } from './index.js';
-import type { Lowered } from './lowering.js';
 
 /**
- * The last lowering of a list of definitions, kept while the next list holds the same
+ * The tools of the last lowering of a list of definitions, kept while the next list holds the same
  * definition objects in the same order: an agent lowers its tools every model turn, and
- * between turns they rarely change. The tools and notes are frozen and shared, each call
- * gets arrays of its own (copy a tool to add a field of your own).
+ * between turns they rarely change. The tools are frozen and shared, each call gets an array
+ * of its own (copy a tool to add a field of your own). A model request sends no notes: they are
+ * not kept (a strict format's notes can outnumber the tools several times).
  */
 export class LoweringMemo {
-  private last: { key: string; from: readonly ToolDefinition[]; lowered: Lowered<unknown> } | undefined;
+  private last: { key: string; from: readonly ToolDefinition[]; tools: readonly unknown[] } | undefined;
 
-  lower<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
-    const lowered = this.kept(format, definitions, options);
-    return { tools: [...lowered.tools], notes: [...lowered.notes] };
-  }
-
-  /** The tools of `lower()` alone: a model request sends no notes, which can outnumber the tools. */
   tools<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): FormatTool<F>[] {
-    return [...this.kept(format, definitions, options).tools];
-  }
-
-  private kept<F extends DefinitionFormat>(format: F, definitions: readonly ToolDefinition[], options?: FormatOptions<F>): Lowered<FormatTool<F>> {
     const key = loweringKey(format, options);
     const last = this.last;
-    if (key !== undefined && last !== undefined && last.key === key && sameItems(last.from, definitions)) return last.lowered as Lowered<FormatTool<F>>;
-    const lowered = lowerDefinitions(format, definitions, options);
-    if (key === undefined) return lowered;
-    deepFreeze(lowered.tools);
-    deepFreeze(lowered.notes);
-    this.last = { key, from: [...definitions], lowered };
-    return lowered;
+    if (key !== undefined && last !== undefined && last.key === key && sameItems(last.from, definitions)) return [...last.tools] as FormatTool<F>[];
+    const { tools } = lowerDefinitions(format, definitions, options);
+    if (key === undefined) return tools;
+    deepFreeze(tools);
+    this.last = { key, from: [...definitions], tools };
+    return [...tools];
   }
 }
 
