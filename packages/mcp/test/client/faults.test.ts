@@ -14,6 +14,10 @@ jest.setTimeout(30_000);
 /** A start timeout long enough for a hung fixture to start and say so on stderr, on a slow machine too. */
 const HUNG_START_MS = scaled(3_000);
 
+/** Waits until the fixture server has begun a `slow` call: an abort before that would cancel a request it never saw. */
+const serverStarted = (toolset: Toolset): Promise<void> =>
+  untilAsync(async () => resultText(await toolset.invoke('cancelled_count', { started: true })) === '1', 5_000, 'the server to begin the call');
+
 const pidsIn = (text: string): number[] => [...text.matchAll(/fixture\[(\d+)\]/g)].map((m) => Number(m[1]));
 
 async function connectError(promise: Promise<unknown>): Promise<AnytoolError> {
@@ -290,7 +294,8 @@ describe('faulty servers', () => {
     const toolset = new Toolset(mcp);
     const controller = new AbortController();
     const pending = toolset.invoke('slow', { ms: 20_000 }, new ExecutionContext({ signal: controller.signal }));
-    setTimeout(() => controller.abort(Object.create(null)), 100);
+    await serverStarted(toolset);
+    controller.abort(Object.create(null));
     const result = await pending;
     expect(result.error?.code).toBe(ErrorCode.Aborted);
     await untilAsync(async () => resultText(await toolset.invoke('cancelled_count', {})) === '1', 5_000, 'the server to count the cancellation');
@@ -303,7 +308,8 @@ describe('faulty servers', () => {
     const controller = new AbortController();
     const context = new ExecutionContext({ signal: controller.signal });
     const pending = toolset.invoke('slow', { ms: 20_000 }, context);
-    setTimeout(() => controller.abort(new Error('user pressed stop')), 100);
+    await serverStarted(toolset);
+    controller.abort(new Error('user pressed stop'));
     const result = await pending;
     expect(result.error?.code).toBe(ErrorCode.Aborted);
     expect(result.error?.message).toContain('was cancelled because the run was aborted');
