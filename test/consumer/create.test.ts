@@ -22,8 +22,8 @@ const tested = new Map<Template, Ran>();
 const env = (): NodeJS.ProcessEnv => ({ ...userEnv(), CREATE_ANYTOOL_PACKAGES: dirname(tarballs['create-anytool']!) });
 
 /** `npm create anytool@latest <args>`, with the packed create-anytool standing in for the published one. */
-const npmCreate = (args: readonly string[], cwd: string): Promise<Ran> =>
-  run('npm', ['exec', '--yes', `--package=${tarballs['create-anytool']!}`, '--', 'create-anytool', ...args], cwd, { env: env() });
+const npmCreate = (args: readonly string[], cwd: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<Ran> =>
+  run('npm', ['exec', '--yes', `--package=${tarballs['create-anytool']!}`, '--', 'create-anytool', ...args], cwd, { env: { ...env(), ...extraEnv } });
 
 const project = (template: Template): string => join(base!, 'empty', `my-${template}`);
 
@@ -36,9 +36,7 @@ beforeAll(async () => {
     TEMPLATES.map(async (template) => {
       // npm's requests logged (`http`): what its install fetched from the registry.
       const args = template === 'agent' ? ['my-agent'] : [`my-${template}`, '--template', template];
-      const ran = await run('npm', ['exec', '--yes', `--package=${tarballs['create-anytool']!}`, '--', 'create-anytool', ...args], join(base!, 'empty'), {
-        env: { ...env(), npm_config_loglevel: 'http' },
-      });
+      const ran = await npmCreate(args, join(base!, 'empty'), { npm_config_loglevel: 'http' });
       created.set(template, ran);
       if (ran.code === 0) tested.set(template, await run('npm', ['test'], project(template), { env: env() }));
     }),
