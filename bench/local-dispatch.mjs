@@ -17,6 +17,10 @@
 //   heap they hold (after a full GC) per call, against the floor's 1,000 awaiting calls;
 // - `toolset.definitions(format)` at 10,000 tools: the second call (kept until the toolset
 //   changes) against lowering them all (what every call did before it was kept).
+// - what the call path's own speed-ups buy, each measured with it and without it in one process:
+//   the flat reader (a flat schema's JSON text read in one pass instead of `JSON.parse`, the walk
+//   and ajv; flat-arguments.ts), its code made per schema (against its general one-pass reader),
+//   and the sync returns of the call path (pipeline/maybe-async.ts; see `speedups` below).
 // A sample is the CPU time of the process (GC threads included), not wall time.
 //
 // Run: npm run bench -- local-dispatch, or node bench/local-dispatch.mjs
@@ -59,6 +63,14 @@ const OBJECT_FLOOR = 'ajv + await (object floor)';
 const TOOL = 'tool.invoke(ctx, object)';
 const LOWER = 'lowering every tool (the uncached path)';
 const KEPT = 'toolset.definitions(format), kept';
+const SYNC_TOOL = 'realistic schema: a sync tool';
+const ASYNC_TOOL = 'realistic schema: the same tool async';
+/** The flat schemas the reader serves: `add(a, b)` as bench:peers calls it, and five fields of every kind it reads. */
+const FLAT_KINDS = ['add(a, b)', 'five fields'];
+const MADE = 'the reader made for it (compact text, schema order)';
+const ONE_PASS = 'its general one-pass reader (the keys in another order)';
+const NO_READER = 'no reader (JSON.parse, the walk, ajv)';
+const flatName = (kind, variant) => `flat schema ${kind}: ${variant}`;
 
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
@@ -168,6 +180,65 @@ async function rounds(variants, sink) {
   return samples;
 }
 
+/*
+ * What the call path's own speed-ups buy, each against the same call without it, interleaved in one process:
+ * - the flat reader, on two flat schemas: `add(a, b)` with the whole numbers bench:peers gives it, and five fields
+ *   (a string, an integer, a fraction, a boolean, an enum). Each read from the model's compact text by the code made
+ *   for the schema, by the general one-pass reader (the same text with its keys in reverse order, which the made
+ *   code hands on), and with no reader (the same schema with a keyword the reader does not serve,
+ *   `minProperties: 0`, which changes nothing else);
+ * - the sync returns: the realistic tool sync, and the same tool async. An async tool takes the path every call
+ *   would take if each stage returned a promise, at one stage only: the least a path without sync returns costs.
+ */
+function speedupVariants(weather) {
+  const flat = {
+    [FLAT_KINDS[0]]: {
+      schema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'], additionalProperties: false },
+      objects: objects.map((_, i) => ({ a: i * 3 + 7, b: DISTINCT - i })),
+      run: ({ a, b }) => a + b,
+    },
+    [FLAT_KINDS[1]]: {
+      schema: {
+        type: 'object',
+        properties: {
+          city: { type: 'string', description: 'The city.' },
+          days: { type: 'integer', description: 'How many days ahead.' },
+          latitude: { type: 'number' },
+          hourly: { type: 'boolean' },
+          units: { type: 'string', enum: ['metric', 'imperial'] },
+        },
+        required: ['city', 'days'],
+      },
+      objects: objects.map((o, i) => ({ city: o.city, days: o.days, latitude: Math.round(38700 + i) / 1000, hourly: o.options.hourly, units: o.units })),
+      run: (args) => `${args.city}: ${args.days} days`,
+    },
+  };
+  const mask = DISTINCT - 1;
+  const calls = (toolset, name, list) => (count) => {
+    const runs = Array.from({ length: Math.ceil(count / RUN_CALLS) }, () => new ExecutionContext({ signal: new AbortController().signal }));
+    return async () => {
+      for (let i = 0; i < count; i++) {
+        const result = await toolset.invoke(name, list[i & mask], runs[(i / RUN_CALLS) | 0]);
+        if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
+      }
+    };
+  };
+  const variants = {};
+  for (const [kind, { schema, objects: list, run }] of Object.entries(flat)) {
+    const read = new Toolset(tool(run, { name: 'flat', description: 'A flat tool.', parameters: schema }));
+    const general = new Toolset(tool(run, { name: 'flat', description: 'A flat tool.', parameters: { ...schema, minProperties: 0 } }));
+    const inOrder = list.map((o) => JSON.stringify(o));
+    const reversed = list.map((o) => JSON.stringify(Object.fromEntries(Object.entries(o).reverse())));
+    variants[flatName(kind, MADE)] = calls(read, 'flat', inOrder);
+    variants[flatName(kind, ONE_PASS)] = calls(read, 'flat', reversed);
+    variants[flatName(kind, NO_READER)] = calls(general, 'flat', inOrder);
+  }
+  const asyncTools = new Toolset(tool(async (args) => forecast(args), { name: 'weather', description: 'The forecast for a city.', parameters }));
+  variants[SYNC_TOOL] = calls(new Toolset(weather), 'weather', texts);
+  variants[ASYNC_TOOL] = calls(asyncTools, 'weather', texts);
+  return variants;
+}
+
 /** Heap held per call while IN_FLIGHT calls of an async tool wait, ours against the floor's, alternating. */
 async function heapInFlight() {
   let open;
@@ -243,14 +314,25 @@ function definitions() {
 }
 
 async function childMain(mode) {
-  const { run } = child(mode);
+  const { run, weather } = child(mode);
   const samples = await run();
   const medians = Object.fromEntries(Object.entries(samples).map(([n, xs]) => [n, median(xs)]));
-  const pair = (a, b) => median(samples[a].map((x, round) => x / samples[b][round]));
+  const pair = (a, b, from = samples) => median(from[a].map((x, round) => x / from[b][round]));
   const ratios = { toFloor: pair(TOOLSET, FLOOR), toolToFloor: pair(TOOL, OBJECT_FLOOR) };
+  let own;
+  if (mode === 'plain' && !CHECK) {
+    const samplesOwn = await rounds(speedupVariants(weather), () => 0);
+    own = Object.fromEntries(Object.entries(samplesOwn).map(([n, xs]) => [n, median(xs)]));
+    for (const kind of FLAT_KINDS) {
+      ratios[`reader ${kind}`] = pair(flatName(kind, NO_READER), flatName(kind, MADE), samplesOwn);
+      ratios[`made code ${kind}`] = pair(flatName(kind, ONE_PASS), flatName(kind, MADE), samplesOwn);
+      ratios[`one pass ${kind}`] = pair(flatName(kind, NO_READER), flatName(kind, ONE_PASS), samplesOwn);
+    }
+    ratios.syncReturns = pair(ASYNC_TOOL, SYNC_TOOL, samplesOwn);
+  }
   const heap = mode === 'plain' && !CHECK ? await heapInFlight() : undefined;
   const defs = mode === 'plain' ? definitions() : undefined;
-  console.log(JSON.stringify({ mode, node: process.version, medians, ratios, heap, defs }));
+  console.log(JSON.stringify({ mode, node: process.version, medians, ratios, heap, defs, own }));
 }
 
 function spawnChild(mode) {
@@ -326,6 +408,35 @@ function parent() {
       4,
     )}x`,
   );
+  console.log('');
+  console.log("What the call path's own speed-ups buy: each call without it / with it, in one process, interleaved (a speed-up stays while it buys >= 10%).");
+  console.log('');
+  console.log('| variant | ns/call |');
+  console.log('|---|---:|');
+  for (const name of Object.keys(plain[0].own)) console.log(`| ${name} | ${spread(plain.map((r) => r.own[name]))} |`);
+  console.log('');
+  // A speed-up stays while it buys >= 10% on one of its figures (the median over processes).
+  const buys = (what, keys) => {
+    const figures = keys.map(([key, label]) => {
+      const xs = plain.map((r) => r.ratios[key]);
+      return { label, xs, text: `${label} ${spread(xs, 2)}x` };
+    });
+    const best = Math.max(...figures.map((f) => median(f.xs)));
+    console.log(`${what}: ${figures.map((f) => f.text).join('; ')}: ${best >= 1.1 ? 'buys >= 10%' : 'buys < 10% on every figure: REMOVE'}`);
+  };
+  buys(
+    'the flat reader (no reader / the reader made for the schema)',
+    FLAT_KINDS.map((kind) => [`reader ${kind}`, kind]),
+  );
+  buys(
+    'its code made per schema (its general one-pass reader / the made code)',
+    FLAT_KINDS.map((kind) => [`made code ${kind}`, kind]),
+  );
+  buys(
+    'its general one-pass reader (no reader / the one-pass reader)',
+    FLAT_KINDS.map((kind) => [`one pass ${kind}`, kind]),
+  );
+  buys('the sync returns of the call path, at the least (the tool async / the tool sync)', [['syncReturns', 'realistic schema']]);
 }
 
 function check() {
