@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as core from '@anytool/core';
-import { BaseTool, ErrorCode, Toolset, resultText } from '@anytool/core';
+import { BaseTool, ErrorCode, ExecutionContext, Toolset, resultText, tool } from '@anytool/core';
 import { Agent, ScriptedModel, latestToolResults } from '@anytool/agent';
 import { McpToolset, serveMcp } from '@anytool/mcp';
 import { scaled } from '../../packages/core/test/helpers/time-scale';
@@ -74,6 +74,24 @@ describe('tools of another copy of @anytool/core', () => {
       const agent = new Agent({ model, tools: tools as core.ToolSource });
       const result = await agent.run('add');
       expect(result.text).toBe('42 | Invalid arguments for tool "add":');
+    }
+  });
+
+  it("an async call of one copy's tool, through the other's Toolset and on a run with a signal, leaves one tool_result", async () => {
+    const slowAdd = other.tool(async (a: number, b: number) => a + b, { name: 'add', description: 'Add two numbers.' }, { parameters, paramNames: ['a', 'b'] });
+    const toolsets = [
+      { toolset: new Toolset(slowAdd), context: () => new other.ExecutionContext({ signal: new AbortController().signal }) },
+      {
+        toolset: new other.Toolset(tool(async ({ a, b }: { a: number; b: number }) => a + b, { name: 'add', description: 'Add.', parameters })),
+        context: () => new ExecutionContext({ signal: new AbortController().signal }),
+      },
+    ];
+    for (const { toolset, context: make } of toolsets) {
+      const context = make() as ExecutionContext;
+      const result = await toolset.invoke('add', '{"a":17,"b":25}', context);
+      expect(resultText(result)).toBe('42');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(context.events.map((e) => e.type)).toEqual(['tool_call', 'tool_result']);
     }
   });
 

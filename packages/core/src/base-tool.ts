@@ -3,7 +3,7 @@ import { BUILD_INFO, missingBuildInfo, type ArgumentPreparer, type ToolBuildInfo
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
 import { ContextAccessPlan, contextAccessProblem, copyAccess, type ContextAccess } from './context-access.js';
 import { callView, type ExecutionContext } from './execution-context.js';
-import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type CallTarget, type Terminal } from './pipeline/pipeline.js';
+import { Chain, TOOL_STAGE, checkMiddleware, invokeThrough, type CallEnd, type CallTarget, type Terminal } from './pipeline/pipeline.js';
 import { ArgumentValidation, Refusal, passAll, readArguments, refuse, validateStandard } from './pipeline/argument-validation.js';
 import { isAsync, isThenable, whenSettled, type MaybePromise } from './pipeline/maybe-async.js';
 import type { Middleware } from './pipeline/tool-call.js';
@@ -363,7 +363,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * signal or an async tool needs them; a sync tool's result comes back at once
    * (pipeline/maybe-async.ts says why).
    */
-  [TOOL_STAGE](context: ExecutionContext, callId: string, rawArgs: unknown, options: InvokeOptions | undefined): MaybePromise<ToolResult> {
+  [TOOL_STAGE](context: ExecutionContext, callId: string, rawArgs: unknown, options: InvokeOptions | undefined, end?: CallEnd): MaybePromise<ToolResult> {
     const signal = context.signal;
     if (signal?.aborted) return this.abortedResult(signal);
     let prepared: Record<string, unknown> | Refusal;
@@ -385,14 +385,14 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       if (limit === undefined && !this.ownDeadline) limit = options.defaultTimeoutMs;
     }
     const args = prepared;
-    if (limit === undefined) return this.run(context, callId, args);
-    return this.underTimeLimit(context, limit, (limited) => this.run(limited, callId, args));
+    if (limit === undefined) return this.run(context, callId, args, end);
+    return this.underTimeLimit(context, limit, (limited) => this.run(limited, callId, args, undefined));
   }
 
   /** The build step's preparers (an async Standard Schema check among them), then `execute`. */
-  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>): MaybePromise<ToolResult> {
+  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>, end: CallEnd | undefined): MaybePromise<ToolResult> {
     const callContext = this.perCallContext ? callView(context, callId, this.name, this.contextPlan) : context;
-    if (this.preparers === undefined) return this.runExecute(callContext, args);
+    if (this.preparers === undefined) return this.runExecute(callContext, args, end);
     const signal = context.signal;
     let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);
     if (signal !== undefined) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
@@ -400,14 +400,17 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       (next) => {
         if (next instanceof Refusal) return next.result;
         if (signal?.aborted) return this.abortedResult(signal);
-        return this.runExecute(callContext, next);
+        return this.runExecute(callContext, next, undefined);
       },
       (error: unknown) => this.failure(error),
     );
   }
 
-  /** Calls `execute` and settles its outcome, racing an async one against the run's abort signal. */
-  private runExecute(context: ExecutionContext, args: Record<string, unknown>): MaybePromise<ToolResult> {
+  /**
+   * Calls `execute` and settles its outcome, racing an async one against the run's abort signal
+   * (the race records the call's end, when given it, as it settles).
+   */
+  private runExecute(context: ExecutionContext, args: Record<string, unknown>, end: CallEnd | undefined): MaybePromise<ToolResult> {
     let value: unknown;
     try {
       value = this.execute(context, args as Args);
@@ -417,7 +420,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       return this.failure(error);
     }
     const signal = context.signal;
-    if (signal !== undefined && !this.settlesOnAbort) return this.settleOrAbort(value, signal);
+    if (signal !== undefined && !this.settlesOnAbort) return this.settleOrAbort(value, signal, end?.take());
     return whenSettled(
       value,
       (v) => this.resultOf(v),
@@ -430,8 +433,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * is aborted (`raceAbort` and the settling in one promise, the race one object: a call in
    * flight holds less).
    */
-  private settleOrAbort(value: PromiseLike<unknown>, signal: AbortSignal): Promise<ToolResult> {
-    const race = new AbortRace(this, signal);
+  private settleOrAbort(value: PromiseLike<unknown>, signal: AbortSignal, end: CallEnd | undefined): Promise<ToolResult> {
+    const race = new AbortRace(this, signal, end);
     try {
       value.then(
         (v) => race.settle(this.resultOf(v)),
@@ -565,9 +568,13 @@ function toolFailure(tool: { readonly name: string; readonly label: string }, er
   }
 }
 
+/** What a settled `AbortRace` resolves with from then on: nothing. */
+const settled = (): void => undefined;
+
 /**
  * An async `execute` raced against the run's abort signal, as one object per call in flight
  * (watched on the signal as it is, where a closure pair and their scopes cost twice as much).
+ * Given the call's end, it records the call's `tool_result` as it settles.
  */
 class AbortRace implements AbortWaiter {
   readonly promise: Promise<ToolResult>;
@@ -576,6 +583,7 @@ class AbortRace implements AbortWaiter {
   constructor(
     private readonly tool: { readonly name: string; readonly label: string },
     private readonly signal: AbortSignal,
+    private readonly end: CallEnd | undefined,
   ) {
     this.promise = new Promise((resolve) => (this.resolve = resolve));
     watchAbort(signal, this);
@@ -583,12 +591,20 @@ class AbortRace implements AbortWaiter {
 
   aborted(): void {
     const error = new AnytoolError(ErrorCode.Aborted, `Tool "${this.tool.name}" was cancelled because the run was aborted.`, { cause: this.signal.reason });
-    this.resolve(toolFailure(this.tool, error));
+    this.finish(toolFailure(this.tool, error));
   }
 
   settle(result: ToolResult): void {
     unwatchAbort(this.signal, this);
-    this.resolve(result);
+    this.finish(result);
+  }
+
+  /** Settles the call once: an abort and the tool's own outcome may both come. */
+  private finish(result: ToolResult): void {
+    const resolve = this.resolve;
+    if (resolve === settled) return;
+    this.resolve = settled;
+    resolve(this.end === undefined ? result : this.end.finish(result));
   }
 }
 

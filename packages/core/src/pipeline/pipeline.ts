@@ -20,7 +20,8 @@ import { andThen, isAsync, isThenable, toPromise, whenSettled, type MaybePromise
  *    (pipeline/argument-validation.ts), the time limit, the tool's view of the context, the build
  *    step's preparers, `execute`, and its outcome as a `ToolResult`;
  * 6. an error result cut to its `maxErrorChars` (error-text.ts);
- * 7. the `tool_result` event (`recordCallEnd`, here).
+ * 7. the `tool_result` event (`recordCallEnd`, here; an async call without middleware has it written by
+ *    the tool's stage as the call settles, through the call's `CallEnd`).
  *
  * Each stage returns its result at once when it has it, and a promise only when
  * something async came up (pipeline/maybe-async.ts says why).
@@ -33,7 +34,18 @@ import { andThen, isAsync, isThenable, toPromise, whenSettled, type MaybePromise
  */
 export const TOOL_STAGE: unique symbol = Symbol.for('anytool.toolStage.v1') as never;
 
-export type ToolStage = (context: ExecutionContext, callId: string, args: unknown, options: InvokeOptions | undefined) => MaybePromise<ToolResult>;
+/**
+ * `end`, when the caller passes it, lets the stage record the call's `tool_result` where an async
+ * call settles (`CallEnd.take`), saving the caller a promise and a closure; a stage that does
+ * not (a sync outcome, a stage of an older copy of core) leaves it to the caller.
+ */
+export type ToolStage = (
+  context: ExecutionContext,
+  callId: string,
+  args: unknown,
+  options: InvokeOptions | undefined,
+  end?: CallEnd,
+) => MaybePromise<ToolResult>;
 
 /** What ends a chain: the tool's stage, an unknown-tool result, or another toolset's `invoke`. */
 export type Terminal = (call: ToolCall) => MaybePromise<ToolResult>;
@@ -187,6 +199,34 @@ export function recordCallStart(context: ExecutionContext, callId: string, name:
   context.record({ type: 'tool_call', callId, tool: name, args, time });
 }
 
+/**
+ * The end of one call without middleware: its `tool_result` event, written by `invokeThrough` or,
+ * when the tool's stage took it (`take`), by the stage as the call settles.
+ */
+export class CallEnd {
+  taken = false;
+
+  constructor(
+    private readonly context: ExecutionContext,
+    private readonly callId: string,
+    private readonly name: string,
+    private readonly started: number,
+    private readonly tool: BaseTool | undefined,
+    private readonly options: InvokeOptions | undefined,
+  ) {}
+
+  /** Called by a stage that will call `finish` itself: the caller then does not. */
+  take(): this {
+    this.taken = true;
+    return this;
+  }
+
+  /** The call's result, within its `maxErrorChars`, recorded as its `tool_result`. */
+  finish(result: ToolResult): ToolResult {
+    return recordCallEnd(this.context, this.callId, this.name, this.started, result.isError ? bounded(result, this.tool, this.options) : result);
+  }
+}
+
 /** Records the `tool_result` event of a call: the one place it is written. Returns the result. */
 export function recordCallEnd(context: ExecutionContext, callId: string, name: string, started: number, result: ToolResult): ToolResult {
   const ended = now();
@@ -241,9 +281,12 @@ export function invokeThrough(
   }
   recordCallStart(ctx!, callId, name, args, started);
   let out: Outcome;
+  let end: CallEnd | undefined;
   try {
-    if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) out = stage.call(tool, ctx!, callId, args, options);
-    else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? target.unknown : toolStage);
+    if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) {
+      end = new CallEnd(ctx!, callId, name, started, tool, options);
+      out = stage.call(tool, ctx!, callId, args, options, end);
+    } else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? target.unknown : toolStage);
   } catch (error) {
     // The stages never throw on their own; options whose fields throw when read again can make them.
     out = errorResult(
@@ -252,6 +295,8 @@ export function invokeThrough(
       `tool "${name}" (call ${callId}): ${describeError(error)}`,
     );
   }
+  // The tool's stage records the end of an async call it took as the call settles.
+  if (end?.taken === true && isAsync(out)) return out;
   // Written out rather than with `andThen`: a sync call makes no closure.
   if (isAsync(out)) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result.isError ? bounded(result, tool, options) : result));
   return toPromise(recordCallEnd(ctx!, callId, name, started, out.isError ? bounded(out, tool, options) : out));
