@@ -20,7 +20,7 @@
 // - what the call path's own speed-ups buy, each measured with it and without it in one process:
 //   the flat reader (a flat schema's JSON text read in one pass instead of `JSON.parse`, the walk
 //   and ajv; flat-arguments.ts), its code made per schema (against its general one-pass reader),
-//   and the sync returns of the call path (pipeline/maybe-async.ts; see `speedups` below).
+//   and the sync returns of the call path (pipeline/maybe-async.ts; see `speedupVariants` below).
 // A sample is the CPU time of the process (GC threads included), not wall time.
 //
 // Run: npm run bench -- local-dispatch, or node bench/local-dispatch.mjs
@@ -113,6 +113,16 @@ const objects = Array.from({ length: DISTINCT }, (_, i) => ({
 const texts = objects.map((o) => JSON.stringify(o));
 const forecast = (args) => `${args.city}, ${args.country}: ${args.days} days`;
 
+const mask = DISTINCT - 1;
+/** A fresh run context for every RUN_CALLS calls, as a run creates them. */
+const contexts = (calls) => Array.from({ length: Math.ceil(calls / RUN_CALLS) }, () => new ExecutionContext({ signal: new AbortController().signal }));
+/** The context of call `i`, dropped from `list` once its RUN_CALLS calls are made. */
+const take = (list, i) => {
+  const run = list[(i / RUN_CALLS) | 0];
+  if (i % RUN_CALLS === RUN_CALLS - 1) list[(i / RUN_CALLS) | 0] = undefined;
+  return run;
+};
+
 function child(mode) {
   const als = mode === 'als' ? new AsyncLocalStorage() : undefined;
   // A store held for the rest of the process, as a tracing context manager holds one.
@@ -120,13 +130,6 @@ function child(mode) {
   const weather = tool(forecast, { name: 'weather', description: 'The forecast for a city.', parameters });
   const toolset = new Toolset(weather);
   const validate = new Ajv().compile(parameters);
-  const mask = DISTINCT - 1;
-  const contexts = (calls) => Array.from({ length: Math.ceil(calls / RUN_CALLS) }, () => new ExecutionContext({ signal: new AbortController().signal }));
-  const take = (list, i) => {
-    const run = list[(i / RUN_CALLS) | 0];
-    if (i % RUN_CALLS === RUN_CALLS - 1) list[(i / RUN_CALLS) | 0] = undefined;
-    return run;
-  };
   let sink = 0;
   const check = (value) => {
     if (typeof value !== 'string') throw new Error(`bad result: ${JSON.stringify(value)}`);
@@ -186,7 +189,7 @@ async function rounds(variants, sink) {
  *   (a string, an integer, a fraction, a boolean, an enum). Each read from the model's compact text by the code made
  *   for the schema, by the general one-pass reader (the same text with its keys in reverse order, which the made
  *   code hands on), and with no reader (the same schema with a keyword the reader does not serve,
- *   `minProperties: 0`, which changes nothing else);
+ *   `readOnly: false`, an annotation the validator makes no code for);
  * - the sync returns: the realistic tool sync, and the same tool async. An async tool takes the path every call
  *   would take if each stage returned a promise, at one stage only: the least a path without sync returns costs.
  */
@@ -209,16 +212,15 @@ function speedupVariants(weather) {
         },
         required: ['city', 'days'],
       },
-      objects: objects.map((o, i) => ({ city: o.city, days: o.days, latitude: Math.round(38700 + i) / 1000, hourly: o.options.hourly, units: o.units })),
+      objects: objects.map((o, i) => ({ city: o.city, days: o.days, latitude: (38700 + i) / 1000, hourly: o.options.hourly, units: o.units })),
       run: (args) => `${args.city}: ${args.days} days`,
     },
   };
-  const mask = DISTINCT - 1;
   const calls = (toolset, name, list) => (count) => {
-    const runs = Array.from({ length: Math.ceil(count / RUN_CALLS) }, () => new ExecutionContext({ signal: new AbortController().signal }));
+    const runs = contexts(count);
     return async () => {
       for (let i = 0; i < count; i++) {
-        const result = await toolset.invoke(name, list[i & mask], runs[(i / RUN_CALLS) | 0]);
+        const result = await toolset.invoke(name, list[i & mask], take(runs, i));
         if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
       }
     };
@@ -229,7 +231,7 @@ function speedupVariants(weather) {
   for (const [kind, { schema, objects: list, run }] of Object.entries(flat)) {
     const variants = {};
     const read = new Toolset(tool(run, { name: 'flat', description: 'A flat tool.', parameters: schema }));
-    const general = new Toolset(tool(run, { name: 'flat', description: 'A flat tool.', parameters: { ...schema, minProperties: 0 } }));
+    const general = new Toolset(tool(run, { name: 'flat', description: 'A flat tool.', parameters: { ...schema, readOnly: false } }));
     const inOrder = list.map((o) => JSON.stringify(o));
     const reversed = list.map((o) => JSON.stringify(Object.fromEntries(Object.entries(o).reverse())));
     variants[flatName(kind, MADE)] = calls(read, 'flat', inOrder);

@@ -78,9 +78,13 @@ describe('tools of another copy of @anytool/core', () => {
   });
 
   it("an async call of one copy's tool, through the other's Toolset and on a run with a signal, leaves one tool_result", async () => {
-    const slowAdd = other.tool(async (a: number, b: number) => a + b, { name: 'add', description: 'Add two numbers.' }, { parameters, paramNames: ['a', 'b'] });
+    const asyncAdd = other.tool(
+      async (a: number, b: number) => a + b,
+      { name: 'add', description: 'Add two numbers.' },
+      { parameters, paramNames: ['a', 'b'] },
+    );
     const toolsets = [
-      { toolset: new Toolset(slowAdd), context: () => new other.ExecutionContext({ signal: new AbortController().signal }) },
+      { toolset: new Toolset(asyncAdd), context: () => new other.ExecutionContext({ signal: new AbortController().signal }) },
       {
         toolset: new other.Toolset(tool(async ({ a, b }: { a: number; b: number }) => a + b, { name: 'add', description: 'Add.', parameters })),
         context: () => new ExecutionContext({ signal: new AbortController().signal }),

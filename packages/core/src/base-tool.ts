@@ -386,7 +386,8 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     }
     const args = prepared;
     if (limit === undefined) return this.run(context, callId, args, end);
-    return this.underTimeLimit(context, limit, (limited) => this.run(limited, callId, args, undefined));
+    // The time limit settles the call (at its deadline or with the rest): the end is its to record.
+    return this.underTimeLimit(context, limit, (limited) => this.run(limited, callId, args, undefined), end);
   }
 
   /** The build step's preparers (an async Standard Schema check among them), then `execute`. */
@@ -396,6 +397,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     const signal = context.signal;
     let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);
     if (signal !== undefined) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
+    // The call goes async here, before anything could take the end: the caller records it.
     return preparing.then(
       (next) => {
         if (next instanceof Refusal) return next.result;
@@ -453,21 +455,34 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
    * its signal. A call that settles at once sets no timer; a tool that never sees
    * the context gets no deadline signal either, only the timer.
    */
-  private underTimeLimit(context: ExecutionContext, ms: number, rest: (context: ExecutionContext) => MaybePromise<ToolResult>): MaybePromise<ToolResult> {
+  private underTimeLimit(
+    context: ExecutionContext,
+    ms: number,
+    rest: (context: ExecutionContext) => MaybePromise<ToolResult>,
+    end: CallEnd | undefined,
+  ): MaybePromise<ToolResult> {
     const deadline = this.perCallContext || this.preparers !== undefined ? new AbortController() : undefined;
     const signal = context.signal;
     const limited = deadline === undefined ? context : context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
     const running = rest(limited);
     if (!isAsync(running)) return running;
+    const ending = end?.take();
     return new Promise((resolve) => {
+      let done = false;
+      // The deadline and the rest may both settle the call: the first one does.
+      const settle = (result: ToolResult): void => {
+        if (done) return;
+        done = true;
+        resolve(ending === undefined ? result : finished(ending, result));
+      };
       const timer = setTimeout(() => {
         const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${ms} ms.`);
-        resolve(this.failure(error));
+        settle(this.failure(error));
         deadline?.abort(error);
       }, ms);
       void running.then((result) => {
         clearTimeout(timer);
-        resolve(result);
+        settle(result);
       });
     });
   }
@@ -572,6 +587,18 @@ function toolFailure(tool: { readonly name: string; readonly label: string }, er
 const settled = (): void => undefined;
 
 /**
+ * `result` recorded as its call's end. Bounding it reads the call's options again, and a getter
+ * there may throw: then the result settles the call as it is, rather than leaving it unsettled.
+ */
+function finished(end: CallEnd, result: ToolResult): ToolResult {
+  try {
+    return end.finish(result);
+  } catch {
+    return result;
+  }
+}
+
+/**
  * An async `execute` raced against the run's abort signal, as one object per call in flight
  * (watched on the signal as it is, where a closure pair and their scopes cost twice as much).
  * Given the call's end, it records the call's `tool_result` as it settles.
@@ -583,7 +610,7 @@ class AbortRace implements AbortWaiter {
   constructor(
     private readonly tool: { readonly name: string; readonly label: string },
     private readonly signal: AbortSignal,
-    private readonly end: CallEnd | undefined,
+    private end: CallEnd | undefined,
   ) {
     this.promise = new Promise((resolve) => (this.resolve = resolve));
     watchAbort(signal, this);
@@ -603,8 +630,11 @@ class AbortRace implements AbortWaiter {
   private finish(result: ToolResult): void {
     const resolve = this.resolve;
     if (resolve === settled) return;
+    const end = this.end;
     this.resolve = settled;
-    resolve(this.end === undefined ? result : this.end.finish(result));
+    // A tool that ignored an abort may hold the race for long: it no longer holds the run's context.
+    this.end = undefined;
+    resolve(end === undefined ? result : finished(end, result));
   }
 }
 

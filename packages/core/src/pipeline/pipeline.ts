@@ -20,8 +20,9 @@ import { andThen, isAsync, isThenable, toPromise, whenSettled, type MaybePromise
  *    (pipeline/argument-validation.ts), the time limit, the tool's view of the context, the build
  *    step's preparers, `execute`, and its outcome as a `ToolResult`;
  * 6. an error result cut to its `maxErrorChars` (error-text.ts);
- * 7. the `tool_result` event (`recordCallEnd`, here; an async call without middleware has it written by
- *    the tool's stage as the call settles, through the call's `CallEnd`).
+ * 7. the `tool_result` event (`recordCallEnd`, here; an async call without middleware, on a run with an
+ *    abort signal or under a time limit, has it written by the tool's stage as the call settles, through
+ *    the call's `CallEnd`).
  *
  * Each stage returns its result at once when it has it, and a promise only when
  * something async came up (pipeline/maybe-async.ts says why).
@@ -36,8 +37,11 @@ export const TOOL_STAGE: unique symbol = Symbol.for('anytool.toolStage.v1') as n
 
 /**
  * `end`, when the caller passes it, lets the stage record the call's `tool_result` where an async
- * call settles (`CallEnd.take`), saving the caller a promise and a closure; a stage that does
- * not (a sync outcome, a stage of an older copy of core) leaves it to the caller.
+ * call settles, saving the caller a promise and a closure per call in flight. A stage that takes
+ * it calls `end.take()` before it returns, returns a promise, and resolves it with what
+ * `end.finish(result)` returns, calling `finish` once. The caller reads whether it was taken as
+ * the stage returns: a stage that does not take it (a sync outcome, a stage of an older copy of
+ * core) leaves the recording to the caller. Part of the v1 contract: it is optional on both sides.
  */
 export type ToolStage = (
   context: ExecutionContext,
@@ -199,11 +203,18 @@ export function recordCallStart(context: ExecutionContext, callId: string, name:
   context.record({ type: 'tool_call', callId, tool: name, args, time });
 }
 
+/** The end of a call that a tool's stage may take over (see `ToolStage`). */
+export interface CallEnd {
+  take(): CallEnd;
+  /** The call's result within its `maxErrorChars`, recorded as its `tool_result`. */
+  finish(result: ToolResult): ToolResult;
+}
+
 /**
  * The end of one call without middleware: its `tool_result` event, written by `invokeThrough` or,
  * when the tool's stage took it (`take`), by the stage as the call settles.
  */
-export class CallEnd {
+class RecordedEnd implements CallEnd {
   taken = false;
 
   constructor(
@@ -221,7 +232,6 @@ export class CallEnd {
     return this;
   }
 
-  /** The call's result, within its `maxErrorChars`, recorded as its `tool_result`. */
   finish(result: ToolResult): ToolResult {
     return recordCallEnd(this.context, this.callId, this.name, this.started, result.isError ? bounded(result, this.tool, this.options) : result);
   }
@@ -255,8 +265,9 @@ export interface CallTarget {
 /**
  * The one path of a call through a toolset or a tool: records `tool_call`, runs
  * the chain's middleware around the tool's stage (or `unknown` when there is no
- * tool), records `tool_result`. With no middleware it goes straight to the tool's
- * stage: no call object, no closures. Never throws; the promise never rejects.
+ * tool), records `tool_result` (or hands it to the tool's stage: `CallEnd`). With no
+ * middleware it goes straight to the tool's stage: no call object, no closures. Never
+ * throws; the promise never rejects.
  */
 export function invokeThrough(
   target: CallTarget,
@@ -281,10 +292,12 @@ export function invokeThrough(
   }
   recordCallStart(ctx!, callId, name, args, started);
   let out: Outcome;
-  let end: CallEnd | undefined;
+  let end: RecordedEnd | undefined;
   try {
     if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) {
-      end = new CallEnd(ctx!, callId, name, started, tool, options);
+      // Only a call that can go async with an abort signal or a time limit has an end to hand over.
+      if (ctx!.signal !== undefined || options !== undefined || tool!.timeoutMs !== undefined)
+        end = new RecordedEnd(ctx!, callId, name, started, tool, options);
       out = stage.call(tool, ctx!, callId, args, options, end);
     } else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? target.unknown : toolStage);
   } catch (error) {

@@ -1,8 +1,9 @@
-// The `tool_result` of an async call on a run with an abort signal is recorded by the tool's stage as the
-// call settles (pipeline.ts `CallEnd`, base-tool.ts `AbortRace`), not by the caller a promise later. Whoever
-// records it, a call leaves one `tool_result`, with the result its caller gets.
+// The `tool_result` of an async call on a run with an abort signal, or under a time limit, is recorded by the
+// tool's stage as the call settles (pipeline.ts `CallEnd`; base-tool.ts `AbortRace`, `underTimeLimit`), not by the
+// caller a promise later. Whoever records it, a call leaves one `tool_result`, with the result its caller gets.
+import { z } from 'zod';
 import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type RunEvent, type ToolResult } from '@anytool/core';
-import { TOOL_STAGE } from '../../src/pipeline/pipeline';
+import { TOOL_STAGE, type CallEnd } from '../../src/pipeline/pipeline';
 
 const parameters = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const;
 
@@ -89,5 +90,66 @@ describe("an async call's end", () => {
     expect(resultText(result)).toBe('8');
     expect(ends(context)).toHaveLength(1);
     expect(ends(context)[0]!.result).toBe(result);
+  });
+
+  it('is taken by the stage of an async call on a run with a signal, which finishes it once and resolves with what it returns', async () => {
+    const double = tool(async ({ n }: { n: number }) => n * 2, { name: 'double', description: 'Doubles.', parameters });
+    const calls: string[] = [];
+    const recorded = { content: [{ type: 'text' as const, text: 'as recorded' }] } as ToolResult;
+    const end: CallEnd = {
+      take: () => (calls.push('take'), end),
+      finish: (result) => (calls.push(`finish ${resultText(result)}`), recorded),
+    };
+    const stage = (double as unknown as Record<typeof TOOL_STAGE, (...args: unknown[]) => Promise<ToolResult> | ToolResult>)[TOOL_STAGE];
+    const { context } = run();
+    const out = stage.call(double, context, 'call_1', { n: 5 }, undefined, end);
+    expect(calls).toEqual(['take']);
+    expect(await out).toBe(recorded);
+    expect(calls).toEqual(['take', 'finish 10']);
+  });
+
+  it('under a time limit (as an agent calls, with its default limit) is recorded once, by the deadline when it comes first', async () => {
+    const double = tool(async ({ n }: { n: number }) => n * 2, { name: 'double', description: 'Doubles.', parameters });
+    const never = tool((_: { n: number }) => new Promise<number>(() => undefined), { name: 'never', description: 'Never ends.', parameters });
+    const toolset = new Toolset(double, never);
+    const { context } = run();
+    expect(resultText(await toolset.invoke('double', { n: 2 }, context, { defaultTimeoutMs: 60_000 }))).toBe('4');
+    const timedOut = await toolset.invoke('never', { n: 2 }, context, { timeoutMs: 20 });
+    expect(timedOut).toMatchObject({ isError: true, error: { code: ErrorCode.Timeout } });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(ends(context).map((e) => e.tool)).toEqual(['double', 'never']);
+    expect(ends(context)[1]!.result).toBe(timedOut);
+  });
+
+  it("of a tool whose Standard Schema checks its arguments first (the build step's preparers) is recorded once", async () => {
+    const double = tool(async ({ n }) => n * 2, { name: 'double', description: 'Doubles.', parameters: z.object({ n: z.number() }) });
+    const { context } = run();
+    expect(resultText(await new Toolset(double).invoke('double', { n: 3 }, context))).toBe('6');
+    expect(ends(context)).toHaveLength(1);
+  });
+
+  it('settles when its error result cannot be bounded: a maxErrorChars getter that throws when read again', async () => {
+    const failing = tool(
+      async (_: { n: number }): Promise<number> => {
+        throw new Error('x'.repeat(5_000));
+      },
+      { name: 'failing', description: 'Fails.', parameters },
+    );
+    let reads = 0;
+    const options = {
+      get maxErrorChars(): number {
+        reads += 1;
+        if (reads > 1) throw new Error('read again');
+        return 300;
+      },
+    };
+    const { context } = run();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      new Toolset(failing).invoke('failing', { n: 1 }, context, options),
+      new Promise((resolve) => (timer = setTimeout(() => resolve('unsettled'), 1_000))),
+    ]);
+    clearTimeout(timer);
+    expect(outcome).toMatchObject({ isError: true });
   });
 });
