@@ -34,7 +34,7 @@ async function tasksClient(url: string, user: string) {
   answerTaskCreation(transport);
   return {
     client,
-    async start(ms: number): Promise<Outcome> {
+    async start(ms: number, again = true): Promise<Outcome> {
       try {
         const result = (await client.request({ method: 'tools/call', params: { name: 'work', arguments: { ms } } }, anyResult)) as {
           content: Array<{ text: string }>;
@@ -42,6 +42,9 @@ async function tasksClient(url: string, user: string) {
         return { task: (JSON.parse(result.content[0]!.text) as { created: { taskId: string; status: string } }).created };
       } catch (error) {
         const { code, message, data } = error as { code: number; message: string; data?: never };
+        // A client idle while another floods the server (alice) may send on a kept-alive connection the server has just
+        // closed: the request never reached it, and is sent once more. A server that is gone fails the second time too.
+        if (again && code === undefined && message === 'fetch failed') return this.start(ms, false);
         return { error: { code, message, data } };
       }
     },
