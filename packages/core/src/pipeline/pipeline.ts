@@ -233,8 +233,21 @@ class RecordedEnd implements CallEnd {
   }
 
   finish(result: ToolResult): ToolResult {
-    return recordCallEnd(this.context, this.callId, this.name, this.started, result.isError ? bounded(result, this.tool, this.options) : result);
+    return recordBoundedEnd(this.context, this.callId, this.name, this.started, this.tool, this.options, result);
   }
+}
+
+/** `result` within its call's `maxErrorChars`, recorded as the call's `tool_result`. */
+function recordBoundedEnd(
+  context: ExecutionContext,
+  callId: string,
+  name: string,
+  started: number,
+  tool: BaseTool | undefined,
+  options: InvokeOptions | undefined,
+  result: ToolResult,
+): ToolResult {
+  return recordCallEnd(context, callId, name, started, result.isError ? bounded(result, tool, options) : result);
 }
 
 /** Records the `tool_result` event of a call: the one place it is written. Returns the result. */
@@ -311,8 +324,8 @@ export function invokeThrough(
   // The tool's stage records the end of an async call it took as the call settles.
   if (end?.taken === true && isAsync(out)) return out;
   // Written out rather than with `andThen`: a sync call makes no closure.
-  if (isAsync(out)) return out.then((result) => recordCallEnd(ctx!, callId, name, started, result.isError ? bounded(result, tool, options) : result));
-  return toPromise(recordCallEnd(ctx!, callId, name, started, out.isError ? bounded(out, tool, options) : out));
+  if (isAsync(out)) return out.then((result) => recordBoundedEnd(ctx!, callId, name, started, tool, options, result));
+  return toPromise(recordBoundedEnd(ctx!, callId, name, started, tool, options, out));
 }
 
 /** An error result within the call's `maxErrorChars` (else the tool's, else the default). */
