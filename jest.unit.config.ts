@@ -3,11 +3,13 @@ import config from './jest.config';
 
 // `npm run test:unit`: the fast subset. Every project of jest.config.ts but the
 // end-to-end and consumer ones, without the tests that start builds (`anytool build`,
-// tspc, the built packages imported from Node), MCP servers (the servers from npm,
-// fixture servers, `serveMcp` over stdio or HTTP) or redis-server. What is left: the
-// tools, decorators, schemas, provider formats, the agent loop and the model adapters
-// against a local HTTP server, and a few checks that start Node for a moment to see
-// what a module loads (on-first-use, index.side-effects, lazy-server, pause-resume.process).
+// tspc, the built packages imported from Node), MCP servers in processes of their own
+// (the servers from npm, fixture servers, `anytool serve`) or redis-server. What is
+// left runs in the test's own process: the tools, decorators, schemas, provider
+// formats, the agent loop, the model adapters and served endpoints on a local HTTP
+// server; and a few tests start Node for a moment (what a module loads: on-first-use,
+// index.side-effects, lazy-server; a run paused in one process and resumed in another:
+// agent.pause-resume.process).
 const slow = [
   '/test/e2e/',
   '/packages/[^/]+/test/package-smoke\\.test\\.ts$',
