@@ -10,8 +10,9 @@ import type { Middleware } from './pipeline/tool-call.js';
 import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './tool-definition.js';
 import { checkExamples } from './tool-examples.js';
 import { checkToolName } from './tool-name.js';
-import { abortWatch, unwatchAbort, watchAbort, type AbortWaiter } from './abort-watch.js';
-import { errorResult, normalizeResult, type ToolResult } from './tool-result.js';
+import { abortWatch } from './abort-watch.js';
+import { AbortRace, finished, outcome, toolFailure } from './pipeline/outcome.js';
+import { errorResult, type ToolResult } from './tool-result.js';
 import { maxErrorCharsProblem } from './error-text.js';
 import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
 import { compileValidator, type ArgsValidator, type PatternEngine } from './validation.js';
@@ -432,20 +433,15 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   /**
    * The outcome of an async `execute` as a result, or the aborted result as soon as the run
-   * is aborted (`raceAbort` and the settling in one promise, the race one object: a call in
-   * flight holds less).
+   * is aborted (`raceAbort` and the settling in one promise, the race one object with the
+   * call's end: a call in flight holds less).
    */
   private settleOrAbort(value: PromiseLike<unknown>, signal: AbortSignal, end: CallEnd | undefined): Promise<ToolResult> {
-    const race = new AbortRace(this, signal, end);
-    try {
-      value.then(
-        (v) => race.settle(this.resultOf(v)),
-        (error: unknown) => race.settle(this.failure(error)),
-      );
-    } catch (error) {
-      race.settle(this.failure(error));
-    }
-    return race.promise;
+    // The end a toolset hands over is a race of this copy of core already (see `RecordedEnd`).
+    if (end instanceof AbortRace) return end.race(value, signal);
+    const racing = new AbortRace(this).race(value, signal);
+    // An end from another copy of core is recorded as the race settles.
+    return end === undefined ? racing : racing.then((result) => finished(end, result));
   }
 
   /**
@@ -498,11 +494,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   private resultOf(value: unknown): ToolResult {
-    try {
-      return normalizeResult(value);
-    } catch (error) {
-      return this.failure(error);
-    }
+    return outcome(this, value);
   }
 
   /** The validation stage (see `ArgumentValidation`), compiled on the first call of a tool no toolset holds. */
@@ -558,83 +550,6 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   private failure(error: unknown): ToolResult {
     return toolFailure(this, error);
-  }
-}
-
-/** What a tool's call that threw or was stopped ends with: the error's own code and text, or TOOL_FAILED with the stack for the developer. */
-function toolFailure(tool: { readonly name: string; readonly label: string }, error: unknown): ToolResult {
-  const message = describeError(error);
-  // Reading a hostile thrown value (a revoked proxy, throwing getters) may throw: then only its description is used.
-  try {
-    if (isAnytoolError(error)) {
-      const code: unknown = error.code;
-      if (typeof code === 'string') {
-        const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
-        const detail: unknown = error.detail;
-        const developer = typeof detail === 'string' ? `${tool.label}: ${message}\n${detail}` : `${tool.label}: ${message}`;
-        return errorResult(code, own ? message : `Tool "${tool.name}" failed: ${message}`, developer);
-      }
-    }
-    const stack: unknown = error instanceof Error ? error.stack : undefined;
-    const detail = typeof stack === 'string' && stack !== '' ? stack : message;
-    return errorResult(ErrorCode.ToolFailed, `Tool "${tool.name}" failed: ${message}`, `${tool.label} threw: ${detail}`);
-  } catch {
-    return errorResult(ErrorCode.ToolFailed, `Tool "${tool.name}" failed: ${message}`, `${tool.label} threw: ${message}`);
-  }
-}
-
-/** What a settled `AbortRace` resolves with from then on: nothing. */
-const settled = (): void => undefined;
-
-/**
- * `result` recorded as its call's end. Bounding it reads the call's options again, and a getter
- * there may throw: then the result settles the call as it is, rather than leaving it unsettled.
- */
-function finished(end: CallEnd, result: ToolResult): ToolResult {
-  try {
-    return end.finish(result);
-  } catch {
-    return result;
-  }
-}
-
-/**
- * An async `execute` raced against the run's abort signal, as one object per call in flight
- * (watched on the signal as it is, where a closure pair and their scopes cost twice as much).
- * Given the call's end, it records the call's `tool_result` as it settles.
- */
-class AbortRace implements AbortWaiter {
-  readonly promise: Promise<ToolResult>;
-  private resolve!: (result: ToolResult) => void;
-
-  constructor(
-    private readonly tool: { readonly name: string; readonly label: string },
-    private readonly signal: AbortSignal,
-    private end: CallEnd | undefined,
-  ) {
-    this.promise = new Promise((resolve) => (this.resolve = resolve));
-    watchAbort(signal, this);
-  }
-
-  aborted(): void {
-    const error = new AnytoolError(ErrorCode.Aborted, `Tool "${this.tool.name}" was cancelled because the run was aborted.`, { cause: this.signal.reason });
-    this.finish(toolFailure(this.tool, error));
-  }
-
-  settle(result: ToolResult): void {
-    unwatchAbort(this.signal, this);
-    this.finish(result);
-  }
-
-  /** Settles the call once: an abort and the tool's own outcome may both come. */
-  private finish(result: ToolResult): void {
-    const resolve = this.resolve;
-    if (resolve === settled) return;
-    const end = this.end;
-    this.resolve = settled;
-    // A tool that ignored an abort may hold the race for long: it no longer holds the run's context.
-    this.end = undefined;
-    resolve(end === undefined ? result : finished(end, result));
   }
 }
 

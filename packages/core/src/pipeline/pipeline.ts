@@ -1,11 +1,12 @@
 import type { BaseTool, InvokeOptions } from '../base-tool.js';
 import { now } from '../clock.js';
 import { AnytoolError, ErrorCode, describeError } from '../errors.js';
-import { ExecutionContext, frameworkContext } from '../execution-context.js';
+import { ExecutionContext, frameworkContext, type ToolCallEvent } from '../execution-context.js';
 import { callMisuse, type CallEntry } from './call-misuse.js';
 import { DEFAULT_MAX_ERROR_CHARS, boundErrorResult } from '../error-text.js';
 import { errorResult, isToolResult, type ToolResult } from '../tool-result.js';
 import { ACTIVE, ToolCall, type GatedMiddleware, type Middleware } from './tool-call.js';
+import { AbortRace, finished } from './outcome.js';
 import { andThen, isAsync, isThenable, toPromise, whenSettled, type MaybePromise } from './maybe-async.js';
 
 /*
@@ -18,7 +19,8 @@ import { andThen, isAsync, isThenable, toPromise, whenSettled, type MaybePromise
  *    tool level (`runChain`, here; the hooks' types in pipeline/tool-call.ts);
  * 5. the tool's own stage (`BaseTool[TOOL_STAGE]`, base-tool.ts): the abort check, argument validation
  *    (pipeline/argument-validation.ts), the time limit, the tool's view of the context, the build
- *    step's preparers, `execute`, and its outcome as a `ToolResult`;
+ *    step's preparers, `execute`, and its outcome as a `ToolResult` (an async one raced against the run's
+ *    abort signal: pipeline/outcome.ts);
  * 6. an error result cut to its `maxErrorChars` (error-text.ts);
  * 7. the `tool_result` event (`recordCallEnd`, here; an async call without middleware, on a run with an
  *    abort signal or under a time limit, has it written by the tool's stage as the call settles, through
@@ -198,9 +200,11 @@ function afters(list: readonly Middleware[], call: ToolCall, from: number, resul
   return result;
 }
 
-/** Records the `tool_call` event of a call: the one place it is written. */
-export function recordCallStart(context: ExecutionContext, callId: string, name: string, args: unknown, time: number): void {
-  context.record({ type: 'tool_call', callId, tool: name, args, time });
+/** Records the `tool_call` event of a call: the one place it is written. Returns the event. */
+export function recordCallStart(context: ExecutionContext, callId: string, name: string, args: unknown, time: number): ToolCallEvent {
+  const event: ToolCallEvent = { type: 'tool_call', callId, tool: name, args, time };
+  context.record(event);
+  return event;
 }
 
 /** The end of a call that a tool's stage may take over (see `ToolStage`). */
@@ -212,19 +216,21 @@ export interface CallEnd {
 
 /**
  * The end of one call without middleware: its `tool_result` event, written by `invokeThrough` or,
- * when the tool's stage took it (`take`), by the stage as the call settles.
+ * when the tool's stage took it (`take`), by the stage as the call settles. The stage of an async
+ * tool races the call against the run's abort signal with it (`AbortRace`): one object per call in flight.
  */
-class RecordedEnd implements CallEnd {
+class RecordedEnd extends AbortRace implements CallEnd {
   taken = false;
 
   constructor(
-    private readonly context: ExecutionContext,
-    private readonly callId: string,
-    private readonly name: string,
-    private readonly started: number,
-    private readonly tool: BaseTool | undefined,
-    private readonly options: InvokeOptions | undefined,
-  ) {}
+    private context: ExecutionContext | undefined,
+    /** The call's `tool_call` event: its id, its tool's name, when it started. */
+    private start: ToolCallEvent | undefined,
+    tool: BaseTool,
+    private options: InvokeOptions | undefined,
+  ) {
+    super(tool);
+  }
 
   /** Called by a stage that will call `finish` itself: the caller then does not. */
   take(): this {
@@ -232,8 +238,17 @@ class RecordedEnd implements CallEnd {
     return this;
   }
 
+  /** Records the end once; a tool that ignored an abort may hold the race for long, so it lets go of the run's context. */
   finish(result: ToolResult): ToolResult {
-    return recordBoundedEnd(this.context, this.callId, this.name, this.started, this.tool, this.options, result);
+    const { context, start, options } = this;
+    if (context === undefined || start === undefined) return result;
+    this.context = this.start = this.options = undefined;
+    const tool = this.tool as BaseTool;
+    return recordCallEnd(context, start.callId, start.tool, start.time, result.isError ? bounded(result, tool, options) : result);
+  }
+
+  protected override ended(result: ToolResult): ToolResult {
+    return finished(this, result);
   }
 }
 
@@ -303,14 +318,13 @@ export function invokeThrough(
     const call = new ToolCall(name, tool, callId, args, ctx!, options, started);
     return invokeInside(call, chain, (c, forward) => tool.invoke(c.context, c.args, forward));
   }
-  recordCallStart(ctx!, callId, name, args, started);
+  const start = recordCallStart(ctx!, callId, name, args, started);
   let out: Outcome;
   let end: RecordedEnd | undefined;
   try {
     if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) {
       // Only a call that can go async with an abort signal or a time limit has an end to hand over.
-      if (ctx!.signal !== undefined || options !== undefined || tool!.timeoutMs !== undefined)
-        end = new RecordedEnd(ctx!, callId, name, started, tool, options);
+      if (ctx!.signal !== undefined || options !== undefined || tool!.timeoutMs !== undefined) end = new RecordedEnd(ctx!, start, tool!, options);
       out = stage.call(tool, ctx!, callId, args, options, end);
     } else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? target.unknown : toolStage);
   } catch (error) {

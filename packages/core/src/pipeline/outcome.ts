@@ -1,0 +1,119 @@
+import { unwatchAbort, watchAbort, type AbortWaiter } from '../abort-watch.js';
+import { AnytoolError, ErrorCode, describeError, isAnytoolError } from '../errors.js';
+import { errorResult, normalizeResult, type ToolResult } from '../tool-result.js';
+import type { CallEnd } from './pipeline.js';
+
+/*
+ * What a tool's `execute` comes to: its value as a result, what it threw as an error result, and,
+ * for an async tool on a run with an abort signal, whichever of its outcome and the abort comes first.
+ */
+
+/** The tool a result speaks of: its name for the model, its label for the developer. */
+export interface NamedTool {
+  readonly name: string;
+  readonly label: string;
+}
+
+/** What a tool's `execute` gave, as a result. */
+export function outcome(tool: NamedTool, value: unknown): ToolResult {
+  try {
+    return normalizeResult(value);
+  } catch (error) {
+    return toolFailure(tool, error);
+  }
+}
+
+/** What a tool's call that threw or was stopped ends with: the error's own code and text, or TOOL_FAILED with the stack for the developer. */
+export function toolFailure(tool: NamedTool, error: unknown): ToolResult {
+  const message = describeError(error);
+  // Reading a hostile thrown value (a revoked proxy, throwing getters) may throw: then only its description is used.
+  try {
+    if (isAnytoolError(error)) {
+      const code: unknown = error.code;
+      if (typeof code === 'string') {
+        const own = code === ErrorCode.Timeout || code === ErrorCode.Aborted || code === ErrorCode.InvalidArguments;
+        const detail: unknown = error.detail;
+        const developer = typeof detail === 'string' ? `${tool.label}: ${message}\n${detail}` : `${tool.label}: ${message}`;
+        return errorResult(code, own ? message : `Tool "${tool.name}" failed: ${message}`, developer);
+      }
+    }
+    const stack: unknown = error instanceof Error ? error.stack : undefined;
+    const detail = typeof stack === 'string' && stack !== '' ? stack : message;
+    return errorResult(ErrorCode.ToolFailed, `Tool "${tool.name}" failed: ${message}`, `${tool.label} threw: ${detail}`);
+  } catch {
+    return errorResult(ErrorCode.ToolFailed, `Tool "${tool.name}" failed: ${message}`, `${tool.label} threw: ${message}`);
+  }
+}
+
+/** What a settled `AbortRace` resolves with from then on: nothing. */
+const settled = (): void => undefined;
+
+/**
+ * `result` recorded as its call's end. Bounding it reads the call's options again, and a getter
+ * there may throw: then the result settles the call as it is, rather than leaving it unsettled.
+ */
+export function finished(end: CallEnd, result: ToolResult): ToolResult {
+  try {
+    return end.finish(result);
+  } catch {
+    return result;
+  }
+}
+
+/**
+ * An async `execute` raced against the run's abort signal, as one object per call in flight: it is
+ * watched on the signal as it is, and the tool's promise settles it through two bound methods (a
+ * closure pair and their scope cost more). The end a toolset hands a tool's stage is a race itself
+ * (`RecordedEnd`, pipeline.ts), which records the call's `tool_result` as it settles: a call in
+ * flight holds one object for both.
+ */
+export class AbortRace implements AbortWaiter {
+  private resolve: ((result: ToolResult) => void) | undefined;
+  private signal: AbortSignal | undefined;
+
+  constructor(protected readonly tool: NamedTool) {}
+
+  /** `value`'s outcome, or the aborted result as soon as `signal` aborts. Called once. */
+  race(value: PromiseLike<unknown>, signal: AbortSignal): Promise<ToolResult> {
+    const promise = new Promise<ToolResult>((resolve) => (this.resolve = resolve));
+    this.signal = signal;
+    watchAbort(signal, this);
+    try {
+      value.then(this.fulfilled.bind(this), this.rejected.bind(this));
+    } catch (error) {
+      this.rejected(error);
+    }
+    return promise;
+  }
+
+  aborted(): void {
+    const error = new AnytoolError(ErrorCode.Aborted, `Tool "${this.tool.name}" was cancelled because the run was aborted.`, { cause: this.signal!.reason });
+    this.conclude(toolFailure(this.tool, error));
+  }
+
+  private fulfilled(value: unknown): void {
+    this.settle(outcome(this.tool, value));
+  }
+
+  private rejected(error: unknown): void {
+    this.settle(toolFailure(this.tool, error));
+  }
+
+  private settle(result: ToolResult): void {
+    unwatchAbort(this.signal!, this);
+    this.conclude(result);
+  }
+
+  /** Settles the call once: an abort and the tool's own outcome may both come. */
+  private conclude(result: ToolResult): void {
+    const resolve = this.resolve;
+    if (resolve === settled || resolve === undefined) return;
+    this.resolve = settled;
+    resolve(this.ended(result));
+  }
+
+  /** `result` as the call ends with it (a call's end records it). */
+  protected ended(result: ToolResult): ToolResult {
+    return result;
+  }
+}
