@@ -1,5 +1,5 @@
 import { McpToolset } from '@anytool/mcp';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { scaled } from '../../../core/test/helpers/time-scale';
@@ -16,9 +16,18 @@ export function fixture(mode = 'ok', env?: Record<string, string>): { command: s
   return env === undefined ? { command: process.execPath, args: [FIXTURE, mode] } : { command: process.execPath, args: [FIXTURE, mode], env };
 }
 
+const madeDirs: string[] = [];
+
+/** A new folder under the system's temp folder, removed with what it holds when the test file ends. */
 export function tempDir(prefix: string): string {
-  return mkdtempSync(join(tmpdir(), `anytool-mcp-${prefix}-`));
+  const dir = mkdtempSync(join(tmpdir(), `anytool-mcp-${prefix}-`));
+  madeDirs.push(dir);
+  return dir;
 }
+
+afterAll(() => {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** True while a process with this pid exists. */
 export function alive(pid: number): boolean {
