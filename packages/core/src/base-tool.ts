@@ -440,7 +440,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
     // The end a toolset hands over is a race of this copy of core already (see `RecordedEnd`).
     if (end instanceof AbortRace) return end.race(value, signal);
     const racing = new AbortRace(this).race(value, signal);
-    // An end from another copy of core is recorded as the race settles.
+    // An end from another copy of core is recorded once the race has settled.
     return end === undefined ? racing : racing.then((result) => finished(end, result));
   }
 

@@ -67,14 +67,17 @@ export function finished(end: CallEnd, result: ToolResult): ToolResult {
  * (`RecordedEnd`, pipeline.ts), which records the call's `tool_result` as it settles: a call in
  * flight holds one object for both.
  */
-export class AbortRace implements AbortWaiter {
+export class AbortRace<Tool extends NamedTool = NamedTool> implements AbortWaiter {
   private resolve: ((result: ToolResult) => void) | undefined;
   private signal: AbortSignal | undefined;
 
-  constructor(protected readonly tool: NamedTool) {}
+  constructor(protected readonly tool: Tool) {}
 
-  /** `value`'s outcome, or the aborted result as soon as `signal` aborts. Called once. */
+  /** `value`'s outcome, or the aborted result as soon as `signal` aborts. */
   race(value: PromiseLike<unknown>, signal: AbortSignal): Promise<ToolResult> {
+    // Raced already (a stage called again with the same end): this outcome races on its own, and the
+    // first race keeps its promise. The end is recorded once whichever settles first.
+    if (this.resolve !== undefined) return new AbortRace(this.tool).race(value, signal).then((result) => this.recorded(result));
     const promise = new Promise<ToolResult>((resolve) => (this.resolve = resolve));
     this.signal = signal;
     watchAbort(signal, this);
@@ -88,7 +91,7 @@ export class AbortRace implements AbortWaiter {
 
   aborted(): void {
     const error = new AnytoolError(ErrorCode.Aborted, `Tool "${this.tool.name}" was cancelled because the run was aborted.`, { cause: this.signal!.reason });
-    this.conclude(toolFailure(this.tool, error));
+    this.resolveOnce(toolFailure(this.tool, error));
   }
 
   private fulfilled(value: unknown): void {
@@ -101,19 +104,19 @@ export class AbortRace implements AbortWaiter {
 
   private settle(result: ToolResult): void {
     unwatchAbort(this.signal!, this);
-    this.conclude(result);
+    this.resolveOnce(result);
   }
 
   /** Settles the call once: an abort and the tool's own outcome may both come. */
-  private conclude(result: ToolResult): void {
+  private resolveOnce(result: ToolResult): void {
     const resolve = this.resolve;
     if (resolve === settled || resolve === undefined) return;
     this.resolve = settled;
-    resolve(this.ended(result));
+    resolve(this.recorded(result));
   }
 
-  /** `result` as the call ends with it (a call's end records it). */
-  protected ended(result: ToolResult): ToolResult {
+  /** `result` as the call ends with it: recorded when the race is the call's end (`RecordedEnd`). */
+  protected recorded(result: ToolResult): ToolResult {
     return result;
   }
 }

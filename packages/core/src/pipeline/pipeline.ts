@@ -219,13 +219,13 @@ export interface CallEnd {
  * when the tool's stage took it (`take`), by the stage as the call settles. The stage of an async
  * tool races the call against the run's abort signal with it (`AbortRace`): one object per call in flight.
  */
-class RecordedEnd extends AbortRace implements CallEnd {
+class RecordedEnd extends AbortRace<BaseTool> implements CallEnd {
   taken = false;
 
   constructor(
     private context: ExecutionContext | undefined,
     /** The call's `tool_call` event: its id, its tool's name, when it started. */
-    private start: ToolCallEvent | undefined,
+    private callEvent: ToolCallEvent | undefined,
     tool: BaseTool,
     private options: InvokeOptions | undefined,
   ) {
@@ -238,31 +238,34 @@ class RecordedEnd extends AbortRace implements CallEnd {
     return this;
   }
 
-  /** Records the end once; a tool that ignored an abort may hold the race for long, so it lets go of the run's context. */
+  /**
+   * Records the end, once. A tool that ignored an abort may hold the race for long: it then no longer
+   * holds the run's context, the call's arguments (in its event) or its options.
+   */
   finish(result: ToolResult): ToolResult {
-    const { context, start, options } = this;
-    if (context === undefined || start === undefined) return result;
-    this.context = this.start = this.options = undefined;
-    const tool = this.tool as BaseTool;
-    return recordCallEnd(context, start.callId, start.tool, start.time, result.isError ? bounded(result, tool, options) : result);
+    const { context, callEvent, options } = this;
+    if (context === undefined || callEvent === undefined) return result;
+    this.context = this.callEvent = this.options = undefined;
+    return recordBoundedEnd(context, callEvent, this.tool, options, result);
   }
 
-  protected override ended(result: ToolResult): ToolResult {
+  protected override recorded(result: ToolResult): ToolResult {
     return finished(this, result);
   }
 }
 
-/** `result` within its call's `maxErrorChars`, recorded as the call's `tool_result`. */
+/**
+ * `result` within its call's `maxErrorChars`, recorded as the `tool_result` of the call `callEvent` recorded:
+ * its id, name and start are read there, whoever records the end.
+ */
 function recordBoundedEnd(
   context: ExecutionContext,
-  callId: string,
-  name: string,
-  started: number,
+  callEvent: ToolCallEvent,
   tool: BaseTool | undefined,
   options: InvokeOptions | undefined,
   result: ToolResult,
 ): ToolResult {
-  return recordCallEnd(context, callId, name, started, result.isError ? bounded(result, tool, options) : result);
+  return recordCallEnd(context, callEvent.callId, callEvent.tool, callEvent.time, result.isError ? bounded(result, tool, options) : result);
 }
 
 /** Records the `tool_result` event of a call: the one place it is written. Returns the result. */
@@ -318,13 +321,13 @@ export function invokeThrough(
     const call = new ToolCall(name, tool, callId, args, ctx!, options, started);
     return invokeInside(call, chain, (c, forward) => tool.invoke(c.context, c.args, forward));
   }
-  const start = recordCallStart(ctx!, callId, name, args, started);
+  const callEvent = recordCallStart(ctx!, callId, name, args, started);
   let out: Outcome;
   let end: RecordedEnd | undefined;
   try {
     if (stage !== undefined && (chain === Chain.EMPTY || (chain.gate !== undefined && !chain.gate()))) {
       // Only a call that can go async with an abort signal or a time limit has an end to hand over.
-      if (ctx!.signal !== undefined || options !== undefined || tool!.timeoutMs !== undefined) end = new RecordedEnd(ctx!, start, tool!, options);
+      if (ctx!.signal !== undefined || options !== undefined || tool!.timeoutMs !== undefined) end = new RecordedEnd(ctx!, callEvent, tool!, options);
       out = stage.call(tool, ctx!, callId, args, options, end);
     } else out = runChain(chain, new ToolCall(name, tool, callId, args, ctx!, options, started), tool === undefined ? target.unknown : toolStage);
   } catch (error) {
@@ -338,8 +341,8 @@ export function invokeThrough(
   // The tool's stage records the end of an async call it took as the call settles.
   if (end?.taken === true && isAsync(out)) return out;
   // Written out rather than with `andThen`: a sync call makes no closure.
-  if (isAsync(out)) return out.then((result) => recordBoundedEnd(ctx!, callId, name, started, tool, options, result));
-  return toPromise(recordBoundedEnd(ctx!, callId, name, started, tool, options, out));
+  if (isAsync(out)) return out.then((result) => recordBoundedEnd(ctx!, callEvent, tool, options, result));
+  return toPromise(recordBoundedEnd(ctx!, callEvent, tool, options, out));
 }
 
 /** An error result within the call's `maxErrorChars` (else the tool's, else the default). */

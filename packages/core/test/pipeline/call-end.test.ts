@@ -108,6 +108,40 @@ describe("an async call's end", () => {
     expect(calls).toEqual(['take', 'finish 10']);
   });
 
+  it('given to a stage called twice (a tool whose own stage runs the inherited one again) settles both calls, and is recorded once', async () => {
+    const double = tool(async ({ n }: { n: number }) => n * 2, { name: 'double', description: 'Doubles.', parameters });
+    const stage = (double as unknown as Record<typeof TOOL_STAGE, (...args: unknown[]) => Promise<ToolResult>>)[TOOL_STAGE];
+    // The same call twice, with the same end: both must settle.
+    Object.defineProperty(double, TOOL_STAGE, {
+      value: (...args: unknown[]) => Promise.all([stage.call(double, ...args), stage.call(double, ...args)]).then(([first]) => first),
+    });
+    const { context } = run();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      new Toolset(double).invoke('double', { n: 4 }, context),
+      new Promise((resolve) => (timer = setTimeout(() => resolve('unsettled'), 1_000))),
+    ]);
+    clearTimeout(timer);
+    expect(resultText(outcome as ToolResult)).toBe('8');
+    expect(ends(context)).toHaveLength(1);
+  });
+
+  it("carries the id, name and start of the call's recorded tool_call, whether the stage or the caller records it", async () => {
+    const sync = tool(({ n }: { n: number }) => n, { name: 'sync', description: 'Now.', parameters });
+    const later = tool(async ({ n }: { n: number }) => n, { name: 'later', description: 'Later.', parameters });
+    const { context } = run();
+    // A listener that renames the call in its event: the end follows the event, on both paths.
+    context.subscribe((event) => {
+      if (event.type === 'tool_call') event.callId = `${event.callId}-seen`;
+    });
+    const toolset = new Toolset(sync, later);
+    await toolset.invoke('sync', { n: 1 }, context);
+    await toolset.invoke('later', { n: 2 }, context);
+    const calls = context.events.filter((e) => e.type === 'tool_call').map((e) => e.callId);
+    expect(calls).toEqual(['call_1-seen', 'call_2-seen']);
+    expect(ends(context).map((e) => e.callId)).toEqual(calls);
+  });
+
   it('under a time limit (as an agent calls, with its default limit) is recorded once, by the deadline when it comes first', async () => {
     const double = tool(async ({ n }: { n: number }) => n * 2, { name: 'double', description: 'Doubles.', parameters });
     const never = tool((_: { n: number }) => new Promise<number>(() => undefined), { name: 'never', description: 'Never ends.', parameters });
