@@ -5,14 +5,11 @@
 // split into chunks, so each class exists once whichever entries a program imports. Dependencies stay imports
 // (`packages: 'external'`); a class keeps its own name (see `restoreClassNames`).
 //
-// The CommonJS helpers (`*.cts`: a `require` of an optional peer from where the package is installed, a file found
-// by `__dirname`, the server module `createMcpServer` requires synchronously) serve the CommonJS build. The bundle
-// takes each one's ES module twin instead (`*.mts` beside it: importing a CommonJS file from an ES module costs Node
-// a lexer and a loader of their own, about 3% of an import of @anytool/mcp), copied into dist/bundle as tsc wrote it
-// and imported from there: bundled in, esbuild would replace the literal `require('ajv')` a user's bundler follows
-// with a shim of its own. What a twin finds next to it is the bundle's: `require('./tool-server.js')` and the
-// validation worker's file are bundled entries of their own (LOADED_BY_PATH), sharing the bundle's modules, and a
-// user's bundler follows the same literal paths. Source maps go through tsc's to the sources shipped in src/.
+// The CommonJS helpers (`*.cjs`: a `require` of an optional peer from where the package is installed, a file found
+// by `__dirname`, the server module `createMcpServer` requires synchronously) are copied into dist/bundle as tsc
+// wrote them and imported from there, so what they find next to them is the bundle's: `require('./tool-server.js')`
+// and the validation worker's file are bundled entries of their own (LOADED_BY_PATH), sharing the bundle's modules,
+// and a user's bundler follows the same literal paths. Source maps go through tsc's to the sources shipped in src/.
 // The packages ship dist/bundle, not tsc's per-file ES module output (their `files` leave it out).
 // Run by scripts/build.mjs after tsc.
 import { createHash } from 'node:crypto';
@@ -53,7 +50,7 @@ function inputsOf(dir, entryPoints) {
     for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (/\.[cm]?js(\.map)?$/.test(entry.name)) hash.update(relative(dir, path)).update('\0').update(readFileSync(path)).update('\0');
+      else if (/\.c?js(\.map)?$/.test(entry.name)) hash.update(relative(dir, path)).update('\0').update(readFileSync(path)).update('\0');
     }
   };
   walk(join(dir, 'dist', 'esm'));
@@ -95,14 +92,13 @@ export async function bundleEsm(dir) {
   const { build } = await import('esbuild');
   rmSync(outdir, { recursive: true, force: true });
   const helpers = new Map();
-  const helperTwins = {
-    name: 'helper-twins',
+  const commonJsHelpers = {
+    name: 'commonjs-helpers',
     setup(build) {
       build.onResolve({ filter: /\.cjs$/ }, ({ path, resolveDir }) => {
-        const file = resolve(resolveDir, path).replace(/\.cjs$/, '.mjs');
-        if (!existsSync(file)) throw new Error(`the CommonJS helper ${resolve(resolveDir, path)} has no ES module twin (${basename(file, '.mjs')}.mts)`);
+        const file = resolve(resolveDir, path);
         const name = basename(file);
-        if (helpers.has(name) && helpers.get(name) !== file) throw new Error(`two helpers named ${name}: ${helpers.get(name)} and ${file}`);
+        if (helpers.has(name) && helpers.get(name) !== file) throw new Error(`two CommonJS helpers named ${name}: ${helpers.get(name)} and ${file}`);
         helpers.set(name, file);
         return { path: `./${name}`, external: true };
       });
@@ -120,7 +116,7 @@ export async function bundleEsm(dir) {
     chunkNames: '[name]-[hash]',
     sourcemap: true,
     sourcesContent: false,
-    plugins: [helperTwins],
+    plugins: [commonJsHelpers],
     logLevel: 'warning',
   });
   for (const [name, file] of helpers) {

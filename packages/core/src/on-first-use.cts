@@ -1,7 +1,7 @@
-// CommonJS, so that `require` here is core's own (resolved from where core is installed); the ES module bundle takes
-// its twin, on-first-use.mts (scripts/bundle-esm.mjs says why): what core loads the first time it is needed rather
-// than when it is imported. An import of @anytool/core (or of a package built on it) that never compiles a schema or
-// traces never pays for ajv or the OpenTelemetry API.
+// CommonJS in both builds, so that `require` here is core's own (resolved from where core is installed) and works in
+// the ES module build too: what core loads the first time it is needed rather than when it is imported. An import of
+// @anytool/core (or of a package built on it) that never compiles a schema or traces never pays for ajv or the
+// OpenTelemetry API.
 import type * as OpenTelemetryApi from '@opentelemetry/api';
 import type * as AjvModule from 'ajv';
 import type * as Ajv2019Module from 'ajv/dist/2019';

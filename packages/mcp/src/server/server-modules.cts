@@ -1,8 +1,7 @@
-// CommonJS, for a `require` that resolves next to this file (the ES module bundle takes its twin,
-// server-modules.mts): `createMcpServer` is synchronous, and loads the server's modules (and with them
-// @modelcontextprotocol/server) the first time it runs. In the ES module build, `require` of an ES module (Node
-// 20.19+, 22.12+) shares the module cache of `import()`: a server loaded either way is the same modules, and the same
-// SDK classes.
+// CommonJS in both builds, for a `require` that resolves next to this file: `createMcpServer` is synchronous, and
+// loads the server's modules (and with them @modelcontextprotocol/server) the first time it runs. In the ES module
+// build, `require` of an ES module (Node 20.19+, 22.12+) shares the module cache of `import()`: a server loaded
+// either way is the same modules, and the same SDK classes.
 
 /** The module of `createMcpServer` (./tool-server.js), loaded synchronously. */
 export function requireToolServer(): unknown {

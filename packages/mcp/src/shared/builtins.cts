@@ -1,8 +1,7 @@
-// CommonJS, for a `require` that loads when called (the ES module bundle takes its twin, builtins.mts): Node's own
-// modules that only some of the client's paths use (a child process for stdio, HTTP for an OAuth redirect or a
-// compressed body, a worker thread for a costly schema, hashing, files for stored tokens) load on the first use of
-// that path, not when @anytool/mcp is imported. Each costs a few milliseconds of a process's start (http and crypto
-// about 7 each, zlib and worker_threads 5).
+// CommonJS in both builds, for a `require` that loads when called: Node's own modules that only some of the client's
+// paths use (a child process for stdio, HTTP for an OAuth redirect or a compressed body, a worker thread for a costly
+// schema, hashing, files for stored tokens) load on the first use of that path, not when @anytool/mcp is imported.
+// Each costs a few milliseconds of a process's start (http and crypto about 7 each, zlib and worker_threads 5).
 import type * as ChildProcess from 'node:child_process';
 import type * as Crypto from 'node:crypto';
 import type * as FsPromises from 'node:fs/promises';

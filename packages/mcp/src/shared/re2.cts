@@ -1,6 +1,5 @@
-// CommonJS, for a `require` that resolves next to this file (the ES module bundle takes its twin, re2.mts): RE2JS (a
-// quarter of a megabyte of JavaScript) loads the first time a pattern of a schema from elsewhere is compiled, not
-// when @anytool/mcp is imported.
+// CommonJS in both builds, for a `require` that resolves next to this file: RE2JS (a quarter of a megabyte of
+// JavaScript) loads the first time a pattern of a schema from elsewhere is compiled, not when @anytool/mcp is imported.
 import type * as Re2Module from 're2js';
 
 /** RE2JS's class, and a compiled pattern (the types of the build `require` loads). */
