@@ -10,6 +10,10 @@
 // wrote them and imported from there, so what they find next to them is the bundle's: `require('./tool-server.js')`
 // and the validation worker's file are bundled entries of their own (LOADED_BY_PATH), sharing the bundle's modules,
 // and a user's bundler follows the same literal paths. Source maps go through tsc's to the sources shipped in src/.
+// Importing them costs a cold `import('@anytool/mcp')` about 3% (Node's CommonJS lexer and loader). ES module twins
+// that load with `createRequire(import.meta.url)` were measured and reverted: a user's esbuild bundle in CommonJS
+// format empties `import.meta`, webpack and rollup leave `require('./tool-server.js')` to resolve beside their output,
+// and a twin that takes a global `require` (`node -e`, the REPL, Electron) resolves from the working directory.
 // The packages ship dist/bundle, not tsc's per-file ES module output (their `files` leave it out).
 // Run by scripts/build.mjs after tsc.
 import { createHash } from 'node:crypto';
