@@ -1,5 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { childProcess } from '../shared/builtins.cjs';
+import { childProcess, fs } from '../shared/builtins.cjs';
 
 /**
  * Killing a stdio server's whole process tree. A server started through a
@@ -16,7 +15,7 @@ export interface TreeProcess {
 
 function linuxStat(pid: number): { ppid: number; started: string } | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = fs().readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces: read the fields after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { ppid: Number(fields[1]), started: fields[19] ?? '' };
@@ -28,9 +27,9 @@ function linuxStat(pid: number): { ppid: number; started: string } | undefined {
 function linuxChildren(pid: number): number[] {
   const out: number[] = [];
   try {
-    for (const task of readdirSync(`/proc/${pid}/task`)) {
+    for (const task of fs().readdirSync(`/proc/${pid}/task`)) {
       try {
-        const text = readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
+        const text = fs().readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim();
         if (text !== '') for (const child of text.split(/\s+/)) out.push(Number(child));
       } catch {
         // The task ended, or the kernel has no children file: the ppid scan below covers it.
@@ -48,7 +47,7 @@ function parentMap(): Map<number, number> {
   if (process.platform === 'linux') {
     let entries: string[] = [];
     try {
-      entries = readdirSync('/proc');
+      entries = fs().readdirSync('/proc');
     } catch {
       return parents;
     }
