@@ -14,7 +14,8 @@
 //   manager and LangGraph do): how much each call's cost rises there, against the floor's rise
 //   (the processes alternate: plain, with the store, plain, ...);
 // - heap per call in flight: 1,000 calls of an async tool started and not yet finished, the
-//   heap they hold (after a full GC) per call, against the floor's 1,000 awaiting calls;
+//   heap they hold (after a full GC) per call, against the floor's 1,000 awaiting calls; and the
+//   same calls as the agent makes them (with a call id and its default time limit);
 // - `toolset.definitions(format)` at 10,000 tools: the second call (kept until the toolset
 //   changes) against lowering them all (what every call did before it was kept).
 // - what the call path's own speed-ups buy, each measured with it and without it in one process:
@@ -264,10 +265,15 @@ async function heapInFlight() {
   const starts = {
     floor: () => texts.slice(0, IN_FLIGHT).map((text) => floorCall(text)),
     ours: () => texts.slice(0, IN_FLIGHT).map((text, i) => toolset.invoke('weather', text, runs[(i / RUN_CALLS) | 0])),
+    // As the agent calls a tool: the model's call id, and its default time limit for every call.
+    agent: () =>
+      texts.slice(0, IN_FLIGHT).map((text, i) => toolset.invoke('weather', text, runs[(i / RUN_CALLS) | 0], { callId: `call_${i}`, defaultTimeoutMs: 60_000 })),
   };
-  const held = { floor: [], ours: [] };
-  for (let round = -1; round < 7; round++) {
-    for (const which of round % 2 === 0 ? ['floor', 'ours'] : ['ours', 'floor']) {
+  const held = { floor: [], ours: [], agent: [] };
+  const names = Object.keys(held);
+  for (let round = -1; round < 9; round++) {
+    const rotated = names.map((_, i) => names[(i + round + 3) % names.length]);
+    for (const which of round % 2 === 0 ? rotated : rotated.reverse()) {
       globalThis.gc();
       const before = process.memoryUsage().heapUsed;
       const pending = starts[which]();
@@ -279,7 +285,7 @@ async function heapInFlight() {
       if (round >= 0) held[which].push((after - before) / IN_FLIGHT);
     }
   }
-  return { floor: median(held.floor), ours: median(held.ours) };
+  return { floor: median(held.floor), ours: median(held.ours), agent: median(held.agent) };
 }
 
 /** `toolset.definitions(format)` at TOOLS tools: kept against lowering every tool, interleaved. */
@@ -399,6 +405,12 @@ function parent() {
   const floorKb = heaps.map((h) => h.floor / 1024);
   console.log(
     `heap per call in flight (${IN_FLIGHT} concurrent calls of an async tool): ours ${spread(oursKb, 2)} KB, floor ${spread(floorKb, 2)} KB (target <= 1.0 KB): ${verdict(median(oursKb) <= 1.0)}`,
+  );
+  console.log(
+    `the same as the agent calls (a call id and a default time limit): ${spread(
+      heaps.map((h) => h.agent / 1024),
+      2,
+    )} KB`,
   );
   const defs = plain.map((r) => r.defs);
   const keptMs = defs.map((d) => d.keptMs);

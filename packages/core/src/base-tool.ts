@@ -12,6 +12,7 @@ import { checkExamples } from './tool-examples.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
 import { AbortRace, finished, outcome, toolFailure } from './pipeline/outcome.js';
+import { TimeLimit } from './pipeline/time-limit.js';
 import { errorResult, type ToolResult } from './tool-result.js';
 import { maxErrorCharsProblem } from './error-text.js';
 import { isStandardSchema, standardToJsonSchema, type StandardSchemaV1 } from './standard-schema.js';
@@ -386,24 +387,26 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       if (limit === undefined && !this.ownDeadline) limit = options.defaultTimeoutMs;
     }
     const args = prepared;
-    if (limit === undefined) return this.run(context, callId, args, end);
-    // The time limit settles the call (at its deadline or with the rest): the end is its to record.
-    return this.underTimeLimit(context, limit, (limited) => this.run(limited, callId, args, undefined), end);
+    if (limit === undefined) return this.run(context, callId, args, end, false);
+    return this.underTimeLimit(context, callId, args, limit, end);
   }
 
-  /** The build step's preparers (an async Standard Schema check among them), then `execute`. */
-  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>, end: CallEnd | undefined): MaybePromise<ToolResult> {
+  /**
+   * The build step's preparers (an async Standard Schema check among them), then `execute`. With
+   * `limited`, a time limit above settles the call when the run aborts: nothing here races the signal.
+   */
+  private run(context: ExecutionContext, callId: string, args: Record<string, unknown>, end: CallEnd | undefined, limited: boolean): MaybePromise<ToolResult> {
     const callContext = this.perCallContext ? callView(context, callId, this.name, this.contextPlan) : context;
-    if (this.preparers === undefined) return this.runExecute(callContext, args, end);
+    if (this.preparers === undefined) return this.runExecute(callContext, args, end, limited);
     const signal = context.signal;
     let preparing: Promise<Record<string, unknown> | Refusal> = this.runPreparers(args);
-    if (signal !== undefined) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
+    if (signal !== undefined && !limited) preparing = raceAbort(preparing, signal, this.name) as typeof preparing;
     // The call goes async here, before anything could take the end: the caller records it.
     return preparing.then(
       (next) => {
         if (next instanceof Refusal) return next.result;
         if (signal?.aborted) return this.abortedResult(signal);
-        return this.runExecute(callContext, next, undefined);
+        return this.runExecute(callContext, next, undefined, limited);
       },
       (error: unknown) => this.failure(error),
     );
@@ -411,9 +414,9 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
 
   /**
    * Calls `execute` and settles its outcome, racing an async one against the run's abort signal
-   * (the race records the call's end, when given it, as it settles).
+   * (the race records the call's end, when given it, as it settles) unless a time limit above does.
    */
-  private runExecute(context: ExecutionContext, args: Record<string, unknown>, end: CallEnd | undefined): MaybePromise<ToolResult> {
+  private runExecute(context: ExecutionContext, args: Record<string, unknown>, end: CallEnd | undefined, limited: boolean): MaybePromise<ToolResult> {
     let value: unknown;
     try {
       value = this.execute(context, args as Args);
@@ -423,7 +426,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       return this.failure(error);
     }
     const signal = context.signal;
-    if (signal !== undefined && !this.settlesOnAbort) return this.settleOrAbort(value, signal, end?.take());
+    if (signal !== undefined && !this.settlesOnAbort && !limited) return this.settleOrAbort(value, signal, end?.take());
     return whenSettled(
       value,
       (v) => this.resultOf(v),
@@ -445,42 +448,35 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
   }
 
   /**
-   * The time limit, the innermost wrapper of the one path: the rest of the call
-   * (preparers included) runs with a signal that aborts at the deadline, and a
-   * call still running then ends with a `TIMEOUT` result, even if the tool ignores
-   * its signal. A call that settles at once sets no timer; a tool that never sees
-   * the context gets no deadline signal either, only the timer.
+   * The time limit, the innermost wrapper of the one path (pipeline/time-limit.ts): the rest of
+   * the call (preparers included) runs with a signal that aborts at the deadline or with the run,
+   * and a call still running at the deadline ends with a `TIMEOUT` result, even if the tool ignores
+   * its signal. The limit also settles the call when the run aborts, so nothing below races the
+   * signal again. A call that settles at once sets no timer; a tool that never sees the context
+   * runs with the run's own.
    */
   private underTimeLimit(
     context: ExecutionContext,
+    callId: string,
+    args: Record<string, unknown>,
     ms: number,
-    rest: (context: ExecutionContext) => MaybePromise<ToolResult>,
     end: CallEnd | undefined,
   ): MaybePromise<ToolResult> {
-    const deadline = this.perCallContext || this.preparers !== undefined ? new AbortController() : undefined;
-    const signal = context.signal;
-    const limited = deadline === undefined ? context : context.withSignal(signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]));
-    const running = rest(limited);
-    if (!isAsync(running)) return running;
-    const ending = end?.take();
-    return new Promise((resolve) => {
-      let done = false;
-      // The deadline and the rest may both settle the call: the first one does.
-      const settle = (result: ToolResult): void => {
-        if (done) return;
-        done = true;
-        resolve(ending === undefined ? result : finished(ending, result));
-      };
-      const timer = setTimeout(() => {
-        const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.name}" timed out after ${ms} ms.`);
-        settle(this.failure(error));
-        deadline?.abort(error);
-      }, ms);
-      void running.then((result) => {
-        clearTimeout(timer);
-        settle(result);
-      });
-    });
+    const limit = new TimeLimit(this, ms, context.signal, !this.settlesOnAbort);
+    const view = this.perCallContext || this.preparers !== undefined ? context.withSignal(limit.signal) : context;
+    let running: MaybePromise<ToolResult>;
+    try {
+      running = this.run(view, callId, args, undefined, !this.settlesOnAbort);
+    } catch (error) {
+      limit.release();
+      throw error;
+    }
+    if (!isAsync(running)) {
+      limit.release();
+      return running;
+    }
+    // The time limit settles the call (at its deadline, on an abort, or with the rest): the end is its to record.
+    return limit.race(running, end?.take());
   }
 
   private async runPreparers(args: Record<string, unknown>): Promise<Record<string, unknown> | Refusal> {

@@ -45,6 +45,12 @@ export function toolFailure(tool: NamedTool, error: unknown): ToolResult {
   }
 }
 
+/** What a call ends with when the run's abort comes before its tool's outcome. */
+export function cancelled(tool: NamedTool, reason: unknown): ToolResult {
+  const error = new AnytoolError(ErrorCode.Aborted, `Tool "${tool.name}" was cancelled because the run was aborted.`, { cause: reason });
+  return toolFailure(tool, error);
+}
+
 /** What a settled `AbortRace` resolves with from then on: nothing. */
 const settled = (): void => undefined;
 
@@ -90,8 +96,7 @@ export class AbortRace<Tool extends NamedTool = NamedTool> implements AbortWaite
   }
 
   aborted(): void {
-    const error = new AnytoolError(ErrorCode.Aborted, `Tool "${this.tool.name}" was cancelled because the run was aborted.`, { cause: this.signal!.reason });
-    this.resolveOnce(toolFailure(this.tool, error));
+    this.resolveOnce(cancelled(this.tool, this.signal!.reason));
   }
 
   private fulfilled(value: unknown): void {

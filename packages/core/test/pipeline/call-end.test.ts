@@ -1,6 +1,6 @@
 // The `tool_result` of an async call on a run with an abort signal, or under a time limit, is recorded by the
 // tool's stage as the call settles (pipeline.ts `CallEnd`, `RecordedEnd`; pipeline/outcome.ts `AbortRace`;
-// base-tool.ts `underTimeLimit`), not by the caller a promise later. Whoever records it, a call leaves one
+// pipeline/time-limit.ts `TimeLimit`), not by the caller a promise later. Whoever records it, a call leaves one
 // `tool_result`, with the result its caller gets.
 import { z } from 'zod';
 import { ErrorCode, ExecutionContext, Toolset, resultText, tool, type RunEvent, type ToolResult } from '@anytool/core';
