@@ -21,7 +21,8 @@
 // - what the call path's own speed-ups buy, each measured with it and without it in one process:
 //   the flat reader (a flat schema's JSON text read in one pass instead of `JSON.parse`, the walk
 //   and ajv; flat-arguments.ts), its code made per schema (against its general one-pass reader),
-//   and the sync returns of the call path (pipeline/maybe-async.ts; see `speedupVariants` below).
+//   the sync returns of the call path (pipeline/maybe-async.ts) and the time limits' one shared timer
+//   (pipeline/time-limit.ts; see `speedupVariants` below).
 // A sample is the CPU time of the process (GC threads included), not wall time.
 //
 // Run: npm run bench -- local-dispatch, or node bench/local-dispatch.mjs
@@ -66,6 +67,9 @@ const LOWER = 'lowering every tool (the uncached path)';
 const KEPT = 'toolset.definitions(format), kept';
 const SYNC_TOOL = 'realistic schema: a sync tool';
 const ASYNC_TOOL = 'realistic schema: the same tool async';
+const AGENT_CALL = 'the async tool as the agent calls it (a call id, its default time limit)';
+const OWN_TIMER = 'the same, the tool also setting and clearing a timer of its own';
+const CALL_ID_ONLY = 'the async tool with a call id only (no time limit)';
 /** The flat schemas the reader serves: `add(a, b)` as bench:peers calls it, and five fields of every kind it reads. */
 const FLAT_KINDS = ['add(a, b)', 'five fields'];
 const MADE = 'the reader made for it (compact text, schema order)';
@@ -193,6 +197,8 @@ async function rounds(variants, sink) {
  *   `readOnly: false`, an annotation the validator makes no code for);
  * - the sync returns: the realistic tool sync, and the same tool async. An async tool takes the path every call
  *   would take if each stage returned a promise, at one stage only: the least a path without sync returns costs.
+ * - the time limits' one shared timer: the async tool as the agent calls it, and the same call with a timer of
+ *   the call's own beside it (set and cleared by the tool), as each call's limit had before.
  */
 function speedupVariants(weather) {
   const flat = {
@@ -242,6 +248,36 @@ function speedupVariants(weather) {
   }
   const asyncTools = new Toolset(tool(async (args) => forecast(args), { name: 'weather', description: 'The forecast for a city.', parameters }));
   groups.push({ [SYNC_TOOL]: calls(new Toolset(weather), 'weather', texts), [ASYNC_TOOL]: calls(asyncTools, 'weather', texts) });
+  // The time limits' one shared timer (pipeline/time-limit.ts): the agent's call, against the same call whose tool
+  // also sets and clears a timer of its own (of another duration, so that Node keeps a list of timers for it alone),
+  // as each call's time limit did before.
+  const noop = () => undefined;
+  const ownTimer = tool(
+    async (args) => {
+      const timer = setTimeout(noop, 45_000);
+      try {
+        return forecast(args);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    { name: 'weather', description: 'The forecast for a city.', parameters },
+  );
+  const withOptions = (toolset, options) => (count) => {
+    const runs = contexts(count);
+    return async () => {
+      for (let i = 0; i < count; i++) {
+        const result = await toolset.invoke('weather', texts[i & mask], take(runs, i), options(i));
+        if (result.isError) throw new Error(`weather: ${result.content[0].text}`);
+      }
+    };
+  };
+  const agent = (i) => ({ callId: `call_${i}`, defaultTimeoutMs: 60_000 });
+  groups.push({
+    [AGENT_CALL]: withOptions(asyncTools, agent),
+    [OWN_TIMER]: withOptions(new Toolset(ownTimer), agent),
+    [CALL_ID_ONLY]: withOptions(asyncTools, (i) => ({ callId: `call_${i}` })),
+  });
   return groups;
 }
 
@@ -341,6 +377,8 @@ async function childMain(mode) {
       ratios[`one pass ${kind}`] = pair(flatName(kind, NO_READER), flatName(kind, ONE_PASS), samplesOwn);
     }
     ratios.syncReturns = pair(ASYNC_TOOL, SYNC_TOOL, samplesOwn);
+    ratios.sharedTimer = pair(OWN_TIMER, AGENT_CALL, samplesOwn);
+    ratios.timeLimit = pair(AGENT_CALL, CALL_ID_ONLY, samplesOwn);
   }
   const heap = mode === 'plain' && !CHECK ? await heapInFlight() : undefined;
   const defs = mode === 'plain' ? definitions() : undefined;
@@ -455,6 +493,13 @@ function parent() {
     FLAT_KINDS.map((kind) => [`one pass ${kind}`, kind]),
   );
   buys('the sync returns of the call path, at the least (the tool async / the tool sync)', [['syncReturns', 'realistic schema']]);
+  buys("the time limits' one shared timer (the agent's call, a timer of the call's own beside it / the agent's call)", [['sharedTimer', 'async tool']]);
+  console.log(
+    `what the time limit adds to an async call (the agent's call / the same with a call id only): ${spread(
+      plain.map((r) => r.ratios.timeLimit),
+      2,
+    )}x`,
+  );
 }
 
 function check() {

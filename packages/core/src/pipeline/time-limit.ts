@@ -1,4 +1,5 @@
 import { unwatchAbort, watchAbort, type AbortWaiter } from '../abort-watch.js';
+import { now } from '../clock.js';
 import { AnytoolError, ErrorCode } from '../errors.js';
 import type { ToolResult } from '../tool-result.js';
 import { cancelled, finished, toolFailure, type NamedTool } from './outcome.js';
@@ -12,14 +13,19 @@ import type { CallEnd } from './pipeline.js';
  * run's abort ends the call too, with the aborted result; without it (a tool whose own promise settles
  * on abort, as an MCP call's does) the tool's outcome is waited for.
  *
- * Every call of an agent has one. A closure pair, a second race against the view's signal and
- * `AbortSignal.any` (which links each call's signal to the run's for as long as either lives) held
- * more per call in flight: 1.80 KB against 1.50 KB for an agent's call (bench/local-dispatch.mjs, Node 20).
+ * Every call of an agent has one, and its deadline waits in `Deadlines`, not on a timer of its own. A
+ * closure pair, a timer per call, a second race against the view's signal and `AbortSignal.any` (which
+ * links each call's signal to the run's for as long as either lives) held 1.80 KB per agent's call in
+ * flight; this holds 1.38 KB (bench/local-dispatch.mjs, Node 20 and 24).
  */
 export class TimeLimit extends AbortController implements AbortWaiter {
   private resolve: ((result: ToolResult) => void) | undefined;
-  private timer: ReturnType<typeof setTimeout> | undefined;
   private end: CallEnd | undefined;
+  /** When it expires (clock.ts `now()`) while it waits in `Deadlines`; 0 when it does not wait. */
+  at = 0;
+  /** Its neighbours in `Deadlines`. */
+  prev: TimeLimit | undefined;
+  next: TimeLimit | undefined;
 
   constructor(
     private readonly tool: NamedTool,
@@ -45,7 +51,8 @@ export class TimeLimit extends AbortController implements AbortWaiter {
   race(running: Promise<ToolResult>, end: CallEnd | undefined): Promise<ToolResult> {
     this.end = end;
     const promise = new Promise<ToolResult>((resolve) => (this.resolve = resolve));
-    this.timer = setTimeout(this.expired.bind(this), this.ms);
+    this.at = now() + this.ms;
+    deadlines.add(this);
     // The rest of the call never rejects (the stages turn what is thrown into results).
     void running.then(this.completed.bind(this));
     // The run aborted while the call was starting: this signal did too, but nothing was settled.
@@ -58,7 +65,8 @@ export class TimeLimit extends AbortController implements AbortWaiter {
     if (this.run !== undefined) unwatchAbort(this.run, this);
   }
 
-  private expired(): void {
+  /** Its deadline came (called by `Deadlines`). */
+  expired(): void {
     const error = new AnytoolError(ErrorCode.Timeout, `Tool "${this.tool.name}" timed out after ${this.ms} ms.`);
     this.settle(toolFailure(this.tool, error));
     this.abort(error);
@@ -72,10 +80,76 @@ export class TimeLimit extends AbortController implements AbortWaiter {
     const resolve = this.resolve;
     if (resolve === undefined) return;
     this.resolve = undefined;
-    clearTimeout(this.timer);
+    deadlines.remove(this);
     this.release();
     const end = this.end;
     this.end = undefined;
     resolve(end === undefined ? result : finished(end, result));
   }
 }
+
+/**
+ * The time limits waiting, earliest deadline first, under one timer. A timer of each call's own (made
+ * and cleared with it) cost more than the rest of an agent's call: Node makes and drops its list of
+ * timers of that duration each time. The timer is armed for the earliest deadline, and holds the
+ * process open only while a limit waits.
+ */
+class Deadlines {
+  private head: TimeLimit | undefined;
+  private tail: TimeLimit | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the timer fires; Infinity when there is none. */
+  private timerAt = Infinity;
+  private readonly fire = (): void => this.expire();
+
+  /** Adds `limit`, whose `at` is set. Limits of one duration come in order: found from the end at once. */
+  add(limit: TimeLimit): void {
+    const idle = this.head === undefined;
+    let before = this.tail;
+    while (before !== undefined && before.at > limit.at) before = before.prev;
+    const after = before === undefined ? this.head : before.next;
+    limit.prev = before;
+    limit.next = after;
+    if (before === undefined) this.head = limit;
+    else before.next = limit;
+    if (after === undefined) this.tail = limit;
+    else after.prev = limit;
+    if (limit.at < this.timerAt) this.arm(limit.at);
+    else if (idle) this.timer!.ref();
+  }
+
+  /** Takes `limit` out, if it waits. */
+  remove(limit: TimeLimit): void {
+    if (limit.at === 0) return;
+    const { prev, next } = limit;
+    if (prev === undefined) this.head = next;
+    else prev.next = next;
+    if (next === undefined) this.tail = prev;
+    else next.prev = prev;
+    limit.prev = limit.next = undefined;
+    limit.at = 0;
+    // Nothing waits: the timer, still armed, no longer holds the process open.
+    if (this.head === undefined) this.timer?.unref();
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(at - now())));
+  }
+
+  private expire(): void {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const time = now();
+    for (let limit = this.head; limit !== undefined && limit.at <= time; limit = this.head) {
+      this.remove(limit);
+      limit.expired();
+    }
+    // The timer may fire for a limit that has settled since: then it waits for the next one. (A limit
+    // added by what an expiry ran may have armed it for a later deadline than the first one waiting.)
+    if (this.head !== undefined && this.head.at < this.timerAt) this.arm(this.head.at);
+  }
+}
+
+const deadlines = new Deadlines();

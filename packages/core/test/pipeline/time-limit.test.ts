@@ -1,7 +1,13 @@
 // A call under a time limit (pipeline/time-limit.ts): the signal the tool sees aborts at the deadline or with
 // the run, and stops following the run once the call has ended; the limit ends the call on the run's abort
-// unless the tool's own promise settles then (an MCP call's does); its end is recorded once.
+// unless the tool's own promise settles then (an MCP call's does); its end is recorded once. The deadlines of
+// every call wait under one timer, which holds the process open only while a call waits.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { BaseTool, ErrorCode, ExecutionContext, Toolset, resultText, tool, type ToolResult } from '@anytool/core';
+import { scaled } from '../helpers/time-scale';
+
+const root = join(__dirname, '..', '..', '..', '..');
 
 const parameters = { type: 'object', properties: {}, additionalProperties: false } as const;
 const LIMIT = { callId: 'c1', defaultTimeoutMs: 60_000 };
@@ -104,4 +110,96 @@ describe('a call under a time limit', () => {
     expect(result.error?.code).toBe(ErrorCode.Aborted);
     expect(context.events.filter((e) => e.type === 'tool_result')).toHaveLength(1);
   });
+});
+
+describe('the deadlines of calls in flight, under one timer', () => {
+  it('a shorter limit that comes after a longer one ends at its own deadline', async () => {
+    const { toolset } = hanging();
+    const { context, controller } = run();
+    const long = toolset.invoke('hang', {}, context, { timeoutMs: 60_000 });
+    const started = performance.now();
+    const short = await toolset.invoke('hang', {}, context, { timeoutMs: 40 });
+    expect(short.error?.code).toBe(ErrorCode.Timeout);
+    expect(performance.now() - started).toBeLessThan(scaled(5_000));
+    controller.abort();
+    expect((await long).error?.code).toBe(ErrorCode.Aborted);
+  });
+
+  it('a later deadline still comes when the call of an earlier one has settled', async () => {
+    const quick = tool(async () => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), 10)), {
+      name: 'quick',
+      description: 'Answers soon.',
+      parameters,
+    });
+    const toolset = new Toolset([quick, ...hanging().toolset.tools]);
+    const started = performance.now();
+    const [first, second] = await Promise.all([
+      toolset.invoke('quick', {}, new ExecutionContext(), { timeoutMs: 50 }),
+      toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 150 }),
+    ]);
+    expect(resultText(first)).toBe('ok');
+    expect(second.error?.code).toBe(ErrorCode.Timeout);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(140);
+    expect(elapsed).toBeLessThan(scaled(5_000));
+  });
+
+  it('many calls with one limit all end at it', async () => {
+    const { toolset } = hanging();
+    const results = await Promise.all(Array.from({ length: 50 }, () => toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 30 })));
+    expect(results.map((r) => r.error?.code)).toEqual(Array(50).fill(ErrorCode.Timeout));
+  });
+
+  it('a call started by what a deadline ran does not hold back a deadline already waiting', async () => {
+    const { toolset, seen } = hanging();
+    const { context, controller } = run();
+    let later: Promise<ToolResult> | undefined;
+    const first = toolset.invoke('hang', {}, context, { timeoutMs: 30 });
+    // The first call's signal aborts as its deadline comes: a listener starts a call with a distant deadline then.
+    seen[0]!.addEventListener('abort', () => (later = toolset.invoke('hang', {}, context, { timeoutMs: 60_000 })), { once: true });
+    const started = performance.now();
+    const second = await toolset.invoke('hang', {}, context, { timeoutMs: 120 });
+    expect(second.error?.code).toBe(ErrorCode.Timeout);
+    expect(performance.now() - started).toBeLessThan(scaled(5_000));
+    expect((await first).error?.code).toBe(ErrorCode.Timeout);
+    controller.abort();
+    expect((await later!).error?.code).toBe(ErrorCode.Aborted);
+  });
+
+  /** Runs `script` (an ES module importing @anytool/core) in a fresh Node process; what it printed, and after how long. */
+  function runScript(script: string): Promise<{ stdout: string; ms: number }> {
+    const started = performance.now();
+    return new Promise((resolve, reject) => {
+      execFile(process.execPath, ['--input-type=module', '-e', script], { cwd: root, timeout: scaled(60_000) }, (error, stdout) =>
+        error ? reject(error) : resolve({ stdout: stdout.trim(), ms: performance.now() - started }),
+      );
+    });
+  }
+
+  const PRELUDE = `import { ExecutionContext, Toolset, tool } from '@anytool/core';
+    const parameters = { type: 'object', properties: {}, additionalProperties: false };`;
+
+  it(
+    'hold a process open while a call waits, and not after',
+    async () => {
+      // A call whose tool never settles, with nothing else to do: the process waits for its deadline. (Its deadline
+      // comes after the timer's, armed for an earlier call that has answered since.)
+      const waits = await runScript(`${PRELUDE}
+      const quick = tool(async () => 'ok', { name: 'quick', description: 'x', parameters });
+      const hang = tool(() => new Promise(() => undefined), { name: 'hang', description: 'x', parameters });
+      const toolset = new Toolset([quick, hang]);
+      await toolset.invoke('quick', {}, new ExecutionContext(), { timeoutMs: 1000 });
+      const result = await toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 1500 });
+      console.log(result.error.code);`);
+      expect(waits.stdout).toBe(ErrorCode.Timeout);
+      // A call that answered: its limit (a minute) does not keep the process.
+      const done = await runScript(`${PRELUDE}
+      const quick = tool(async () => 'ok', { name: 'quick', description: 'x', parameters });
+      const result = await new Toolset(quick).invoke('quick', {}, new ExecutionContext(), { callId: 'c1', defaultTimeoutMs: 60000 });
+      console.log(result.content[0].text);`);
+      expect(done.stdout).toBe('ok');
+      expect(done.ms).toBeLessThan(scaled(10_000));
+    },
+    scaled(120_000),
+  );
 });
