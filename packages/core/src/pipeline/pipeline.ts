@@ -227,7 +227,7 @@ class RecordedEnd extends AbortRace<BaseTool> implements CallEnd {
     /** The call's `tool_call` event: its id, its tool's name, when it started. */
     private callEvent: ToolCallEvent | undefined,
     tool: BaseTool,
-    private options: InvokeOptions | undefined,
+    private readonly options: InvokeOptions | undefined,
   ) {
     super(tool);
   }
@@ -239,13 +239,14 @@ class RecordedEnd extends AbortRace<BaseTool> implements CallEnd {
   }
 
   /**
-   * Records the end, once. A tool that ignored an abort may hold the race for long: it then no longer
-   * holds the run's context, the call's arguments (in its event) or its options.
+   * Records the end, once, and bounds the result (a second race of the same end, by a stage called
+   * twice, is bounded alike). A tool that ignored an abort may hold the race for long: it then no
+   * longer holds the run's context or the call's arguments (in its event).
    */
   finish(result: ToolResult): ToolResult {
     const { context, callEvent, options } = this;
-    if (context === undefined || callEvent === undefined) return result;
-    this.context = this.callEvent = this.options = undefined;
+    if (context === undefined || callEvent === undefined) return result.isError ? bounded(result, this.tool, options) : result;
+    this.context = this.callEvent = undefined;
     return recordBoundedEnd(context, callEvent, this.tool, options, result);
   }
 

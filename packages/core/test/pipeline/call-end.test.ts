@@ -127,6 +127,25 @@ describe("an async call's end", () => {
     expect(ends(context)).toHaveLength(1);
   });
 
+  it("given to a stage called twice bounds both calls' error results to the call's maxErrorChars", async () => {
+    const failing = tool(
+      async (_: { n: number }): Promise<number> => {
+        throw new Error('x'.repeat(5_000));
+      },
+      { name: 'failing', description: 'Fails.', parameters },
+    );
+    const stage = (failing as unknown as Record<typeof TOOL_STAGE, (...args: unknown[]) => Promise<ToolResult>>)[TOOL_STAGE];
+    const seen: ToolResult[] = [];
+    Object.defineProperty(failing, TOOL_STAGE, {
+      value: (...args: unknown[]) => Promise.all([stage.call(failing, ...args), stage.call(failing, ...args)]).then((both) => (seen.push(...both), both[0])),
+    });
+    const { context } = run();
+    await new Toolset(failing).invoke('failing', { n: 1 }, context, { maxErrorChars: 300 });
+    expect(seen).toHaveLength(2);
+    for (const result of seen) expect(resultText(result).length).toBeLessThan(600);
+    expect(ends(context)).toHaveLength(1);
+  });
+
   it("carries the id, name and start of the call's recorded tool_call, whether the stage or the caller records it", async () => {
     const sync = tool(({ n }: { n: number }) => n, { name: 'sync', description: 'Now.', parameters });
     const later = tool(async ({ n }: { n: number }) => n, { name: 'later', description: 'Later.', parameters });
