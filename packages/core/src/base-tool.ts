@@ -406,7 +406,12 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
       (next) => {
         if (next instanceof Refusal) return next.result;
         if (signal?.aborted) return this.abortedResult(signal);
-        return this.runExecute(callContext, next, undefined, limited);
+        try {
+          return this.runExecute(callContext, next, undefined, limited);
+        } catch (error) {
+          // Never thrown by the stages themselves: the call's promise must settle, never reject.
+          return this.failure(error);
+        }
       },
       (error: unknown) => this.failure(error),
     );

@@ -1,5 +1,4 @@
 import { unwatchAbort, watchAbort, type AbortWaiter } from '../abort-watch.js';
-import { now } from '../clock.js';
 import { AnytoolError, ErrorCode } from '../errors.js';
 import type { ToolResult } from '../tool-result.js';
 import { cancelled, finished, toolFailure, type NamedTool } from './outcome.js';
@@ -8,10 +7,10 @@ import type { CallEnd } from './pipeline.js';
 /**
  * A call under a time limit (the tool's `timeoutMs`, a call's own, or the agent's default for every
  * call), as one object: the signal of the tool's view, which aborts at the deadline or as soon as the
- * run's does (with its reason), and what settles the call with whichever comes first of its result and
- * a `TIMEOUT` result at the deadline (even if the tool ignores its signal). With `endsOnAbort`, the
- * run's abort ends the call too, with the aborted result; without it (a tool whose own promise settles
- * on abort, as an MCP call's does) the tool's outcome is waited for.
+ * run's does (with its reason) until the call ends, and what settles the call with whichever comes
+ * first of its result and a `TIMEOUT` result at the deadline (even if the tool ignores its signal).
+ * With `endsOnAbort`, the run's abort ends the call too, with the aborted result; without it (a tool
+ * whose own promise settles on abort, as an MCP call's does) the tool's outcome is waited for.
  *
  * Every call of an agent has one, and its deadline waits in `Deadlines`, not on a timer of its own. A
  * closure pair, a timer per call, a second race against the view's signal and `AbortSignal.any` (which
@@ -21,7 +20,7 @@ import type { CallEnd } from './pipeline.js';
 export class TimeLimit extends AbortController implements AbortWaiter {
   private resolve: ((result: ToolResult) => void) | undefined;
   private end: CallEnd | undefined;
-  /** When it expires (clock.ts `now()`) while it waits in `Deadlines`; 0 when it does not wait. */
+  /** When it expires (a `Date.now()` time) while it waits in `Deadlines`; 0 when it does not wait. */
   at = 0;
   /** Its neighbours in `Deadlines`. */
   prev: TimeLimit | undefined;
@@ -51,7 +50,7 @@ export class TimeLimit extends AbortController implements AbortWaiter {
   race(running: Promise<ToolResult>, end: CallEnd | undefined): Promise<ToolResult> {
     this.end = end;
     const promise = new Promise<ToolResult>((resolve) => (this.resolve = resolve));
-    this.at = now() + this.ms;
+    this.at = Date.now() + this.ms;
     deadlines.add(this);
     // The rest of the call never rejects (the stages turn what is thrown into results).
     void running.then(this.completed.bind(this));
@@ -93,14 +92,22 @@ export class TimeLimit extends AbortController implements AbortWaiter {
  * and cleared with it) cost more than the rest of an agent's call: Node makes and drops its list of
  * timers of that duration each time. The timer is armed for the earliest deadline, and holds the
  * process open only while a limit waits.
+ *
+ * Deadlines are `Date.now()` times, and a limit is due when the timer armed for it fires, whatever the
+ * clock says then: under fake timers (Jest's, Vitest's) the timer and the clock may disagree, and the
+ * timer is what a test advances. A timer armed through another `setTimeout` than today's (fake timers
+ * installed or removed since) is not relied on: the next limit arms a new one.
  */
 class Deadlines {
   private head: TimeLimit | undefined;
   private tail: TimeLimit | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** When the timer fires; Infinity when there is none. */
+  /** The deadline the timer was armed for; Infinity when there is none. */
   private timerAt = Infinity;
-  private readonly fire = (): void => this.expire();
+  /** The `setTimeout` and `clearTimeout` the timer was armed with. */
+  private armedWith: typeof setTimeout | undefined;
+  private clearWith: typeof clearTimeout | undefined;
+  private readonly fire = (at: number): void => this.expire(at);
 
   /** Adds `limit`, whose `at` is set. Limits of one duration come in order: found from the end at once. */
   add(limit: TimeLimit): void {
@@ -114,8 +121,8 @@ class Deadlines {
     else before.next = limit;
     if (after === undefined) this.tail = limit;
     else after.prev = limit;
-    if (limit.at < this.timerAt) this.arm(limit.at);
-    else if (idle) this.timer!.ref();
+    if (this.timer === undefined || this.armedWith !== setTimeout || limit.at < this.timerAt) this.arm(limit.at);
+    else if (idle) this.timer.ref();
   }
 
   /** Takes `limit` out, if it waits. */
@@ -133,16 +140,21 @@ class Deadlines {
   }
 
   private arm(at: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.timer !== undefined) this.clearWith!(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(this.fire, Math.max(1, Math.ceil(at - now())));
+    this.armedWith = setTimeout;
+    this.clearWith = clearTimeout;
+    this.timer = setTimeout(this.fire, Math.max(1, at - Date.now()), at);
   }
 
-  private expire(): void {
+  /** The timer armed for `armedAt` fired: what is due by then (or by the clock) expires. */
+  private expire(armedAt: number): void {
+    // A timer cleared or replaced since (fake timers come and go) fired late: the current one stands.
+    if (armedAt !== this.timerAt) return;
     this.timer = undefined;
     this.timerAt = Infinity;
-    const time = now();
-    for (let limit = this.head; limit !== undefined && limit.at <= time; limit = this.head) {
+    const due = Math.max(armedAt, Date.now());
+    for (let limit = this.head; limit !== undefined && limit.at <= due; limit = this.head) {
       this.remove(limit);
       limit.expired();
     }

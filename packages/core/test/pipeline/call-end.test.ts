@@ -127,7 +127,10 @@ describe("an async call's end", () => {
     expect(ends(context)).toHaveLength(1);
   });
 
-  it("given to a stage called twice bounds both calls' error results to the call's maxErrorChars", async () => {
+  it.each([
+    ['', {}],
+    [', under a time limit', { timeoutMs: 60_000 }],
+  ])("given to a stage called twice bounds both calls' error results to the call's maxErrorChars%s", async (_, limit) => {
     const failing = tool(
       async (_: { n: number }): Promise<number> => {
         throw new Error('x'.repeat(5_000));
@@ -140,7 +143,7 @@ describe("an async call's end", () => {
       value: (...args: unknown[]) => Promise.all([stage.call(failing, ...args), stage.call(failing, ...args)]).then((both) => (seen.push(...both), both[0])),
     });
     const { context } = run();
-    await new Toolset(failing).invoke('failing', { n: 1 }, context, { maxErrorChars: 300 });
+    await new Toolset(failing).invoke('failing', { n: 1 }, context, { maxErrorChars: 300, ...limit });
     expect(seen).toHaveLength(2);
     for (const result of seen) expect(resultText(result).length).toBeLessThan(600);
     expect(ends(context)).toHaveLength(1);

@@ -4,6 +4,7 @@
 // every call wait under one timer, which holds the process open only while a call waits.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { BaseTool, ErrorCode, ExecutionContext, Toolset, resultText, tool, type ToolResult } from '@anytool/core';
 import { scaled } from '../helpers/time-scale';
 
@@ -109,6 +110,67 @@ describe('a call under a time limit', () => {
     const result = await new Toolset(selfAbort).invoke('self_abort', {}, context, LIMIT);
     expect(result.error?.code).toBe(ErrorCode.Aborted);
     expect(context.events.filter((e) => e.type === 'tool_result')).toHaveLength(1);
+  });
+});
+
+describe('a call under a time limit whose tool returns a promise with a then of its own', () => {
+  it.each([
+    [
+      'throws',
+      (): never => {
+        throw new Error('a hostile then');
+      },
+    ],
+    ['returns something else than a promise', (): number => 42],
+  ])('that %s ends with what the promise settles to, with or without an argument check first', async (_, then) => {
+    const lying = (): Promise<string> => {
+      const promise = Promise.resolve('fine');
+      Object.defineProperty(promise, 'then', { value: then });
+      return promise;
+    };
+    const plain = tool(lying, { name: 'plain', description: 'Lies.', parameters });
+    const checked = tool(lying, { name: 'checked', description: 'Lies after a zod check.', parameters: z.object({}) });
+    const toolset = new Toolset([plain, checked]);
+    for (const name of ['plain', 'checked']) {
+      const { context } = run();
+      const result = await toolset.invoke(name, {}, context, LIMIT);
+      expect(resultText(result)).toBe('fine');
+      expect(context.events.filter((e) => e.type === 'tool_result')).toHaveLength(1);
+    }
+  });
+});
+
+describe('time limits under fake timers', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('end when the test advances the fake clock past them', async () => {
+    const { toolset } = hanging();
+    jest.useFakeTimers();
+    const pending = toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 1_000 });
+    await jest.advanceTimersByTimeAsync(1_000);
+    expect((await pending).error?.code).toBe(ErrorCode.Timeout);
+  });
+
+  it('end under fake timers when a call under real timers came first', async () => {
+    const quick = tool(async () => 'ok', { name: 'quick', description: 'Answers.', parameters });
+    const toolset = new Toolset([quick, ...hanging().toolset.tools]);
+    expect(resultText(await toolset.invoke('quick', {}, new ExecutionContext(), { timeoutMs: 60_000 }))).toBe('ok');
+    jest.useFakeTimers();
+    const pending = toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 1_500 });
+    await jest.advanceTimersByTimeAsync(1_500);
+    expect((await pending).error?.code).toBe(ErrorCode.Timeout);
+  });
+
+  it('leave nothing that holds back a time limit under real timers afterwards', async () => {
+    const quick = tool(async () => 'ok', { name: 'quick', description: 'Answers.', parameters });
+    const toolset = new Toolset([quick, ...hanging().toolset.tools]);
+    jest.useFakeTimers();
+    expect(resultText(await toolset.invoke('quick', {}, new ExecutionContext(), { timeoutMs: 200 }))).toBe('ok');
+    jest.useRealTimers();
+    const started = performance.now();
+    const result = await toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 300 });
+    expect(result.error?.code).toBe(ErrorCode.Timeout);
+    expect(performance.now() - started).toBeLessThan(scaled(5_000));
   });
 });
 
