@@ -53,6 +53,8 @@ export function cancelled(tool: NamedTool, reason: unknown): ToolResult {
 
 /** What a settled `AbortRace` resolves with from then on: nothing. */
 const settled = (): void => undefined;
+/** What an `AbortRace` holds once taken (see `RecordedEnd.take`, pipeline.ts) and before it races. */
+const taken = (): void => undefined;
 
 /**
  * `result` recorded as its call's end. Bounding it reads the call's options again, and a getter
@@ -74,6 +76,7 @@ export function finished(end: CallEnd, result: ToolResult): ToolResult {
  * flight holds one object for both.
  */
 export class AbortRace<Tool extends NamedTool = NamedTool> implements AbortWaiter {
+  /** Undefined, then `taken` when a stage took the end (`RecordedEnd`), its resolve while it races, then `settled`. */
   private resolve: ((result: ToolResult) => void) | undefined;
   private signal: AbortSignal | undefined;
 
@@ -83,7 +86,7 @@ export class AbortRace<Tool extends NamedTool = NamedTool> implements AbortWaite
   race(value: PromiseLike<unknown>, signal: AbortSignal): Promise<ToolResult> {
     // Raced already (a stage called again with the same end): this outcome races on its own, and the
     // first race keeps its promise. The end is recorded once whichever settles first.
-    if (this.resolve !== undefined) return new AbortRace(this.tool).race(value, signal).then((result) => this.recorded(result));
+    if (this.resolve !== undefined && this.resolve !== taken) return new AbortRace(this.tool).race(value, signal).then((result) => this.recorded(result));
     const promise = new Promise<ToolResult>((resolve) => (this.resolve = resolve));
     this.signal = signal;
     watchAbort(signal, this);
@@ -115,9 +118,19 @@ export class AbortRace<Tool extends NamedTool = NamedTool> implements AbortWaite
   /** Settles the call once: an abort and the tool's own outcome may both come. */
   private resolveOnce(result: ToolResult): void {
     const resolve = this.resolve;
-    if (resolve === settled || resolve === undefined) return;
+    if (resolve === settled || resolve === undefined || resolve === taken) return;
     this.resolve = settled;
     resolve(this.recorded(result));
+  }
+
+  /** Marks the race taken by a stage that will race or finish it: a field less per call in flight. */
+  protected markTaken(): void {
+    this.resolve ??= taken;
+  }
+
+  /** Whether a stage took this race, or raced it. */
+  protected get wasTaken(): boolean {
+    return this.resolve !== undefined;
   }
 
   /** `result` as the call ends with it: recorded when the race is the call's end (`RecordedEnd`). */

@@ -220,8 +220,6 @@ export interface CallEnd {
  * tool races the call against the run's abort signal with it (`AbortRace`): one object per call in flight.
  */
 class RecordedEnd extends AbortRace<BaseTool> implements CallEnd {
-  taken = false;
-
   constructor(
     private context: ExecutionContext | undefined,
     /** The call's `tool_call` event: its id, its tool's name, when it started. */
@@ -234,8 +232,12 @@ class RecordedEnd extends AbortRace<BaseTool> implements CallEnd {
 
   /** Called by a stage that will call `finish` itself: the caller then does not. */
   take(): this {
-    this.taken = true;
+    this.markTaken();
     return this;
+  }
+
+  get taken(): boolean {
+    return this.wasTaken;
   }
 
   /**
