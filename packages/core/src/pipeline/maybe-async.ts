@@ -45,18 +45,14 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-const promiseThen = Promise.prototype.then;
-
 /**
  * Continues after a thenable of unknown origin that `isThenable` found: `onValue`
- * with what it settles to, `onError` with why it failed. A promise's own `then` is
- * not called (one that throws, or returns something else than a promise, would
- * escape the call's result): the intrinsic one is.
+ * with what it settles to, `onError` with why it failed.
  */
 export function whenSettled<U>(
   value: PromiseLike<unknown>,
   onValue: (value: unknown) => MaybePromise<U>,
   onError: (error: unknown) => MaybePromise<U>,
 ): Promise<U> {
-  return promiseThen.call(toPromise(value), onValue, onError) as Promise<U>;
+  return toPromise(value).then(onValue, onError);
 }

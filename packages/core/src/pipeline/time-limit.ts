@@ -95,8 +95,9 @@ export class TimeLimit extends AbortController implements AbortWaiter {
  *
  * Deadlines are `Date.now()` times, and a limit is due when the timer armed for it fires, whatever the
  * clock says then: under fake timers (Jest's, Vitest's) the timer and the clock may disagree, and the
- * timer is what a test advances. A timer armed through another `setTimeout` than today's (fake timers
- * installed or removed since) is not relied on: the next limit arms a new one.
+ * timer is what a test advances. (A step of the system clock moves the deadlines armed after it.) When
+ * `setTimeout` is another than the timer was armed with (fake timers installed or removed since), the
+ * timer is left to fire on its own clock, no longer holding the process open, and a new one is armed.
  */
 class Deadlines {
   private head: TimeLimit | undefined;
@@ -121,7 +122,14 @@ class Deadlines {
     else before.next = limit;
     if (after === undefined) this.tail = limit;
     else after.prev = limit;
-    if (this.timer === undefined || this.armedWith !== setTimeout || limit.at < this.timerAt) this.arm(limit.at);
+    if (this.timer !== undefined && this.armedWith !== setTimeout) {
+      this.timer.unref();
+      this.timer = undefined;
+      this.timerAt = Infinity;
+    }
+    // The first deadline waiting, which may be this one.
+    const first = this.head!.at;
+    if (this.timer === undefined || first < this.timerAt) this.arm(first);
     else if (idle) this.timer.ref();
   }
 
@@ -147,12 +155,13 @@ class Deadlines {
     this.timer = setTimeout(this.fire, Math.max(1, at - Date.now()), at);
   }
 
-  /** The timer armed for `armedAt` fired: what is due by then (or by the clock) expires. */
+  /** A timer armed for `armedAt` fired: what is due by then (or by the clock) expires. */
   private expire(armedAt: number): void {
-    // A timer cleared or replaced since (fake timers come and go) fired late: the current one stands.
-    if (armedAt !== this.timerAt) return;
-    this.timer = undefined;
-    this.timerAt = Infinity;
+    // A timer left to fire on another clock does not replace the one armed since.
+    if (armedAt === this.timerAt) {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+    }
     const due = Math.max(armedAt, Date.now());
     for (let limit = this.head; limit !== undefined && limit.at <= due; limit = this.head) {
       this.remove(limit);
@@ -160,7 +169,7 @@ class Deadlines {
     }
     // The timer may fire for a limit that has settled since: then it waits for the next one. (A limit
     // added by what an expiry ran may have armed it for a later deadline than the first one waiting.)
-    if (this.head !== undefined && this.head.at < this.timerAt) this.arm(this.head.at);
+    if (this.head !== undefined && (this.timer === undefined || this.head.at < this.timerAt)) this.arm(this.head.at);
   }
 }
 

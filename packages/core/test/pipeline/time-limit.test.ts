@@ -113,19 +113,15 @@ describe('a call under a time limit', () => {
   });
 });
 
-describe('a call under a time limit whose tool returns a promise with a then of its own', () => {
-  it.each([
-    [
-      'throws',
-      (): never => {
-        throw new Error('a hostile then');
-      },
-    ],
-    ['returns something else than a promise', (): number => 42],
-  ])('that %s ends with what the promise settles to, with or without an argument check first', async (_, then) => {
+describe('a call under a time limit whose tool returns a promise with a then of its own that throws', () => {
+  it('ends with TOOL_FAILED, recorded once, with or without an argument check first', async () => {
     const lying = (): Promise<string> => {
       const promise = Promise.resolve('fine');
-      Object.defineProperty(promise, 'then', { value: then });
+      Object.defineProperty(promise, 'then', {
+        value: () => {
+          throw new Error('a hostile then');
+        },
+      });
       return promise;
     };
     const plain = tool(lying, { name: 'plain', description: 'Lies.', parameters });
@@ -134,7 +130,8 @@ describe('a call under a time limit whose tool returns a promise with a then of 
     for (const name of ['plain', 'checked']) {
       const { context } = run();
       const result = await toolset.invoke(name, {}, context, LIMIT);
-      expect(resultText(result)).toBe('fine');
+      expect(result.error?.code).toBe(ErrorCode.ToolFailed);
+      expect(resultText(result)).toBe(`Tool "${name}" failed: a hostile then`);
       expect(context.events.filter((e) => e.type === 'tool_result')).toHaveLength(1);
     }
   });
@@ -159,6 +156,26 @@ describe('time limits under fake timers', () => {
     const pending = toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 1_500 });
     await jest.advanceTimersByTimeAsync(1_500);
     expect((await pending).error?.code).toBe(ErrorCode.Timeout);
+  });
+
+  it('end when the timers are advanced, with the clock not faked (legacy fake timers)', async () => {
+    const { toolset } = hanging();
+    jest.useFakeTimers({ legacyFakeTimers: true });
+    const pending = toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 1_000 });
+    jest.advanceTimersByTime(1_000);
+    expect((await pending).error?.code).toBe(ErrorCode.Timeout);
+  });
+
+  it('leave a limit that waited under real timers to end at its deadline after them', async () => {
+    const quick = tool(async () => 'ok', { name: 'quick', description: 'Answers.', parameters });
+    const toolset = new Toolset([quick, ...hanging().toolset.tools]);
+    const started = performance.now();
+    const waiting = toolset.invoke('hang', {}, new ExecutionContext(), { timeoutMs: 300 });
+    jest.useFakeTimers();
+    expect(resultText(await toolset.invoke('quick', {}, new ExecutionContext(), { timeoutMs: 200 }))).toBe('ok');
+    jest.useRealTimers();
+    expect((await waiting).error?.code).toBe(ErrorCode.Timeout);
+    expect(performance.now() - started).toBeLessThan(scaled(2_000));
   });
 
   it('leave nothing that holds back a time limit under real timers afterwards', async () => {
