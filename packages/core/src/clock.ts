@@ -7,7 +7,8 @@ let origin = 0;
 export function now(): number {
   if (clock === undefined) {
     clock = globalThis.performance;
-    origin = clock.timeOrigin;
+    // Jest's fake timers put a function where `timeOrigin` is: the epoch is then the (fake) clock's own.
+    origin = typeof clock.timeOrigin === 'number' ? clock.timeOrigin : Date.now() - clock.now();
   }
   return origin + clock.now();
 }
