@@ -409,7 +409,7 @@ export abstract class BaseTool<Args extends object = Record<string, unknown>> {
         try {
           return this.runExecute(callContext, next, undefined, limited);
         } catch (error) {
-          // Never thrown by the stages themselves: the call's promise must settle, never reject.
+          // A promise whose own `then` throws (see `runExecute`): the call's promise settles, never rejects.
           return this.failure(error);
         }
       },
