@@ -223,15 +223,18 @@ function speedupVariants(weather) {
       run: (args) => `${args.city}: ${args.days} days`,
     },
   };
-  const calls = (toolset, name, list) => (count) => {
-    const runs = contexts(count);
-    return async () => {
-      for (let i = 0; i < count; i++) {
-        const result = await toolset.invoke(name, list[i & mask], take(runs, i));
-        if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
-      }
+  /** Calls of `name` with the texts of `list` in turn, each with the options `options(i)` gives (none by default). */
+  const calls =
+    (toolset, name, list, options = () => undefined) =>
+    (count) => {
+      const runs = contexts(count);
+      return async () => {
+        for (let i = 0; i < count; i++) {
+          const result = await toolset.invoke(name, list[i & mask], take(runs, i), options(i));
+          if (result.isError) throw new Error(`${name}: ${result.content[0].text}`);
+        }
+      };
     };
-  };
   // Each comparison a group of its own, measured in rounds of its own (interleaving eight tools at once made
   // the engine's optimisations of the shared call path swing from round to round).
   const groups = [];
@@ -263,20 +266,11 @@ function speedupVariants(weather) {
     },
     { name: 'weather', description: 'The forecast for a city.', parameters },
   );
-  const withOptions = (toolset, options) => (count) => {
-    const runs = contexts(count);
-    return async () => {
-      for (let i = 0; i < count; i++) {
-        const result = await toolset.invoke('weather', texts[i & mask], take(runs, i), options(i));
-        if (result.isError) throw new Error(`weather: ${result.content[0].text}`);
-      }
-    };
-  };
   const agent = (i) => ({ callId: `call_${i}`, defaultTimeoutMs: 60_000 });
   groups.push({
-    [AGENT_CALL]: withOptions(asyncTools, agent),
-    [OWN_TIMER]: withOptions(new Toolset(ownTimer), agent),
-    [CALL_ID_ONLY]: withOptions(asyncTools, (i) => ({ callId: `call_${i}` })),
+    [AGENT_CALL]: calls(asyncTools, 'weather', texts, agent),
+    [OWN_TIMER]: calls(new Toolset(ownTimer), 'weather', texts, agent),
+    [CALL_ID_ONLY]: calls(asyncTools, 'weather', texts, (i) => ({ callId: `call_${i}` })),
   });
   return groups;
 }
