@@ -1,25 +1,20 @@
 import { AnytoolError, ErrorCode } from '@anytool/core';
 import { describeError, type ArgsValidator } from '@anytool/core/internal';
 import type { CallToolResult, Client, Implementation, InputRequiredResult, Tool as McpToolInfo, Transport } from '@modelcontextprotocol/client';
-import { CallPath, type InputRound, type McpCallOptions } from './call-path.js';
-import { answerInput, createClient, type ClientSetupHost, type ElicitationOption, type McpRoot, type SamplingHandler } from './client-setup.js';
-import { DEFAULT_HELD_TTL_MS, DEFAULT_MAX_HELD, HeldElicitations, type HeldCall } from './held-elicitations.js';
+import type { CallPath, InputRound, McpCallOptions } from './call-path.js';
+import type { ClientSetupHost, ElicitationOption, McpRoot, SamplingHandler } from './client-setup.js';
+import type { HeldCall, HeldElicitations } from './held-elicitations.js';
 import { isHttpConfig, type McpServerConfig } from './config.js';
-import { DEFAULT_MAX_RESULT_BYTES } from './result-limit.js';
 import type { McpEra, McpProtocol } from './era.js';
-import { SessionSupervisor, checkRestartOptions, positive, type McpRestartOptions } from './supervisor.js';
-import { speedUpClient } from './speedups/speedups.js';
-import { stdioPid } from './transports.js';
-import { redactor } from './url-credentials.js';
+import type { McpRestartOptions, SessionSupervisor } from './supervisor.js';
 import type { McpTokenStore } from './auth/token-store.js';
 import type { McpStore } from '../store/store.js';
-import { TaskCreations, type McpTaskHandle } from './tasks.js';
-import { TaskCalls } from './task-calls.js';
-import { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } from './offloaded-validation.js';
-import { DEFAULT_MAX_TOOL_BYTES, DEFAULT_MAX_TOOL_DEPTH } from './tool-check.js';
-import { ToolCatalog } from './tool-catalog.js';
+import type { McpTaskHandle, TaskCreations } from './tasks.js';
+import type { TaskCalls } from './task-calls.js';
+import type { ToolCatalog } from './tool-catalog.js';
 import type { McpTelemetryOptions } from './call-telemetry.js';
 import { checkMaxTotalTimeout } from './progress-deadline.js';
+import { implementation, loadImplementation } from './load-implementation.js';
 
 export type { McpCallOptions } from './call-path.js';
 export type { ElicitationHandler, ElicitationOption, McpRoot, SamplingHandler } from './client-setup.js';
@@ -151,6 +146,7 @@ const DEFAULT_MAX_TOOL_LIST_BYTES = 16 * 1024 * 1024;
 
 /** The validation deadline of the options: a positive number of milliseconds a timer can wait. */
 function validationTimeout(value: number | undefined): number {
+  const { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } = implementation();
   if (value === undefined) return DEFAULT_VALIDATION_TIMEOUT_MS;
   if (typeof value !== 'number' || !(value > 0) || value > MAX_TIMER_MS)
     throw new AnytoolError(
@@ -211,7 +207,7 @@ export class McpConnection {
    */
   readonly validationTimeoutMs: number;
   /** Answers with a task, taken from the transport before the SDK refuses them. */
-  private readonly taskCreations = new TaskCreations();
+  private readonly taskCreations: TaskCreations;
   /** The calls that became tasks: followed to their end, their handles kept. */
   private readonly tasks: TaskCalls;
   /** One call, from its options to its result or coded error. */
@@ -227,10 +223,30 @@ export class McpConnection {
   private readonly answer: (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
   private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
+    const {
+      CallPath,
+      DEFAULT_HELD_TTL_MS,
+      DEFAULT_MAX_HELD,
+      DEFAULT_MAX_RESULT_BYTES,
+      DEFAULT_MAX_TOOL_BYTES,
+      DEFAULT_MAX_TOOL_DEPTH,
+      HeldElicitations,
+      MAX_TIMER_MS,
+      SessionSupervisor,
+      TaskCalls,
+      TaskCreations,
+      ToolCatalog,
+      answerInput,
+      checkRestartOptions,
+      createClient,
+      positive,
+      redactor,
+    } = implementation();
     this.name = name;
     this.config = config;
     this.options = options;
     this.roots = options.roots ?? [];
+    this.taskCreations = new TaskCreations();
     const maxPollInterval = positive(options.maxTaskPollIntervalMs, DEFAULT_MAX_TASK_POLL_MS, 'maxTaskPollIntervalMs');
     checkRestartOptions(options.restart ?? {});
     this.defaultTimeout = positive(config.timeoutMs, positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs'), 'timeoutMs');
@@ -346,6 +362,7 @@ export class McpConnection {
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
   static async open(name: string, config: McpServerConfig, options: McpClientOptions = {}): Promise<McpConnection> {
     checkMaxTotalTimeout(options.maxTotalTimeoutMs, `MCP server "${name}"`);
+    await loadImplementation();
     const connection = new McpConnection(name, config, options);
     await connection.supervisor.open();
     return connection;
@@ -392,7 +409,7 @@ export class McpConnection {
 
   /** The pid of the stdio server's process while it runs. */
   get pid(): number | undefined {
-    return stdioPid(this.transport);
+    return implementation().stdioPid(this.transport);
   }
 
   /** How many times the server was started (or connected to); more than 1 after restarts. */
@@ -559,7 +576,7 @@ export class McpConnection {
 
   /** A session was opened: its tools are read (listeners told when a restart changed them), and changes listened for. */
   private async opened(client: Client, startTimeout: number, restarted: boolean): Promise<void> {
-    speedUpClient(client, (problem) => this.note(problem));
+    implementation().speedUpClient(client, (problem) => this.note(problem));
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     await this.catalog.opened(client, startTimeout, restarted);
