@@ -1,24 +1,11 @@
 // @modelcontextprotocol/server is an optional peer: importing @anytool/mcp (to call MCP servers) loads none of the
 // server, and serving loads it on first use, or says in one line which package to install. Run on the built package
 // in child processes, ES module and CommonJS, since what a process loads is the point.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { MCP_DIST, ROOT, requireBuilt } from './helpers';
+import { RECORD_RESOLVED, lastJson, runModule } from '../helpers/child-module';
 
 const MCP_CJS = join(ROOT, 'packages', 'mcp', 'dist', 'cjs', 'index.js');
-
-// Records, in the child, every module URL the ES module loader resolves (require() of an ES module included).
-const RECORD_RESOLVED = `
-import { register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
-const { port1, port2 } = new MessageChannel();
-globalThis.resolved = [];
-port1.on('message', (url) => globalThis.resolved.push(url));
-port1.unref();
-const hooks = 'let port; export function initialize(data) { port = data.port; }' +
-  ' export async function resolve(specifier, context, next) { const r = await next(specifier, context); port.postMessage(r.url); return r; }';
-register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
-`;
 
 // A resolver that finds no @modelcontextprotocol/server, as in a project that did not install it. It sees import()
 // only (require() of an ES module, as createMcpServer loads the server, resolves without it): the consumer test
@@ -30,17 +17,6 @@ const hooks = "export async function resolve(specifier, context, next) {" +
   " return next(specifier, context); }";
 register('data:text/javascript,' + encodeURIComponent(hooks));
 `;
-
-function runModule(code: string): { status: number | null; stdout: string; stderr: string } {
-  const ran = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  return { status: ran.status, stdout: ran.stdout, stderr: ran.stderr };
-}
-
-/** The last line of a child's stdout, as JSON; fails with its stderr when it did not finish. */
-function lastJson(ran: { status: number | null; stdout: string; stderr: string }): unknown {
-  expect([ran.status, ran.stderr]).toEqual([0, '']);
-  return JSON.parse(ran.stdout.trim().split('\n').at(-1)!);
-}
 
 const TOOLSET = `const { Toolset, tool } = await import('@anytool/core');
 const toolset = new Toolset(tool(() => 'one', { name: 'one', description: 'One.', parameters: { type: 'object', properties: {} } }));`;
