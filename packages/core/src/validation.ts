@@ -1,6 +1,6 @@
 import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
 import { AnytoolError, ErrorCode, describeError, isAnytoolError } from './errors.js';
-import { requireAjv, type AjvClasses } from './on-first-use.cjs';
+import { requireAjv, requireAjv2019, requireAjv2020, type AjvClasses } from './on-first-use.cjs';
 import { collectDefs, localRefName, resolveRef } from './schema-refs.js';
 import type { JsonSchema } from './tool-definition.js';
 
@@ -74,10 +74,9 @@ function ajvFor(schema: JsonSchema, owner: string, engine?: PatternEngine): AnyA
     engineDialects.set(engine, dialects);
   }
   const dialect = typeof schema['$schema'] === 'string' ? schema['$schema'] : '';
-  const classes = ajvModules();
-  if (dialect.includes('2020-12')) return (dialects.draft2020 ??= makeAjv(classes.Ajv2020 as unknown as typeof Ajv, engine));
-  if (dialect.includes('2019-09')) return (dialects.draft2019 ??= makeAjv(classes.Ajv2019 as unknown as typeof Ajv, engine));
-  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (dialects.draft07 ??= makeAjv(classes.Ajv, engine));
+  if (dialect.includes('2020-12')) return (dialects.draft2020 ??= makeAjv(requireAjv2020() as unknown as typeof Ajv, engine));
+  if (dialect.includes('2019-09')) return (dialects.draft2019 ??= makeAjv(requireAjv2019() as unknown as typeof Ajv, engine));
+  if (dialect === '' || /draft-0[67]\/schema/.test(dialect)) return (dialects.draft07 ??= makeAjv(ajvModules().Ajv, engine));
   throw new AnytoolError(
     ErrorCode.InvalidSchema,
     `${owner}: its schema declares $schema ${JSON.stringify(dialect)}, which anytool cannot validate; use draft-07, 2019-09 or 2020-12, or remove $schema`,
