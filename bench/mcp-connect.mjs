@@ -3,7 +3,10 @@
 //   cold start   CPU time (user + system, the whole process) and peak RSS of a fresh `node` process that imports one
 //                entry and exits: @anytool/mcp (ES module and CommonJS), @modelcontextprotocol/client alone and with
 //                its stdio transport, @ai-sdk/mcp, @anytool/core, and a bare `node` for the floor. Target: @anytool/mcp
-//                at most 1.1x the SDK client's own import.
+//                at most 1.1x the SDK client's own import. @anytool/mcp loads its client's implementation, and the SDK
+//                client with it, on the first open(): so the cold start a client program feels is measured too, a
+//                fresh process that imports, connects to a stdio server (2025 era) and lists its tools, McpConnection
+//                against the raw SDK Client (its CPU and its time until the tools are listed; closing is not counted).
 //   connect      spawn (or reach) the server, initialize or server/discover, tools/list: the time until the tools
 //                are listed (closing is awaited, not timed), over stdio and streamable HTTP, in each protocol mode
 //                (legacy, auto, pinned 2026-07-28), McpConnection against the raw SDK Client in the same mode; and
@@ -64,6 +67,52 @@ const IMPORTS = {
   '@anytool/core': "await import('@anytool/core');",
   'node (nothing imported)': '',
 };
+
+/** A fresh process runs `code`, which calls `listed()` once the server's tools are listed. */
+const FIRST_CONNECT = {
+  McpConnection: `const { McpConnection } = await import('@anytool/mcp');
+const connection = await McpConnection.open('bench', { command: process.execPath, args: [ERAS, 'stdio'], protocol: 'legacy' });
+listed(connection.tools.length);
+await connection.close();`,
+  'raw SDK Client': `const { Client } = await import('@modelcontextprotocol/client');
+const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
+await client.connect(new StdioClientTransport({ command: process.execPath, args: [ERAS, 'stdio'], stderr: 'ignore' }));
+listed((await client.listTools()).tools.length);
+await client.close();`,
+};
+
+function firstConnect() {
+  const names = Object.keys(FIRST_CONNECT);
+  const cpu = Object.fromEntries(names.map((n) => [n, []]));
+  const ms = Object.fromEntries(names.map((n) => [n, []]));
+  const ratios = [];
+  for (let round = 0; round < COLD_ROUNDS; round++) {
+    const order = round % 2 === 0 ? names : [...names].reverse();
+    const cpuOf = {};
+    for (const name of order) {
+      const code = `const ERAS = ${JSON.stringify(ERAS)}; let at;
+const listed = (count) => { if (count !== 2) throw new Error('listed ' + count + ' tools'); const r = process.resourceUsage(); at = { cpu: (r.userCPUTime + r.systemCPUTime) / 1000, ms: performance.now() }; };
+${FIRST_CONNECT[name]}
+console.log(JSON.stringify(at));`;
+      const ran = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8' });
+      if (ran.status !== 0) throw new Error(`${name}: the first connect failed:\n${ran.stderr}`);
+      const at = JSON.parse(ran.stdout.trim().split('\n').at(-1));
+      cpu[name].push(at.cpu);
+      ms[name].push(at.ms);
+      cpuOf[name] = at.cpu;
+    }
+    ratios.push(cpuOf.McpConnection / cpuOf['raw SDK Client']);
+  }
+  console.log(`### cold start of a client: import, connect over stdio, list the tools (${COLD_ROUNDS} processes each, interleaved)\n`);
+  console.log('| client | CPU ms until listed, median (min-max) | ms since the process started |');
+  console.log('| --- | --- | --- |');
+  for (const name of names) console.log(`| ${name} | ${spread(cpu[name], 0)} | ${spread(ms[name], 0)} |`);
+  const r = stats(ratios);
+  console.log(
+    `\nMcpConnection / raw SDK Client, CPU per round: ${r.median.toFixed(2)}x (${r.min.toFixed(2)}-${r.max.toFixed(2)}); within ${TARGET}x: ${r.median <= TARGET ? 'yes' : 'no'}\n`,
+  );
+}
 
 function coldStart() {
   const names = Object.keys(IMPORTS);
@@ -225,6 +274,9 @@ function connect() {
 if (process.argv.includes('--child')) await connectChild();
 else {
   console.log(`Node ${process.version}\n`);
-  if (ONLY !== 'connect') coldStart();
+  if (ONLY !== 'connect') {
+    coldStart();
+    firstConnect();
+  }
   if (ONLY !== 'cold') connect();
 }
