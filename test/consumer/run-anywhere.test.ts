@@ -44,6 +44,26 @@ beforeAll(async () => {
 
 afterAll(() => removeScratch(base));
 
+// The optional peers, not installed here, stay imports: a bundler cannot resolve them, and they load only when used.
+const PEERS = [
+  '@opentelemetry/api',
+  '@modelcontextprotocol/node',
+  'redis',
+  'bullmq',
+  'class-validator',
+  'quickjs-emscripten-core',
+  '@jitl/quickjs-wasmfile-release-sync',
+  'amaro',
+];
+
+/** The script that bundles `entry` with its dependencies into one ES module file, as an app deployed whole is. */
+function bundleWhole(entry: string, outfile: string): string {
+  return [
+    "import { build } from 'esbuild';",
+    `await build({ entryPoints: [${JSON.stringify(entry)}], bundle: true, platform: 'node', format: 'esm', outfile: ${JSON.stringify(outfile)}, external: ${JSON.stringify(PEERS)}, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }, logLevel: 'error' });`,
+  ].join('\n');
+}
+
 /** The definition lines a run printed, by format. */
 function definitions(stdout: string): Record<string, unknown> {
   const found: Record<string, unknown> = {};
@@ -128,24 +148,34 @@ describe('run-anywhere (ES modules)', () => {
         'console.log(typeof server.connect, result.content[0].text);',
       ].join('\n'),
     );
-    // The optional peers, not installed here, stay imports: a bundler cannot resolve them, and they load only when used.
-    const peers = [
-      '@opentelemetry/api',
-      '@modelcontextprotocol/node',
-      'redis',
-      'bullmq',
-      'class-validator',
-      'quickjs-emscripten-core',
-      '@jitl/quickjs-wasmfile-release-sync',
-      'amaro',
-    ];
-    const script = [
-      "import { build } from 'esbuild';",
-      `await build({ entryPoints: ['src/serve.mjs'], bundle: true, platform: 'node', format: 'esm', outfile: 'out/serve.mjs', external: ${JSON.stringify(peers)}, banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" }, logLevel: 'error' });`,
-    ].join('\n');
-    ok(await node(['--input-type=module', '-e', script], esm), 'esbuild, bundled whole');
+    ok(await node(['--input-type=module', '-e', bundleWhole('src/serve.mjs', 'out/serve.mjs')], esm), 'esbuild, bundled whole');
     const ran = ok(await node(['out/serve.mjs'], esm), 'the bundled server app');
     expect(ran.stdout.trim()).toBe('function 42');
+  });
+
+  test('an app that connects to an MCP server, bundled whole by esbuild, loads its client on open() and calls a tool', async () => {
+    writeFileSync(
+      join(esm, 'src', 'stdio-server.mjs'),
+      [
+        "import { Toolset, tool } from '@anytool/core';",
+        "import { serveMcp } from '@anytool/mcp';",
+        "const add = tool(({ a, b }) => a + b, { name: 'add', description: 'Adds.', parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } });",
+        "await serveMcp(new Toolset(add), { transport: 'stdio' });",
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(esm, 'src', 'connect.mjs'),
+      [
+        "import { McpConnection } from '@anytool/mcp';",
+        "const connection = await McpConnection.open('adder', { command: process.execPath, args: ['src/stdio-server.mjs'] });",
+        "const result = await connection.callTool('add', { a: 40, b: 2 });",
+        'console.log(connection.tools.map((t) => t.name).join(), result.content[0].text);',
+        'await connection.close();',
+      ].join('\n'),
+    );
+    ok(await node(['--input-type=module', '-e', bundleWhole('src/connect.mjs', 'out/connect.mjs')], esm), 'esbuild, bundled whole');
+    const ran = ok(await node(['out/connect.mjs'], esm), 'the bundled client app');
+    expect(ran.stdout.trim()).toBe('add 42');
   });
 
   test('the zod tools, under tsx alone, print the same schemas', async () => {
