@@ -14,7 +14,7 @@ import type { TaskCalls } from './task-calls.js';
 import type { ToolCatalog } from './tool-catalog.js';
 import type { McpTelemetryOptions } from './call-telemetry.js';
 import { checkMaxTotalTimeout } from './progress-deadline.js';
-import { implementation, loadImplementation } from './load-implementation.js';
+import { loadImplementation, type ClientImplementation } from './load-implementation.js';
 
 export type { McpCallOptions } from './call-path.js';
 export type { ElicitationHandler, ElicitationOption, McpRoot, SamplingHandler } from './client-setup.js';
@@ -145,8 +145,7 @@ const DEFAULT_MAX_TOOLS = 1_000;
 const DEFAULT_MAX_TOOL_LIST_BYTES = 16 * 1024 * 1024;
 
 /** The validation deadline of the options: a positive number of milliseconds a timer can wait. */
-function validationTimeout(value: number | undefined): number {
-  const { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS } = implementation();
+function validationTimeout(value: number | undefined, { DEFAULT_VALIDATION_TIMEOUT_MS, MAX_TIMER_MS }: ClientImplementation): number {
   if (value === undefined) return DEFAULT_VALIDATION_TIMEOUT_MS;
   if (typeof value !== 'number' || !(value > 0) || value > MAX_TIMER_MS)
     throw new AnytoolError(
@@ -191,6 +190,11 @@ export class McpConnection {
    * left out of the list and why), oldest first, the last 100.
    */
   readonly diagnostics: string[] = [];
+  /**
+   * What the connection, its tools and its toolsets are built with, loaded by the first `open()` (implementation.ts).
+   * @internal
+   */
+  readonly implementation: ClientImplementation;
   private readonly options: McpClientOptions;
   /** Starts, restarts and closes the session; holds its client. */
   private readonly supervisor: SessionSupervisor;
@@ -222,7 +226,7 @@ export class McpConnection {
   /** Answers a server's input request with the connection's handlers (sampling, roots, elicitation). */
   private readonly answer: (method: string, params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 
-  private constructor(name: string, config: McpServerConfig, options: McpClientOptions) {
+  private constructor(name: string, config: McpServerConfig, options: McpClientOptions, implementation: ClientImplementation) {
     const {
       CallPath,
       DEFAULT_HELD_TTL_MS,
@@ -241,7 +245,8 @@ export class McpConnection {
       createClient,
       positive,
       redactor,
-    } = implementation();
+    } = implementation;
+    this.implementation = implementation;
     this.name = name;
     this.config = config;
     this.options = options;
@@ -293,7 +298,7 @@ export class McpConnection {
       },
       options.taskHandles,
     );
-    this.validationTimeoutMs = validationTimeout(config.validationTimeoutMs ?? options.validationTimeoutMs);
+    this.validationTimeoutMs = validationTimeout(config.validationTimeoutMs ?? options.validationTimeoutMs, implementation);
     this.catalog = new ToolCatalog(
       {
         name,
@@ -362,8 +367,7 @@ export class McpConnection {
   /** Starts (or connects to) the server, initializes the session and reads every page of its tools. */
   static async open(name: string, config: McpServerConfig, options: McpClientOptions = {}): Promise<McpConnection> {
     checkMaxTotalTimeout(options.maxTotalTimeoutMs, `MCP server "${name}"`);
-    await loadImplementation();
-    const connection = new McpConnection(name, config, options);
+    const connection = new McpConnection(name, config, options, await loadImplementation());
     await connection.supervisor.open();
     return connection;
   }
@@ -409,7 +413,7 @@ export class McpConnection {
 
   /** The pid of the stdio server's process while it runs. */
   get pid(): number | undefined {
-    return implementation().stdioPid(this.transport);
+    return this.implementation.stdioPid(this.transport);
   }
 
   /** How many times the server was started (or connected to); more than 1 after restarts. */
@@ -576,7 +580,7 @@ export class McpConnection {
 
   /** A session was opened: its tools are read (listeners told when a restart changed them), and changes listened for. */
   private async opened(client: Client, startTimeout: number, restarted: boolean): Promise<void> {
-    implementation().speedUpClient(client, (problem) => this.note(problem));
+    this.implementation.speedUpClient(client, (problem) => this.note(problem));
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     await this.catalog.opened(client, startTimeout, restarted);

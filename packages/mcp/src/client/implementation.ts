@@ -1,8 +1,8 @@
 // The client's implementation: what `McpConnection`, `McpTool` and `McpToolset` build on once a connection opens (the
 // session's supervisor, the call path, tasks, paused input, the tool catalog and its checks, OAuth through the
-// transports). It loads with the first `McpConnection.open()` (see load-implementation.ts), not when @anytool/mcp is
-// imported: about two thirds of the client's code, which a program that imports the package and never connects
-// (or connects later) does not compile at its start.
+// transports), and with them the SDK's client. It loads with the first `McpConnection.open()` (see
+// load-implementation.ts), not when @anytool/mcp is imported: a program that serves, or connects later, does not
+// compile it at its start.
 export { CallPath } from './call-path.js';
 export { answerInput, createClient } from './client-setup.js';
 export { DEFAULT_HELD_TTL_MS, DEFAULT_MAX_HELD, HeldElicitations } from './held-elicitations.js';

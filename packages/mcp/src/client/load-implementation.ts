@@ -1,16 +1,13 @@
-// Loads the client's implementation (implementation.ts) on the first `McpConnection.open()`. Every connection,
-// toolset and tool is made after an open() has loaded it, so what they run reads it with `implementation()`.
+// Loads the client's implementation (implementation.ts) on the first `McpConnection.open()`. Each connection keeps the
+// implementation that built it, and its tools and toolsets read it there: a connection opened by one copy of the
+// package (its ES module or CommonJS build, another version) serves a toolset made by another.
 import type * as Implementation from './implementation.js';
 
-let loaded: typeof Implementation | undefined;
+export type ClientImplementation = typeof Implementation;
+
+let loaded: ClientImplementation | undefined;
 
 /** The client's implementation, loaded by the first call. */
-export async function loadImplementation(): Promise<typeof Implementation> {
+export async function loadImplementation(): Promise<ClientImplementation> {
   return (loaded ??= await import('./implementation.js'));
-}
-
-/** The client's implementation, which the first `McpConnection.open()` loaded. */
-export function implementation(): typeof Implementation {
-  if (loaded === undefined) throw new Error('@anytool/mcp: the MCP client was used before McpConnection.open() loaded it');
-  return loaded;
 }

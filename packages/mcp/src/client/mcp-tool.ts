@@ -8,7 +8,6 @@ import { mapCallResult, type ResultOrigin } from './result-mapping.js';
 import { CallProgress, progressEventLimits, type ProgressEventLimits } from './progress-events.js';
 import type { OffloadedOutcome, OffloadedValidation } from './offloaded-validation.js';
 import type { PausingCalls } from './paused-input.js';
-import { implementation } from './load-implementation.js';
 
 /** Lets every argument through: a costly schema's arguments are validated off the event loop, in `execute`. */
 const deferred = Object.assign(() => true, { problems: () => [] }) as ArgsValidator;
@@ -241,7 +240,7 @@ export class McpTool extends BaseTool {
     wantsProgress: boolean,
     origin: ResultOrigin,
   ): Promise<ToolResult> {
-    const { PausingCalls } = implementation();
+    const { PausingCalls } = this.connection.implementation;
     const pausing = (this.pausing ??= new PausingCalls(this.connection, {
       name: this.name,
       remoteName: this.remoteName,
@@ -284,7 +283,7 @@ export class McpTool extends BaseTool {
 
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */
   protected override compileParameters(parameters: JsonSchema): ArgsValidator {
-    const { OffloadedValidation, costlyFeature, linearPatterns } = implementation();
+    const { OffloadedValidation, costlyFeature, linearPatterns } = this.connection.implementation;
     const validator = this.connection.validatorFor(this.info) ?? compileValidator(parameters, this.label, linearPatterns);
     // A schema whose validation may cost more than linear time would hold the event loop: it is validated off it.
     const feature = costlyFeature(parameters);
@@ -296,7 +295,7 @@ export class McpTool extends BaseTool {
     let outputValidator: ArgsValidator | undefined;
     if (this.outputSchema !== undefined) {
       try {
-        outputValidator = compileValidator(this.outputSchema, this.label, implementation().linearPatterns);
+        outputValidator = compileValidator(this.outputSchema, this.label, this.connection.implementation.linearPatterns);
       } catch {
         // A schema that does not compile was reported when the toolset checked it; results pass unchecked.
         outputValidator = undefined;

@@ -5,7 +5,6 @@ import { readMcpServers, type McpServerConfig, type McpServersConfig } from './c
 import { McpConnection, type McpClientOptions } from './connection.js';
 import { McpTool } from './mcp-tool.js';
 import type { McpTaskHandle } from './tasks.js';
-import { implementation } from './load-implementation.js';
 import { hintedBudget, type ResultSizeHints } from './result-size-hint.js';
 import { mcpToolName } from './tool-names.js';
 import { checkMaxTotalTimeout } from './progress-deadline.js';
@@ -263,7 +262,7 @@ export class McpToolset implements DynamicToolSource {
   }
 
   private leaveOut(connection: McpConnection, info: McpToolInfo, why: string): void {
-    this.warn(`MCP server "${connection.name}": tool ${implementation().toolLabel(info.name)} was left out: ${why}`, connection);
+    this.warn(`MCP server "${connection.name}": tool ${connection.implementation.toolLabel(info.name)} was left out: ${why}`, connection);
   }
 
   /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
