@@ -153,7 +153,7 @@ describe('run-anywhere (ES modules)', () => {
     expect(ran.stdout.trim()).toBe('function 42');
   });
 
-  test('an app that connects to an MCP server, bundled whole by esbuild, loads its client on open() and calls a tool', async () => {
+  test("an app that connects to an MCP server, bundled whole by esbuild, follows the client's dynamic import and calls a tool", async () => {
     writeFileSync(
       join(esm, 'src', 'stdio-server.mjs'),
       [

@@ -4,14 +4,22 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 
-/** Records, in the child, every module URL the ES module loader resolves (require() of an ES module included). */
+/**
+ * Records, in the child, every module URL the ES module loader resolves (require() of an ES module included), in
+ * `globalThis.resolved`. `globalThis.resolvedNow()` gives them at once: the hooks post each URL before the module
+ * resolves, so those of an import that has returned are waiting on the port.
+ */
 export const RECORD_RESOLVED = `
 import { register } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 const { port1, port2 } = new MessageChannel();
 globalThis.resolved = [];
 port1.on('message', (url) => globalThis.resolved.push(url));
 port1.unref();
+globalThis.resolvedNow = () => {
+  for (let message; (message = receiveMessageOnPort(port1)) !== undefined; ) globalThis.resolved.push(message.message);
+  return globalThis.resolved;
+};
 const hooks = 'let port; export function initialize(data) { port = data.port; }' +
   ' export async function resolve(specifier, context, next) { const r = await next(specifier, context); port.postMessage(r.url); return r; }';
 register('data:text/javascript,' + encodeURIComponent(hooks), { data: { port: port2 }, transferList: [port2] });
