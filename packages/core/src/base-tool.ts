@@ -11,7 +11,7 @@ import type { JsonSchema, ToolAnnotations, ToolDefinition, ToolOrigin } from './
 import { checkExamples } from './tool-examples.js';
 import { checkToolName } from './tool-name.js';
 import { abortWatch } from './abort-watch.js';
-import { AbortRace, finished, outcome, toolFailure } from './pipeline/outcome.js';
+import { AbortRace, cancelledError, finished, outcome, toolFailure } from './pipeline/outcome.js';
 import { TimeLimit } from './pipeline/time-limit.js';
 import { errorResult, type ToolResult } from './tool-result.js';
 import { maxErrorCharsProblem } from './error-text.js';
@@ -95,8 +95,7 @@ export interface InvokeOptions {
 /** Settles with the tool's outcome, or rejects with an Aborted error as soon as the run is aborted. */
 function raceAbort(value: PromiseLike<unknown>, signal: AbortSignal, name: string): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const onAbort = (): void =>
-      reject(new AnytoolError(ErrorCode.Aborted, `Tool "${name}" was cancelled because the run was aborted.`, { cause: signal.reason }));
+    const onAbort = (): void => reject(cancelledError(name, signal.reason));
     const stop = abortWatch(signal, onAbort);
     try {
       value.then(

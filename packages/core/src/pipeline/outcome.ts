@@ -47,8 +47,12 @@ export function toolFailure(tool: NamedTool, error: unknown): ToolResult {
 
 /** What a call ends with when the run's abort comes before its tool's outcome. */
 export function cancelled(tool: NamedTool, reason: unknown): ToolResult {
-  const error = new AnytoolError(ErrorCode.Aborted, `Tool "${tool.name}" was cancelled because the run was aborted.`, { cause: reason });
-  return toolFailure(tool, error);
+  return toolFailure(tool, cancelledError(tool.name, reason));
+}
+
+/** The error of a call of tool `name` that the run's abort (for `reason`) cancelled. */
+export function cancelledError(name: string, reason: unknown): AnytoolError {
+  return new AnytoolError(ErrorCode.Aborted, `Tool "${name}" was cancelled because the run was aborted.`, { cause: reason });
 }
 
 /** What a settled `AbortRace` resolves with from then on: nothing. */
