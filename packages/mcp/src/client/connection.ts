@@ -191,10 +191,12 @@ export class McpConnection {
    */
   readonly diagnostics: string[] = [];
   /**
-   * What the connection, its tools and its toolsets are built with, loaded by the first `open()` (implementation.ts).
+   * The client's implementation this connection was built with (implementation.ts, loaded by the first `open()`). Its
+   * tools and toolsets read it here rather than from their own module: one made by another copy of the package (its
+   * ES module or CommonJS build) uses the copy that opened the connection.
    * @internal
    */
-  readonly implementation: ClientImplementation;
+  readonly internals: ClientImplementation;
   private readonly options: McpClientOptions;
   /** Starts, restarts and closes the session; holds its client. */
   private readonly supervisor: SessionSupervisor;
@@ -246,7 +248,7 @@ export class McpConnection {
       positive,
       redactor,
     } = implementation;
-    this.implementation = implementation;
+    this.internals = implementation;
     this.name = name;
     this.config = config;
     this.options = options;
@@ -413,7 +415,7 @@ export class McpConnection {
 
   /** The pid of the stdio server's process while it runs. */
   get pid(): number | undefined {
-    return this.implementation.stdioPid(this.transport);
+    return this.internals.stdioPid(this.transport);
   }
 
   /** How many times the server was started (or connected to); more than 1 after restarts. */
@@ -580,7 +582,7 @@ export class McpConnection {
 
   /** A session was opened: its tools are read (listeners told when a restart changed them), and changes listened for. */
   private async opened(client: Client, startTimeout: number, restarted: boolean): Promise<void> {
-    this.implementation.speedUpClient(client, (problem) => this.note(problem));
+    this.internals.speedUpClient(client, (problem) => this.note(problem));
     // Only the 2026-07-28 era has the tasks extension; a legacy server's answers are read by the SDK alone.
     if (this.options.tasks !== false && client.getProtocolEra() === 'modern' && client.transport !== undefined) this.taskCreations.watch(client.transport);
     await this.catalog.opened(client, startTimeout, restarted);

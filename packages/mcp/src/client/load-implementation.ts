@@ -1,6 +1,6 @@
 // Loads the client's implementation (implementation.ts) on the first `McpConnection.open()`. Each connection keeps the
-// implementation that built it, and its tools and toolsets read it there: a connection opened by one copy of the
-// package (its ES module or CommonJS build, another version) serves a toolset made by another.
+// implementation that built it (`internals`), and its tools and toolsets read it there: a connection opened by one
+// build of the package (ES module or CommonJS) serves a toolset made by the other.
 import type * as Implementation from './implementation.js';
 
 export type ClientImplementation = typeof Implementation;

@@ -240,7 +240,7 @@ export class McpTool extends BaseTool {
     wantsProgress: boolean,
     origin: ResultOrigin,
   ): Promise<ToolResult> {
-    const { PausingCalls } = this.connection.implementation;
+    const { PausingCalls } = this.connection.internals;
     const pausing = (this.pausing ??= new PausingCalls(this.connection, {
       name: this.name,
       remoteName: this.remoteName,
@@ -283,7 +283,7 @@ export class McpTool extends BaseTool {
 
   /** The validator the connection compiled when it checked the listed tool: a schema is compiled once. */
   protected override compileParameters(parameters: JsonSchema): ArgsValidator {
-    const { OffloadedValidation, costlyFeature, linearPatterns } = this.connection.implementation;
+    const { OffloadedValidation, costlyFeature, linearPatterns } = this.connection.internals;
     const validator = this.connection.validatorFor(this.info) ?? compileValidator(parameters, this.label, linearPatterns);
     // A schema whose validation may cost more than linear time would hold the event loop: it is validated off it.
     const feature = costlyFeature(parameters);
@@ -295,7 +295,7 @@ export class McpTool extends BaseTool {
     let outputValidator: ArgsValidator | undefined;
     if (this.outputSchema !== undefined) {
       try {
-        outputValidator = compileValidator(this.outputSchema, this.label, this.connection.implementation.linearPatterns);
+        outputValidator = compileValidator(this.outputSchema, this.label, this.connection.internals.linearPatterns);
       } catch {
         // A schema that does not compile was reported when the toolset checked it; results pass unchecked.
         outputValidator = undefined;

@@ -262,7 +262,7 @@ export class McpToolset implements DynamicToolSource {
   }
 
   private leaveOut(connection: McpConnection, info: McpToolInfo, why: string): void {
-    this.warn(`MCP server "${connection.name}": tool ${connection.implementation.toolLabel(info.name)} was left out: ${why}`, connection);
+    this.warn(`MCP server "${connection.name}": tool ${connection.internals.toolLabel(info.name)} was left out: ${why}`, connection);
   }
 
   /** The tool held before when the server describes it as before (same name, same listing), else a new one. */
