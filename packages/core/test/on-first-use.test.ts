@@ -1,8 +1,8 @@
 // What core loads on first use rather than at import: ajv (with ajv-formats) by the first schema compiled, its
 // 2019-09 and 2020-12 dialects by the first schema that declares one, the OpenTelemetry API by the first thing that
-// would trace. Checked on the built packages in a fresh Node process (run
-// after a build), ES and CommonJS builds: an import of @anytool/core or @anytool/mcp loads neither, a tool
-// loads ajv, and calls through tracing() with no SDK registered never load the API.
+// would trace. Checked on the built packages in a fresh Node process (run after a build), ES and CommonJS builds: an
+// import of @anytool/core or @anytool/mcp loads none of them, a tool loads ajv, a 2020-12 schema its dialect, and
+// calls through tracing() with no SDK registered never load the API.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
